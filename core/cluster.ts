@@ -1,0 +1,64 @@
+// The one entry from a parsed snapshot to everything the evaluator and compiler read:
+// indexed objects, interned selectors, policies in tier order and snapshot warnings.
+import type { ParsedSnapshot } from '../schemas/snapshot.js';
+import { SelectorCache } from './select/cache.js';
+import { buildClusterObjects, type ClusterObjects, type PodInfo } from './snapshot/cluster.js';
+import { fromAdminNetworkPolicy, fromClusterNetworkPolicy } from './policy/from-cluster-policy.js';
+import { fromLegacyNetworkPolicy, fromNetworkPolicy } from './policy/from-network-policy.js';
+import type { Policy } from './policy/model.js';
+import { buildPolicySet, type PolicySet } from './policy/policy-set.js';
+import { subjectSelects } from './evaluate/match.js';
+
+export interface Cluster extends ClusterObjects {
+  readonly selectors: SelectorCache;
+  readonly policies: PolicySet;
+}
+
+export function buildCluster(snapshot: ParsedSnapshot): Cluster {
+  const objects = buildClusterObjects(snapshot.objects);
+  const selectors = new SelectorCache(objects);
+  const warnings = [...objects.warnings];
+  const policies: Policy[] = [];
+  for (const o of snapshot.objects) {
+    const id = policies.length;
+    switch (o.kind) {
+      case 'NetworkPolicy':
+        policies.push(o.apiVersion === 'networking.k8s.io/v1' ? fromNetworkPolicy(o, id, selectors) : fromLegacyNetworkPolicy(o, id, selectors));
+        break;
+      case 'AdminNetworkPolicy':
+      case 'BaselineAdminNetworkPolicy':
+        policies.push(fromAdminNetworkPolicy(o, id, selectors, warnings));
+        break;
+      case 'ClusterNetworkPolicy':
+        policies.push(fromClusterNetworkPolicy(o, id, selectors, warnings));
+        break;
+    }
+  }
+  const cluster: Cluster = { ...objects, warnings, selectors, policies: buildPolicySet(policies) };
+  warnings.push(...samePriorityWarnings(cluster));
+  const ignored = Object.entries(snapshot.ignored);
+  if (ignored.length > 0) warnings.push(`ignored objects of kinds policy evaluation does not read: ${ignored.map(([k, n]) => `${k} (${n})`).join(', ')}`);
+  return cluster;
+}
+
+/**
+ * KEP-2091 "Conflict resolution: Two policies are considered to be conflicting if they are
+ * assigned the same priority and apply to the same resources". We order them by name
+ * (deterministic) and say so.
+ */
+function samePriorityWarnings(cluster: Cluster): string[] {
+  const out: string[] = [];
+  for (const tier of [cluster.policies.admin, cluster.policies.baseline]) {
+    for (let i = 0; i < tier.length; i++) {
+      for (let j = i + 1; j < tier.length && tier[j]!.priority === tier[i]!.priority; j++) {
+        const a = tier[i]!;
+        const b = tier[j]!;
+        const shared = cluster.pods.find((p: PodInfo) => subjectSelects(cluster, a, p) && subjectSelects(cluster, b, p));
+        if (shared) {
+          out.push(`${a.ref.kind} ${a.ref.name} and ${b.ref.kind} ${b.ref.name} have the same priority (${a.priority}) and both select pod ${shared.key}; ${a.ref.name} is evaluated first (name order)`);
+        }
+      }
+    }
+  }
+  return out;
+}

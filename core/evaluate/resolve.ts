@@ -1,0 +1,90 @@
+// Turns a flow as a client names it ("ns/pod", {ip}, named port) into endpoints the engine
+// evaluates: "an IP that belongs to a pod or a node is that pod or node".
+import type { Cluster } from '../cluster.js';
+import { parseIp, type Family, type IpAddr } from '../net/ip.js';
+import { addressOf, ipKey, type PodInfo } from '../snapshot/cluster.js';
+import type { Protocol } from '../policy/model.js';
+import type { Endpoint, Flow } from './endpoint.js';
+
+export type EndpointSpec = { readonly pod: string } | { readonly ip: string };
+
+export interface FlowSpec {
+  readonly from: EndpointSpec;
+  readonly to: EndpointSpec;
+  readonly port: number | string;
+  readonly protocol: Protocol;
+  readonly ipFamily?: 'IPv4' | 'IPv6' | undefined;
+}
+
+export class FlowError extends Error {
+  constructor(readonly field: 'from' | 'to' | 'port' | 'ipFamily', message: string) {
+    super(message);
+  }
+}
+
+type Named = { kind: 'pod'; pod: PodInfo } | { kind: 'ip'; ip: IpAddr };
+
+function lookup(cluster: Cluster, spec: EndpointSpec, field: 'from' | 'to'): Named {
+  if ('pod' in spec) {
+    const pod = cluster.podByKey.get(spec.pod.includes('/') ? spec.pod : `default/${spec.pod}`);
+    if (!pod) throw new FlowError(field, `no pod "${spec.pod}" in the snapshot (Succeeded and Failed pods are not endpoints)`);
+    return { kind: 'pod', pod };
+  }
+  const ip = parseIp(spec.ip);
+  if (!ip) throw new FlowError(field, `"${spec.ip}" is not an IPv4 or IPv6 address`);
+  return { kind: 'ip', ip };
+}
+
+const familiesOf = (n: Named): Family[] => (n.kind === 'ip' ? [n.ip.family] : n.pod.ips.map((i) => i.family));
+
+/** Requested family; else the address given; else the destination's primary family the source also has. */
+function chooseFamily(from: Named, to: Named, requested: FlowSpec['ipFamily']): Family | null {
+  const f = familiesOf(from);
+  const t = familiesOf(to);
+  if (requested) {
+    const fam: Family = requested === 'IPv4' ? 4 : 6;
+    for (const [n, field] of [[from, 'from'], [to, 'to']] as const) {
+      if (n.kind === 'ip' && n.ip.family !== fam) throw new FlowError(field, `address is not ${requested}`);
+      if (n.kind === 'pod' && n.pod.ips.length > 0 && !n.pod.ips.some((i) => i.family === fam)) throw new FlowError(field, `pod ${n.pod.key} has no ${requested} address`);
+    }
+    return fam;
+  }
+  if (t.length === 0) return f[0] ?? null;
+  if (f.length === 0) return t[0]!;
+  const common = t.find((fam) => f.includes(fam));
+  if (common === undefined) throw new FlowError('to', 'source and destination share no IP family');
+  return common;
+}
+
+function toEndpoint(cluster: Cluster, n: Named, family: Family | null): Endpoint {
+  if (n.kind === 'pod') {
+    const ip = family === null ? null : addressOf(n.pod.ips, family);
+    if (n.pod.hostNetwork) return { kind: 'node', node: n.pod.nodeName ? cluster.nodeByName.get(n.pod.nodeName) ?? null : null, ip, hostPod: n.pod };
+    return { kind: 'pod', pod: n.pod, ip };
+  }
+  const owner = cluster.ipOwners.get(ipKey(n.ip));
+  if (owner?.kind === 'pod') return { kind: 'pod', pod: owner.pod, ip: n.ip };
+  if (owner?.kind === 'node') return { kind: 'node', node: owner.node, ip: n.ip };
+  return { kind: 'external', ip: n.ip };
+}
+
+export function resolvePort(to: Endpoint, port: number | string, protocol: Protocol): number {
+  if (typeof port === 'number') return port;
+  const pod = to.kind === 'pod' ? to.pod : to.kind === 'node' ? to.hostPod : undefined;
+  if (!pod) throw new FlowError('port', `named port "${port}" needs a destination pod`);
+  const found = pod.namedPorts.find((p) => p.name === port && p.protocol === protocol);
+  if (!found) {
+    const names = pod.namedPorts.map((p) => `${p.name} (${p.port}/${p.protocol})`).join(', ');
+    throw new FlowError('port', `pod ${pod.key} has no ${protocol} port named "${port}"${names ? `; it has ${names}` : ''}`);
+  }
+  return found.port;
+}
+
+export function resolveFlow(cluster: Cluster, spec: FlowSpec): Flow {
+  const fromN = lookup(cluster, spec.from, 'from');
+  const toN = lookup(cluster, spec.to, 'to');
+  const family = chooseFamily(fromN, toN, spec.ipFamily);
+  const from = toEndpoint(cluster, fromN, family);
+  const to = toEndpoint(cluster, toN, family);
+  return { from, to, port: resolvePort(to, spec.port, spec.protocol), protocol: spec.protocol, family };
+}

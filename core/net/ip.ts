@@ -1,0 +1,112 @@
+// The one module that imports ip-num: it parses and validates text at the edge and hands
+// the rest of the core plain integers (bigint), so hot paths never touch ip-num objects.
+import { IPv4, IPv4CidrRange, IPv6, IPv6CidrRange, Validator } from 'ip-num';
+
+export type Family = 4 | 6;
+
+/** One address: family plus its integer value. */
+export interface IpAddr {
+  readonly family: Family;
+  readonly value: bigint;
+}
+
+/** An inclusive integer interval of addresses of one family. */
+export interface IpRange {
+  readonly family: Family;
+  readonly lo: bigint;
+  readonly hi: bigint;
+}
+
+export const FAMILY_BITS: Record<Family, number> = { 4: 32, 6: 128 };
+
+export function familyOfText(text: string): Family | null {
+  if (Validator.isValidIPv4String(text)[0]) return 4;
+  if (Validator.isValidIPv6String(text)[0]) return 6;
+  return null;
+}
+
+export function parseIp(text: string): IpAddr | null {
+  const family = familyOfText(text);
+  if (family === 4) return { family, value: IPv4.fromDecimalDottedString(text).getValue() };
+  if (family === 6) return { family, value: IPv6.fromString(text).getValue() };
+  return null;
+}
+
+/**
+ * Parses CIDR notation. Host bits are allowed and masked, as Go's net.ParseCIDR does
+ * (upstream e2e writes `podIP/4`). Returns null for anything that is not a CIDR.
+ */
+export function parseCidr(text: string): IpRange | null {
+  const slash = text.indexOf('/');
+  if (slash < 0) return null;
+  const prefix = text.slice(slash + 1);
+  if (!/^\d{1,3}$/.test(prefix)) return null;
+  if (Validator.isValidIPv4CidrNotation(text)[0]) {
+    const r = IPv4CidrRange.fromCidr(text);
+    return { family: 4, lo: r.getFirst().getValue(), hi: r.getLast().getValue() };
+  }
+  if (Validator.isValidIPv6CidrNotation(text)[0]) {
+    const r = IPv6CidrRange.fromCidr(text);
+    return { family: 6, lo: r.getFirst().getValue(), hi: r.getLast().getValue() };
+  }
+  return null;
+}
+
+/** True when text has host bits set beyond its prefix (valid, but worth a warning). */
+export function cidrHasHostBits(text: string): boolean {
+  const r = parseCidr(text);
+  const ip = parseIp(text.slice(0, text.indexOf('/')));
+  return r !== null && ip !== null && ip.value !== r.lo;
+}
+
+export function formatIp(family: Family, value: bigint): string {
+  if (family === 4) return IPv4.fromNumber(value).toString();
+  return compressIpv6(IPv6.fromBigInt(value).toString());
+}
+
+/** RFC 5952 text: lower case, longest zero run compressed. */
+function compressIpv6(expanded: string): string {
+  const groups = expanded.split(':').map((g) => g.replace(/^0+(?=.)/, '').toLowerCase());
+  let bestStart = -1;
+  let bestLen = 1;
+  for (let i = 0; i < groups.length; ) {
+    if (groups[i] !== '0') { i++; continue; }
+    let j = i;
+    while (j < groups.length && groups[j] === '0') j++;
+    if (j - i > bestLen) { bestStart = i; bestLen = j - i; }
+    i = j;
+  }
+  if (bestStart < 0) return groups.join(':');
+  const head = groups.slice(0, bestStart).join(':');
+  const tail = groups.slice(bestStart + bestLen).join(':');
+  return `${head}::${tail}`;
+}
+
+export function formatRange(r: IpRange): string {
+  return `${formatIp(r.family, r.lo)}-${formatIp(r.family, r.hi)}`;
+}
+
+export function rangeContains(r: IpRange, ip: IpAddr): boolean {
+  return r.family === ip.family && r.lo <= ip.value && ip.value <= r.hi;
+}
+
+/** Splits an inclusive interval into the minimal list of CIDR blocks covering it exactly. */
+export function rangeToCidrs(r: IpRange): string[] {
+  const bits = FAMILY_BITS[r.family];
+  const out: string[] = [];
+  let lo = r.lo;
+  while (lo <= r.hi) {
+    // Largest aligned block starting at lo that does not pass hi.
+    let size = 0;
+    while (size < bits) {
+      const next = size + 1;
+      const blockMask = (1n << BigInt(next)) - 1n;
+      if ((lo & blockMask) !== 0n) break;
+      if (lo + blockMask > r.hi) break;
+      size = next;
+    }
+    out.push(`${formatIp(r.family, lo)}/${bits - size}`);
+    lo += 1n << BigInt(size);
+  }
+  return out;
+}

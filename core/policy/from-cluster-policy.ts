@@ -1,0 +1,100 @@
+// AdminNetworkPolicy, BaselineAdminNetworkPolicy (v1alpha1) and ClusterNetworkPolicy
+// (v1alpha2) into the shared Policy shape.
+import type { AdminNetworkPolicy, BaselineAdminNetworkPolicy } from '../../schemas/k8s/admin-network-policy.js';
+import type { ClusterNetworkPolicy } from '../../schemas/k8s/cluster-network-policy.js';
+import type { ClusterPeer, ClusterPort, ClusterSubject, NamespaceMatch as SchemaNamespaceMatch } from '../../schemas/k8s/cluster-peer.js';
+import { parseCidr, type IpRange } from '../net/ip.js';
+import type { SelectorCache } from '../select/cache.js';
+import type { Action, NamespaceMatch, Peer, Policy, PortMatch, Rule, Tier } from './model.js';
+
+type ClusterRule = { name?: string | undefined; action: string; peers: ClusterPeer[]; ports: ClusterPort[] | null };
+
+const ACTIONS: Record<string, Action> = { Allow: 'allow', Accept: 'allow', Deny: 'deny', Pass: 'pass' };
+
+function namespaceMatch(m: SchemaNamespaceMatch, selectors: SelectorCache): NamespaceMatch {
+  switch (m.type) {
+    case 'selector':
+      return { type: 'selector', selector: selectors.intern(m.selector) };
+    case 'related':
+      return { type: m.relation === 'Self' ? 'self' : 'notSelf' };
+    case 'sameLabels':
+    case 'notSameLabels':
+      return { type: m.type, keys: m.keys };
+  }
+}
+
+function peerOf(p: ClusterPeer, action: Action, selectors: SelectorCache, warnings: string[], where: string): Peer {
+  switch (p.type) {
+    case 'namespaces':
+      return { type: 'pods', namespaces: namespaceMatch(p.namespaces, selectors), pods: null };
+    case 'pods':
+      return { type: 'pods', namespaces: namespaceMatch(p.namespaces, selectors), pods: selectors.intern(p.podSelector) };
+    case 'nodes':
+      return { type: 'nodes', selector: selectors.intern(p.selector) };
+    case 'networks':
+      return { type: 'cidrs', ranges: p.cidrs.map((c) => parseCidr(c)!) as IpRange[], except: [] };
+    case 'domainNames':
+      warnings.push(`${where}: domainNames peers are not evaluated (a snapshot has no DNS answers); the peer matches no flow`);
+      return { type: 'none', reason: 'domainNames peer (not evaluated)' };
+    case 'unknown':
+      // Fail closed: "For Allow rules … treat the rule as matching no traffic. For Deny and
+      // Pass rules … treat the rule as a 'Deny all' rule."
+      warnings.push(`${where}: peer has no field this version knows (${p.fields.join(', ')}); failing closed (${action === 'allow' ? 'matches nothing' : 'matches everything'})`);
+      return action === 'allow' ? { type: 'none', reason: `unknown peer fields ${p.fields.join(', ')} (fail closed)` } : { type: 'any' };
+  }
+}
+
+function portOf(p: ClusterPort): PortMatch {
+  return p.type === 'named' ? { type: 'named', name: p.name, protocol: null } : { type: 'range', protocol: p.protocol, lo: p.start, hi: p.end };
+}
+
+function rules(list: ClusterRule[], selectors: SelectorCache, warnings: string[], where: string): Rule[] {
+  return list.map((r, index) => {
+    const action = ACTIONS[r.action]!;
+    const failClosedDenyAll = action !== 'allow' && r.peers.some((p) => p.type === 'unknown');
+    return {
+      index,
+      name: r.name,
+      action,
+      peers: r.peers.map((p, i) => peerOf(p, action, selectors, warnings, `${where} rule ${index} peer ${i}`)),
+      // A fail-closed Deny/Pass is "Deny all": its ports are not consulted either.
+      ports: failClosedDenyAll ? null : r.ports && r.ports.map(portOf),
+    };
+  });
+}
+
+function subjectOf(s: ClusterSubject, selectors: SelectorCache): Policy['subject'] {
+  const ns = s.namespaces.type === 'selector' ? s.namespaces.selector : null;
+  // Subjects only take label selectors; a draft `related` subject is meaningless, so it is all namespaces.
+  return { type: 'cluster', namespaces: selectors.intern(ns ?? {}), pods: s.podSelector ? selectors.intern(s.podSelector) : null };
+}
+
+export function fromAdminNetworkPolicy(p: AdminNetworkPolicy | BaselineAdminNetworkPolicy, id: number, selectors: SelectorCache, warnings: string[]): Policy {
+  const tier: Tier = p.kind === 'AdminNetworkPolicy' ? 'admin' : 'baseline';
+  const where = `${p.kind} ${p.metadata.name}`;
+  return {
+    id,
+    ref: { apiVersion: p.apiVersion, kind: p.kind, name: p.metadata.name },
+    tier,
+    // A BANP has no priority; it sorts after every Baseline-tier ClusterNetworkPolicy.
+    priority: p.kind === 'AdminNetworkPolicy' ? p.spec.priority : Number.MAX_SAFE_INTEGER,
+    subject: subjectOf(p.spec.subject, selectors),
+    ingress: rules(p.spec.ingress, selectors, warnings, `${where} ingress`),
+    egress: rules(p.spec.egress, selectors, warnings, `${where} egress`),
+    legacy: false,
+  };
+}
+
+export function fromClusterNetworkPolicy(p: ClusterNetworkPolicy, id: number, selectors: SelectorCache, warnings: string[]): Policy {
+  const where = `ClusterNetworkPolicy ${p.metadata.name}`;
+  return {
+    id,
+    ref: { apiVersion: p.apiVersion, kind: p.kind, name: p.metadata.name },
+    tier: p.spec.tier === 'Admin' ? 'admin' : 'baseline',
+    priority: p.spec.priority,
+    subject: subjectOf(p.spec.subject, selectors),
+    ingress: rules(p.spec.ingress, selectors, warnings, `${where} ingress`),
+    egress: rules(p.spec.egress, selectors, warnings, `${where} egress`),
+    legacy: false,
+  };
+}

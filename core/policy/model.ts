@@ -1,0 +1,82 @@
+// One tiered rule shape for every policy kind (Contiv's ContivPolicy idea, extended to tiers):
+// NetworkPolicy v1, the legacy extensions/v1beta1 form, ANP/BANP v1alpha1 and CNP v1alpha2
+// all become Policy values whose selectors are interned and whose CIDRs are integers.
+import type { IpRange } from '../net/ip.js';
+import type { SelectorId } from '../select/cache.js';
+
+export type Tier = 'admin' | 'networkpolicy' | 'baseline';
+export type Action = 'allow' | 'deny' | 'pass';
+export type Direction = 'ingress' | 'egress';
+export type Protocol = 'TCP' | 'UDP' | 'SCTP';
+export const PROTOCOLS: readonly Protocol[] = ['TCP', 'UDP', 'SCTP'];
+
+export interface PolicyRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+/** How a peer or subject picks namespaces; self/notSelf/sameLabels are relative to the subject pod. */
+export type NamespaceMatch =
+  | { readonly type: 'selector'; readonly selector: SelectorId }
+  | { readonly type: 'name'; readonly name: string }
+  | { readonly type: 'self' }
+  | { readonly type: 'notSelf' }
+  | { readonly type: 'sameLabels'; readonly keys: readonly string[] }
+  | { readonly type: 'notSameLabels'; readonly keys: readonly string[] };
+
+export type Peer =
+  /** Every endpoint: a v1 rule without from/to, or a fail-closed Deny/Pass peer. */
+  | { readonly type: 'any' }
+  /** Nothing: a fail-closed Allow peer, or a domainNames peer (no DNS in a snapshot). */
+  | { readonly type: 'none'; readonly reason: string }
+  /** Pods (never host-network ones) in the matching namespaces, optionally by pod selector. */
+  | { readonly type: 'pods'; readonly namespaces: NamespaceMatch; readonly pods: SelectorId | null }
+  /** The addresses of matching nodes (not the pods on them). */
+  | { readonly type: 'nodes'; readonly selector: SelectorId }
+  /** Any endpoint whose address is in a range and not in an exception (ipBlock, networks). */
+  | { readonly type: 'cidrs'; readonly ranges: readonly IpRange[]; readonly except: readonly IpRange[] };
+
+export type PortMatch =
+  | { readonly type: 'range'; readonly protocol: Protocol; readonly lo: number; readonly hi: number }
+  /** Resolved on the destination pod; `protocol` null means the container port's own protocol. */
+  | { readonly type: 'named'; readonly name: string; readonly protocol: Protocol | null };
+
+export interface Rule {
+  readonly index: number;
+  readonly name?: string | undefined;
+  readonly action: Action;
+  /** OR-ed. */
+  readonly peers: readonly Peer[];
+  /** OR-ed; null matches every port and protocol, [] matches none (legacy proposal). */
+  readonly ports: readonly PortMatch[] | null;
+}
+
+export type Subject =
+  /** NetworkPolicy: pods of one namespace. */
+  | { readonly type: 'namespace'; readonly namespace: string; readonly pods: SelectorId }
+  /** Cluster-scoped policies. */
+  | { readonly type: 'cluster'; readonly namespaces: SelectorId; readonly pods: SelectorId | null };
+
+export interface Policy {
+  readonly id: number;
+  readonly ref: PolicyRef;
+  readonly tier: Tier;
+  /** Lower first; NetworkPolicies have 0. */
+  readonly priority: number;
+  readonly subject: Subject;
+  /** null: the policy does not apply to this direction (policyTypes). */
+  readonly ingress: readonly Rule[] | null;
+  readonly egress: readonly Rule[] | null;
+  /** extensions/v1beta1 proposal form: allows only; isolation comes from the namespace annotation. */
+  readonly legacy: boolean;
+}
+
+export function rulesFor(p: Policy, dir: Direction): readonly Rule[] | null {
+  return dir === 'ingress' ? p.ingress : p.egress;
+}
+
+export function describePolicy(ref: PolicyRef): string {
+  return ref.namespace ? `${ref.kind} ${ref.namespace}/${ref.name}` : `${ref.kind} ${ref.name}`;
+}

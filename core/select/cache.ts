@@ -1,0 +1,81 @@
+// Selectors are interned: each distinct selector is compiled once per snapshot and its
+// answers for each pod, namespace and node are memoised, so every policy that uses the
+// same selector shares one resolution (cilium's selector cache, in miniature).
+import { compileSelector, canonicalSelectorKey, type CompiledSelector, type Labels, type LabelSelectorSpec } from './selector.js';
+
+export type SelectorId = number;
+
+
+const YES = 1;
+const NO = 2;
+
+export interface LabelledSets {
+  readonly pods: readonly { readonly labels: Labels }[];
+  readonly namespaces: readonly { readonly labels: Labels }[];
+  readonly nodes: readonly { readonly labels: Labels }[];
+}
+
+export class SelectorCache {
+  private readonly ids = new Map<string, SelectorId>();
+  private readonly compiled: CompiledSelector[] = [];
+  private readonly podMemo: Uint8Array[] = [];
+  private readonly nsMemo: Uint8Array[] = [];
+  private readonly nodeMemo: Uint8Array[] = [];
+  private readonly podLists = new Map<SelectorId, number[]>();
+
+  constructor(private readonly sets: LabelledSets) {}
+
+  intern(sel: LabelSelectorSpec): SelectorId {
+    const key = canonicalSelectorKey(sel);
+    const found = this.ids.get(key);
+    if (found !== undefined) return found;
+    const id = this.compiled.length;
+    this.ids.set(key, id);
+    this.compiled.push(compileSelector(sel));
+    this.podMemo.push(new Uint8Array(this.sets.pods.length));
+    this.nsMemo.push(new Uint8Array(this.sets.namespaces.length));
+    this.nodeMemo.push(new Uint8Array(this.sets.nodes.length));
+    return id;
+  }
+
+  get size(): number {
+    return this.compiled.length;
+  }
+
+  selector(id: SelectorId): CompiledSelector {
+    return this.compiled[id]!;
+  }
+
+  matchesPod(id: SelectorId, podIdx: number): boolean {
+    return memo(this.podMemo[id]!, podIdx, () => this.compiled[id]!.matches(this.sets.pods[podIdx]!.labels));
+  }
+
+  matchesNamespace(id: SelectorId, nsIdx: number): boolean {
+    return memo(this.nsMemo[id]!, nsIdx, () => this.compiled[id]!.matches(this.sets.namespaces[nsIdx]!.labels));
+  }
+
+  matchesNode(id: SelectorId, nodeIdx: number): boolean {
+    return memo(this.nodeMemo[id]!, nodeIdx, () => this.compiled[id]!.matches(this.sets.nodes[nodeIdx]!.labels));
+  }
+
+  /** Every pod index the selector matches, resolved once. */
+  podsMatching(id: SelectorId): readonly number[] {
+    let list = this.podLists.get(id);
+    if (!list) {
+      list = [];
+      for (let i = 0; i < this.sets.pods.length; i++) if (this.matchesPod(id, i)) list.push(i);
+      this.podLists.set(id, list);
+    }
+    return list;
+  }
+}
+
+function memo(cells: Uint8Array, idx: number, compute: () => boolean): boolean {
+  const cell = cells[idx];
+  if (cell === YES) return true;
+  if (cell === NO) return false;
+  const v = compute();
+  cells[idx] = v ? YES : NO;
+  return v;
+}
+

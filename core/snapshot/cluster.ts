@@ -1,0 +1,181 @@
+// Normalises parsed snapshot objects into an indexed cluster: pods by key and namespace,
+// addresses as integers, an owner index from address to pod or node.
+import type { Namespace, Node, Pod, Service } from '../../schemas/k8s/core.js';
+import { legacyIngressIsolation, type SnapshotObject } from '../../schemas/snapshot.js';
+import { parseIp, type Family, type IpAddr } from '../net/ip.js';
+import type { Labels } from '../select/selector.js';
+import type { Protocol } from '../policy/model.js';
+
+export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+
+export interface NamespaceInfo {
+  readonly idx: number;
+  readonly name: string;
+  readonly labels: Labels;
+  /** The proposal's `net.beta.kubernetes.io/network-policy` DefaultDeny annotation. */
+  readonly legacyIngressIsolation: boolean;
+  /** True when the snapshot had no Namespace object and one was assumed. */
+  readonly implicit: boolean;
+}
+
+export interface NamedPort {
+  readonly name: string;
+  readonly port: number;
+  readonly protocol: Protocol;
+}
+
+export interface PodInfo {
+  readonly idx: number;
+  /** "namespace/name" */
+  readonly key: string;
+  readonly namespace: string;
+  readonly nsIdx: number;
+  readonly name: string;
+  readonly labels: Labels;
+  readonly nodeName: string | null;
+  readonly hostNetwork: boolean;
+  /** Primary address first (status.podIPs order). */
+  readonly ips: readonly IpAddr[];
+  readonly namedPorts: readonly NamedPort[];
+}
+
+export interface NodeInfo {
+  readonly idx: number;
+  readonly name: string;
+  readonly labels: Labels;
+  readonly ips: readonly IpAddr[];
+}
+
+export type IpOwner = { readonly kind: 'pod'; readonly pod: PodInfo } | { readonly kind: 'node'; readonly node: NodeInfo };
+
+export interface ClusterObjects {
+  readonly namespaces: readonly NamespaceInfo[];
+  readonly pods: readonly PodInfo[];
+  readonly nodes: readonly NodeInfo[];
+  readonly services: readonly Service[];
+  readonly nsByName: ReadonlyMap<string, NamespaceInfo>;
+  readonly podByKey: ReadonlyMap<string, PodInfo>;
+  readonly nodeByName: ReadonlyMap<string, NodeInfo>;
+  readonly podsByNamespace: ReadonlyMap<string, readonly PodInfo[]>;
+  /** `${family}:${value}` → owner. Node addresses win over host-network pods sharing them. */
+  readonly ipOwners: ReadonlyMap<string, IpOwner>;
+  readonly warnings: string[];
+}
+
+export function ipKey(ip: IpAddr): string {
+  return `${ip.family}:${ip.value}`;
+}
+
+const byName = <T extends { metadata: { name: string; namespace?: string | undefined } }>(a: T, b: T): number => {
+  const ka = `${a.metadata.namespace ?? ''}/${a.metadata.name}`;
+  const kb = `${b.metadata.namespace ?? ''}/${b.metadata.name}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+};
+
+/** Succeeded and Failed pods are not endpoints: they neither send nor receive. */
+function isEndpoint(p: Pod): boolean {
+  return p.status.phase !== 'Succeeded' && p.status.phase !== 'Failed';
+}
+
+function podAddresses(p: Pod): IpAddr[] {
+  const texts = p.status.podIPs.length > 0 ? p.status.podIPs.map((x) => x.ip) : p.status.podIP ? [p.status.podIP] : [];
+  const out: IpAddr[] = [];
+  for (const t of texts) {
+    const ip = parseIp(t);
+    if (ip && !out.some((o) => o.family === ip.family && o.value === ip.value)) out.push(ip);
+  }
+  return out;
+}
+
+export function buildClusterObjects(objects: readonly SnapshotObject[]): ClusterObjects {
+  const warnings: string[] = [];
+  const nsObjs = objects.filter((o): o is Namespace => o.kind === 'Namespace').sort(byName);
+  const podObjs = objects.filter((o): o is Pod => o.kind === 'Pod').sort(byName);
+  const nodeObjs = objects.filter((o): o is Node => o.kind === 'Node').sort(byName);
+  const services = objects.filter((o): o is Service => o.kind === 'Service').sort(byName);
+
+  const namespaces: NamespaceInfo[] = [];
+  const nsByName = new Map<string, NamespaceInfo>();
+  const addNamespace = (name: string, labels: Labels, legacy: boolean, implicit: boolean) => {
+    // "The Kubernetes control plane sets an immutable label kubernetes.io/metadata.name on all namespaces."
+    const info: NamespaceInfo = { idx: namespaces.length, name, labels: { ...labels, [NAMESPACE_NAME_LABEL]: name }, legacyIngressIsolation: legacy, implicit };
+    namespaces.push(info);
+    nsByName.set(name, info);
+    return info;
+  };
+  for (const n of nsObjs) addNamespace(n.metadata.name, n.metadata.labels, legacyIngressIsolation(n.metadata.annotations), false);
+
+  const implicitNs = new Set<string>();
+  for (const p of podObjs) {
+    const ns = p.metadata.namespace ?? 'default';
+    if (!nsByName.has(ns)) implicitNs.add(ns);
+  }
+  for (const name of [...implicitNs].sort()) {
+    addNamespace(name, {}, false, true);
+    warnings.push(`namespace "${name}" has pods but no Namespace object in the snapshot; assumed with only the ${NAMESPACE_NAME_LABEL} label`);
+  }
+
+  const pods: PodInfo[] = [];
+  const podByKey = new Map<string, PodInfo>();
+  const podsByNamespace = new Map<string, PodInfo[]>();
+  for (const p of podObjs) {
+    if (!isEndpoint(p)) continue;
+    const namespace = p.metadata.namespace ?? 'default';
+    const namedPorts: NamedPort[] = [];
+    for (const c of [...p.spec.containers, ...p.spec.initContainers]) {
+      for (const port of c.ports) if (port.name) namedPorts.push({ name: port.name, port: port.containerPort, protocol: port.protocol });
+    }
+    const info: PodInfo = {
+      idx: pods.length,
+      key: `${namespace}/${p.metadata.name}`,
+      namespace,
+      nsIdx: nsByName.get(namespace)!.idx,
+      name: p.metadata.name,
+      labels: p.metadata.labels,
+      nodeName: p.spec.nodeName ?? null,
+      hostNetwork: p.spec.hostNetwork,
+      ips: podAddresses(p),
+      namedPorts,
+    };
+    pods.push(info);
+    podByKey.set(info.key, info);
+    let list = podsByNamespace.get(namespace);
+    if (!list) podsByNamespace.set(namespace, (list = []));
+    list.push(info);
+  }
+
+  const nodes: NodeInfo[] = nodeObjs.map((n, idx) => ({
+    idx,
+    name: n.metadata.name,
+    labels: n.metadata.labels,
+    ips: n.status.addresses
+      .filter((a) => a.type === 'InternalIP' || a.type === 'ExternalIP')
+      .map((a) => parseIp(a.address))
+      .filter((ip): ip is IpAddr => ip !== null),
+  }));
+  const nodeByName = new Map(nodes.map((n) => [n.name, n]));
+
+  const ipOwners = new Map<string, IpOwner>();
+  for (const node of nodes) for (const ip of node.ips) ipOwners.set(ipKey(ip), { kind: 'node', node });
+  for (const pod of pods) {
+    if (pod.hostNetwork) continue; // its addresses are its node's
+    for (const ip of pod.ips) {
+      const k = ipKey(ip);
+      const prev = ipOwners.get(k);
+      if (prev) {
+        warnings.push(`address ${k.slice(2)} belongs to both ${prev.kind === 'pod' ? `pod ${prev.pod.key}` : `node ${prev.node.name}`} and pod ${pod.key}; the first one is used`);
+        continue;
+      }
+      ipOwners.set(k, { kind: 'pod', pod });
+    }
+  }
+  for (const pod of pods) {
+    if (pod.nodeName && !nodeByName.has(pod.nodeName) && nodes.length > 0) warnings.push(`pod ${pod.key} runs on node "${pod.nodeName}", which is not in the snapshot`);
+  }
+
+  return { namespaces, pods, nodes, services, nsByName, podByKey, nodeByName, podsByNamespace, ipOwners, warnings };
+}
+
+export function addressOf(ips: readonly IpAddr[], family: Family): IpAddr | null {
+  return ips.find((ip) => ip.family === family) ?? null;
+}

@@ -1,0 +1,98 @@
+// policy.networking.k8s.io/v1alpha1 AdminNetworkPolicy and BaselineAdminNetworkPolicy
+// (kubernetes-sigs/network-policy-api apis/v1alpha1, v0.1.x), plus the KEP-2091 draft
+// spellings handled in cluster-peer.ts.
+import { z } from 'zod';
+import { ObjectMetaSchema } from './meta.js';
+import {
+  checkNamedPortPeers, checkRange, ClusterProtocol, ClusterSubjectSchema, clusterPeer, PortNumberValue,
+  type ClusterPeer, type ClusterPort,
+} from './cluster-peer.js';
+
+export const V1ALPHA1_LIMITS = { rules: 100, peers: 100, ports: 100, networks: 25, ruleName: 100, maxPriority: 1000 } as const;
+
+const PortRangeSchema = z
+  .object({ protocol: ClusterProtocol.default('TCP'), start: PortNumberValue, end: PortNumberValue })
+  .superRefine((r, ctx) => checkRange(r, ctx, []));
+
+// AdminNetworkPolicyPort: "Exactly one field must be set."
+const AnpPortSchema = z
+  .object({
+    portNumber: z.object({ protocol: ClusterProtocol.default('TCP'), port: PortNumberValue }).optional(),
+    namedPort: z.string().min(1).optional(),
+    portRange: PortRangeSchema.optional(),
+  })
+  .transform((p, ctx): ClusterPort => {
+    const set = (['portNumber', 'namedPort', 'portRange'] as const).filter((k) => p[k] !== undefined);
+    if (set.length !== 1) {
+      ctx.addIssue({ code: 'custom', path: [], message: `exactly one of portNumber, namedPort, portRange must be set${set.length ? ` (found ${set.join(', ')})` : ''}` });
+      return z.NEVER;
+    }
+    if (p.portNumber) return { type: 'range', protocol: p.portNumber.protocol, start: p.portNumber.port, end: p.portNumber.port };
+    if (p.portRange) return { type: 'range', protocol: p.portRange.protocol, start: p.portRange.start, end: p.portRange.end };
+    return { type: 'named', name: p.namedPort! };
+  });
+
+// The KEP-2091 Story 3 sample writes `ports: {port: [{protocol, number}]}`; read it as portNumber entries.
+const DraftPortsObject = z
+  .object({ port: z.array(z.object({ protocol: ClusterProtocol.default('TCP'), number: PortNumberValue })) })
+  .transform((o): ClusterPort[] => o.port.map((p) => ({ type: 'range', protocol: p.protocol, start: p.number, end: p.number })));
+
+const PortsSchema = z
+  .union([z.array(AnpPortSchema).min(1, 'must have at least 1 item').max(V1ALPHA1_LIMITS.ports, `must have at most ${V1ALPHA1_LIMITS.ports} items`), DraftPortsObject])
+  .nullish()
+  .transform((v) => v ?? null);
+
+const RuleName = z.string().max(V1ALPHA1_LIMITS.ruleName, `may not be more than ${V1ALPHA1_LIMITS.ruleName} characters`).optional();
+
+const ALL_EGRESS = ['namespaces', 'pods', 'nodes', 'networks', 'domainNames'] as const;
+const ANP_INGRESS_PEER = clusterPeer({ allowed: ['namespaces', 'pods'], maxNetworks: V1ALPHA1_LIMITS.networks });
+const ANP_EGRESS_PEER = clusterPeer({ allowed: ALL_EGRESS, maxNetworks: V1ALPHA1_LIMITS.networks });
+const BANP_EGRESS_PEER = clusterPeer({ allowed: ['namespaces', 'pods', 'nodes', 'networks'], maxNetworks: V1ALPHA1_LIMITS.networks });
+
+const peers = (peer: z.ZodType<ClusterPeer>) =>
+  z.array(peer, { error: 'must be a list of peers' }).min(1, 'must have at least 1 item').max(V1ALPHA1_LIMITS.peers, `must have at most ${V1ALPHA1_LIMITS.peers} items`);
+
+function rules<A extends string>(actions: readonly [A, ...A[]], peerField: 'from' | 'to', peer: z.ZodType<ClusterPeer>) {
+  const action = z.enum(actions, { error: `supported values: ${actions.map((a) => `"${a}"`).join(', ')}` });
+  return z
+    .array(
+      z
+        .object({ name: RuleName, action, [peerField]: peers(peer), ports: PortsSchema })
+        .superRefine((r, ctx) => checkNamedPortPeers(r[peerField] as ClusterPeer[], r.ports as ClusterPort[] | null, ctx, peerField, 'ports'))
+        .transform((r) => ({ name: r.name as string | undefined, action: r.action as A, peers: r[peerField] as ClusterPeer[], ports: r.ports as ClusterPort[] | null })),
+    )
+    .max(V1ALPHA1_LIMITS.rules, `must have at most ${V1ALPHA1_LIMITS.rules} rules`)
+    .nullish()
+    .transform((v) => v ?? []);
+}
+
+export const AdminNetworkPolicySchema = z.object({
+  apiVersion: z.literal('policy.networking.k8s.io/v1alpha1'),
+  kind: z.literal('AdminNetworkPolicy'),
+  metadata: ObjectMetaSchema,
+  spec: z.object({
+    priority: z
+      .number({ error: 'must be an integer from 0 to 1000' })
+      .int('must be an integer from 0 to 1000')
+      .min(0, 'must be greater than or equal to 0')
+      .max(V1ALPHA1_LIMITS.maxPriority, `must be less than or equal to ${V1ALPHA1_LIMITS.maxPriority}`),
+    subject: ClusterSubjectSchema,
+    ingress: rules(['Allow', 'Deny', 'Pass'], 'from', ANP_INGRESS_PEER),
+    egress: rules(['Allow', 'Deny', 'Pass'], 'to', ANP_EGRESS_PEER),
+  }),
+});
+export type AdminNetworkPolicy = z.infer<typeof AdminNetworkPolicySchema>;
+
+export const BaselineAdminNetworkPolicySchema = z.object({
+  apiVersion: z.literal('policy.networking.k8s.io/v1alpha1'),
+  kind: z.literal('BaselineAdminNetworkPolicy'),
+  metadata: ObjectMetaSchema.extend({
+    name: z.literal('default', { error: 'Only one baseline admin network policy with metadata.name="default" can be created in the cluster' }),
+  }),
+  spec: z.object({
+    subject: ClusterSubjectSchema,
+    ingress: rules(['Allow', 'Deny'], 'from', ANP_INGRESS_PEER),
+    egress: rules(['Allow', 'Deny'], 'to', BANP_EGRESS_PEER),
+  }),
+});
+export type BaselineAdminNetworkPolicy = z.infer<typeof BaselineAdminNetworkPolicySchema>;

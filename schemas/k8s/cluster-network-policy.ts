@@ -1,0 +1,89 @@
+// policy.networking.k8s.io/v1alpha2 ClusterNetworkPolicy
+// (kubernetes-sigs/network-policy-api apis/v1alpha2/clusternetworkpolicy_types.go).
+import { z } from 'zod';
+import { ObjectMetaSchema } from './meta.js';
+import {
+  checkNamedPortPeers, checkRange, ClusterSubjectSchema, clusterPeer, PortNumberValue,
+  type ClusterPeer, type ClusterPort,
+} from './cluster-peer.js';
+
+export const V1ALPHA2_LIMITS = { rules: 25, peers: 25, protocols: 25, networks: 25, ruleName: 100, maxPriority: 1000 } as const;
+
+// Port: "exactly one" of number | range; range is strict: "Start port must be less than End port".
+const DestinationPortSchema = z
+  .object({
+    number: PortNumberValue.optional(),
+    range: z.object({ start: PortNumberValue, end: PortNumberValue }).superRefine((r, ctx) => checkRange(r, ctx, [])).optional(),
+  })
+  .transform((p, ctx) => {
+    if ((p.number === undefined) === (p.range === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'exactly one of number, range must be set' });
+      return z.NEVER;
+    }
+    return p.number !== undefined ? { start: p.number, end: p.number } : p.range!;
+  });
+
+// tcp/udp/sctp: MinProperties=1, so `tcp: {}` is invalid upstream.
+const ProtocolPortSchema = z.object({ destinationPort: DestinationPortSchema.optional() }).superRefine((p, ctx) => {
+  if (p.destinationPort === undefined) ctx.addIssue({ code: 'custom', path: ['destinationPort'], message: 'must be specified (the protocol entry needs at least one field)' });
+});
+
+const ProtocolEntrySchema = z
+  .object({ tcp: ProtocolPortSchema.optional(), udp: ProtocolPortSchema.optional(), sctp: ProtocolPortSchema.optional(), destinationNamedPort: z.string().min(1).optional() })
+  .transform((e, ctx): ClusterPort => {
+    const set = (['tcp', 'udp', 'sctp', 'destinationNamedPort'] as const).filter((k) => e[k] !== undefined);
+    if (set.length !== 1) {
+      ctx.addIssue({ code: 'custom', path: [], message: `exactly one of tcp, udp, sctp, destinationNamedPort must be set${set.length ? ` (found ${set.join(', ')})` : ''}` });
+      return z.NEVER;
+    }
+    if (e.destinationNamedPort !== undefined) return { type: 'named', name: e.destinationNamedPort };
+    const key = set[0] as 'tcp' | 'udp' | 'sctp';
+    const range = e[key]!.destinationPort!;
+    return { type: 'range', protocol: key.toUpperCase() as 'TCP' | 'UDP' | 'SCTP', start: range.start, end: range.end };
+  });
+
+const ProtocolsSchema = z
+  .array(ProtocolEntrySchema)
+  .min(1, 'must have at least 1 item')
+  .max(V1ALPHA2_LIMITS.protocols, `must have at most ${V1ALPHA2_LIMITS.protocols} items`)
+  .nullish()
+  .transform((v) => v ?? null);
+
+const INGRESS_PEER = clusterPeer({ allowed: ['namespaces', 'pods'], maxNetworks: V1ALPHA2_LIMITS.networks });
+const EGRESS_PEER = clusterPeer({ allowed: ['namespaces', 'pods', 'nodes', 'networks', 'domainNames'], maxNetworks: V1ALPHA2_LIMITS.networks });
+
+function rules(peerField: 'from' | 'to', peer: z.ZodType<ClusterPeer>) {
+  return z
+    .array(
+      z
+        .object({
+          name: z.string().max(V1ALPHA2_LIMITS.ruleName, `may not be more than ${V1ALPHA2_LIMITS.ruleName} characters`).optional(),
+          action: z.enum(['Accept', 'Deny', 'Pass'], { error: 'supported values: "Accept", "Deny", "Pass"' }),
+          [peerField]: z.array(peer, { error: 'must be a list of peers' }).min(1, 'must have at least 1 item').max(V1ALPHA2_LIMITS.peers, `must have at most ${V1ALPHA2_LIMITS.peers} items`),
+          protocols: ProtocolsSchema,
+        })
+        .superRefine((r, ctx) => checkNamedPortPeers(r[peerField] as ClusterPeer[], r.protocols as ClusterPort[] | null, ctx, peerField, 'protocols'))
+        .transform((r) => ({ name: r.name as string | undefined, action: r.action as 'Accept' | 'Deny' | 'Pass', peers: r[peerField] as ClusterPeer[], ports: r.protocols as ClusterPort[] | null })),
+    )
+    .max(V1ALPHA2_LIMITS.rules, `must have at most ${V1ALPHA2_LIMITS.rules} rules`)
+    .nullish()
+    .transform((v) => v ?? []);
+}
+
+export const ClusterNetworkPolicySchema = z.object({
+  apiVersion: z.literal('policy.networking.k8s.io/v1alpha2'),
+  kind: z.literal('ClusterNetworkPolicy'),
+  metadata: ObjectMetaSchema,
+  spec: z.object({
+    tier: z.enum(['Admin', 'Baseline'], { error: 'supported values: "Admin", "Baseline"' }),
+    priority: z
+      .number({ error: 'must be an integer from 0 to 1000' })
+      .int('must be an integer from 0 to 1000')
+      .min(0, 'must be greater than or equal to 0')
+      .max(V1ALPHA2_LIMITS.maxPriority, `must be less than or equal to ${V1ALPHA2_LIMITS.maxPriority}`),
+    subject: ClusterSubjectSchema,
+    ingress: rules('from', INGRESS_PEER),
+    egress: rules('to', EGRESS_PEER),
+  }),
+});
+export type ClusterNetworkPolicy = z.infer<typeof ClusterNetworkPolicySchema>;

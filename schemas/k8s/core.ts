@@ -1,0 +1,83 @@
+// v1 Namespace, Pod, Node and Service: only the fields policy evaluation reads.
+// Unknown fields are dropped (zod's default), as a client of a newer server would.
+import { z } from 'zod';
+import { ObjectMetaSchema, PortName, PortNumber, Protocol, LabelsSchema } from './meta.js';
+
+export const LEGACY_ISOLATION_ANNOTATION = 'net.beta.kubernetes.io/network-policy';
+
+export const NamespaceSchema = z.object({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('Namespace'),
+  metadata: ObjectMetaSchema,
+});
+export type Namespace = z.infer<typeof NamespaceSchema>;
+
+export const ContainerPortSchema = z.object({
+  name: PortName.optional(),
+  containerPort: PortNumber,
+  protocol: Protocol.default('TCP'),
+});
+
+const ContainerSchema = z.object({
+  name: z.string(),
+  ports: z.array(ContainerPortSchema).nullish().transform((v) => v ?? []),
+});
+
+export const PodSchema = z.object({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('Pod'),
+  metadata: ObjectMetaSchema,
+  spec: z
+    .object({
+      nodeName: z.string().optional(),
+      hostNetwork: z.boolean().default(false),
+      containers: z.array(ContainerSchema).default([]),
+      initContainers: z.array(ContainerSchema).nullish().transform((v) => v ?? []),
+    })
+    .default({ hostNetwork: false, containers: [], initContainers: [] }),
+  status: z
+    .object({
+      phase: z.string().optional(),
+      podIP: z.string().optional(),
+      podIPs: z.array(z.object({ ip: z.string() })).nullish().transform((v) => v ?? []),
+    })
+    .default({ podIPs: [] }),
+});
+export type Pod = z.infer<typeof PodSchema>;
+
+export const NodeSchema = z.object({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('Node'),
+  metadata: ObjectMetaSchema.extend({ labels: LabelsSchema.nullish().transform((v) => v ?? {}) }),
+  status: z
+    .object({
+      addresses: z.array(z.object({ type: z.string(), address: z.string() })).nullish().transform((v) => v ?? []),
+    })
+    .default({ addresses: [] }),
+});
+export type Node = z.infer<typeof NodeSchema>;
+
+export const ServiceSchema = z.object({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('Service'),
+  metadata: ObjectMetaSchema,
+  spec: z
+    .object({
+      selector: z.record(z.string(), z.string()).nullish().transform((v) => v ?? null),
+      clusterIP: z.string().optional(),
+      clusterIPs: z.array(z.string()).nullish().transform((v) => v ?? []),
+      ports: z
+        .array(
+          z.object({
+            name: z.string().optional(),
+            protocol: Protocol.default('TCP'),
+            port: PortNumber,
+            targetPort: z.union([PortNumber, PortName]).optional(),
+          }),
+        )
+        .nullish()
+        .transform((v) => v ?? []),
+    })
+    .default({ selector: null, clusterIPs: [], ports: [] }),
+});
+export type Service = z.infer<typeof ServiceSchema>;

@@ -1,0 +1,93 @@
+// Shared pieces of Kubernetes object metadata and label selectors, validated as the API
+// server validates them (apimachinery validation.ValidateLabelSelector, ValidateLabels).
+import { z } from 'zod';
+
+// Qualified name: optional DNS-subdomain prefix, "/", name of ≤63 chars (validation.IsQualifiedName).
+const NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+export function isQualifiedName(key: string): boolean {
+  const parts = key.split('/');
+  if (parts.length > 2) return false;
+  const name = parts[parts.length - 1]!;
+  if (name.length === 0 || name.length > 63 || !NAME_PART.test(name)) return false;
+  if (parts.length === 2) {
+    const prefix = parts[0]!;
+    if (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)) return false;
+  }
+  return true;
+}
+
+// Label value: empty, or ≤63 chars of alphanumerics, '-', '_', '.', alphanumeric at both ends.
+export function isLabelValue(v: string): boolean {
+  return v === '' || (v.length <= 63 && NAME_PART.test(v));
+}
+
+const LabelKey = z.string().refine(isQualifiedName, {
+  message: 'must be a qualified name: an optional DNS subdomain prefix and "/", then at most 63 characters of alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric',
+});
+const LabelValue = z.string().refine(isLabelValue, {
+  message: 'a label value must be empty or at most 63 characters of alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric',
+});
+
+export const LabelsSchema = z.record(LabelKey, LabelValue);
+export type LabelMap = z.infer<typeof LabelsSchema>;
+
+export const LabelSelectorRequirementSchema = z
+  .object({
+    key: LabelKey,
+    operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']),
+    values: z.array(LabelValue).nullish().transform((v) => v ?? []),
+  })
+  .superRefine((req, ctx) => {
+    const needsValues = req.operator === 'In' || req.operator === 'NotIn';
+    if (needsValues && req.values.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['values'], message: `must be specified when \`operator\` is '${req.operator}'` });
+    }
+    if (!needsValues && req.values.length > 0) {
+      ctx.addIssue({ code: 'custom', path: ['values'], message: `may not be specified when \`operator\` is '${req.operator}'` });
+    }
+  });
+
+export const LabelSelectorSchema = z.object({
+  matchLabels: z.record(LabelKey, LabelValue).nullish().transform((v) => v ?? {}),
+  matchExpressions: z.array(LabelSelectorRequirementSchema).nullish().transform((v) => v ?? []),
+});
+export type LabelSelector = z.infer<typeof LabelSelectorSchema>;
+
+/** A selector field where JSON null means the empty selector (kubectl prints `podSelector: {}` either way). */
+export const NullableSelectorSchema = LabelSelectorSchema.nullish().transform((v) => v ?? { matchLabels: {}, matchExpressions: [] });
+
+export const ObjectMetaSchema = z.object({
+  name: z.string().min(1, 'must be specified'),
+  namespace: z.string().min(1).optional(),
+  labels: LabelsSchema.nullish().transform((v) => v ?? {}),
+  annotations: z.record(z.string(), z.string()).nullish().transform((v) => v ?? {}),
+  resourceVersion: z.string().optional(),
+});
+
+export const Protocol = z.enum(['TCP', 'UDP', 'SCTP'], {
+  error: 'supported values: "TCP", "UDP", "SCTP"',
+});
+export type Protocol = z.infer<typeof Protocol>;
+
+export const PortNumber = z
+  .number({ error: 'must be an integer between 1 and 65535, inclusive' })
+  .int('must be an integer between 1 and 65535, inclusive')
+  .min(1, 'must be between 1 and 65535, inclusive')
+  .max(65535, 'must be between 1 and 65535, inclusive');
+
+// IANA_SVC_NAME (validation.IsValidPortName): ≤15 chars, lower-case alphanumerics and '-',
+// at least one letter, no leading/trailing or double '-'.
+export function isValidPortName(name: string): boolean {
+  return (
+    name.length >= 1 &&
+    name.length <= 15 &&
+    /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(name) &&
+    !name.includes('--') &&
+    /[a-z]/.test(name)
+  );
+}
+export const PortName = z.string().refine(isValidPortName, {
+  message: 'must be an IANA_SVC_NAME: at most 15 lower-case alphanumerics or "-", with at least one letter, not starting or ending with "-", no "--"',
+});

@@ -1,0 +1,184 @@
+// A cluster snapshot as `kubectl get … -o json` prints it: a List, `{items: […]}` or a bare
+// array. Each item is dispatched on apiVersion+kind to its schema; every problem is
+// reported with the item's identity and a JSON path, and nothing partial is returned.
+import { z } from 'zod';
+import { parseIp } from '../core/net/ip.js';
+import { LEGACY_ISOLATION_ANNOTATION, NamespaceSchema, NodeSchema, PodSchema, ServiceSchema } from './k8s/core.js';
+import { LegacyIsolationAnnotationSchema, LegacyNetworkPolicySchema, NetworkPolicySchema } from './k8s/network-policy.js';
+import { AdminNetworkPolicySchema, BaselineAdminNetworkPolicySchema } from './k8s/admin-network-policy.js';
+import { ClusterNetworkPolicySchema } from './k8s/cluster-network-policy.js';
+
+export const SNAPSHOT_LIMITS = {
+  /** Objects in one snapshot (the L benchmark has ~176k). */
+  maxObjects: 250_000,
+} as const;
+
+export const ValidationIssueSchema = z.object({
+  path: z.string().describe('JSON path of the offending value, e.g. $.snapshot.items[3].spec.ingress[0].ports[0].endPort'),
+  message: z.string(),
+  object: z
+    .object({ apiVersion: z.string().optional(), kind: z.string().optional(), namespace: z.string().optional(), name: z.string().optional() })
+    .optional(),
+});
+export type ValidationIssue = z.infer<typeof ValidationIssueSchema>;
+
+const SCHEMAS = {
+  'v1/Namespace': NamespaceSchema,
+  'v1/Pod': PodSchema,
+  'v1/Node': NodeSchema,
+  'v1/Service': ServiceSchema,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicySchema,
+  'extensions/v1beta1/NetworkPolicy': LegacyNetworkPolicySchema,
+  'policy.networking.k8s.io/v1alpha1/AdminNetworkPolicy': AdminNetworkPolicySchema,
+  'policy.networking.k8s.io/v1alpha1/BaselineAdminNetworkPolicy': BaselineAdminNetworkPolicySchema,
+  'policy.networking.k8s.io/v1alpha2/ClusterNetworkPolicy': ClusterNetworkPolicySchema,
+} as const;
+
+type Schemas = typeof SCHEMAS;
+export type SnapshotObject = { [K in keyof Schemas]: z.infer<Schemas[K]> }[keyof Schemas];
+export const SUPPORTED_KINDS = Object.keys(SCHEMAS);
+
+const NAMESPACED = new Set(['Pod', 'Service', 'NetworkPolicy']);
+
+export interface ParsedSnapshot {
+  readonly objects: SnapshotObject[];
+  /** Objects of kinds policy evaluation does not read (Deployments, ConfigMaps, …), by kind. */
+  readonly ignored: Record<string, number>;
+  readonly resourceVersion: string | undefined;
+}
+
+export type SnapshotParse = { ok: true; snapshot: ParsedSnapshot } | { ok: false; issues: ValidationIssue[] };
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function formatPath(base: string, path: readonly PropertyKey[]): string {
+  let out = base;
+  for (const p of path) {
+    if (typeof p === 'number') out += `[${p}]`;
+    else if (typeof p === 'string' && /^[A-Za-z_$][\w$]*$/.test(p)) out += `.${p}`;
+    else out += `[${JSON.stringify(String(p))}]`;
+  }
+  return out;
+}
+
+/** Flattens nested Lists (kubectl prints one per `get` when several are concatenated). */
+function flatten(raw: unknown[], base: string, out: { item: unknown; path: string }[]): void {
+  raw.forEach((item, i) => {
+    const path = `${base}[${i}]`;
+    if (isObject(item) && item.kind === 'List' && Array.isArray(item.items)) flatten(item.items, `${path}.items`, out);
+    else out.push({ item, path });
+  });
+}
+
+export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
+  let list: unknown[];
+  let listPath: string;
+  let resourceVersion: string | undefined;
+  if (Array.isArray(raw)) {
+    list = raw;
+    listPath = base;
+  } else if (isObject(raw) && Array.isArray(raw.items)) {
+    list = raw.items;
+    listPath = `${base}.items`;
+    const meta = raw.metadata;
+    if (isObject(meta) && typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '') resourceVersion = meta.resourceVersion;
+  } else {
+    return { ok: false, issues: [{ path: base, message: 'a snapshot must be a Kubernetes List ({"kind": "List", "items": [...]}), an object with "items", or an array of objects' }] };
+  }
+
+  const entries: { item: unknown; path: string }[] = [];
+  flatten(list, listPath, entries);
+  if (entries.length > SNAPSHOT_LIMITS.maxObjects) {
+    return { ok: false, issues: [{ path: listPath, message: `too many objects: ${entries.length} (the limit is ${SNAPSHOT_LIMITS.maxObjects})` }] };
+  }
+
+  const issues: ValidationIssue[] = [];
+  const objects: SnapshotObject[] = [];
+  const ignored: Record<string, number> = {};
+  const seen = new Map<string, string>();
+
+  for (const { item, path } of entries) {
+    if (!isObject(item)) {
+      issues.push({ path, message: 'each item must be a Kubernetes object' });
+      continue;
+    }
+    const apiVersion = typeof item.apiVersion === 'string' ? item.apiVersion : undefined;
+    const kind = typeof item.kind === 'string' ? item.kind : undefined;
+    const meta = isObject(item.metadata) ? item.metadata : {};
+    const identity = {
+      apiVersion,
+      kind,
+      namespace: typeof meta.namespace === 'string' ? meta.namespace : undefined,
+      name: typeof meta.name === 'string' ? meta.name : undefined,
+    };
+    if (!apiVersion || !kind) {
+      issues.push({ path: apiVersion ? `${path}.kind` : `${path}.apiVersion`, message: 'apiVersion and kind must be set', object: identity });
+      continue;
+    }
+    const schema = (SCHEMAS as Record<string, z.ZodTypeAny>)[`${apiVersion}/${kind}`];
+    if (!schema) {
+      if (['NetworkPolicy', 'AdminNetworkPolicy', 'BaselineAdminNetworkPolicy', 'ClusterNetworkPolicy'].includes(kind)) {
+        issues.push({ path: `${path}.apiVersion`, message: `unsupported apiVersion "${apiVersion}" for ${kind}; supported: ${SUPPORTED_KINDS.filter((k) => k.endsWith(`/${kind}`)).map((k) => k.slice(0, -kind.length - 1)).join(', ')}`, object: identity });
+      } else {
+        ignored[kind] = (ignored[kind] ?? 0) + 1;
+      }
+      continue;
+    }
+    const parsed = schema.safeParse(item);
+    if (!parsed.success) {
+      for (const i of parsed.error.issues) issues.push({ path: formatPath(path, i.path), message: i.message, object: identity });
+      continue;
+    }
+    const obj = parsed.data as SnapshotObject;
+    if (NAMESPACED.has(obj.kind) && !obj.metadata.namespace) obj.metadata.namespace = 'default';
+    issues.push(...semanticIssues(obj, path, identity));
+    const key = `${apiVersion.split('/')[0]}/${kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+    const dup = seen.get(key);
+    if (dup) issues.push({ path, message: `duplicate object: the same ${kind} appears at ${dup}`, object: identity });
+    else seen.set(key, path);
+    objects.push(obj);
+  }
+  if (issues.length > 0) return { ok: false, issues };
+  return { ok: true, snapshot: { objects, ignored, resourceVersion } };
+}
+
+/** Checks that need more than one field or the address parser. */
+function semanticIssues(obj: SnapshotObject, path: string, object: ValidationIssue['object']): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  if (obj.kind === 'Pod') {
+    if (obj.status.podIP !== undefined && !parseIp(obj.status.podIP)) out.push({ path: `${path}.status.podIP`, message: `invalid IP address "${obj.status.podIP}"`, object });
+    obj.status.podIPs.forEach((p, i) => {
+      if (!parseIp(p.ip)) out.push({ path: `${path}.status.podIPs[${i}].ip`, message: `invalid IP address "${p.ip}"`, object });
+    });
+  }
+  if (obj.kind === 'Node') {
+    obj.status.addresses.forEach((a, i) => {
+      if ((a.type === 'InternalIP' || a.type === 'ExternalIP') && !parseIp(a.address)) out.push({ path: `${path}.status.addresses[${i}].address`, message: `invalid IP address "${a.address}"`, object });
+    });
+  }
+  if (obj.kind === 'Namespace') {
+    const raw = obj.metadata.annotations[LEGACY_ISOLATION_ANNOTATION];
+    if (raw !== undefined) {
+      const at = `${path}.metadata.annotations[${JSON.stringify(LEGACY_ISOLATION_ANNOTATION)}]`;
+      let json: unknown;
+      try {
+        json = JSON.parse(raw);
+      } catch {
+        out.push({ path: at, message: 'must be JSON such as {"ingress": {"isolation": "DefaultDeny"}}', object });
+        return out;
+      }
+      const parsed = LegacyIsolationAnnotationSchema.safeParse(json);
+      if (!parsed.success) for (const i of parsed.error.issues) out.push({ path: formatPath(at, i.path), message: i.message, object });
+    }
+  }
+  return out;
+}
+
+export function legacyIngressIsolation(annotations: Record<string, string>): boolean {
+  const raw = annotations[LEGACY_ISOLATION_ANNOTATION];
+  if (raw === undefined) return false;
+  const parsed = LegacyIsolationAnnotationSchema.safeParse(JSON.parse(raw));
+  return parsed.success && parsed.data.ingress?.isolation === 'DefaultDeny';
+}

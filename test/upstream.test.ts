@@ -1,0 +1,48 @@
+// Every probed pair of the upstream suites (ported as data) against the verdict engine.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseSnapshot } from '../schemas/snapshot.js';
+import { buildCluster } from '../core/cluster.js';
+import { evaluate } from '../core/evaluate/engine.js';
+import { resolveFlow, type EndpointSpec } from '../core/evaluate/resolve.js';
+import { expectations, FIXTURES, loadSuite, probedPods, replay, type EndpointRef, type Family } from './support/upstream.js';
+
+const SUITES = ['k8s-e2e-netpol', 'npapi-v1alpha1', 'npapi-v1alpha2'].filter((s) => existsSync(join(FIXTURES, s, 'base.json')));
+
+const spec = (e: EndpointRef): EndpointSpec => (typeof e === 'string' ? { pod: e } : { ip: e.ip });
+
+for (const folder of SUITES) {
+  const suite = loadSuite(folder);
+  describe(folder, () => {
+    it('has cases', () => expect(suite.cases.length).toBeGreaterThan(0));
+    for (const c of suite.cases) {
+      for (const family of c.families ?? (['IPv4', 'IPv6'] as Family[])) {
+        it(`${c.name} [${family}] — ${c.upstreamTest}`, () => {
+          let checked = 0;
+          const failures: string[] = [];
+          for (const { index, step, objects } of replay(suite, c, family)) {
+            if (!step.probes?.length) continue;
+            const parsed = parseSnapshot({ items: objects });
+            if (!parsed.ok) throw new Error(`step ${index}: snapshot invalid: ${JSON.stringify(parsed.issues.slice(0, 5), null, 2)}`);
+            const cluster = buildCluster(parsed.snapshot);
+            const pods = probedPods(objects);
+            for (const probe of step.probes) {
+              for (const exp of expectations(probe, pods, objects, family)) {
+                const flow = resolveFlow(cluster, { from: spec(exp.from), to: spec(exp.to), port: exp.port, protocol: exp.protocol, ipFamily: family });
+                const v = evaluate(cluster, flow);
+                checked++;
+                if (v.allowed !== exp.allowed) {
+                  const why = [v.egress && `egress: ${v.egress.trace.map((t) => t.message).join(' → ')}`, v.ingress && `ingress: ${v.ingress.trace.map((t) => t.message).join(' → ')}`].filter(Boolean).join(' | ');
+                  failures.push(`step ${index} ${JSON.stringify(exp.from)} → ${JSON.stringify(exp.to)} ${exp.port}/${exp.protocol}: expected ${exp.allowed ? 'allow' : 'deny'}, got ${v.allowed ? 'allow' : 'deny'} (${v.reason ?? why})`);
+                }
+              }
+            }
+          }
+          expect(failures).toEqual([]);
+          expect(checked).toBeGreaterThan(0);
+        });
+      }
+    }
+  });
+}
