@@ -1,0 +1,36 @@
+// One error type for the API and one mapping to responses (hono's HTTPException + onError idea).
+import type { ValidationIssue } from '../schemas/snapshot.js';
+
+export type ErrorCode = 'bad_request' | 'invalid' | 'too_large' | 'not_found' | 'unsupported_media_type' | 'internal';
+
+const STATUS: Record<ErrorCode, 400 | 404 | 413 | 415 | 422 | 500> = {
+  bad_request: 400,
+  invalid: 422,
+  too_large: 413,
+  not_found: 404,
+  unsupported_media_type: 415,
+  internal: 500,
+};
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly issues?: ValidationIssue[],
+  ) {
+    super(message);
+  }
+
+  get status() {
+    return STATUS[this.code];
+  }
+
+  toJSON() {
+    return { error: this.code, message: this.message, ...(this.issues ? { issues: this.issues } : {}) };
+  }
+}
+
+export function invalid(issues: ValidationIssue[]): ApiError {
+  const n = issues.length;
+  return new ApiError('invalid', `${n} problem${n === 1 ? '' : 's'} in the request; see issues`, issues);
+}

@@ -1,0 +1,22 @@
+// Shared request plumbing: body → validated request → cluster. Every failure becomes an
+// ApiError with JSON paths; nothing here knows about a particular route.
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import { buildCluster, type Cluster } from '../core/cluster.js';
+import { formatPath, parseSnapshot, type ValidationIssue } from '../schemas/snapshot.js';
+import { parseBody } from './body.js';
+import { ApiError, invalid } from './errors.js';
+
+export async function readRequest<S extends z.ZodTypeAny>(c: Context, schema: S): Promise<z.infer<S>> {
+  const body = parseBody(await c.req.text(), c.req.header('content-type'));
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw invalid(parsed.error.issues.map((i: z.core.$ZodIssue): ValidationIssue => ({ path: formatPath('$', i.path), message: i.message })));
+  return parsed.data;
+}
+
+export function clusterFrom(snapshot: unknown, base = '$.snapshot'): Cluster {
+  if (snapshot === undefined) throw invalid([{ path: base, message: 'a snapshot is required' }]);
+  const parsed = parseSnapshot(snapshot, base);
+  if (!parsed.ok) throw invalid(parsed.issues);
+  return buildCluster(parsed.snapshot);
+}

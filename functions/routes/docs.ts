@@ -1,0 +1,40 @@
+// GET /openapi.json and GET /docs: the machine contract and a page for people, both built
+// from the same route declarations.
+import type { OpenAPIHono } from '@hono/zod-openapi';
+
+const esc = (s: string) => s.replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]!);
+
+type Doc = { info: { title: string; version: string; description?: string }; paths: Record<string, Record<string, { summary?: string; description?: string; responses: Record<string, { description: string }> }>> };
+
+export function renderDocsPage(doc: Doc): string {
+  const ops = Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => {
+      const statuses = Object.entries(op.responses)
+        .map(([code, r]) => `<li><code>${esc(code)}</code> ${esc(r.description)}</li>`)
+        .join('');
+      return `<section><h2><code>${method.toUpperCase()} ${esc(path)}</code></h2><p><strong>${esc(op.summary ?? '')}</strong></p><p>${esc(op.description ?? '')}</p><ul>${statuses}</ul></section>`;
+    }),
+  );
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(doc.info.title)}</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}code,pre{background:#f4f4f4;padding:.1em .3em;border-radius:3px}pre{padding:1em;overflow:auto}section{border-top:1px solid #ddd;margin-top:1.5rem}</style></head>
+<body><h1>${esc(doc.info.title)} <small>${esc(doc.info.version)}</small></h1><p>${esc(doc.info.description ?? '')}</p>
+<p>Machine-readable contract: <a href="/openapi.json"><code>/openapi.json</code></a> (OpenAPI 3.1).</p>
+<h2>Example</h2><pre>curl -s localhost:8787/v1/verdicts -H 'content-type: application/json' \\
+  -d @examples/verdicts-request.json</pre>
+${ops.join('\n')}</body></html>`;
+}
+
+export const OPENAPI_INFO = {
+  title: 'netpolc',
+  version: '0.1.0',
+  description:
+    'Network-policy compilation API. Reads a Kubernetes cluster snapshot (Namespaces, Pods, Nodes, Services; NetworkPolicy networking.k8s.io/v1 and the legacy extensions/v1beta1 proposal form; AdminNetworkPolicy/BaselineAdminNetworkPolicy v1alpha1; ClusterNetworkPolicy v1alpha2) and answers verdicts with their decision chain.',
+};
+
+export function docsRoutes(app: OpenAPIHono): void {
+  const document = () => app.getOpenAPI31Document({ openapi: '3.1.0', info: OPENAPI_INFO });
+  app.get('/openapi.json', (c) => c.json(document()));
+  app.get('/docs', (c) => c.html(renderDocsPage(document() as unknown as Doc)));
+  app.get('/', (c) => c.redirect('/docs'));
+  app.get('/healthz', (c) => c.json({ ok: true }));
+}

@@ -1,0 +1,22 @@
+// Response declarations every route shares, so each route declares all of its statuses.
+import type { z } from '@hono/zod-openapi';
+
+export function jsonBody(schema: z.ZodTypeAny) {
+  return {
+    required: true,
+    content: {
+      'application/json': { schema },
+      'application/yaml': { schema: { type: 'string' as const, description: 'the same body as YAML; extra documents with `kind` are appended to the snapshot' } },
+    },
+  };
+}
+
+export function errorResponses(schema: z.ZodTypeAny) {
+  const json = { 'application/json': { schema } };
+  return {
+    400: { description: 'malformed JSON or YAML', content: json },
+    413: { description: 'body over the size limit (MAX_BODY_BYTES, 64 MiB by default)', content: json },
+    415: { description: 'content-type other than JSON or YAML', content: json },
+    422: { description: 'schema violations: `issues` lists each with its JSON path and object', content: json },
+  };
+}

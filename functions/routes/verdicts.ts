@@ -1,0 +1,53 @@
+// POST /v1/verdicts: can A reach B, and why.
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { evaluate } from '../../core/evaluate/engine.js';
+import { FlowError, resolveFlow } from '../../core/evaluate/resolve.js';
+import { describeEndpoint, type Endpoint } from '../../core/evaluate/endpoint.js';
+import { formatIp } from '../../core/net/ip.js';
+import { ErrorSchema, VerdictsRequestSchema, VerdictsResponseSchema } from '../../schemas/api/verdicts.js';
+import type { ValidationIssue } from '../../schemas/snapshot.js';
+import { invalid } from '../errors.js';
+import { clusterFrom, readRequest } from '../request.js';
+import { errorResponses, jsonBody } from './openapi-helpers.js';
+
+function endpointName(e: Endpoint): string {
+  if (e.kind === 'pod') return e.pod.key;
+  if (e.kind === 'node' && e.hostPod) return e.hostPod.key;
+  return e.ip ? formatIp(e.ip.family, e.ip.value) : describeEndpoint(e);
+}
+
+export function verdictRoutes(app: OpenAPIHono): void {
+  app.openAPIRegistry.registerPath({
+    method: 'post',
+    path: '/v1/verdicts',
+    summary: 'Can A reach B on port/protocol, with the decision chain of both sides',
+    description:
+      'Each side is evaluated through the tiers Admin (AdminNetworkPolicy, Admin-tier ClusterNetworkPolicy) → NetworkPolicy → Baseline (BaselineAdminNetworkPolicy, Baseline-tier ClusterNetworkPolicy) → default allow. A flow is allowed iff the egress side of the source and the ingress side of the destination allow it. Bodies may be JSON or YAML (application/yaml, multi-document).',
+    request: { body: jsonBody(VerdictsRequestSchema) },
+    responses: { 200: { description: 'verdicts in request order', content: { 'application/json': { schema: VerdictsResponseSchema } } }, ...errorResponses(ErrorSchema) },
+  });
+
+  app.post('/v1/verdicts', async (c) => {
+    const req = await readRequest(c, VerdictsRequestSchema);
+    const cluster = clusterFrom(req.snapshot);
+    const issues: ValidationIssue[] = [];
+    const flows = req.flows.map((f, i) => {
+      try {
+        return resolveFlow(cluster, f);
+      } catch (e) {
+        if (!(e instanceof FlowError)) throw e;
+        issues.push({ path: `$.flows[${i}].${e.field}`, message: e.message });
+        return null;
+      }
+    });
+    if (issues.length > 0) throw invalid(issues);
+    const verdicts = flows.map((f) => {
+      const flow = f!;
+      return {
+        ...evaluate(cluster, flow),
+        flow: { from: endpointName(flow.from), to: endpointName(flow.to), port: flow.port, protocol: flow.protocol, ipFamily: flow.family === 4 ? 'IPv4' : flow.family === 6 ? 'IPv6' : null },
+      };
+    });
+    return c.json({ verdicts, warnings: cluster.warnings });
+  });
+}

@@ -1,0 +1,116 @@
+// Request and response bodies of POST /v1/verdicts and POST /v1/matrix.
+import { z } from '@hono/zod-openapi';
+import { LabelSelectorSchema, PortName, PortNumber, Protocol } from '../k8s/meta.js';
+import { ValidationIssueSchema } from '../snapshot.js';
+
+export const API_LIMITS = {
+  /** Request body size; override with MAX_BODY_BYTES. */
+  maxBodyBytes: 64 * 1024 * 1024,
+  flowsPerRequest: 10_000,
+  /** pods × pods × ports in one matrix. */
+  matrixCells: 1_000_000,
+} as const;
+
+export const EndpointRefSchema = z
+  .union([
+    z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'must be "namespace/pod"'),
+    z.object({ pod: z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'must be "namespace/pod"') }),
+    z.object({ ip: z.string().min(1) }),
+  ])
+  .transform((v) => (typeof v === 'string' ? { pod: v } : v))
+  .openapi({ description: '"namespace/pod", {"pod": "namespace/pod"} or {"ip": "…"} (an IP that belongs to a pod or a node is that pod or node)', example: 'x/a' });
+
+export const FlowRequestSchema = z.object({
+  from: EndpointRefSchema,
+  to: EndpointRefSchema,
+  port: z.union([PortNumber, PortName]).openapi({ description: 'a number, or a named port of the destination pod', example: 80 }),
+  protocol: Protocol.default('TCP'),
+  ipFamily: z.enum(['IPv4', 'IPv6']).optional().openapi({ description: "default: the destination's primary family that the source also has" }),
+});
+export type FlowRequest = z.infer<typeof FlowRequestSchema>;
+
+const SnapshotField = z.unknown().openapi({
+  description: 'A Kubernetes List ({"kind": "List", "items": [...]}), {"items": [...]} or an array of objects, as `kubectl get … -o json` prints them',
+  example: { apiVersion: 'v1', kind: 'List', items: [] },
+});
+
+export const VerdictsRequestSchema = z.object({
+  snapshot: SnapshotField,
+  flows: z.array(FlowRequestSchema).min(1, 'must have at least 1 flow').max(API_LIMITS.flowsPerRequest, `at most ${API_LIMITS.flowsPerRequest} flows per request`),
+});
+export type VerdictsRequest = z.infer<typeof VerdictsRequestSchema>;
+
+const PolicyRefSchema = z.object({ apiVersion: z.string(), kind: z.string(), name: z.string(), namespace: z.string().optional() });
+const RuleRefSchema = z.object({ index: z.number().int(), name: z.string().optional() });
+const TierSchema = z.enum(['admin', 'networkpolicy', 'baseline', 'default']);
+
+export const TraceStepSchema = z.object({
+  tier: TierSchema,
+  outcome: z.enum(['allow', 'deny', 'pass', 'no-match']),
+  policy: PolicyRefSchema.optional(),
+  rule: RuleRefSchema.optional(),
+  message: z.string(),
+});
+
+export const SideVerdictSchema = z
+  .object({
+    allowed: z.boolean(),
+    tier: TierSchema.openapi({ description: 'the tier that decided' }),
+    policy: PolicyRefSchema.nullable(),
+    rule: RuleRefSchema.nullable(),
+    trace: z.array(TraceStepSchema).openapi({ description: 'every tier consulted, in order, and what it said' }),
+  })
+  .openapi('SideVerdict');
+
+export const VerdictSchema = z
+  .object({
+    allowed: z.boolean(),
+    reason: z.enum(['loopback', 'node-local']).optional(),
+    egress: SideVerdictSchema.nullable().openapi({ description: 'null where the source is not a policy-subject pod' }),
+    ingress: SideVerdictSchema.nullable().openapi({ description: 'null where the destination is not a policy-subject pod' }),
+    flow: z.object({ from: z.string(), to: z.string(), port: z.number().int(), protocol: Protocol, ipFamily: z.enum(['IPv4', 'IPv6']).nullable() }),
+  })
+  .openapi('Verdict');
+
+export const VerdictsResponseSchema = z.object({ verdicts: z.array(VerdictSchema), warnings: z.array(z.string()) });
+
+export const MatrixRequestSchema = z.object({
+  snapshot: SnapshotField,
+  ports: z
+    .array(z.object({ port: PortNumber, protocol: Protocol.default('TCP') }))
+    .min(1)
+    .max(64)
+    .default([{ port: 80, protocol: 'TCP' }]),
+  pods: z
+    .object({
+      namespaces: z.array(z.string()).optional(),
+      selector: LabelSelectorSchema.optional(),
+      names: z.array(z.string()).optional().openapi({ description: '"namespace/pod" keys' }),
+    })
+    .optional()
+    .openapi({ description: 'which pods form the rows and columns (all policy-subject pods by default)' }),
+  ipFamily: z.enum(['IPv4', 'IPv6']).optional(),
+});
+export type MatrixRequest = z.infer<typeof MatrixRequestSchema>;
+
+export const MatrixResponseSchema = z.object({
+  pods: z.array(z.string()),
+  results: z.array(
+    z.object({
+      port: z.number().int(),
+      protocol: Protocol,
+      allowed: z.array(z.array(z.boolean())).openapi({ description: 'allowed[i][j]: pods[i] → pods[j]' }),
+      counts: z.object({ allowed: z.number().int(), denied: z.number().int() }),
+      table: z.string().openapi({ description: 'the truth table as upstream e2e prints it: "." allowed, "X" denied' }),
+    }),
+  ),
+  warnings: z.array(z.string()),
+});
+
+export const ErrorSchema = z
+  .object({
+    error: z.string().openapi({ example: 'invalid' }),
+    message: z.string(),
+    issues: z.array(ValidationIssueSchema).optional(),
+  })
+  .openapi('Error');
