@@ -60,13 +60,14 @@ export function cidrHasHostBits(text: string): boolean {
 }
 
 export function formatIp(family: Family, value: bigint): string {
-  if (family === 4) return IPv4.fromNumber(value).toString();
-  return compressIpv6(IPv6.fromBigInt(value).toString());
+  if (family === 4) return [24n, 16n, 8n, 0n].map((s) => Number((value >> s) & 255n)).join('.');
+  const groups: string[] = [];
+  for (let s = 112n; s >= 0n; s -= 16n) groups.push(((value >> s) & 0xffffn).toString(16));
+  return compressIpv6(groups);
 }
 
-/** RFC 5952 text: lower case, longest zero run compressed. */
-function compressIpv6(expanded: string): string {
-  const groups = expanded.split(':').map((g) => g.replace(/^0+(?=.)/, '').toLowerCase());
+/** RFC 5952 text: lower case, no leading zeros, the longest run (≥2) of zero groups as "::". */
+function compressIpv6(groups: string[]): string {
   let bestStart = -1;
   let bestLen = 1;
   for (let i = 0; i < groups.length; ) {

@@ -1,0 +1,93 @@
+// Address and CIDR arithmetic against brute force and independent oracles.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { formatIp, parseCidr, parseIp, rangeContains, rangeToCidrs, type IpRange } from '../../core/net/ip.js';
+
+const v4 = (n: number) => [24, 16, 8, 0].map((s) => (n >>> s) & 255).join('.');
+
+describe('parseCidr', () => {
+  it('masks host bits like net.ParseCIDR and bounds the block', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.integer({ min: 0, max: 32 }), (addr, prefix) => {
+        const r = parseCidr(`${v4(addr)}/${prefix}`)!;
+        const size = 2 ** (32 - prefix);
+        const lo = Math.floor(addr / size) * size;
+        expect(r).toEqual({ family: 4, lo: BigInt(lo), hi: BigInt(lo + size - 1) });
+      }),
+    );
+  });
+
+  it('parses IPv6 blocks', () => {
+    expect(parseCidr('fd00::1/64')).toEqual({ family: 6, lo: 0xfd00n << 112n, hi: (0xfd00n << 112n) + (1n << 64n) - 1n });
+    expect(parseCidr('::/0')).toEqual({ family: 6, lo: 0n, hi: (1n << 128n) - 1n });
+  });
+
+  it('rejects what is not a CIDR', () => {
+    for (const bad of ['10.0.0.0', '10.0.0.0/33', '10.0.0/8', '010.0.0.0/8', 'fd00::/129', 'x/8', '10.0.0.0/-1', '10.0.0.0/ 8', '']) expect(parseCidr(bad), bad).toBeNull();
+  });
+});
+
+describe('formatIp', () => {
+  it('round-trips IPv4', () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), (n) => { expect(formatIp(4, parseIp(v4(n))!.value)).toBe(v4(n)); }));
+  });
+
+  it('writes IPv6 as the WHATWG URL parser canonicalises it (RFC 5952 compression)', () => {
+    const group = fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 0, max: 0xffff }));
+    fc.assert(
+      fc.property(fc.array(group, { minLength: 8, maxLength: 8 }), (groups) => {
+        const text = groups.map((g) => g.toString(16)).join(':');
+        const value = groups.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n);
+        const oracle = new URL(`http://[${text}]/`).hostname.slice(1, -1);
+        expect(formatIp(6, value)).toBe(oracle);
+        expect(parseIp(oracle)!.value).toBe(value);
+      }),
+    );
+  });
+});
+
+describe('rangeToCidrs', () => {
+  it('covers exactly the range with disjoint aligned blocks, no more blocks than 2·bits', () => {
+    const base = 0x0a000000; // 10.0.0.0: enumerate inside a /20 so brute force stays cheap
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4095 }), fc.integer({ min: 0, max: 4095 }), (a, b) => {
+        const lo = base + Math.min(a, b);
+        const hi = base + Math.max(a, b);
+        const blocks = rangeToCidrs({ family: 4, lo: BigInt(lo), hi: BigInt(hi) }).map((c) => parseCidr(c)!);
+        let next = BigInt(lo);
+        for (const blk of blocks) {
+          expect(blk.lo).toBe(next);
+          expect((blk.lo & (blk.hi - blk.lo)) === 0n).toBe(true);
+          next = blk.hi + 1n;
+        }
+        expect(next).toBe(BigInt(hi) + 1n);
+        expect(blocks.length).toBeLessThanOrEqual(2 * 32);
+      }),
+    );
+  });
+
+  it('splits the Kuryr example the way the seed says', () => {
+    // kuryr-network-policy-spec: "1.1.1.0/24 except 1.1.1.0/26" → 1.1.1.64/26 and 1.1.1.128/25.
+    expect(rangeToCidrs({ family: 4, lo: parseIp('1.1.1.64')!.value, hi: parseIp('1.1.1.255')!.value })).toEqual(['1.1.1.64/26', '1.1.1.128/25']);
+  });
+
+  it('handles the whole IPv6 space', () => {
+    expect(rangeToCidrs({ family: 6, lo: 0n, hi: (1n << 128n) - 1n })).toEqual(['::/0']);
+  });
+});
+
+describe('cidr minus excepts (ipBlock) membership', () => {
+  it('equals brute force with several overlapping excepts', () => {
+    const prefix = fc.integer({ min: 24, max: 32 });
+    const block = fc.tuple(fc.integer({ min: 0, max: 255 }), prefix).map(([host, p]) => parseCidr(`192.168.7.${host}/${p}`)!);
+    fc.assert(
+      fc.property(fc.integer({ min: 20, max: 24 }), fc.array(block, { maxLength: 5 }), fc.integer({ min: 0, max: 1023 }), (cidrPrefix, excepts, probe) => {
+        const cidr = parseCidr(`192.168.4.0/${cidrPrefix}`)!;
+        const ip = { family: 4 as const, value: parseIp('192.168.4.0')!.value + BigInt(probe) };
+        const inside = (r: IpRange) => r.lo <= ip.value && ip.value <= r.hi;
+        const expected = inside(cidr) && !excepts.some(inside);
+        expect(rangeContains(cidr, ip) && !excepts.some((e) => rangeContains(e, ip))).toBe(expected);
+      }),
+    );
+  });
+});
