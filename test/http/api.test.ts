@@ -1,0 +1,138 @@
+// The HTTP contract, in-process through app.request(): verdicts, matrix, docs, input forms.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../functions/app.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const example = JSON.parse(readFileSync(join(ROOT, 'examples', 'verdicts-request.json'), 'utf8'));
+const app = createApp({ logError: (e) => { throw e; } });
+
+const post = (path: string, body: unknown, type = 'application/json') =>
+  app.request(path, { method: 'POST', headers: { 'content-type': type }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+describe('POST /v1/verdicts', () => {
+  it('answers the README example with both decision chains', async () => {
+    const res = await post('/v1/verdicts', example);
+    expect(res.status).toBe(200);
+    const { verdicts, warnings } = (await res.json()) as { verdicts: any[]; warnings: string[] };
+    expect(warnings).toEqual([]);
+    expect(verdicts.map((v) => v.allowed)).toEqual([true, false, true, false, true]);
+
+    // shop/web → shop/db 5432: Admin passes shop traffic down, the NetworkPolicy allows it.
+    expect(verdicts[0].ingress).toMatchObject({ allowed: true, tier: 'networkpolicy', policy: { kind: 'NetworkPolicy', namespace: 'shop', name: 'db-from-web' }, rule: { index: 0 } });
+    expect(verdicts[0].ingress.trace.map((t: any) => `${t.tier}:${t.outcome}`)).toEqual(['admin:pass', 'networkpolicy:allow']);
+    expect(verdicts[0].egress).toMatchObject({ allowed: true, tier: 'default', policy: null, rule: null });
+
+    // payments/api → shop/db on the named port: isolated by the NetworkPolicy, no rule matches.
+    expect(verdicts[1].flow).toEqual({ from: 'payments/api', to: 'shop/db', port: 5432, protocol: 'TCP', ipFamily: 'IPv4' });
+    expect(verdicts[1].ingress).toMatchObject({ allowed: false, tier: 'networkpolicy', policy: null });
+
+    // monitoring → shop/db: Admin Allow is final.
+    expect(verdicts[2].ingress).toMatchObject({ tier: 'admin', rule: { index: 0, name: 'allow-monitoring' } });
+
+    // shop/web → payments/api: Pass → no NetworkPolicy → Baseline Deny (the README's excerpt).
+    expect(verdicts[3].ingress.trace.map((t: any) => t.message)).toEqual([
+      'Pass by AdminNetworkPolicy tenant-guardrails rule 1 "delegate-shop"',
+      'no NetworkPolicy selects the pod for ingress',
+      'Deny by BaselineAdminNetworkPolicy default rule 0 "deny-other-namespaces"',
+    ]);
+    expect(verdicts[3].ingress.policy).toEqual({ apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'BaselineAdminNetworkPolicy', name: 'default' });
+
+    // An external address has no egress side.
+    expect(verdicts[4].egress).toBeNull();
+    expect(verdicts[4].flow.from).toBe('203.0.113.7');
+  });
+
+  it('reports loopback and node-local with their reason and no sides', async () => {
+    const res = await post('/v1/verdicts', {
+      snapshot: example.snapshot,
+      flows: [
+        { from: 'shop/db', to: 'shop/db', port: 5432 },
+        { from: { ip: '172.18.0.3' }, to: 'shop/db', port: 5432 },
+        { from: { ip: '172.18.0.2' }, to: 'shop/db', port: 5432 },
+      ],
+    });
+    const { verdicts } = (await res.json()) as { verdicts: any[] };
+    expect(verdicts[0]).toMatchObject({ allowed: true, reason: 'loopback', egress: null, ingress: null });
+    expect(verdicts[1]).toMatchObject({ allowed: true, reason: 'node-local', egress: null, ingress: null });
+    // node-1 is not shop/db's node: evaluated, and the NetworkPolicy isolates shop/db.
+    expect(verdicts[2]).toMatchObject({ allowed: false, egress: null, ingress: { tier: 'networkpolicy' } });
+  });
+
+  it('evaluates the family asked for', async () => {
+    const res = await post('/v1/verdicts', { snapshot: example.snapshot, flows: [{ from: 'shop/web', to: 'shop/db', port: 5432, ipFamily: 'IPv6' }] });
+    const { verdicts } = (await res.json()) as { verdicts: any[] };
+    expect(verdicts[0].flow.ipFamily).toBe('IPv6');
+    expect(verdicts[0].allowed).toBe(true);
+  });
+
+  it('accepts multi-document YAML: the request document plus snapshot objects', async () => {
+    const docs = [stringify({ flows: [{ from: 'payments/api', to: 'shop/db', port: 'postgres' }] }), ...example.snapshot.items.map((o: unknown) => stringify(o))];
+    const res = await post('/v1/verdicts', docs.join('---\n'), 'application/yaml');
+    expect(res.status).toBe(200);
+    const { verdicts } = (await res.json()) as { verdicts: any[] };
+    expect(verdicts[0].allowed).toBe(false);
+  });
+
+  it('accepts the snapshot as {items} or as a bare array', async () => {
+    for (const snapshot of [{ items: example.snapshot.items }, example.snapshot.items]) {
+      const res = await post('/v1/verdicts', { snapshot, flows: [example.flows[0]] });
+      expect(res.status).toBe(200);
+    }
+  });
+});
+
+describe('POST /v1/matrix', () => {
+  it('returns truth tables with counts, rows are sources', async () => {
+    const res = await post('/v1/matrix', { snapshot: example.snapshot, ports: [{ port: 5432 }, { port: 9187, protocol: 'TCP' }] });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { pods: string[]; results: any[] };
+    expect(body.pods).toEqual(['monitoring/prometheus', 'payments/api', 'shop/db', 'shop/web']);
+    const [pg, metrics] = body.results;
+    const cell = (r: any, from: string, to: string) => r.allowed[body.pods.indexOf(from)][body.pods.indexOf(to)];
+    expect(cell(pg, 'shop/web', 'shop/db')).toBe(true);
+    expect(cell(pg, 'payments/api', 'shop/db')).toBe(false);
+    expect(cell(metrics, 'monitoring/prometheus', 'shop/db')).toBe(true);
+    expect(cell(metrics, 'shop/web', 'shop/db')).toBe(false);
+    expect(pg.counts.allowed + pg.counts.denied).toBe(16);
+    expect(pg.table.split('\n')[0]).toBe('-\tmonitoring/prometheus\tpayments/api\tshop/db\tshop/web');
+  });
+
+  it('filters pods and refuses oversized matrices with a 422 naming $.pods', async () => {
+    const filtered = await post('/v1/matrix', { snapshot: example.snapshot, pods: { namespaces: ['shop'] } });
+    expect(((await filtered.json()) as { pods: string[] }).pods).toEqual(['shop/db', 'shop/web']);
+    const pods = Array.from({ length: 130 }, (_, i) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${i}`, namespace: 'big' }, status: { phase: 'Running', podIP: `10.9.${i >> 8}.${i & 255}` } }));
+    const ports = Array.from({ length: 64 }, (_, i) => ({ port: i + 1 }));
+    const big = await post('/v1/matrix', { snapshot: pods, ports });
+    expect(big.status).toBe(422);
+    const body = (await big.json()) as { issues: { path: string; message: string }[] };
+    expect(body.issues[0]!.path).toBe('$.pods');
+    expect(body.issues[0]!.message).toContain('130 pods × 130 × 64 ports = 1081600 cells');
+  });
+});
+
+describe('documentation', () => {
+  it('serves an OpenAPI 3.1 document declaring every route and error status', async () => {
+    const doc = (await (await app.request('/openapi.json')).json()) as any;
+    expect(doc.openapi).toBe('3.1.0');
+    for (const path of ['/v1/verdicts', '/v1/matrix']) {
+      expect(Object.keys(doc.paths[path].post.responses).sort()).toEqual(['200', '400', '413', '415', '422']);
+    }
+  });
+
+  it('serves a docs page for people', async () => {
+    const res = await app.request('/docs');
+    expect(res.headers.get('content-type')).toContain('text/html');
+    const html = await res.text();
+    expect(html).toContain('POST /v1/verdicts');
+    expect(html).toContain('/openapi.json');
+  });
+
+  it('answers unknown routes with a JSON 404', async () => {
+    const res = await app.request('/v2/nothing');
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: 'not_found' });
+  });
+});
