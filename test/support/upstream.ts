@@ -11,7 +11,7 @@ export interface Probe {
   protocol: 'TCP' | 'UDP' | 'SCTP';
   default?: boolean;
   set?: { from: string; to: string; allowed: boolean }[];
-  pairs?: { from: EndpointRef; to: EndpointRef; allowed: boolean }[];
+  pairs?: { from: EndpointRef; to: EndpointRef; allowed: boolean; upstreamExpected?: boolean; disagreement?: string }[];
 }
 
 export interface Step {

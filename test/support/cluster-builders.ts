@@ -1,0 +1,156 @@
+// Small builders for hand-written test clusters: Kubernetes objects as `kubectl get -o json`
+// prints them (only the fields policy evaluation reads), YAML fixture loading, and a one-call
+// path from objects to a verdict through the real entry points
+// (parseSnapshot → buildCluster → resolveFlow → evaluate).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { buildCluster, type Cluster } from '../../core/cluster.js';
+import { evaluate, type SideVerdict, type TraceTier, type Verdict } from '../../core/evaluate/engine.js';
+import { resolveFlow, type EndpointSpec } from '../../core/evaluate/resolve.js';
+import { formatIp } from '../../core/net/ip.js';
+import type { Protocol } from '../../core/policy/model.js';
+import { parseSnapshot } from '../../schemas/snapshot.js';
+
+export type { Protocol };
+export type Labels = Record<string, string>;
+
+/** A Kubernetes object as it appears in a snapshot. */
+export interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Labels; annotations?: Record<string, string>; [k: string]: unknown };
+  [k: string]: unknown;
+}
+
+export function namespace(name: string, opts: { labels?: Labels; annotations?: Record<string, string> } = {}): K8sObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name, ...(opts.labels ? { labels: opts.labels } : {}), ...(opts.annotations ? { annotations: opts.annotations } : {}) },
+  };
+}
+
+/** A node with one InternalIP per address given. */
+export function node(name: string, ...internalIPs: string[]): K8sObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: { 'kubernetes.io/hostname': name } },
+    status: { addresses: [...internalIPs.map((address) => ({ type: 'InternalIP', address })), { type: 'Hostname', address: name }] },
+  };
+}
+
+export interface ContainerPort {
+  containerPort: number;
+  name?: string;
+  protocol?: Protocol;
+}
+
+export interface PodOptions {
+  /** One address or several (status.podIPs order, primary first). */
+  ip: string | string[];
+  node: string;
+  labels?: Labels;
+  /** Ports of a single container named "main"; use `containers` for more. */
+  ports?: ContainerPort[];
+  containers?: { name: string; ports?: ContainerPort[] }[];
+  hostNetwork?: boolean;
+}
+
+/** A Running pod; `key` is "namespace/name". */
+export function pod(key: string, opts: PodOptions): K8sObject {
+  const [ns, name] = splitKey(key);
+  const ips = Array.isArray(opts.ip) ? opts.ip : [opts.ip];
+  const containers = opts.containers ?? [{ name: 'main', ...(opts.ports ? { ports: opts.ports } : {}) }];
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: ns, ...(opts.labels ? { labels: opts.labels } : {}) },
+    spec: { nodeName: opts.node, containers, ...(opts.hostNetwork ? { hostNetwork: true } : {}) },
+    status: { phase: 'Running', podIP: ips[0], podIPs: ips.map((ip) => ({ ip })) },
+  };
+}
+
+/** A networking.k8s.io/v1 NetworkPolicy; `key` is "namespace/name". */
+export function networkPolicy(key: string, spec: Record<string, unknown>): K8sObject {
+  const [ns, name] = splitKey(key);
+  return { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name, namespace: ns }, spec };
+}
+
+function splitKey(key: string): [string, string] {
+  const i = key.indexOf('/');
+  if (i <= 0 || i === key.length - 1) throw new Error(`expected "namespace/name", got "${key}"`);
+  return [key.slice(0, i), key.slice(i + 1)];
+}
+
+export const SEED_FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'seeds');
+
+/** Every document of a YAML file (relative to test/fixtures/seeds unless absolute). */
+export function loadYaml(file: string): K8sObject[] {
+  const path = file.startsWith('/') ? file : join(SEED_FIXTURES, file);
+  const docs = parseAllDocuments(readFileSync(path, 'utf8'));
+  const out: K8sObject[] = [];
+  for (const doc of Array.isArray(docs) ? docs : [docs]) {
+    if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join('; ')}`);
+    const value = doc.toJS() as K8sObject | null;
+    if (value !== null && value !== undefined) out.push(value);
+  }
+  return out;
+}
+
+/** A deep copy with `edit` applied, for variants of a fixture object. */
+export function variant<T>(obj: T, edit: (copy: T) => void): T {
+  const copy = structuredClone(obj);
+  edit(copy);
+  return copy;
+}
+
+/** Parses and indexes objects as the API does; throws with the schema issues if they are invalid. */
+export function clusterOf(objects: readonly unknown[]): Cluster {
+  const parsed = parseSnapshot({ kind: 'List', items: objects });
+  if (!parsed.ok) throw new Error(`snapshot invalid:\n${JSON.stringify(parsed.issues, null, 2)}`);
+  return buildCluster(parsed.snapshot);
+}
+
+/**
+ * An endpoint in test notation: "ns/pod" is a pod, "node:NAME" is that node's first
+ * InternalIP, anything else is an address.
+ */
+export function endpointSpec(cluster: Cluster, ref: string): EndpointSpec {
+  if (ref.startsWith('node:')) {
+    const n = cluster.nodeByName.get(ref.slice(5));
+    const ip = n?.ips[0];
+    if (!n || !ip) throw new Error(`no node with an address named "${ref.slice(5)}"`);
+    return { ip: formatIp(ip.family, ip.value) };
+  }
+  if (ref.includes('/')) return { pod: ref };
+  return { ip: ref };
+}
+
+/** The verdict for one flow, through resolveFlow and evaluate. */
+export function verdict(cluster: Cluster, from: string, to: string, port: number | string, protocol: Protocol = 'TCP'): Verdict {
+  return evaluate(cluster, resolveFlow(cluster, { from: endpointSpec(cluster, from), to: endpointSpec(cluster, to), port, protocol }));
+}
+
+/** One line per side: the decision chain, for failure messages. */
+export function explain(v: Verdict): string {
+  if (v.reason) return `allowed (${v.reason})`;
+  const side = (name: string, s: SideVerdict | null) => (s ? `${name}: ${s.trace.map((t) => t.message).join(' → ')}` : `${name}: not evaluated`);
+  return `${v.allowed ? 'allowed' : 'denied'} | ${side('egress', v.egress)} | ${side('ingress', v.ingress)}`;
+}
+
+/** Which tier (and policy, by name) decided one side, and which policy passed it down, if any. */
+export interface Decided {
+  tier: TraceTier;
+  /** Name of the deciding policy; null when no policy decided (default allow, NetworkPolicy isolation). */
+  policy?: string | null;
+  /** Name of the Admin-tier policy whose Pass rule sent the flow down. */
+  passedBy?: string;
+}
+
+export function decidedBy(s: SideVerdict | null): Decided | null {
+  if (!s) return null;
+  const pass = s.trace.find((t) => t.outcome === 'pass');
+  return { tier: s.tier, policy: s.policy?.name ?? null, ...(pass?.policy ? { passedBy: pass.policy.name } : {}) };
+}
