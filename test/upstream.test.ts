@@ -6,11 +6,22 @@ import { parseSnapshot } from '../schemas/snapshot.js';
 import { buildCluster } from '../core/cluster.js';
 import { evaluate } from '../core/evaluate/engine.js';
 import { resolveFlow, type EndpointSpec } from '../core/evaluate/resolve.js';
+import { compile } from '../core/compile/compile.js';
+import { IrSimulator } from '../core/compile/simulate.js';
+import { formatIp, parseIp } from '../core/net/ip.js';
+import type { Cluster } from '../core/cluster.js';
 import { expectations, FIXTURES, loadSuite, probedPods, replay, type EndpointRef, type Family } from './support/upstream.js';
 
 const SUITES = ['k8s-e2e-netpol', 'npapi-v1alpha1', 'npapi-v1alpha2'].filter((s) => existsSync(join(FIXTURES, s, 'base.json')));
 
 const spec = (e: EndpointRef): EndpointSpec => (typeof e === 'string' ? { pod: e } : { ip: e.ip });
+
+/** The address a probe endpoint has in a family, as the dataplane sees it. */
+function address(cluster: Cluster, e: EndpointRef, family: Family): string | null {
+  if (typeof e !== 'string') return formatIp(parseIp(e.ip)!.family, parseIp(e.ip)!.value);
+  const ip = cluster.podByKey.get(e)?.ips.find((i) => i.family === (family === 'IPv4' ? 4 : 6));
+  return ip ? formatIp(ip.family, ip.value) : null;
+}
 
 /** Pairs where the port records upstream expecting otherwise than the API text says. */
 function disagreements(folder: string): string[] {
@@ -39,6 +50,7 @@ for (const folder of SUITES) {
             const parsed = parseSnapshot({ items: objects });
             if (!parsed.ok) throw new Error(`step ${index}: snapshot invalid: ${JSON.stringify(parsed.issues.slice(0, 5), null, 2)}`);
             const cluster = buildCluster(parsed.snapshot);
+            const sim = new IrSimulator(compile(cluster).ir);
             const pods = probedPods(objects);
             for (const probe of step.probes) {
               for (const exp of expectations(probe, pods, objects, family)) {
@@ -48,6 +60,15 @@ for (const folder of SUITES) {
                 if (v.allowed !== exp.allowed) {
                   const why = [v.egress && `egress: ${v.egress.trace.map((t) => t.message).join(' → ')}`, v.ingress && `ingress: ${v.ingress.trace.map((t) => t.message).join(' → ')}`].filter(Boolean).join(' | ');
                   failures.push(`step ${index} ${JSON.stringify(exp.from)} → ${JSON.stringify(exp.to)} ${exp.port}/${exp.protocol}: expected ${exp.allowed ? 'allow' : 'deny'}, got ${v.allowed ? 'allow' : 'deny'} (${v.reason ?? why})`);
+                }
+                // The compiled tables must say the same (issue: "Every upstream-derived case … through the compiled IR").
+                const src = address(cluster, exp.from, family);
+                const dst = address(cluster, exp.to, family);
+                if (src && dst) {
+                  const s = sim.simulate(src, dst, exp.protocol, exp.port);
+                  if (s.allowed !== exp.allowed) {
+                    failures.push(`IR step ${index} ${src} → ${dst} ${exp.port}/${exp.protocol}: expected ${exp.allowed ? 'allow' : 'deny'}, tables say ${s.allowed ? 'allow' : 'deny'} (egress ${s.egress?.table} rule ${s.egress?.index}, ingress ${s.ingress?.table} rule ${s.ingress?.index})`);
+                  }
                 }
               }
             }

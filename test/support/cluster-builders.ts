@@ -4,6 +4,7 @@
 // (parseSnapshot → buildCluster → resolveFlow → evaluate).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { buildCluster, type Cluster } from '../../core/cluster.js';
 import { evaluate, type SideVerdict, type TraceTier, type Verdict } from '../../core/evaluate/engine.js';
@@ -140,17 +141,77 @@ export function explain(v: Verdict): string {
   return `${v.allowed ? 'allowed' : 'denied'} | ${side('egress', v.egress)} | ${side('ingress', v.ingress)}`;
 }
 
-/** Which tier (and policy, by name) decided one side, and which policy passed it down, if any. */
+/** Which tier (and policy, by name) decided one side, and which policy passed it down. */
 export interface Decided {
   tier: TraceTier;
   /** Name of the deciding policy; null when no policy decided (default allow, NetworkPolicy isolation). */
-  policy?: string | null;
-  /** Name of the Admin-tier policy whose Pass rule sent the flow down. */
-  passedBy?: string;
+  policy: string | null;
+  /** Name of the policy whose Pass rule sent the flow to a lower tier; null if none did. */
+  passedBy: string | null;
 }
 
 export function decidedBy(s: SideVerdict | null): Decided | null {
   if (!s) return null;
   const pass = s.trace.find((t) => t.outcome === 'pass');
-  return { tier: s.tier, policy: s.policy?.name ?? null, ...(pass?.policy ? { passedBy: pass.policy.name } : {}) };
+  return { tier: s.tier, policy: s.policy?.name ?? null, passedBy: pass?.policy?.name ?? null };
+}
+
+/** One expected verdict. Endpoints use the notation of `endpointSpec`. */
+export interface FlowCase {
+  from: string;
+  to: string;
+  port: number | string;
+  protocol: Protocol;
+  allowed: boolean;
+  /** Why the source text implies this verdict; part of the test title. */
+  why: string;
+  /** Expected `reason` of the verdict (node-local, loopback). */
+  reason?: 'node-local' | 'loopback';
+  /** Expected decision of a side; only the keys given are compared; null: side not evaluated. */
+  ingress?: Partial<Decided> | null;
+  egress?: Partial<Decided> | null;
+  /** Set when the engine is known to disagree with the source text: the test is `it.fails`. */
+  engineDisagrees?: string;
+}
+
+type CaseOptions = Partial<Pick<FlowCase, 'protocol' | 'reason' | 'ingress' | 'egress' | 'engineDisagrees'>>;
+
+export const allow = (from: string, to: string, port: number | string, why: string, opts: CaseOptions = {}): FlowCase => ({ from, to, port, protocol: 'TCP', allowed: true, why, ...opts });
+export const deny = (from: string, to: string, port: number | string, why: string, opts: CaseOptions = {}): FlowCase => ({ from, to, port, protocol: 'TCP', allowed: false, why, ...opts });
+
+export function caseTitle(c: FlowCase): string {
+  return `${c.from} → ${c.to} ${c.port}/${c.protocol}: ${c.allowed ? 'allowed' : 'denied'} — ${c.why}`;
+}
+
+/** Asserts one case; the verdict's decision chain is in every failure message. */
+export function expectFlow(cluster: Cluster, c: FlowCase): void {
+  const v = verdict(cluster, c.from, c.to, c.port, c.protocol);
+  const why = explain(v);
+  expect(v.allowed, why).toBe(c.allowed);
+  if (c.reason !== undefined) expect(v.reason, why).toBe(c.reason);
+  for (const side of ['ingress', 'egress'] as const) {
+    const want = c[side];
+    if (want === undefined) continue;
+    const got = decidedBy(v[side]);
+    if (want === null || got === null) {
+      expect(got, `${side}: ${why}`).toEqual(want);
+      continue;
+    }
+    const picked = Object.fromEntries(Object.keys(want).map((k) => [k, got[k as keyof Decided]]));
+    expect(picked, `${side}: ${why}`).toEqual(want);
+  }
+}
+
+/**
+ * One test per case against a cluster built once (lazily, so a snapshot error fails the
+ * tests rather than the collection). Cases with `engineDisagrees` run as `it.fails`.
+ */
+export function itFlows(objects: () => readonly unknown[], cases: readonly FlowCase[]): void {
+  let cluster: Cluster | undefined;
+  const get = () => (cluster ??= clusterOf(objects()));
+  for (const c of cases) {
+    const run = () => expectFlow(get(), c);
+    if (c.engineDisagrees) it.fails(`${caseTitle(c)} [engine disagrees: ${c.engineDisagrees}]`, run);
+    else it(caseTitle(c), run);
+  }
 }
