@@ -1,0 +1,187 @@
+// fast-check generators of small but adversarial cluster snapshots: few labels so selectors
+// collide, overlapping CIDRs and excepts around the pod and node addresses, named ports that
+// differ per pod, every tier and action, dual-stack addresses, host-network pods.
+import fc from 'fast-check';
+
+const NS = ['a', 'b', 'c'];
+const KEYS = ['app', 'team'];
+const VALS = ['x', 'y'];
+const PORTS = [53, 80, 81, 443, 5432, 8080];
+const NAMES = ['web', 'dns', 'db'];
+const PROTOS = ['TCP', 'UDP', 'SCTP'] as const;
+
+export const NODES = [
+  { name: 'n1', v4: '172.18.0.2', v6: 'fc00::2' },
+  { name: 'n2', v4: '172.18.0.3', v6: 'fc00::3' },
+];
+
+/** Addresses flows may use beyond the pods and nodes: inside and outside the CIDR space below. */
+export const EXTERNAL = ['10.0.1.77', '10.0.3.1', '192.0.2.9', '8.8.8.8', 'fd00::1:ff', 'fd00::3:1', '2001:db8::1'];
+
+const CIDRS = ['10.0.0.0/16', '10.0.1.0/24', '10.0.1.0/25', '10.0.1.128/26', '10.0.2.0/24', '10.0.0.0/8', '0.0.0.0/0', '172.18.0.0/24', '172.18.0.2/32', 'fd00::/64', 'fd00::1:0/112', '::/0', 'fc00::/120'];
+
+const labels = fc.dictionary(fc.constantFrom(...KEYS), fc.constantFrom(...VALS), { maxKeys: 2 });
+const selector = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ matchLabels: labels }) },
+  { weight: 1, arbitrary: fc.record({ matchExpressions: fc.array(fc.oneof(fc.record({ key: fc.constantFrom(...KEYS), operator: fc.constantFrom('In', 'NotIn'), values: fc.uniqueArray(fc.constantFrom(...VALS), { minLength: 1 }) }), fc.record({ key: fc.constantFrom(...KEYS), operator: fc.constantFrom('Exists', 'DoesNotExist') })), { maxLength: 2 }) }) },
+);
+const nsSelector = fc.oneof(fc.constant({}), fc.record({ matchLabels: fc.record({ 'kubernetes.io/metadata.name': fc.constantFrom(...NS) }) }), fc.record({ matchLabels: labels }));
+const proto = fc.constantFrom(...PROTOS);
+
+/** An ipBlock whose excepts are strict subsets of its cidr (API validation). */
+const ipBlock = fc.constantFrom(
+  { cidr: '10.0.0.0/16', except: ['10.0.1.0/24', '10.0.1.0/25'] },
+  { cidr: '10.0.0.0/16', except: ['10.0.1.128/26', '10.0.2.0/24', '10.0.1.0/25'] },
+  { cidr: '10.0.1.0/24', except: [] as string[] },
+  { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '10.0.1.0/24'] },
+  { cidr: '172.18.0.0/24', except: ['172.18.0.2/32'] },
+  { cidr: 'fd00::/64', except: ['fd00::1:0/112'] },
+  { cidr: '::/0', except: ['fd00::/64'] },
+);
+
+const npPort = fc.oneof(
+  fc.record({ protocol: proto, port: fc.constantFrom(...PORTS) }),
+  fc.record({ port: fc.constantFrom(...PORTS) }),
+  fc.constantFrom(...PORTS).chain((p) => fc.record({ protocol: proto, port: fc.constant(p), endPort: fc.constantFrom(p, p + 1, p + 500) })),
+  fc.record({ protocol: proto, port: fc.constantFrom(...NAMES) }),
+  fc.record({ protocol: proto }),
+);
+const npPeer = fc.oneof(
+  fc.record({ podSelector: selector }),
+  fc.record({ namespaceSelector: nsSelector }),
+  fc.record({ podSelector: selector, namespaceSelector: nsSelector }),
+  fc.record({ ipBlock }),
+);
+const npRule = (side: 'from' | 'to') => fc.record({ [side]: fc.option(fc.array(npPeer, { maxLength: 2 }), { nil: undefined }), ports: fc.option(fc.array(npPort, { maxLength: 2 }), { nil: undefined }) }, { requiredKeys: [] });
+
+const networkPolicy = (i: number) =>
+  fc.record({
+    ns: fc.constantFrom(...NS),
+    podSelector: selector,
+    policyTypes: fc.option(fc.subarray(['Ingress', 'Egress'], { minLength: 1 }), { nil: undefined }),
+    ingress: fc.array(npRule('from'), { maxLength: 2 }),
+    egress: fc.array(npRule('to'), { maxLength: 2 }),
+  }).map((p) => ({
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: `np${i}`, namespace: p.ns },
+    spec: { podSelector: p.podSelector, ...(p.policyTypes ? { policyTypes: p.policyTypes } : {}), ingress: p.ingress, egress: p.egress },
+  }));
+
+const clusterPorts = fc.array(
+  fc.oneof(
+    fc.record({ portNumber: fc.record({ protocol: proto, port: fc.constantFrom(...PORTS) }) }),
+    fc.record({ portRange: fc.constantFrom(...PORTS).chain((s) => fc.record({ protocol: proto, start: fc.constant(s), end: fc.constantFrom(s + 1, s + 1000) })) }),
+    fc.record({ namedPort: fc.constantFrom(...NAMES) }),
+  ),
+  { minLength: 1, maxLength: 2 },
+);
+const inClusterPeer = fc.oneof(fc.record({ namespaces: nsSelector }), fc.record({ pods: fc.record({ namespaceSelector: nsSelector, podSelector: selector }) }));
+const outsidePeer = fc.oneof(fc.record({ nodes: fc.oneof(fc.constant({}), fc.record({ matchLabels: fc.record({ 'kubernetes.io/hostname': fc.constantFrom('n1', 'n2') }) })) }), fc.record({ networks: fc.uniqueArray(fc.constantFrom(...CIDRS), { minLength: 1, maxLength: 2 }) }));
+
+/** ANP/BANP rule; named ports only with in-cluster peers (upstream CEL). */
+const anpRule = (actions: string[], egress: boolean) =>
+  fc
+    .record({
+      action: fc.constantFrom(...actions),
+      peers: fc.array(egress ? fc.oneof(inClusterPeer, outsidePeer) : inClusterPeer, { minLength: 1, maxLength: 2 }),
+      ports: fc.option(clusterPorts, { nil: undefined }),
+    })
+    .map((r) => {
+      const outside = r.peers.some((p) => 'nodes' in p || 'networks' in p);
+      const ports = r.ports && outside ? r.ports.filter((p) => !('namedPort' in p)) : r.ports;
+      return { action: r.action, [egress ? 'to' : 'from']: r.peers, ...(ports && ports.length > 0 ? { ports } : {}) };
+    });
+
+const subject = fc.oneof(fc.record({ namespaces: nsSelector }), fc.record({ pods: fc.record({ namespaceSelector: nsSelector, podSelector: selector }) }));
+
+const anp = (i: number) =>
+  fc.record({ priority: fc.integer({ min: 0, max: 3 }), subject, ingress: fc.array(anpRule(['Allow', 'Deny', 'Pass'], false), { maxLength: 2 }), egress: fc.array(anpRule(['Allow', 'Deny', 'Pass'], true), { maxLength: 2 }) }).map((spec) => ({
+    apiVersion: 'policy.networking.k8s.io/v1alpha1',
+    kind: 'AdminNetworkPolicy',
+    metadata: { name: `anp${i}` },
+    spec,
+  }));
+
+const banp = fc.record({ subject, ingress: fc.array(anpRule(['Allow', 'Deny'], false), { maxLength: 2 }), egress: fc.array(anpRule(['Allow', 'Deny'], true), { maxLength: 2 }) }).map((spec) => ({
+  apiVersion: 'policy.networking.k8s.io/v1alpha1',
+  kind: 'BaselineAdminNetworkPolicy',
+  metadata: { name: 'default' },
+  spec,
+}));
+
+/** ClusterNetworkPolicy: same shapes, v1alpha2 spelling. */
+const cnp = (i: number) =>
+  fc.record({ tier: fc.constantFrom('Admin', 'Baseline'), priority: fc.integer({ min: 0, max: 3 }), subject, ingress: fc.array(anpRule(['Accept', 'Deny', 'Pass'], false), { maxLength: 2 }), egress: fc.array(anpRule(['Accept', 'Deny', 'Pass'], true), { maxLength: 2 }) }).map((s) => {
+    const toProtocols = (rule: Record<string, unknown>) => {
+      const { ports, ...rest } = rule as { ports?: Record<string, any>[] };
+      if (!ports) return rest;
+      return {
+        ...rest,
+        protocols: ports.map((p) =>
+          p.namedPort ? { destinationNamedPort: p.namedPort } : p.portNumber ? { [p.portNumber.protocol.toLowerCase()]: { destinationPort: { number: p.portNumber.port } } } : { [p.portRange.protocol.toLowerCase()]: { destinationPort: { range: { start: p.portRange.start, end: p.portRange.end } } } },
+        ),
+      };
+    };
+    return {
+      apiVersion: 'policy.networking.k8s.io/v1alpha2',
+      kind: 'ClusterNetworkPolicy',
+      metadata: { name: `cnp${i}` },
+      spec: { tier: s.tier, priority: s.priority, subject: s.subject, ingress: s.ingress.map(toProtocols), egress: s.egress.map(toProtocols) },
+    };
+  });
+
+const pod = (i: number) =>
+  fc
+    .record({
+      ns: fc.constantFrom(...NS),
+      labels,
+      node: fc.constantFrom(0, 1),
+      hostNetwork: fc.boolean().map((b) => b && i === 0),
+      v4net: fc.constantFrom(0, 1, 2),
+      v6: fc.boolean(),
+      ports: fc.uniqueArray(fc.record({ name: fc.constantFrom(...NAMES), containerPort: fc.constantFrom(...PORTS), protocol: proto }), { maxLength: 2, selector: (p) => p.name }),
+    })
+    .map((p) => {
+      const node = NODES[p.node]!;
+      const v4 = p.hostNetwork ? node.v4 : `10.0.${p.v4net}.${10 + i * 40}`;
+      const v6 = p.hostNetwork ? node.v6 : `fd00::${p.v4net}:${(10 + i * 40).toString(16)}`;
+      const ips = p.v6 || p.hostNetwork ? [v4, v6] : [v4];
+      return {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: `p${i}`, namespace: p.ns, labels: p.labels },
+        spec: { nodeName: node.name, hostNetwork: p.hostNetwork, containers: [{ name: 'c', ports: p.ports }] },
+        status: { phase: 'Running', podIP: ips[0], podIPs: ips.map((ip) => ({ ip })) },
+      };
+    });
+
+export const snapshotArb = fc
+  .record({
+    nsLabels: fc.tuple(labels, labels, labels),
+    pods: fc.integer({ min: 2, max: 6 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => pod(i)))),
+    nps: fc.integer({ min: 0, max: 3 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => networkPolicy(i)))),
+    anps: fc.integer({ min: 0, max: 2 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => anp(i)))),
+    banp: fc.option(banp, { nil: undefined }),
+    cnps: fc.integer({ min: 0, max: 2 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => cnp(i)))),
+    legacyDeny: fc.constantFrom(...NS, 'none'),
+  })
+  .map((s) => ({
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [
+      ...NS.map((name, i) => ({
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, labels: s.nsLabels[i], ...(s.legacyDeny === name ? { annotations: { 'net.beta.kubernetes.io/network-policy': '{"ingress":{"isolation":"DefaultDeny"}}' } } : {}) },
+      })),
+      ...NODES.map((n) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: n.name, labels: { 'kubernetes.io/hostname': n.name } }, status: { addresses: [{ type: 'InternalIP', address: n.v4 }, { type: 'InternalIP', address: n.v6 }] } })),
+      ...s.pods,
+      ...s.nps,
+      ...s.anps,
+      ...(s.banp ? [s.banp] : []),
+      ...s.cnps,
+    ],
+  }));
+
+export const flowArb = fc.record({ from: fc.nat(), to: fc.nat(), port: fc.constantFrom(...PORTS, 1, 82, 1000, 65535), protocol: proto });
