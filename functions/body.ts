@@ -43,7 +43,13 @@ export function parseBody(text: string, contentType: string | undefined): unknow
         throw new ApiError('bad_request', `malformed YAML: ${e.message.split('\n')[0]}`);
       }
     }
-    return fromYamlDocuments(list.map((d) => d.toJS({ maxAliasCount: 100 }) as unknown));
+    try {
+      return fromYamlDocuments(list.map((d) => d.toJS({ maxAliasCount: 100 }) as unknown));
+    } catch (e) {
+      // Unresolved or too many aliases surface only when the document is turned into values.
+      if (e instanceof ApiError) throw e;
+      throw new ApiError('bad_request', `malformed YAML: ${(e as Error).message.split('\n')[0]}`);
+    }
   }
   if (type === 'application/json' || type.endsWith('+json') || type === 'text/plain') {
     try {

@@ -63,13 +63,28 @@ export function formatPath(base: string, path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** Flattens nested Lists (kubectl prints one per `get` when several are concatenated). */
-function flatten(raw: unknown[], base: string, out: { item: unknown; path: string }[]): void {
-  raw.forEach((item, i) => {
-    const path = `${base}[${i}]`;
-    if (isObject(item) && item.kind === 'List' && Array.isArray(item.items)) flatten(item.items, `${path}.items`, out);
-    else out.push({ item, path });
-  });
+const MAX_LIST_DEPTH = 8;
+
+/**
+ * Flattens nested Lists (kubectl prints one per `get` when several are concatenated),
+ * iteratively and to a bounded depth, so hostile nesting cannot exhaust the stack.
+ */
+function flatten(raw: unknown[], base: string, out: { item: unknown; path: string }[], issues: ValidationIssue[]): void {
+  const stack: { items: unknown[]; path: string; depth: number; next: number }[] = [{ items: raw, path: base, depth: 0, next: 0 }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.next >= top.items.length) {
+      stack.pop();
+      continue;
+    }
+    const i = top.next++;
+    const item = top.items[i];
+    const path = `${top.path}[${i}]`;
+    if (isObject(item) && item.kind === 'List' && Array.isArray(item.items)) {
+      if (top.depth + 1 > MAX_LIST_DEPTH) issues.push({ path, message: `Lists nested deeper than ${MAX_LIST_DEPTH} levels are not accepted` });
+      else stack.push({ items: item.items, path: `${path}.items`, depth: top.depth + 1, next: 0 });
+    } else out.push({ item, path });
+  }
 }
 
 export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
@@ -89,7 +104,9 @@ export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
   }
 
   const entries: { item: unknown; path: string }[] = [];
-  flatten(list, listPath, entries);
+  const nesting: ValidationIssue[] = [];
+  flatten(list, listPath, entries, nesting);
+  if (nesting.length > 0) return { ok: false, issues: nesting.slice(0, 1) };
   if (entries.length > SNAPSHOT_LIMITS.maxObjects) {
     return { ok: false, issues: [{ path: listPath, message: `too many objects: ${entries.length} (the limit is ${SNAPSHOT_LIMITS.maxObjects})` }] };
   }
@@ -134,7 +151,9 @@ export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
     const obj = parsed.data as SnapshotObject;
     if (NAMESPACED.has(obj.kind) && !obj.metadata.namespace) obj.metadata.namespace = 'default';
     issues.push(...semanticIssues(obj, path, identity));
-    const key = `${apiVersion.split('/')[0]}/${kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+    // Kinds are unique across the accepted groups; extensions/v1beta1 and networking.k8s.io/v1
+    // NetworkPolicies are the same resource served twice, so one name is one object.
+    const key = `${kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
     const dup = seen.get(key);
     if (dup) issues.push({ path, message: `duplicate object: the same ${kind} appears at ${dup}`, object: identity });
     else seen.set(key, path);

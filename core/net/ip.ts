@@ -20,6 +20,8 @@ export interface IpRange {
 export const FAMILY_BITS: Record<Family, number> = { 4: 32, 6: 128 };
 
 export function familyOfText(text: string): Family | null {
+  // Zones (fe80::1%eth0) name an interface, not an address: not accepted.
+  if (text.includes('%')) return null;
   if (Validator.isValidIPv4String(text)[0]) return 4;
   if (Validator.isValidIPv6String(text)[0]) return 6;
   return null;

@@ -1,6 +1,6 @@
 // Request and response bodies of POST /v1/verdicts and POST /v1/matrix.
 import { z } from '@hono/zod-openapi';
-import { LabelSelectorSchema, PortName, PortNumber, Protocol } from '../k8s/meta.js';
+import { LabelSelectorSchema, PortNumber, PortNumberOrName, Protocol } from '../k8s/meta.js';
 import { ValidationIssueSchema } from '../snapshot.js';
 
 export const API_LIMITS = {
@@ -23,13 +23,13 @@ export const EndpointRefSchema = z
 export const FlowRequestSchema = z.object({
   from: EndpointRefSchema,
   to: EndpointRefSchema,
-  port: z.union([PortNumber, PortName]).openapi({ description: 'a number, or a named port of the destination pod', example: 80 }),
+  port: PortNumberOrName.openapi({ description: 'a number, or a named port of the destination pod', example: 80 }),
   protocol: Protocol.default('TCP'),
   ipFamily: z.enum(['IPv4', 'IPv6']).optional().openapi({ description: "default: the destination's primary family that the source also has" }),
 });
 export type FlowRequest = z.infer<typeof FlowRequestSchema>;
 
-const SnapshotField = z.unknown().openapi({
+const SnapshotField = z.unknown().refine((v) => v !== undefined, 'a snapshot is required').openapi({
   description: 'A Kubernetes List ({"kind": "List", "items": [...]}), {"items": [...]} or an array of objects, as `kubectl get … -o json` prints them',
   example: { apiVersion: 'v1', kind: 'List', items: [] },
 });

@@ -32,15 +32,20 @@ const AnpPortSchema = z
     return { type: 'named', name: p.namedPort! };
   });
 
-// The KEP-2091 Story 3 sample writes `ports: {port: [{protocol, number}]}`; read it as portNumber entries.
-const DraftPortsObject = z
-  .object({ port: z.array(z.object({ protocol: ClusterProtocol.default('TCP'), number: PortNumberValue })) })
-  .transform((o): ClusterPort[] => o.port.map((p) => ({ type: 'range', protocol: p.protocol, start: p.number, end: p.number })));
+// The KEP-2091 Story 3 sample writes `ports: {port: [{protocol, number}]}`; it is rewritten
+// to portNumber entries before validation, so issues keep their paths.
+function fromDraftPorts(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || !Array.isArray((raw as { port?: unknown }).port)) return raw;
+  return ((raw as { port: unknown[] }).port).map((p) => {
+    const { number, ...rest } = (typeof p === 'object' && p !== null ? p : {}) as Record<string, unknown>;
+    return { portNumber: { ...rest, port: number } };
+  });
+}
 
-const PortsSchema = z
-  .union([z.array(AnpPortSchema).min(1, 'must have at least 1 item').max(V1ALPHA1_LIMITS.ports, `must have at most ${V1ALPHA1_LIMITS.ports} items`), DraftPortsObject])
-  .nullish()
-  .transform((v) => v ?? null);
+const PortsSchema = z.preprocess(
+  fromDraftPorts,
+  z.array(AnpPortSchema).min(1, 'must have at least 1 item').max(V1ALPHA1_LIMITS.ports, `must have at most ${V1ALPHA1_LIMITS.ports} items`).nullish().transform((v) => v ?? null),
+);
 
 const RuleName = z.string().max(V1ALPHA1_LIMITS.ruleName, `may not be more than ${V1ALPHA1_LIMITS.ruleName} characters`).optional();
 

@@ -1,7 +1,7 @@
 // v1 Namespace, Pod, Node and Service: only the fields policy evaluation reads.
 // Unknown fields are dropped (zod's default), as a client of a newer server would.
 import { z } from 'zod';
-import { ObjectMetaSchema, PortName, PortNumber, Protocol, LabelsSchema } from './meta.js';
+import { LabelsSchema, ObjectMetaSchema, PortName, PortNumber, PortNumberOrName, Protocol } from './meta.js';
 
 export const LEGACY_ISOLATION_ANNOTATION = 'net.beta.kubernetes.io/network-policy';
 
@@ -72,7 +72,7 @@ export const ServiceSchema = z.object({
             name: z.string().optional(),
             protocol: Protocol.default('TCP'),
             port: PortNumber,
-            targetPort: z.union([PortNumber, PortName]).optional(),
+            targetPort: PortNumberOrName.optional(),
           }),
         )
         .nullish()

@@ -23,14 +23,31 @@ export function isLabelValue(v: string): boolean {
   return v === '' || (v.length <= 63 && NAME_PART.test(v));
 }
 
-const LabelKey = z.string().refine(isQualifiedName, {
-  message: 'must be a qualified name: an optional DNS subdomain prefix and "/", then at most 63 characters of alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric',
-});
-const LabelValue = z.string().refine(isLabelValue, {
-  message: 'a label value must be empty or at most 63 characters of alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric',
-});
+const KEY_MESSAGE = 'must be a qualified name: an optional DNS subdomain prefix and "/", then at most 63 characters of alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric';
+const VALUE_MESSAGE = 'a label value must be empty or at most 63 characters of alphanumerics, "-", "_" or ".", starting and ending with an alphanumeric';
+const LabelKey = z.string().refine(isQualifiedName, { message: KEY_MESSAGE });
+const LabelValue = z.string({ error: 'a label value must be a string' }).refine(isLabelValue, { message: VALUE_MESSAGE });
 
-export const LabelsSchema = z.record(LabelKey, LabelValue);
+/**
+ * A label map, checked on the raw object's own keys: a record schema would drop a
+ * `__proto__` key unchecked (JSON.parse makes it an own property), turning a selector into
+ * the empty one that matches everything.
+ */
+export const LabelsSchema = z.unknown().transform((raw, ctx): Record<string, string> => {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    ctx.addIssue({ code: 'custom', message: 'must be a map of label keys to values' });
+    return z.NEVER;
+  }
+  const out: Record<string, string> = {};
+  for (const key of Object.keys(raw)) {
+    const value = (raw as Record<string, unknown>)[key];
+    if (!isQualifiedName(key)) ctx.addIssue({ code: 'custom', path: [key], message: `invalid label key ${JSON.stringify(key)}: ${KEY_MESSAGE}` });
+    else if (typeof value !== 'string') ctx.addIssue({ code: 'custom', path: [key], message: 'a label value must be a string' });
+    else if (!isLabelValue(value)) ctx.addIssue({ code: 'custom', path: [key], message: `invalid label value ${JSON.stringify(value)}: ${VALUE_MESSAGE}` });
+    else out[key] = value;
+  }
+  return out;
+});
 export type LabelMap = z.infer<typeof LabelsSchema>;
 
 export const LabelSelectorRequirementSchema = z
@@ -50,7 +67,7 @@ export const LabelSelectorRequirementSchema = z
   });
 
 export const LabelSelectorSchema = z.object({
-  matchLabels: z.record(LabelKey, LabelValue).nullish().transform((v) => v ?? {}),
+  matchLabels: LabelsSchema.nullish().transform((v) => v ?? {}),
   matchExpressions: z.array(LabelSelectorRequirementSchema).nullish().transform((v) => v ?? []),
 });
 export type LabelSelector = z.infer<typeof LabelSelectorSchema>;
@@ -90,4 +107,19 @@ export function isValidPortName(name: string): boolean {
 }
 export const PortName = z.string().refine(isValidPortName, {
   message: 'must be an IANA_SVC_NAME: at most 15 lower-case alphanumerics or "-", with at least one letter, not starting or ending with "-", no "--"',
+});
+
+/** intstr port: a number 1–65535 or an IANA_SVC_NAME, with a message for anything else. */
+export const PortNumberOrName = z.unknown().transform((v, ctx): number | string => {
+  const schema = typeof v === 'number' ? PortNumber : typeof v === 'string' ? PortName : null;
+  if (!schema) {
+    ctx.addIssue({ code: 'custom', message: 'must be a port number (1–65535) or a named port' });
+    return z.NEVER;
+  }
+  const r = schema.safeParse(v);
+  if (!r.success) {
+    for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message });
+    return z.NEVER;
+  }
+  return r.data;
 });

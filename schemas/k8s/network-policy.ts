@@ -3,7 +3,7 @@
 // networkpolicy-v1beta1-proposal.txt), which only has ingress rules with pod/namespace peers.
 import { z } from 'zod';
 import { parseCidr } from '../../core/net/ip.js';
-import { LabelSelectorSchema, NullableSelectorSchema, ObjectMetaSchema, PortName, PortNumber, Protocol } from './meta.js';
+import { LabelSelectorSchema, NullableSelectorSchema, ObjectMetaSchema, PortNumber, PortNumberOrName, Protocol } from './meta.js';
 
 export const IPBlockSchema = z
   .object({
@@ -31,7 +31,7 @@ export const IPBlockSchema = z
 export const NetworkPolicyPortSchema = z
   .object({
     protocol: Protocol.default('TCP'),
-    port: z.union([PortNumber, PortName]).optional(),
+    port: PortNumberOrName.optional(),
     endPort: PortNumber.optional(),
   })
   .superRefine((p, ctx) => {
@@ -83,16 +83,18 @@ export type NetworkPolicy = z.infer<typeof NetworkPolicySchema>;
 // The proposal's peer: "Exactly one of the following must be specified" (podSelector or
 // namespaceSelector); it has no ipBlock, no egress and no policyTypes.
 const LegacyPeerSchema = z
-  .object({
+  .looseObject({
     podSelector: LabelSelectorSchema.nullish().transform((v) => v ?? undefined),
     namespaceSelector: LabelSelectorSchema.nullish().transform((v) => v ?? undefined),
   })
   .superRefine((p, ctx) => {
+    if ('ipBlock' in p) ctx.addIssue({ code: 'custom', path: ['ipBlock'], message: 'not part of the extensions/v1beta1 proposal form; use apiVersion networking.k8s.io/v1 for ipBlock' });
     const n = Number(p.podSelector !== undefined) + Number(p.namespaceSelector !== undefined);
     if (n !== 1) ctx.addIssue({ code: 'custom', path: [], message: 'exactly one of podSelector or namespaceSelector must be specified (extensions/v1beta1 proposal form)' });
-  });
+  })
+  .transform(({ podSelector, namespaceSelector }) => ({ podSelector, namespaceSelector }));
 
-const LegacyPortSchema = z.object({ protocol: Protocol.default('TCP'), port: z.union([PortNumber, PortName]).optional() });
+const LegacyPortSchema = z.object({ protocol: Protocol.default('TCP'), port: PortNumberOrName.optional() });
 
 export const LegacyNetworkPolicySchema = z.object({
   apiVersion: z.literal('extensions/v1beta1'),
