@@ -1,0 +1,28 @@
+// The contract every dataplane renderer meets: render the IR per node, and a simulator that
+// reads only the rendered output (never the IR) and answers what that dataplane would do with
+// a flow. The property tests hold every simulator equal to the verdict engine.
+import type { Ir } from '../compile/ir.js';
+
+export type Protocol = 'TCP' | 'UDP' | 'SCTP';
+
+export interface FlowQuery {
+  /** Canonical address text (formatIp). */
+  readonly src: string;
+  readonly dst: string;
+  readonly protocol: Protocol;
+  readonly port: number;
+}
+
+export interface DataplaneSimulator {
+  /** Would a new connection src → dst:port/protocol be let through, end to end across nodes? */
+  allowed(flow: FlowQuery): boolean;
+}
+
+export interface Dataplane<Rendered> {
+  readonly format: string;
+  readonly contentType: string;
+  /** One artifact per node, keyed by node name, deterministic byte for byte. */
+  render(ir: Ir): Record<string, Rendered>;
+  /** A simulator built from the rendered artifacts alone. */
+  simulator(rendered: Record<string, Rendered>): DataplaneSimulator;
+}
