@@ -4,6 +4,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { API_LIMITS } from '../schemas/api/verdicts.js';
 import { ApiError } from './errors.js';
+import { compileRoutes } from './routes/compile.js';
 import { docsRoutes } from './routes/docs.js';
 import { matrixRoutes } from './routes/matrix.js';
 import { verdictRoutes } from './routes/verdicts.js';
@@ -31,6 +32,7 @@ export function createApp(deps: AppDeps = {}): OpenAPIHono {
 
   verdictRoutes(app);
   matrixRoutes(app);
+  compileRoutes(app);
   docsRoutes(app);
 
   app.notFound((c) => c.json(new ApiError('not_found', `no route for ${c.req.method} ${c.req.path}; see /docs`).toJSON(), 404));

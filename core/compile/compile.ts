@@ -3,6 +3,7 @@
 import type { Cluster } from '../cluster.js';
 import { formatIp, type IpAddr } from '../net/ip.js';
 import type { Direction } from '../policy/model.js';
+import { combineNode } from './combine.js';
 import { emitTable } from './emit.js';
 import { groupOf } from './group.js';
 import type { Ir, IrNode, IrPod, IrRule } from './ir.js';
@@ -54,12 +55,16 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
       podEntries[pod.key] = { ips: pod.ips.map((ip) => formatIp(ip.family, ip.value)), ingress: tableFor(pod, 'ingress'), egress: tableFor(pod, 'egress') };
       pods++;
     }
+    // Contiv's node-global table (from-pod orientation): local pods' ingress rules for traffic entering the node.
+    const global = combineNode({ pods: podEntries, tables, global: null }, 'from-pod').global;
+    const globalId = tableId(global);
+    tables[globalId] = global;
     const sortedTables = Object.fromEntries(Object.keys(tables).sort().map((id) => [id, tables[id]!]));
     for (const [id, t] of Object.entries(sortedTables)) {
       allTables.add(id);
       rules += t.length;
     }
-    nodes[nodeName] = { pods: podEntries, tables: sortedTables, global: null };
+    nodes[nodeName] = { pods: podEntries, tables: sortedTables, global: globalId };
   }
   return { ir: { nodes }, stats: { pods, groups: bySignature.size, tables: allTables.size, rules } };
 }

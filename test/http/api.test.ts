@@ -136,3 +136,33 @@ describe('documentation', () => {
     expect(await res.json()).toMatchObject({ error: 'not_found' });
   });
 });
+
+describe('POST /v1/compile', () => {
+  it('returns the IR with shared, content-addressed tables and a node-global table', async () => {
+    const res = await post('/v1/compile', { snapshot: example.snapshot, format: 'ir' });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    const n2 = body.nodes['node-2'];
+    expect(Object.keys(n2.pods).sort()).toEqual(['monitoring/prometheus', 'shop/db']);
+    const db = n2.pods['shop/db'];
+    expect(db.ips).toEqual(['10.244.2.20', 'fd00:10:244:2::14']);
+    for (const id of [db.ingress, db.egress, n2.global]) expect(n2.tables[id]).toBeDefined();
+    for (const table of Object.values(n2.tables) as any[][]) expect(table[table.length - 1]).toMatchObject({ protocol: 'ANY', srcNetwork: '', dstNetwork: '', dstPortRange: null });
+    // Deterministic byte for byte.
+    const again = await (await post('/v1/compile', { snapshot: example.snapshot, format: 'ir' })).text();
+    expect(again).toBe(JSON.stringify(body));
+  });
+
+  it('renders a dataplane format for selected nodes', async () => {
+    const res = await post('/v1/compile', { snapshot: example.snapshot, format: 'openstack-sg', nodes: ['node-1'] });
+    const body = (await res.json()) as any;
+    expect(Object.keys(body.nodes)).toEqual(['node-1']);
+    expect(body.nodes['node-1'].ports.map((p: any) => p.pod).sort()).toEqual(['payments/api', 'shop/web']);
+  });
+
+  it('rejects an unknown format with 422 on $.format', async () => {
+    const res = await post('/v1/compile', { snapshot: example.snapshot, format: 'pf' });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as any).issues[0].path).toBe('$.format');
+  });
+});

@@ -1,0 +1,94 @@
+// Contiv's rule combination for dataplanes that filter one direction only (seed
+// contiv-vpp-policies.txt, "Rule transformations"), parametrised by which side is filtered:
+//  - 'from-pod' (VPPTCP, and the IR's `global`): a pod's table filters what it sends.
+//    CombineRules folds the ingress rules of local destination pods into each source pod's
+//    egress table; the node-global table applies local pods' ingress rules to traffic that
+//    enters the node.
+//  - 'to-pod' (VPP ACL): a pod's table filters what it receives. CombineRules folds the
+//    egress rules of local source pods into each pod's ingress table; the global table
+//    applies local pods' egress rules to traffic that leaves the node.
+import { parseIp, type IpAddr } from '../net/ip.js';
+import { PROTOCOLS } from '../policy/model.js';
+import type { IrNode, IrRule } from './ir.js';
+import { parseRules, permits, segmentsOf, type ParsedRule } from './table-eval.js';
+
+export type CombineMode = 'from-pod' | 'to-pod';
+
+export interface CombinedNode {
+  /** Per local pod: its combined table (egress table for from-pod, ingress for to-pod). */
+  readonly local: Record<string, IrRule[]>;
+  readonly global: IrRule[];
+}
+
+const host = (ip: string) => `${ip}/${ip.includes(':') ? 128 : 32}`;
+
+/**
+ * CombineRules for one (own, other) pair: "if egressTCP is not subset of ingressTCP …
+ * insert … (pod2-IP, ANY, ANY, port, TCP, PERMIT) … insert (pod2-IP, ANY, ANY, ANY, ANY, DENY)".
+ * Returns the rules to put first in the own table, or [] when the own table already decides alike.
+ */
+function pairRules(own: readonly ParsedRule[], other: readonly ParsedRule[], ownIp: IpAddr, otherIp: string, mode: CombineMode): IrRule[] {
+  const peer = parseIp(otherIp)!;
+  // from-pod: own sends to other (own egress: dst=peer; other's ingress: src=own).
+  const ownSays = (proto: (typeof PROTOCOLS)[number], port: number) => (mode === 'from-pod' ? permits(own, null, peer, proto, port) : permits(own, peer, null, proto, port));
+  const otherSays = (proto: (typeof PROTOCOLS)[number], port: number) => (mode === 'from-pod' ? permits(other, ownIp, null, proto, port) : permits(other, null, ownIp, proto, port));
+  const permitted: IrRule[] = [];
+  let differs = false;
+  for (const proto of PROTOCOLS) {
+    const cuts = [...segmentsOf(own, proto), ...segmentsOf(other, proto)].flatMap(([lo, hi]) => [lo, hi + 1]);
+    const bounds = [...new Set([1, ...cuts.filter((c) => c >= 1 && c <= 65535)])].sort((a, b) => a - b);
+    bounds.forEach((lo, i) => {
+      const hi = i + 1 < bounds.length ? bounds[i + 1]! - 1 : 65535;
+      const a = ownSays(proto, lo);
+      const both = a && otherSays(proto, lo);
+      if (a !== both) differs = true;
+      if (!both) return;
+      const last = permitted[permitted.length - 1];
+      if (last && last.protocol === proto && last.dstPortRange && last.dstPortRange[1] + 1 === lo) permitted[permitted.length - 1] = { ...last, dstPortRange: [last.dstPortRange[0], hi] };
+      else permitted.push({ action: 'PERMIT', protocol: proto, srcNetwork: mode === 'to-pod' ? host(otherIp) : '', srcPortRange: null, dstNetwork: mode === 'from-pod' ? host(otherIp) : '', dstPortRange: [lo, hi] });
+    });
+  }
+  if (!differs) return [];
+  const deny: IrRule = { action: 'DENY', protocol: 'ANY', srcNetwork: mode === 'to-pod' ? host(otherIp) : '', srcPortRange: null, dstNetwork: mode === 'from-pod' ? host(otherIp) : '', dstPortRange: null };
+  return [...permitted.map((r) => (r.dstPortRange && r.dstPortRange[0] === 1 && r.dstPortRange[1] === 65535 ? { ...r, dstPortRange: null } : r)), deny];
+}
+
+/** The other side's rules scoped to one local pod address (BuildGlobalTable: "change rule's source IP from ANY to pod's IP address"). */
+function scoped(rules: readonly IrRule[], podIps: readonly string[], mode: CombineMode): IrRule[] {
+  const out: IrRule[] = [];
+  for (const r of rules) {
+    const peerNet = mode === 'from-pod' ? r.srcNetwork : r.dstNetwork;
+    for (const ip of podIps) {
+      if (peerNet && peerNet.includes(':') !== ip.includes(':')) continue;
+      out.push(mode === 'from-pod' ? { ...r, dstNetwork: host(ip) } : { ...r, srcNetwork: host(ip) });
+    }
+  }
+  return out;
+}
+
+export function combineNode(node: IrNode, mode: CombineMode): CombinedNode {
+  const pods = Object.entries(node.pods).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const parsed = new Map<string, ParsedRule[]>();
+  const table = (id: string) => parsed.get(id) ?? parsed.set(id, parseRules(node.tables[id]!)).get(id)!;
+  const ownSide = mode === 'from-pod' ? 'egress' : 'ingress';
+  const otherSide = mode === 'from-pod' ? 'ingress' : 'egress';
+
+  const local: Record<string, IrRule[]> = {};
+  for (const [key, pod] of pods) {
+    const own = table(pod[ownSide]);
+    const front: IrRule[] = [];
+    for (const [otherKey, other] of pods) {
+      if (otherKey === key) continue;
+      for (const otherIp of other.ips) {
+        const ownIp = pod.ips.map((t) => parseIp(t)!).find((ip) => (ip.family === 6) === otherIp.includes(':'));
+        if (ownIp) front.push(...pairRules(own, table(other[otherSide]), ownIp, otherIp, mode));
+      }
+    }
+    local[key] = [...front, ...node.tables[pod[ownSide]]!];
+  }
+  const global: IrRule[] = [];
+  for (const [, pod] of pods) global.push(...scoped(node.tables[pod[otherSide]]!, pod.ips, mode));
+  // "add rule to allow the rest of the traffic"
+  global.push({ action: 'PERMIT', protocol: 'ANY', srcNetwork: '', srcPortRange: null, dstNetwork: '', dstPortRange: null });
+  return { local, global };
+}

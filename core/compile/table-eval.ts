@@ -1,0 +1,75 @@
+// First-match evaluation of one IR table and its decision regions: which (protocol, port
+// range, peer addresses) it permits. Renderers that cannot express DENY or ranges derive
+// their rules from these regions; CombineRules uses the point lookups.
+import { elementaryIntervals, mergeAdjacent, portSegments, type Interval } from '../net/intervals.js';
+import { parseCidr, type Family, type IpAddr, type IpRange } from '../net/ip.js';
+import { PROTOCOLS, type Protocol } from '../policy/model.js';
+import type { IrRule } from './ir.js';
+
+export interface ParsedRule {
+  readonly rule: IrRule;
+  readonly src: IpRange | null;
+  readonly dst: IpRange | null;
+}
+
+export function parseRules(rules: readonly IrRule[]): ParsedRule[] {
+  return rules.map((rule) => ({ rule, src: rule.srcNetwork ? parseCidr(rule.srcNetwork) : null, dst: rule.dstNetwork ? parseCidr(rule.dstNetwork) : null }));
+}
+
+const covers = (r: IpRange | null, ip: IpAddr | null) => r === null || (ip !== null && r.family === ip.family && r.lo <= ip.value && ip.value <= r.hi);
+
+/** The first rule matching the packet, or null. */
+export function firstMatch(rules: readonly ParsedRule[], src: IpAddr | null, dst: IpAddr | null, protocol: Protocol, port: number): ParsedRule | null {
+  for (const r of rules) {
+    if (r.rule.protocol !== 'ANY' && r.rule.protocol !== protocol) continue;
+    if (r.rule.dstPortRange && (port < r.rule.dstPortRange[0] || port > r.rule.dstPortRange[1])) continue;
+    if (covers(r.src, src) && covers(r.dst, dst)) return r;
+  }
+  return null;
+}
+
+export function permits(rules: readonly ParsedRule[], src: IpAddr | null, dst: IpAddr | null, protocol: Protocol, port: number): boolean {
+  return firstMatch(rules, src, dst, protocol, port)?.rule.action === 'PERMIT';
+}
+
+/** Port segments of a protocol that every rule treats uniformly. */
+export function segmentsOf(rules: readonly ParsedRule[], protocol: Protocol): [number, number][] {
+  return portSegments(rules.filter((r) => (r.rule.protocol === 'ANY' || r.rule.protocol === protocol) && r.rule.dstPortRange).map((r) => r.rule.dstPortRange!));
+}
+
+export interface Region {
+  readonly protocol: Protocol;
+  readonly ports: readonly [number, number];
+  /** Peer addresses, merged, in address order. */
+  readonly peers: readonly (Interval & { family: Family })[];
+}
+
+/**
+ * What a single-peer-axis table (every rule leaves the other network "") permits, as
+ * disjoint regions: per protocol, maximal port ranges with the same permitted peer set.
+ */
+export function permittedRegions(rules: readonly ParsedRule[], peer: 'src' | 'dst'): Region[] {
+  const ranges = rules.flatMap((r) => (r[peer] ? [r[peer]!] : []));
+  const out: Region[] = [];
+  for (const protocol of PROTOCOLS) {
+    let open: { ports: [number, number]; key: string; peers: (Interval & { family: Family })[] } | null = null;
+    for (const [lo, hi] of segmentsOf(rules, protocol)) {
+      const peers: (Interval & { family: Family })[] = [];
+      for (const family of [4, 6] as Family[]) {
+        const ok = elementaryIntervals(family, ranges).filter((iv) => {
+          const ip = { family, value: iv.lo };
+          return permits(rules, peer === 'src' ? ip : null, peer === 'dst' ? ip : null, protocol, lo);
+        });
+        for (const m of mergeAdjacent(ok)) peers.push({ family, ...m });
+      }
+      const key = peers.map((p) => `${p.family}:${p.lo}-${p.hi}`).join(',');
+      if (open && open.key === key) open.ports = [open.ports[0], hi];
+      else {
+        if (open && open.key !== '') out.push({ protocol, ports: open.ports, peers: open.peers });
+        open = { ports: [lo, hi], key, peers };
+      }
+    }
+    if (open && open.key !== '') out.push({ protocol, ports: open.ports, peers: open.peers });
+  }
+  return out;
+}
