@@ -81,13 +81,13 @@ export function combineNode(node: IrNode, mode: CombineMode): CombinedNode {
       if (otherKey === key) continue;
       for (const otherIp of other.ips) {
         const ownIp = pod.ips.map((t) => parseIp(t)!).find((ip) => (ip.family === 6) === otherIp.includes(':'));
-        if (ownIp) front.push(...pairRules(own, table(other[otherSide]), ownIp, otherIp, mode));
+        if (ownIp) for (const r of pairRules(own, table(other[otherSide]), ownIp, otherIp, mode)) front.push(r);
       }
     }
     local[key] = [...front, ...node.tables[pod[ownSide]]!];
   }
   const global: IrRule[] = [];
-  for (const [, pod] of pods) global.push(...scoped(node.tables[pod[otherSide]]!, pod.ips, mode));
+  for (const [, pod] of pods) for (const r of scoped(node.tables[pod[otherSide]]!, pod.ips, mode)) global.push(r);
   // "add rule to allow the rest of the traffic"
   global.push({ action: 'PERMIT', protocol: 'ANY', srcNetwork: '', srcPortRange: null, dstNetwork: '', dstPortRange: null });
   return { local, global };

@@ -6,26 +6,38 @@ import { compile } from '../../core/compile/compile.js';
 import { evaluate } from '../../core/evaluate/engine.js';
 import { FlowError, resolveFlow } from '../../core/evaluate/resolve.js';
 import { DATAPLANES } from '../../core/render/index.js';
+import { RenderLimitError } from '../../core/render/vpp-session.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { EXTERNAL, flowArb, NODES, snapshotArb } from '../support/random-snapshot.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 /** Formats whose model cannot match SCTP ports (documented in their modules). */
-const NO_SCTP_PORTS = new Set(['vpp-acl']);
+const NO_SCTP_PORTS = new Set(['vpp-acl', 'vpp-session']);
 
 describe('renderers equal the verdict engine', () => {
   it(`${Object.keys(DATAPLANES).join(', ')} on ${RUNS} random snapshots`, () => {
     let checked = 0;
+    let refused = 0;
+    let run = 0;
     fc.assert(
       fc.property(snapshotArb, fc.array(flowArb, { minLength: 30, maxLength: 30 }), (snapshot, flows) => {
         const parsed = parseSnapshot(snapshot);
         if (!parsed.ok) throw new Error('invalid generated snapshot');
         const cluster = buildCluster(parsed.snapshot);
         const { ir } = compile(cluster);
-        const rendered = Object.entries(DATAPLANES).map(([format, dp]) => {
-          const out = dp.render(ir);
-          expect(JSON.stringify(dp.render(ir)), `${format} is deterministic`).toBe(JSON.stringify(out));
-          return { format, out, sim: dp.simulator(out) };
+        // Rendering twice and comparing bytes is costly on multi-MB outputs: every 20th snapshot.
+        const checkDeterminism = run++ % 20 === 0;
+        const rendered = Object.entries(DATAPLANES).flatMap(([format, dp]) => {
+          let out;
+          try {
+            out = dp.render(ir);
+          } catch (e) {
+            // A documented refusal (vpp-session's per-node rule limit), not a wrong answer.
+            if (e instanceof RenderLimitError) return (refused++, []);
+            throw e;
+          }
+          if (checkDeterminism) expect(JSON.stringify(dp.render(ir)), `${format} is deterministic`).toBe(JSON.stringify(out));
+          return [{ format, out, sim: dp.simulator(out) }];
         });
         const addresses = [...new Set([...Object.values(ir.nodes).flatMap((n) => Object.values(n.pods).flatMap((p) => p.ips)), ...NODES.flatMap((n) => [n.v4, n.v6]), ...EXTERNAL])];
         for (const f of flows) {
@@ -53,5 +65,8 @@ describe('renderers equal the verdict engine', () => {
       { numRuns: RUNS },
     );
     expect(checked).toBeGreaterThan(RUNS);
-  });
+    // Refusals must stay rare, or the vpp-session check would be hollow.
+    expect(refused).toBeLessThan(RUNS / 20);
+    console.log(`renderer checks: ${checked} flow comparisons, ${refused} vpp-session renders refused over the rule limit`);
+  }, 600_000);
 });

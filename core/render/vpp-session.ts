@@ -1,0 +1,159 @@
+// VPPTCP session rules, as Contiv's VPPTCP renderer installs them: each pod's application
+// namespace has a local table matching what the pod initiates (its egress rules with the
+// ingress rules of local destination pods folded in: CombineRules, from-pod), and one global
+// table per node matches connections arriving from outside (local pods' ingress rules:
+// BuildGlobalTable, from-pod). Session tables are longest-prefix-match, take single ports
+// only ("port ranges always include either all ports or a single one") and carry TCP and UDP:
+// SCTP is not handled by the VPP session layer (reported in `warnings`).
+import type { Ir, IrNode } from '../compile/ir.js';
+import { parseRules, permits, segmentsOf, type ParsedRule } from '../compile/table-eval.js';
+import { parseCidr, parseIp, type IpAddr, type IpRange } from '../net/ip.js';
+import { lpmRules, type LpmProtocol, type LpmRule } from './lpm-rules.js';
+import type { Dataplane, DataplaneSimulator } from './types.js';
+
+export interface SessionRule {
+  readonly transport_proto: LpmProtocol;
+  readonly lcl_ip: string;
+  readonly lcl_plen: number;
+  readonly rmt_ip: string;
+  readonly rmt_plen: number;
+  readonly lcl_port: number;
+  readonly rmt_port: number;
+  readonly action_index: 'ALLOW' | 'DENY';
+  readonly appns_index: number;
+  readonly scope: 'local' | 'global';
+  readonly tag: string;
+}
+
+export interface VppSessionNode {
+  readonly app_namespaces: readonly { readonly index: number; readonly pod: string; readonly ips: readonly string[] }[];
+  readonly rules: readonly SessionRule[];
+  readonly warnings: readonly string[];
+}
+
+const ANY_IP = { 4: '0.0.0.0', 6: '::' } as const;
+
+/** Single-port expansion of wide ranges can explode; past this many rules on a node we refuse. */
+export const VPP_SESSION_MAX_RULES_PER_NODE = 50_000;
+
+export class RenderLimitError extends Error {}
+
+function ranges(rules: readonly ParsedRule[], side: 'src' | 'dst'): IpRange[] {
+  return rules.flatMap((r) => (r[side] ? [r[side]!] : []));
+}
+
+function segments(tables: readonly ParsedRule[][]) {
+  const of = (p: LpmProtocol) => tables.flatMap((t) => segmentsOf(t, p));
+  return { TCP: of('TCP'), UDP: of('UDP') };
+}
+
+function renderNode(node: IrNode): VppSessionNode {
+  const pods = Object.entries(node.pods).sort(([a], [b]) => (a < b ? -1 : 1));
+  const parsed = (id: string) => parseRules(node.tables[id]!);
+  const local = pods.map(([pod, p], i) => ({ pod, index: i + 1, ips: p.ips.map((t) => parseIp(t)!), egress: parsed(p.egress), ingress: parsed(p.ingress) }));
+  const rules: SessionRule[] = [];
+  const toRule = (r: LpmRule, scope: 'local' | 'global', appns: number, lcl: IpAddr | null, tag: string): SessionRule => ({
+    transport_proto: r.protocol,
+    lcl_ip: lcl ? node.pods[tag]!.ips.find((t) => (t.includes(':') ? 6 : 4) === r.family)! : ANY_IP[r.family],
+    lcl_plen: lcl ? (r.family === 4 ? 32 : 128) : 0,
+    rmt_ip: r.prefix,
+    rmt_plen: r.plen,
+    lcl_port: scope === 'global' ? r.port : 0,
+    rmt_port: scope === 'local' ? r.port : 0,
+    action_index: r.allow ? 'ALLOW' : 'DENY',
+    appns_index: appns,
+    scope,
+    tag,
+  });
+  for (const p of local) {
+    // What the pod initiates: its egress decision, and for a local destination that pod's ingress too.
+    const lr = lpmRules({
+      cuts: ranges(p.egress, 'dst'),
+      points: local.filter((q) => q !== p).flatMap((q) => q.ips),
+      segments: segments([p.egress, ...local.map((q) => q.ingress)]),
+      decide(dst, protocol, port) {
+        if (!permits(p.egress, null, dst, protocol, port)) return false;
+        const q = local.find((x) => x !== p && x.ips.some((ip) => ip.family === dst.family && ip.value === dst.value));
+        const own = p.ips.find((ip) => ip.family === dst.family) ?? null;
+        return !q || (own !== null && permits(q.ingress, own, null, protocol, port));
+      },
+    });
+    for (const r of lr) rules.push(toRule(r, 'local', p.index, null, p.pod));
+  }
+  for (const q of local) {
+    // Connections arriving from outside the node to this pod: its ingress decision.
+    const gr = lpmRules({ cuts: ranges(q.ingress, 'src'), points: [], segments: segments([q.ingress]), decide: (src, protocol, port) => permits(q.ingress, src, null, protocol, port) });
+    for (const r of gr) if (q.ips.some((ip) => ip.family === r.family)) rules.push(toRule(r, 'global', 0, q.ips.find((ip) => ip.family === r.family)!, q.pod));
+  }
+  // Traffic for anything else entering the node is not ours to filter.
+  for (const family of [4, 6] as const) for (const proto of ['TCP', 'UDP'] as const) rules.push({ transport_proto: proto, lcl_ip: ANY_IP[family], lcl_plen: 0, rmt_ip: ANY_IP[family], rmt_plen: 0, lcl_port: 0, rmt_port: 0, action_index: 'ALLOW', appns_index: 0, scope: 'global', tag: 'netpolc:default' });
+  if (rules.length > VPP_SESSION_MAX_RULES_PER_NODE) {
+    throw new RenderLimitError(`vpp-session needs ${rules.length} session rules on this node (limit ${VPP_SESSION_MAX_RULES_PER_NODE}): VPPTCP session rules take single ports, and port ranges expand to one rule per port`);
+  }
+  const sctp = Object.values(node.tables).some((t) => t.some((r) => r.protocol === 'SCTP'));
+  return {
+    app_namespaces: local.map((p) => ({ index: p.index, pod: p.pod, ips: node.pods[p.pod]!.ips })),
+    rules,
+    warnings: sctp ? ['SCTP is not handled by the VPP session layer; SCTP rules are not rendered'] : [],
+  };
+}
+
+function render(ir: Ir): Record<string, VppSessionNode> {
+  return Object.fromEntries(
+    Object.entries(ir.nodes).map(([name, node]) => {
+      try {
+        return [name, renderNode(node)];
+      } catch (e) {
+        if (e instanceof RenderLimitError) throw new RenderLimitError(`node ${name}: ${e.message}`);
+        throw e;
+      }
+    }),
+  );
+}
+
+interface IndexedRule {
+  readonly rule: SessionRule;
+  readonly lcl: IpRange;
+  readonly rmt: IpRange;
+}
+
+const within = (r: IpRange, a: IpAddr) => r.family === a.family && r.lo <= a.value && a.value <= r.hi;
+
+function simulator(rendered: Record<string, VppSessionNode>): DataplaneSimulator {
+  const owner = new Map<string, { node: string; pod: string; appns: number }>();
+  const tables = new Map<string, IndexedRule[]>(); // `${node}|${scope}|${appns}|${proto}`
+  for (const [name, n] of Object.entries(rendered)) {
+    for (const a of n.app_namespaces) for (const ip of a.ips) owner.set(ip, { node: name, pod: a.pod, appns: a.index });
+    for (const rule of n.rules) {
+      const key = `${name}|${rule.scope}|${rule.scope === 'local' ? rule.appns_index : 0}|${rule.transport_proto}`;
+      const list = tables.get(key) ?? tables.set(key, []).get(key)!;
+      list.push({ rule, lcl: parseCidr(`${rule.lcl_ip}/${rule.lcl_plen}`)!, rmt: parseCidr(`${rule.rmt_ip}/${rule.rmt_plen}`)! });
+    }
+  }
+  /** Most specific match: local prefix, then remote prefix, then an exact port. */
+  const best = (rules: readonly IndexedRule[]) =>
+    rules.reduce<SessionRule | null>((b, { rule: r }) => (!b || r.lcl_plen > b.lcl_plen || (r.lcl_plen === b.lcl_plen && (r.rmt_plen > b.rmt_plen || (r.rmt_plen === b.rmt_plen && r.lcl_port + r.rmt_port > 0 && b.lcl_port + b.rmt_port === 0))) ? r : b), null);
+  return {
+    allowed(flow) {
+      if (flow.protocol === 'SCTP') throw new Error('vpp-session does not carry SCTP');
+      const s = owner.get(flow.src);
+      const d = owner.get(flow.dst);
+      if (s && d && s.pod === d.pod) return true;
+      const src = parseIp(flow.src)!;
+      const dst = parseIp(flow.dst)!;
+      if (s) {
+        const rules = tables.get(`${s.node}|local|${s.appns}|${flow.protocol}`) ?? [];
+        const hit = best(rules.filter((r) => within(r.rmt, dst) && (r.rule.rmt_port === 0 || r.rule.rmt_port === flow.port)));
+        if (hit && hit.action_index === 'DENY') return false;
+      }
+      if (d && (!s || s.node !== d.node)) {
+        const rules = tables.get(`${d.node}|global|0|${flow.protocol}`) ?? [];
+        const hit = best(rules.filter((r) => within(r.lcl, dst) && within(r.rmt, src) && (r.rule.lcl_port === 0 || r.rule.lcl_port === flow.port)));
+        if (hit && hit.action_index === 'DENY') return false;
+      }
+      return true;
+    },
+  };
+}
+
+export const vppSession: Dataplane<VppSessionNode> = { format: 'vpp-session', contentType: 'application/json', render, simulator };
