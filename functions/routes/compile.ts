@@ -4,7 +4,8 @@ import { compile } from '../../core/compile/compile.js';
 import { DATAPLANES } from '../../core/render/index.js';
 import { CompileRequestSchema, CompileResponseSchema } from '../../schemas/api/compile.js';
 import { ErrorSchema } from '../../schemas/api/verdicts.js';
-import { ApiError } from '../errors.js';
+import { RenderLimitError } from '../../core/render/vpp-session.js';
+import { ApiError, invalid } from '../errors.js';
 import { clusterFrom, readRequest } from '../request.js';
 import { errorResponses, jsonBody } from './openapi-helpers.js';
 
@@ -26,6 +27,14 @@ export function compileRoutes(app: OpenAPIHono): void {
     if (req.format === 'ir') return c.json({ format: req.format, nodes: ir.nodes, stats, warnings: cluster.warnings });
     const dataplane = DATAPLANES[req.format];
     if (!dataplane) throw new ApiError('invalid', `format "${req.format}" is not available in this build`);
-    return c.json({ format: req.format, nodes: dataplane.render(ir), stats, warnings: cluster.warnings });
+    let nodes: Record<string, unknown>;
+    try {
+      nodes = dataplane.render(ir);
+    } catch (e) {
+      // A format that cannot express this snapshot within its limits: the client's choice to change.
+      if (e instanceof RenderLimitError) throw invalid([{ path: '$.format', message: e.message }]);
+      throw e;
+    }
+    return c.json({ format: req.format, nodes, stats, warnings: cluster.warnings });
   });
 }

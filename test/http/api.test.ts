@@ -166,3 +166,20 @@ describe('POST /v1/compile', () => {
     expect(((await res.json()) as any).issues[0].path).toBe('$.format');
   });
 });
+
+describe('POST /v1/compile limits', () => {
+  it('answers 422 on $.format when vpp-session would need more single-port rules than its limit', async () => {
+    // One NetworkPolicy allowing ports 1000-60999 to three pods: ~60k session rules per pod.
+    const snapshot = {
+      items: [
+        ...['a', 'b', 'c'].map((n, i) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: n, namespace: 'x' }, spec: { nodeName: 'n1' }, status: { phase: 'Running', podIP: `10.1.0.${i + 1}` } })),
+        { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'wide', namespace: 'x' }, spec: { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: '192.0.2.0/24' } }], ports: [{ port: 1000, endPort: 30999 }] }] } },
+      ],
+    };
+    const res = await post('/v1/compile', { snapshot, format: 'vpp-session' });
+    expect(res.status).toBe(422);
+    const body = (await res.json()) as any;
+    expect(body.issues[0].path).toBe('$.format');
+    expect(body.issues[0].message).toContain('node n1');
+  });
+});
