@@ -33,18 +33,27 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
 
   for (const nodeName of nodeNames) {
     if (want && !want.has(nodeName)) continue;
-    // "The node's own addresses are permitted into its pods" (node-local traffic, kubelet probes).
     const nodeIps: readonly IpAddr[] = cluster.nodeByName.get(nodeName)?.ips ?? [];
     const podEntries: Record<string, IrPod> = {};
     const tables: Record<string, IrRule[]> = {};
+    // "The node's own addresses are permitted into its pods": one leading rule per address,
+    // so the rest of the table is compiled once per signature and shared across nodes.
+    const nodeRules: IrRule[] = nodeIps.map((ip) => ({
+      action: 'PERMIT',
+      protocol: 'ANY',
+      srcNetwork: `${formatIp(ip.family, ip.value)}/${ip.family === 4 ? 32 : 128}`,
+      srcPortRange: null,
+      dstNetwork: '',
+      dstPortRange: null,
+    }));
     const tableFor = (pod: (typeof cluster.pods)[number], dir: Direction): string => {
       const group = groupOf(cluster, pod, dir);
-      const key = dir === 'ingress' ? `${group.signature}|node=${nodeName}` : group.signature;
-      let table = bySignature.get(key);
-      if (!table) {
-        table = emitTable(partition(cluster, group, dir === 'ingress' ? nodeIps : []), dir);
-        bySignature.set(key, table);
+      let base = bySignature.get(group.signature);
+      if (!base) {
+        base = emitTable(partition(cluster, group), dir);
+        bySignature.set(group.signature, base);
       }
+      const table = dir === 'ingress' && nodeRules.length > 0 ? [...nodeRules, ...base] : base;
       const id = tableId(table);
       tables[id] = table;
       return id;

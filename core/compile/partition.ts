@@ -5,10 +5,11 @@
 import type { Cluster } from '../cluster.js';
 import type { Endpoint, Flow } from '../evaluate/endpoint.js';
 import { evaluateSide } from '../evaluate/engine.js';
+import { namespaceMatches } from '../evaluate/match.js';
 import { elementaryIntervals, intervalIndex, portSegments, type Interval } from '../net/intervals.js';
 import type { Family, IpAddr, IpRange } from '../net/ip.js';
-import { PROTOCOLS, type NamespaceMatch, type Peer, type Protocol } from '../policy/model.js';
-import type { NamespaceInfo, PodInfo } from '../snapshot/cluster.js';
+import { PROTOCOLS, type Peer, type Protocol } from '../policy/model.js';
+import type { PodInfo } from '../snapshot/cluster.js';
 import type { Group } from './group.js';
 
 export interface Cell {
@@ -33,30 +34,11 @@ export interface Partition {
   readonly verdict: boolean[][][];
 }
 
-function nsMatches(cluster: Cluster, m: NamespaceMatch, ns: NamespaceInfo, subject: PodInfo): boolean {
-  switch (m.type) {
-    case 'selector':
-      return cluster.selectors.matchesNamespace(m.selector, ns.idx);
-    case 'name':
-      return ns.name === m.name;
-    case 'self':
-      return ns.name === subject.namespace;
-    case 'notSelf':
-      return ns.name !== subject.namespace;
-    case 'sameLabels':
-    case 'notSameLabels': {
-      const sub = cluster.namespaces[subject.nsIdx]!;
-      const same = m.keys.length > 0 && m.keys.every((k) => sub.labels[k] !== undefined && ns.labels[k] === sub.labels[k]);
-      return m.type === 'sameLabels' ? same : !same;
-    }
-  }
-}
-
 /** Pods a `pods` peer selects, by index. */
 function podsOf(cluster: Cluster, peer: Extract<Peer, { type: 'pods' }>, subject: PodInfo): PodInfo[] {
   const out: PodInfo[] = [];
   for (const ns of cluster.namespaces) {
-    if (!nsMatches(cluster, peer.namespaces, ns, subject)) continue;
+    if (!namespaceMatches(cluster, peer.namespaces, ns, subject)) continue;
     for (const pod of cluster.podsByNamespace.get(ns.name) ?? []) {
       if (pod.hostNetwork || pod.ips.length === 0) continue;
       if (peer.pods === null || cluster.selectors.matchesPod(peer.pods, pod.idx)) out.push(pod);
@@ -65,7 +47,7 @@ function podsOf(cluster: Cluster, peer: Extract<Peer, { type: 'pods' }>, subject
   return out;
 }
 
-export function partition(cluster: Cluster, group: Group, forcedAllow: readonly IpAddr[]): Partition {
+export function partition(cluster: Cluster, group: Group): Partition {
   const subject = group.representative;
   const peers = group.rules.flatMap((r) => r.peers);
 
@@ -110,15 +92,12 @@ export function partition(cluster: Cluster, group: Group, forcedAllow: readonly 
   }
 
   const points: Point[] = [];
-  const forced = new Set(forcedAllow.map((ip) => `${ip.family}:${ip.value}`));
-  for (const ip of forcedAllow) points.push({ ip, cell: cell('local', () => ({ kind: 'external', ip })) });
   const podsWithClass = new Set([...podBits.keys(), ...namedByPod.keys()]);
   for (const idx of [...podsWithClass].sort((a, b) => a - b)) {
     const pod = cluster.pods[idx]!;
     // The representative stays: the table is shared, and for its group-mates it is a peer.
     const cls = `${(podBits.get(idx) ?? []).join(',')}|${namedByPod.get(idx) ?? ''}`;
     for (const ip of pod.ips) {
-      if (forced.has(`${ip.family}:${ip.value}`)) continue;
       const iv = intervalIndex(intervals[ip.family], ip.value);
       points.push({ ip, cell: cell(`p${ip.family}:${iv}:${cls}`, () => ({ kind: 'pod', pod, ip })) });
     }
@@ -126,7 +105,6 @@ export function partition(cluster: Cluster, group: Group, forcedAllow: readonly 
   for (const [idx, bits] of [...nodeBits.entries()].sort((a, b) => a[0] - b[0])) {
     const node = cluster.nodes[idx]!;
     for (const ip of node.ips) {
-      if (forced.has(`${ip.family}:${ip.value}`)) continue;
       const iv = intervalIndex(intervals[ip.family], ip.value);
       points.push({ ip, cell: cell(`n${ip.family}:${iv}:${bits.join(',')}`, () => ({ kind: 'node', node, ip })) });
     }
@@ -143,7 +121,6 @@ export function partition(cluster: Cluster, group: Group, forcedAllow: readonly 
   const verdict = cells.map((c) =>
     PROTOCOLS.map((proto) =>
       segments[proto].map(([lo]) => {
-        if (c.key === 'local') return true;
         const flow: Flow = { from: c.rep, to: c.rep, port: lo, protocol: proto, family: c.rep.ip?.family ?? null };
         return evaluateSide(cluster, group.dir, subject, c.rep, flow).allowed;
       }),

@@ -11,6 +11,7 @@ interface CompiledRule {
   readonly src: IpRange | null;
   readonly dst: IpRange | null;
   readonly ports: readonly [number, number] | null;
+  readonly srcPorts: readonly [number, number] | null;
 }
 
 export interface SimulatedSide {
@@ -48,6 +49,7 @@ export class IrSimulator {
             src: rule.srcNetwork ? parseCidr(rule.srcNetwork) : null,
             dst: rule.dstNetwork ? parseCidr(rule.dstNetwork) : null,
             ports: rule.dstPortRange,
+            srcPorts: rule.srcPortRange,
           })),
         );
       }
@@ -62,6 +64,8 @@ export class IrSimulator {
       if (r.protocol !== 'ANY' && r.protocol !== protocol) continue;
       if (!inRange(r.src, src) || !inRange(r.dst, dst)) continue;
       if (r.ports && (port < r.ports[0] || port > r.ports[1])) continue;
+      // Flows here carry no source port; a rule that restricts it cannot be said to match.
+      if (r.srcPorts) continue;
       return { allowed: r.permit, rule: r.rule, index: r.index };
     }
     // Every table ends with a catch-all; reaching here would be a compiler bug.

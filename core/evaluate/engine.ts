@@ -75,17 +75,23 @@ export function evaluateSide(cluster: Cluster, dir: Direction, subject: PodInfo,
     trace,
   });
 
+  /** A cluster-scoped tier: the first matching rule decides, unless it passes; null to go on. */
+  const clusterTier = (tier: 'admin' | 'baseline', policies: readonly Policy[]): SideVerdict | null => {
+    const hit = firstMatch(cluster, policies, dir, subject, peer, flow);
+    if (!hit) {
+      trace.push({ tier, outcome: 'no-match', message: `no ${tier === 'admin' ? 'Admin' : 'Baseline'}-tier rule matches` });
+      return null;
+    }
+    const { policy, rule } = hit;
+    const word = policy.ref.kind === 'ClusterNetworkPolicy' && rule.action === 'allow' ? 'Accept' : ACTION_WORD[rule.action];
+    trace.push({ tier, outcome: rule.action, policy: policy.ref, rule: ruleRef(rule), message: `${word} by ${ruleText(policy, rule)}` });
+    return rule.action === 'pass' ? null : decide(tier, rule.action === 'allow', policy, rule);
+  };
+
   // Admin tier: ANPs and Admin-tier CNPs. "Allow … Deny" are final; "Pass: … skip any
   // remaining ANP rules, and then pass execution to any NetworkPolicies that select the pod."
-  const admin = firstMatch(cluster, cluster.policies.admin, dir, subject, peer, flow);
-  if (admin) {
-    const { policy, rule } = admin;
-    const word = policy.ref.kind === 'ClusterNetworkPolicy' && rule.action === 'allow' ? 'Accept' : ACTION_WORD[rule.action];
-    trace.push({ tier: 'admin', outcome: rule.action, policy: policy.ref, rule: ruleRef(rule), message: `${word} by ${ruleText(policy, rule)}` });
-    if (rule.action !== 'pass') return decide('admin', rule.action === 'allow', policy, rule);
-  } else {
-    trace.push({ tier: 'admin', outcome: 'no-match', message: 'no Admin-tier rule matches' });
-  }
+  const admin = clusterTier('admin', cluster.policies.admin);
+  if (admin) return admin;
 
   // NetworkPolicy tier: "if any NetworkPolicy selects the pod for that direction, the flow
   // is allowed iff one of their rules matches, and that answer is final."
@@ -113,15 +119,8 @@ export function evaluateSide(cluster: Cluster, dir: Direction, subject: PodInfo,
 
   // Baseline tier: BANP and Baseline-tier CNPs. v1alpha2: "Pass: Skips all further
   // ClusterNetworkPolicy rules in the current tier … and passes evaluation to the next tier."
-  const baseline = firstMatch(cluster, cluster.policies.baseline, dir, subject, peer, flow);
-  if (baseline) {
-    const { policy, rule } = baseline;
-    const word = policy.ref.kind === 'ClusterNetworkPolicy' && rule.action === 'allow' ? 'Accept' : ACTION_WORD[rule.action];
-    trace.push({ tier: 'baseline', outcome: rule.action, policy: policy.ref, rule: ruleRef(rule), message: `${word} by ${ruleText(policy, rule)}` });
-    if (rule.action !== 'pass') return decide('baseline', rule.action === 'allow', policy, rule);
-  } else {
-    trace.push({ tier: 'baseline', outcome: 'no-match', message: 'no Baseline-tier rule matches' });
-  }
+  const baseline = clusterTier('baseline', cluster.policies.baseline);
+  if (baseline) return baseline;
 
   // "the default kubernetes policy is applied, which says that all pods can communicate with each other."
   trace.push({ tier: 'default', outcome: 'allow', message: 'no tier decided; default allow' });

@@ -13,7 +13,8 @@ export function subjectSelects(cluster: Cluster, policy: Policy, pod: PodInfo): 
   return cluster.selectors.matchesNamespace(s.namespaces, pod.nsIdx) && (s.pods === null || cluster.selectors.matchesPod(s.pods, pod.idx));
 }
 
-function namespaceMatches(cluster: Cluster, m: NamespaceMatch, ns: NamespaceInfo, subject: PodInfo): boolean {
+/** Whether namespace `ns` is picked by `m`, for a subject pod (Self/sameLabels are relative to it). */
+export function namespaceMatches(cluster: Cluster, m: NamespaceMatch, ns: NamespaceInfo, subject: PodInfo): boolean {
   switch (m.type) {
     case 'selector':
       return cluster.selectors.matchesNamespace(m.selector, ns.idx);

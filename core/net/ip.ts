@@ -113,3 +113,18 @@ export function rangeToCidrs(r: IpRange): string[] {
   }
   return out;
 }
+
+// Rendered rule sets repeat the same few prefixes; simulators parse them on their hot path.
+const addressOrCidrCache = new Map<string, IpRange | null>();
+
+/** An address ("10.0.0.1", a one-address range) or a CIDR, parsed once and cached. */
+export function parseAddressOrCidr(text: string): IpRange | null {
+  let range = addressOrCidrCache.get(text);
+  if (range === undefined) {
+    const ip = text.includes('/') ? null : parseIp(text);
+    range = ip ? { family: ip.family, lo: ip.value, hi: ip.value } : parseCidr(text);
+    if (addressOrCidrCache.size > 10_000) addressOrCidrCache.clear();
+    addressOrCidrCache.set(text, range);
+  }
+  return range;
+}

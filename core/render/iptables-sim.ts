@@ -1,0 +1,171 @@
+// Reads iptables-restore payloads back (never the IR) and runs a new connection through them as
+// the kernel would: FORWARD on every node the flow crosses, with jumps, gotos, RETURN and the
+// chain policy. Only the subset of the restore syntax netpolc writes is understood; anything
+// else throws rather than being guessed at.
+import { parseCidr, parseIp, type Family, type IpAddr, type IpRange, parseAddressOrCidr } from '../net/ip.js';
+import type { DataplaneSimulator, FlowQuery } from './types.js';
+
+/** Dispatch chains: a local pod's address → its table chain (the renderer writes these). */
+export const DISPATCH_CHAINS = { egress: 'NETPOLC-EGRESS', ingress: 'NETPOLC-INGRESS' } as const;
+
+type Target = { kind: 'ACCEPT' | 'DROP' | 'RETURN' } | { kind: 'jump' | 'goto'; chain: string };
+
+interface IptRule {
+  readonly text: string;
+  src: IpRange | null;
+  dst: IpRange | null;
+  protocol: string | null;
+  sport: [number, number] | null;
+  dport: [number, number] | null;
+  ctstates: string[] | null;
+  icmpv6: boolean;
+  target: Target | null;
+}
+
+interface IptChain {
+  readonly policy: 'ACCEPT' | 'DROP' | null;
+  readonly rules: IptRule[];
+}
+
+type IptTable = Map<string, IptChain>;
+
+const MODULES = new Set(['tcp', 'udp', 'sctp', 'conntrack', 'icmp6']);
+const BUILTIN = new Set(['ACCEPT', 'DROP', 'RETURN']);
+
+function addressRange(text: string, family: Family): IpRange {
+  const range = parseAddressOrCidr(text);
+  if (!range || range.family !== family) throw new Error(`iptables: "${text}" is not an IPv${family} address or prefix`);
+  return range;
+}
+
+function portRange(text: string): [number, number] {
+  const m = /^(\d+)(?::(\d+))?$/.exec(text);
+  if (!m) throw new Error(`iptables: unsupported port "${text}"`);
+  return [Number(m[1]), Number(m[2] ?? m[1])];
+}
+
+function parseRule(args: readonly string[], text: string, family: Family): IptRule {
+  const rule: IptRule = { text, src: null, dst: null, protocol: null, sport: null, dport: null, ctstates: null, icmpv6: false, target: null };
+  for (let i = 0; i < args.length; i += 2) {
+    const [opt, value] = [args[i]!, args[i + 1]];
+    if (value === undefined) throw new Error(`iptables: option ${opt} without a value in "${text}"`);
+    if (opt === '-s') rule.src = addressRange(value, family);
+    else if (opt === '-d') rule.dst = addressRange(value, family);
+    else if (opt === '-p') rule.protocol = value;
+    else if (opt === '-m') {
+      if (!MODULES.has(value)) throw new Error(`iptables: unsupported match module ${value}`);
+    } else if (opt === '--dport') rule.dport = portRange(value);
+    else if (opt === '--sport') rule.sport = portRange(value);
+    else if (opt === '--ctstate') rule.ctstates = value.split(',');
+    else if (opt === '--icmpv6-type') rule.icmpv6 = true;
+    else if (opt === '-j') rule.target = BUILTIN.has(value) ? { kind: value as 'ACCEPT' | 'DROP' | 'RETURN' } : { kind: 'jump', chain: value };
+    else if (opt === '-g') rule.target = { kind: 'goto', chain: value };
+    else throw new Error(`iptables: unsupported option ${opt} in "${text}"`);
+  }
+  if ((rule.sport || rule.dport) && !['tcp', 'udp', 'sctp'].includes(rule.protocol ?? '')) throw new Error(`iptables: port match without -p tcp|udp|sctp in "${text}"`);
+  return rule;
+}
+
+/** Parses a payload as iptables-restore without --noflush applies it: the filter table as written. */
+export function parseRestore(payload: string, family: Family): IptTable {
+  const declared = new Map<string, 'ACCEPT' | 'DROP' | null>();
+  const rules = new Map<string, IptRule[]>();
+  let state: 'outside' | 'filter' | 'done' = 'outside';
+  for (const raw of payload.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    if (line === '*filter' && state === 'outside') state = 'filter';
+    else if (line === 'COMMIT' && state === 'filter') state = 'done';
+    else if (state !== 'filter') throw new Error(`iptables: "${line}" outside a *filter … COMMIT block`);
+    else if (line.startsWith(':')) {
+      const m = /^:(\S+) (ACCEPT|DROP|-) \[\d+:\d+\]$/.exec(line);
+      if (!m) throw new Error(`iptables: malformed chain line "${line}"`);
+      declared.set(m[1]!, m[2] === '-' ? null : (m[2] as 'ACCEPT' | 'DROP'));
+    } else if (line.startsWith('-A ')) {
+      const [, chain, ...args] = line.split(/\s+/);
+      if (!declared.has(chain!)) throw new Error(`iptables: rule for undeclared chain ${chain}`);
+      rules.set(chain!, [...(rules.get(chain!) ?? []), parseRule(args, line, family)]);
+    } else throw new Error(`iptables: unsupported line "${line}"`);
+  }
+  if (state !== 'done') throw new Error('iptables: payload does not end with COMMIT');
+  return new Map([...declared].map(([name, policy]) => [name, { policy, rules: rules.get(name) ?? [] }]));
+}
+
+interface Packet {
+  readonly src: IpAddr;
+  readonly dst: IpAddr;
+  readonly protocol: string;
+  readonly dport: number;
+}
+
+const within = (r: IpRange | null, a: IpAddr) => r === null || (r.family === a.family && r.lo <= a.value && a.value <= r.hi);
+
+function matches(r: IptRule, p: Packet): boolean {
+  if (!within(r.src, p.src) || !within(r.dst, p.dst)) return false;
+  if (r.protocol !== null && r.protocol !== p.protocol) return false;
+  if (r.ctstates && !r.ctstates.includes('NEW')) return false; // every simulated flow opens a connection
+  if (r.icmpv6) return false; // flows are TCP, UDP or SCTP
+  if (r.sport) throw new Error('iptables: a source-port match cannot be simulated (a flow has no source port)');
+  return r.dport === null || (r.dport[0] <= p.dport && p.dport <= r.dport[1]);
+}
+
+type Outcome = 'ACCEPT' | 'DROP' | 'RETURN';
+
+function run(table: IptTable, name: string, p: Packet, trace: string[], depth: number): Outcome {
+  const chain = table.get(name);
+  if (!chain) throw new Error(`iptables: jump to undeclared chain ${name}`);
+  if (depth > 32) throw new Error(`iptables: chain nesting deeper than 32 at ${name}`);
+  for (const rule of chain.rules) {
+    if (!matches(rule, p)) continue;
+    trace.push(rule.text);
+    const t = rule.target;
+    if (!t) continue;
+    if (t.kind === 'jump') {
+      const r = run(table, t.chain, p, trace, depth + 1);
+      if (r !== 'RETURN') return r;
+    } else if (t.kind === 'goto') return run(table, t.chain, p, trace, depth + 1);
+    else return t.kind;
+  }
+  return 'RETURN';
+}
+
+export interface IptablesSimulator extends DataplaneSimulator {
+  /** The verdict and every rule the flow matched, node by node, for failure reports. */
+  explain(flow: FlowQuery): { allowed: boolean; trace: string[] };
+}
+
+const addrKey = (a: IpAddr) => `${a.family}:${a.value}`;
+
+export function iptablesSimulator(rendered: Record<string, { ipv4: string; ipv6: string }>): IptablesSimulator {
+  const nodes = new Map(Object.entries(rendered).map(([name, p]) => [name, { 4: parseRestore(p.ipv4, 4), 6: parseRestore(p.ipv6, 6) } as Record<Family, IptTable>]));
+  // A node hosts the addresses its dispatch chains name: its local pods.
+  const owner = new Map<string, string>();
+  for (const [name, tables] of nodes)
+    for (const table of [tables[4], tables[6]])
+      for (const [chain, side] of [[DISPATCH_CHAINS.egress, 'src'], [DISPATCH_CHAINS.ingress, 'dst']] as const)
+        for (const rule of table.get(chain)?.rules ?? []) {
+          const r = rule[side];
+          if (!r || r.lo !== r.hi) continue;
+          const key = addrKey({ family: r.family, value: r.lo });
+          if ((owner.get(key) ?? name) !== name) throw new Error(`iptables: address ${key} dispatched on nodes ${owner.get(key)} and ${name}`);
+          owner.set(key, name);
+        }
+  const explain = (flow: FlowQuery) => {
+    const src = parseIp(flow.src);
+    const dst = parseIp(flow.dst);
+    if (!src || !dst || src.family !== dst.family) throw new Error(`flow addresses must be IPs of one family: ${flow.src} → ${flow.dst}`);
+    if (flow.src === flow.dst) return { allowed: true, trace: ['loopback'] };
+    const packet: Packet = { src, dst, protocol: flow.protocol.toLowerCase(), dport: flow.port };
+    // The source pod's node routes the packet out, the destination pod's node delivers it.
+    const path = [...new Set([owner.get(addrKey(src)), owner.get(addrKey(dst))].filter((n): n is string => n !== undefined))];
+    const trace: string[] = [];
+    for (const name of path) {
+      const table = nodes.get(name)![src.family];
+      trace.push(`node ${name} (${src.family === 4 ? 'iptables' : 'ip6tables'}): FORWARD`);
+      const r = run(table, 'FORWARD', packet, trace, 0);
+      if ((r === 'RETURN' ? (table.get('FORWARD')?.policy ?? 'ACCEPT') : r) === 'DROP') return { allowed: false, trace };
+    }
+    return { allowed: true, trace };
+  };
+  return { allowed: (flow) => explain(flow).allowed, explain };
+}

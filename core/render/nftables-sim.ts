@@ -1,0 +1,269 @@
+// Reads `nft -f` scripts back (never the IR) and runs a new connection through them as the
+// kernel would: the base chain hooked at forward on every node the flow crosses, jumps,
+// gotos, returns, named sets and verdict maps. Only the subset of nft syntax netpolc writes is
+// understood; anything else throws rather than being guessed at.
+import { parseCidr, parseIp, type Family, type IpAddr, type IpRange, parseAddressOrCidr } from '../net/ip.js';
+import type { DataplaneSimulator, FlowQuery } from './types.js';
+
+type Verdict = { kind: 'accept' | 'drop' | 'return' | 'continue' } | { kind: 'jump' | 'goto'; chain: string } | { kind: 'vmap'; family: Family; dir: 'saddr' | 'daddr'; map: string };
+
+type Match =
+  | { kind: 'ct'; states: readonly string[] }
+  | { kind: 'addr'; family: Family; dir: 'saddr' | 'daddr'; ranges: readonly IpRange[] | null; set: string | null }
+  | { kind: 'l4proto'; protocols: readonly string[] }
+  | { kind: 'port'; protocol: string | null; dir: 'sport' | 'dport'; lo: number; hi: number }
+  | { kind: 'icmpv6' };
+
+interface NftRule {
+  readonly text: string;
+  readonly matches: readonly Match[];
+  readonly verdict: Verdict | null;
+}
+
+interface NftChain {
+  readonly name: string;
+  hook: string | null;
+  policy: 'accept' | 'drop';
+  readonly rules: NftRule[];
+}
+
+interface NftTable {
+  readonly sets: Map<string, IpRange[]>;
+  /** Verdict maps, keyed by "family:value" of the address. */
+  readonly maps: Map<string, Map<string, Verdict>>;
+  readonly chains: Map<string, NftChain>;
+}
+
+interface Packet {
+  readonly src: IpAddr;
+  readonly dst: IpAddr;
+  readonly protocol: string;
+  readonly dport: number;
+}
+
+const addrKey = (a: IpAddr) => `${a.family}:${a.value}`;
+
+/** Splits a rule into words, keeping `{ … }` lists whole. */
+function words(line: string): string[] {
+  return line.match(/\{[^}]*\}|[^\s]+/g) ?? [];
+}
+
+const listItems = (word: string) => (word.startsWith('{') ? word.slice(1, -1).split(',').map((s) => s.trim()).filter(Boolean) : [word]);
+
+function parseRange(text: string): [number, number] {
+  const m = /^(\d+)(?:-(\d+))?$/.exec(text);
+  if (!m) throw new Error(`nft: unsupported port "${text}"`);
+  return [Number(m[1]), Number(m[2] ?? m[1])];
+}
+
+function parseVerdict(w: readonly string[], at: number): Verdict {
+  const word = w[at];
+  if (word === 'accept' || word === 'drop' || word === 'return' || word === 'continue') return { kind: word };
+  if ((word === 'jump' || word === 'goto') && w[at + 1]) return { kind: word, chain: w[at + 1]! };
+  throw new Error(`nft: unsupported verdict "${w.slice(at).join(' ')}"`);
+}
+
+function parseRule(line: string): NftRule {
+  const w = words(line);
+  const matches: Match[] = [];
+  let i = 0;
+  while (i < w.length) {
+    const [a, b, c] = [w[i]!, w[i + 1], w[i + 2]];
+    if (a === 'ct' && b === 'state' && c) {
+      matches.push({ kind: 'ct', states: c.split(',') });
+      i += 3;
+    } else if ((a === 'ip' || a === 'ip6') && (b === 'saddr' || b === 'daddr') && c) {
+      const family: Family = a === 'ip' ? 4 : 6;
+      if (c === 'vmap') {
+        const map = w[i + 3];
+        if (!map?.startsWith('@') || i + 4 !== w.length) throw new Error(`nft: unsupported vmap statement "${line}"`);
+        return { text: line, matches, verdict: { kind: 'vmap', family, dir: b, map: map.slice(1) } };
+      }
+      if (c.startsWith('@')) matches.push({ kind: 'addr', family, dir: b, ranges: null, set: c.slice(1) });
+      else matches.push({ kind: 'addr', family, dir: b, ranges: listItems(c).map((x) => rangeOf(x, family)), set: null });
+      i += 3;
+    } else if (a === 'meta' && b === 'l4proto' && c) {
+      matches.push({ kind: 'l4proto', protocols: listItems(c) });
+      i += 3;
+    } else if ((a === 'tcp' || a === 'udp' || a === 'sctp' || a === 'th') && (b === 'sport' || b === 'dport') && c) {
+      const [lo, hi] = parseRange(c);
+      matches.push({ kind: 'port', protocol: a === 'th' ? null : a, dir: b, lo, hi });
+      i += 3;
+    } else if (a === 'icmpv6' && b === 'type' && c) {
+      matches.push({ kind: 'icmpv6' });
+      i += 3;
+    } else {
+      const verdict = parseVerdict(w, i);
+      if (i + (verdict.kind === 'jump' || verdict.kind === 'goto' ? 2 : 1) !== w.length) throw new Error(`nft: words after the verdict in "${line}"`);
+      return { text: line, matches, verdict };
+    }
+  }
+  return { text: line, matches, verdict: null };
+}
+
+function rangeOf(text: string, family: Family): IpRange {
+  const range = parseAddressOrCidr(text);
+  if (!range || range.family !== family) throw new Error(`nft: "${text}" is not an IPv${family} address or prefix`);
+  return range;
+}
+
+/** Parses one script: the statements netpolc writes, in order, onto a ruleset of named tables. */
+export function parseNftScript(script: string): Map<string, NftTable> {
+  const tables = new Map<string, NftTable>();
+  const lines = script.split('\n').map((l) => l.replace(/#.*$/, '').trim()).filter(Boolean);
+  const newTable = (): NftTable => ({ sets: new Map(), maps: new Map(), chains: new Map() });
+  let i = 0;
+  const next = () => {
+    const l = lines[i++];
+    if (l === undefined) throw new Error('nft: unexpected end of script (unclosed block)');
+    return l;
+  };
+  /** The `{ … }` list after `elements =`, possibly over several lines. */
+  const elements = (first: string): string[] => {
+    let text = first.slice(first.indexOf('{') + 1);
+    while (!text.includes('}')) text += ` ${next()}`;
+    return text.slice(0, text.indexOf('}')).split(',').map((s) => s.trim()).filter(Boolean);
+  };
+  while (i < lines.length) {
+    const line = next();
+    let m: RegExpExecArray | null;
+    if ((m = /^delete table (\S+ \S+)$/.exec(line))) {
+      if (!tables.delete(m[1]!)) throw new Error(`nft: delete of missing table ${m[1]}`);
+    } else if ((m = /^table (\S+ \S+) \{\s*\}$/.exec(line))) {
+      if (!tables.has(m[1]!)) tables.set(m[1]!, newTable());
+    } else if ((m = /^table (\S+ \S+) \{$/.exec(line))) {
+      const table = tables.get(m[1]!) ?? newTable();
+      tables.set(m[1]!, table);
+      for (let inner = next(); inner !== '}'; inner = next()) {
+        const block = /^(set|map|chain) (\S+) \{$/.exec(inner);
+        if (!block) throw new Error(`nft: unsupported table statement "${inner}"`);
+        const kind = block[1] as 'set' | 'map' | 'chain';
+        const name = block[2]!;
+        const chain: NftChain = { name, hook: null, policy: 'accept', rules: [] };
+        let family: Family | null = null;
+        for (let body = next(); body !== '}'; body = next()) {
+          const type = /^type (ipv4_addr|ipv6_addr)( : verdict)?$/.exec(body);
+          const base = /^type filter hook (\w+) priority [\w-]+; policy (accept|drop);$/.exec(body);
+          if (kind !== 'chain' && type) family = type[1] === 'ipv4_addr' ? 4 : 6;
+          else if (kind === 'set' && (body === 'flags interval' || body === 'auto-merge')) continue;
+          else if (kind === 'set' && body.startsWith('elements = {') && family) table.sets.set(name, elements(body).map((e) => rangeOf(e, family!)));
+          else if (kind === 'map' && body.startsWith('elements = {') && family) {
+            const entries = new Map<string, Verdict>();
+            for (const e of elements(body)) {
+              const [key, verdict] = e.split(' : ');
+              entries.set(addrKey({ family, value: rangeOf(key!, family).lo }), parseVerdict(words(verdict ?? ''), 0));
+            }
+            table.maps.set(name, entries);
+          } else if (kind === 'chain' && base) [chain.hook, chain.policy] = [base[1]!, base[2] as 'accept' | 'drop'];
+          else if (kind === 'chain') chain.rules.push(parseRule(body));
+          else throw new Error(`nft: unsupported ${kind} statement "${body}"`);
+        }
+        if (kind === 'map' && !table.maps.has(name)) table.maps.set(name, new Map());
+        if (kind === 'set' && !table.sets.has(name)) table.sets.set(name, []);
+        if (kind === 'chain') table.chains.set(name, chain);
+      }
+    } else throw new Error(`nft: unsupported statement "${line}"`);
+  }
+  return tables;
+}
+
+const inRanges = (ranges: readonly IpRange[], a: IpAddr) => ranges.some((r) => r.family === a.family && r.lo <= a.value && a.value <= r.hi);
+
+function matches(m: Match, p: Packet, table: NftTable): boolean {
+  switch (m.kind) {
+    case 'ct':
+      return m.states.includes('new'); // every simulated flow opens a connection
+    case 'addr': {
+      const addr = m.dir === 'saddr' ? p.src : p.dst;
+      if (addr.family !== m.family) return false;
+      const ranges = m.ranges ?? table.sets.get(m.set!);
+      if (!ranges) throw new Error(`nft: rule uses undefined set @${m.set}`);
+      return inRanges(ranges, addr);
+    }
+    case 'l4proto':
+      return m.protocols.includes(p.protocol);
+    case 'port':
+      if (m.dir === 'sport') throw new Error('nft: a source-port match cannot be simulated (a flow has no source port)');
+      return (m.protocol === null || m.protocol === p.protocol) && m.lo <= p.dport && p.dport <= m.hi;
+    case 'icmpv6':
+      return false; // flows are TCP, UDP or SCTP
+  }
+}
+
+type Outcome = 'accept' | 'drop' | 'return';
+
+function run(table: NftTable, chainName: string, p: Packet, trace: string[], depth: number): Outcome {
+  const chain = table.chains.get(chainName);
+  if (!chain) throw new Error(`nft: jump to undefined chain ${chainName}`);
+  if (depth > 32) throw new Error(`nft: chain nesting deeper than 32 at ${chainName}`);
+  const apply = (v: Verdict, from: string): Outcome | null => {
+    switch (v.kind) {
+      case 'accept':
+      case 'drop':
+      case 'return':
+        return v.kind;
+      case 'continue':
+        return null;
+      case 'jump': {
+        const r = run(table, v.chain, p, trace, depth + 1);
+        return r === 'return' ? null : r;
+      }
+      case 'goto':
+        return run(table, v.chain, p, trace, depth + 1);
+      case 'vmap': {
+        const map = table.maps.get(v.map);
+        if (!map) throw new Error(`nft: ${from} uses undefined map @${v.map}`);
+        const addr = v.dir === 'saddr' ? p.src : p.dst;
+        const hit = addr.family === v.family ? map.get(addrKey(addr)) : undefined;
+        return hit ? apply(hit, from) : null;
+      }
+    }
+  };
+  for (const [index, rule] of chain.rules.entries()) {
+    if (!rule.matches.every((m) => matches(m, p, table))) continue;
+    trace.push(`${chainName}[${index}] ${rule.text}`);
+    const outcome = rule.verdict ? apply(rule.verdict, `${chainName}[${index}]`) : null;
+    if (outcome) return outcome;
+  }
+  return 'return';
+}
+
+export interface NftSimulator extends DataplaneSimulator {
+  /** The verdict and every rule the flow matched, node by node, for failure reports. */
+  explain(flow: FlowQuery): { allowed: boolean; trace: string[] };
+}
+
+export function nftablesSimulator(rendered: Record<string, string>): NftSimulator {
+  const nodes = Object.entries(rendered).map(([name, script]) => ({ name, tables: [...parseNftScript(script).values()] }));
+  // A node hosts the addresses its verdict maps dispatch on: its local pods.
+  const owner = new Map<string, string>();
+  for (const n of nodes)
+    for (const t of n.tables)
+      for (const map of t.maps.values())
+        for (const key of map.keys()) {
+          if ((owner.get(key) ?? n.name) !== n.name) throw new Error(`nft: address ${key} dispatched on nodes ${owner.get(key)} and ${n.name}`);
+          owner.set(key, n.name);
+        }
+  const explain = (flow: FlowQuery) => {
+    const src = parseIp(flow.src);
+    const dst = parseIp(flow.dst);
+    if (!src || !dst) throw new Error(`flow addresses must be IPs: ${flow.src} → ${flow.dst}`);
+    if (flow.src === flow.dst) return { allowed: true, trace: ['loopback'] };
+    const packet: Packet = { src, dst, protocol: flow.protocol.toLowerCase(), dport: flow.port };
+    // The source pod's node routes the packet out, the destination pod's node delivers it.
+    const path = [...new Set([owner.get(addrKey(src)), owner.get(addrKey(dst))].filter((n): n is string => n !== undefined))];
+    const trace: string[] = [];
+    for (const name of path) {
+      for (const table of nodes.find((n) => n.name === name)!.tables) {
+        for (const chain of table.chains.values()) {
+          if (chain.hook !== 'forward') continue;
+          trace.push(`node ${name}: chain ${chain.name}`);
+          const r = run(table, chain.name, packet, trace, 0);
+          if ((r === 'return' ? chain.policy : r) === 'drop') return { allowed: false, trace };
+        }
+      }
+    }
+    return { allowed: true, trace };
+  };
+  return { allowed: (flow) => explain(flow).allowed, explain };
+}
