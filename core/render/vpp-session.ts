@@ -7,6 +7,7 @@
 // SCTP is not handled by the VPP session layer (reported in `warnings`).
 import type { Ir, IrNode } from '../compile/ir.js';
 import { parseRules, permits, segmentsOf, type ParsedRule } from '../compile/table-eval.js';
+import { portSegments } from '../net/intervals.js';
 import { parseCidr, parseIp, type IpAddr, type IpRange } from '../net/ip.js';
 import { lpmRules, type LpmProtocol, type LpmRule } from './lpm-rules.js';
 import type { Dataplane, DataplaneSimulator } from './types.js';
@@ -42,8 +43,9 @@ function ranges(rules: readonly ParsedRule[], side: 'src' | 'dst'): IpRange[] {
   return rules.flatMap((r) => (r[side] ? [r[side]!] : []));
 }
 
+/** The common refinement of several tables' port segments: every table is uniform within each. */
 function segments(tables: readonly ParsedRule[][]) {
-  const of = (p: LpmProtocol) => tables.flatMap((t) => segmentsOf(t, p));
+  const of = (p: LpmProtocol) => portSegments(tables.flatMap((t) => segmentsOf(t, p)));
   return { TCP: of('TCP'), UDP: of('UDP') };
 }
 
