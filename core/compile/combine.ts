@@ -86,9 +86,17 @@ export function combineNode(node: IrNode, mode: CombineMode): CombinedNode {
     }
     local[key] = [...front, ...node.tables[pod[ownSide]]!];
   }
+  return { local, global: globalTable(node, mode) };
+}
+
+/** BuildGlobalTable alone: the other side's rules of every local pod, scoped to its addresses, then PERMIT. */
+export function globalTable(node: IrNode, mode: CombineMode): IrRule[] {
+  const otherSide = mode === 'from-pod' ? 'ingress' : 'egress';
   const global: IrRule[] = [];
-  for (const [, pod] of pods) for (const r of scoped(node.tables[pod[otherSide]]!, pod.ips, mode)) global.push(r);
+  for (const [, pod] of Object.entries(node.pods).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const r of scoped(node.tables[pod[otherSide]]!, pod.ips, mode)) global.push(r);
+  }
   // "add rule to allow the rest of the traffic"
   global.push({ action: 'PERMIT', protocol: 'ANY', srcNetwork: '', srcPortRange: null, dstNetwork: '', dstPortRange: null });
-  return { local, global };
+  return global;
 }

@@ -3,7 +3,7 @@
 import type { Cluster } from '../cluster.js';
 import { formatIp, type IpAddr } from '../net/ip.js';
 import type { Direction } from '../policy/model.js';
-import { combineNode } from './combine.js';
+import { globalTable } from './combine.js';
 import { emitTable } from './emit.js';
 import { groupOf } from './group.js';
 import type { Ir, IrNode, IrPod, IrRule } from './ir.js';
@@ -65,7 +65,7 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
       pods++;
     }
     // Contiv's node-global table (from-pod orientation): local pods' ingress rules for traffic entering the node.
-    const global = combineNode({ pods: podEntries, tables, global: null }, 'from-pod').global;
+    const global = globalTable({ pods: podEntries, tables, global: null }, 'from-pod');
     const globalId = tableId(global);
     tables[globalId] = global;
     const sortedTables = Object.fromEntries(Object.keys(tables).sort().map((id) => [id, tables[id]!]));

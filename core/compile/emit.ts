@@ -32,7 +32,14 @@ function atoms(p: Partition): Atom[] {
       if (lo <= iv.hi) out.push({ family: fam, lo, hi: iv.hi, cell: p.externalCell[fam][i]! });
     });
   }
-  return out;
+  // Neighbouring atoms of one cell always decide alike: merge them once, up front.
+  const merged: Atom[] = [];
+  for (const a of out) {
+    const last = merged[merged.length - 1];
+    if (last && last.family === a.family && last.cell === a.cell && last.hi + 1n === a.lo) merged[merged.length - 1] = { ...last, hi: a.hi };
+    else merged.push(a);
+  }
+  return merged;
 }
 
 interface Entry {
@@ -51,15 +58,23 @@ function networks(ranges: readonly (Interval & { family: Family })[]): string[] 
 
 function exceptionEntries(p: Partition, list: readonly Atom[], deviant: (allowed: boolean) => boolean): Entry[] {
   const perProto: { protocol: Protocol; key: string; ranges: (Interval & { family: Family })[]; ports: PortRange }[] = [];
+  // Which cells deviate decides the exception ranges: compute them once per distinct pattern.
+  const byPattern = new Map<string, { key: string; hits: (Interval & { family: Family })[] }>();
   PROTOCOLS.forEach((proto, pi) => {
     let open: (typeof perProto)[number] | null = null;
     p.segments[proto].forEach(([lo, hi], si) => {
-      const hits: (Interval & { family: Family })[] = [];
-      for (const fam of [4, 6] as Family[]) {
-        const merged = mergeAdjacent(list.filter((a) => a.family === fam && deviant(p.verdict[a.cell]![pi]![si]!)));
-        for (const m of merged) hits.push({ family: fam, lo: m.lo, hi: m.hi });
+      const pattern = p.verdict.map((v) => (deviant(v[pi]![si]!) ? '1' : '0')).join('');
+      let found = byPattern.get(pattern);
+      if (!found) {
+        const hits: (Interval & { family: Family })[] = [];
+        for (const fam of [4, 6] as Family[]) {
+          const merged = mergeAdjacent(list.filter((a) => a.family === fam && pattern.charCodeAt(a.cell) === 49));
+          for (const m of merged) hits.push({ family: fam, lo: m.lo, hi: m.hi });
+        }
+        found = { key: hits.map((h) => `${h.family}:${h.lo}-${h.hi}`).join(','), hits };
+        byPattern.set(pattern, found);
       }
-      const key = hits.map((h) => `${h.family}:${h.lo}-${h.hi}`).join(',');
+      const { key, hits } = found;
       if (open && open.key === key && open.ports[1] + 1 === lo) open.ports = [open.ports[0], hi];
       else {
         if (open && open.key !== '') perProto.push(open);

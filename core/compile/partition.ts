@@ -34,8 +34,23 @@ export interface Partition {
   readonly verdict: boolean[][][];
 }
 
-/** Pods a `pods` peer selects, by index. */
+// Peer objects are shared by every group whose policies contain them (an ANP's peers appear in
+// thousands of signatures): resolve each once, per subject namespace only when it is relative.
+const podsOfCache = new WeakMap<Peer, Map<string, PodInfo[]>>();
+const RELATIVE_NS = new Set(['self', 'notSelf', 'sameLabels', 'notSameLabels']);
+
+/** Pods a `pods` peer selects. */
 function podsOf(cluster: Cluster, peer: Extract<Peer, { type: 'pods' }>, subject: PodInfo): PodInfo[] {
+  const key = RELATIVE_NS.has(peer.namespaces.type) ? subject.namespace : '';
+  const byNs = podsOfCache.get(peer) ?? podsOfCache.set(peer, new Map()).get(peer)!;
+  const hit = byNs.get(key);
+  if (hit) return hit;
+  const out = resolvePods(cluster, peer, subject);
+  byNs.set(key, out);
+  return out;
+}
+
+function resolvePods(cluster: Cluster, peer: Extract<Peer, { type: 'pods' }>, subject: PodInfo): PodInfo[] {
   const out: PodInfo[] = [];
   for (const ns of cluster.namespaces) {
     if (!namespaceMatches(cluster, peer.namespaces, ns, subject)) continue;
