@@ -1,0 +1,69 @@
+// The CLI as a pipeline runs it: the real bin, files, directories and stdin, exit codes.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const BIN = join(ROOT, 'bin', 'netpolc.mjs');
+const CLUSTER = join(ROOT, 'examples', 'cluster.json');
+
+function run(args: string[], input?: string) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, input, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe('netpolc CLI', () => {
+  it('answers a verdict from a file with both decision chains', () => {
+    const r = run(['verdict', '--from', 'shop/web', '--to', 'payments/api', '--port', '443', CLUSTER]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('shop/web → payments/api 443/TCP: DENIED');
+    expect(r.out).toContain('Deny by BaselineAdminNetworkPolicy default rule 0 "deny-other-namespaces"');
+  });
+
+  it('reads multi-document YAML from stdin (kubectl get -o yaml | netpolc …) and gates on --expect', () => {
+    const items = (JSON.parse(readFileSync(CLUSTER, 'utf8')) as { items: unknown[] }).items;
+    const yaml = items.map((o) => stringify(o)).join('---\n');
+    const ok = run(['verdict', '--from', 'shop/web', '--to', 'shop/db', '--port', 'postgres', '--expect', 'allow', '-'], yaml);
+    expect(ok.code).toBe(0);
+    const gate = run(['verdict', '--from', 'payments/api', '--to', 'shop/db', '--port', '5432', '--expect', 'allow', '--output', 'json'], yaml);
+    expect(gate.code).toBe(1);
+    expect(JSON.parse(gate.out).allowed).toBe(false);
+    expect(gate.err).toContain('expected allow, got deny');
+  });
+
+  it('reads a directory of YAML and JSON files', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netpolc-cli-'));
+    const items = (JSON.parse(readFileSync(CLUSTER, 'utf8')) as { items: { kind: string }[] }).items;
+    writeFileSync(join(dir, 'workloads.json'), JSON.stringify({ kind: 'List', items: items.filter((o) => !o.kind.includes('Policy')) }));
+    writeFileSync(join(dir, 'policies.yaml'), items.filter((o) => o.kind.includes('Policy')).map((o) => stringify(o)).join('---\n'));
+    writeFileSync(join(dir, 'README.txt'), 'not read');
+    const r = run(['matrix', '--port', '5432', '--namespace', 'shop', dir]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('5432/TCP (3 allowed, 1 denied)');
+  });
+
+  it('renders nftables for one node, ready for nft -f', () => {
+    const r = run(['compile', '--format', 'nftables', '--node', 'node-1', CLUSTER]);
+    expect(r.code).toBe(0);
+    expect(r.out.startsWith('# netpolc')).toBe(true);
+    expect(r.out).toContain('table inet netpolc {');
+    expect(r.err).toMatch(/compiled 2 pods into \d+ tables/);
+  });
+
+  it('points invalid input at file, document and path, exit 2', () => {
+    const bad = stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'p', namespace: 'x' }, spec: { podSelector: {}, ingress: [{ ports: [{ port: 80, endPort: 79 }] }] } });
+    const r = run(['verdict', '--from', 'x/a', '--to', 'x/b', '--port', '80', '-'], `${stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } })}---\n${bad}`);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('<stdin> (document 2): $.spec.ingress[0].ports[0].endPort (NetworkPolicy x/p): must be greater than or equal to `port` (80)');
+  });
+
+  it('rejects bad usage with the usage text, exit 2', () => {
+    const r = run(['verdict', '--from', 'x/a', CLUSTER]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('usage: netpolc');
+    expect(run(['frobnicate']).code).toBe(2);
+  });
+});
