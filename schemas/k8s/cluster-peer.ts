@@ -86,6 +86,16 @@ function namespaceMatch(raw: unknown, ctx: Ctx, path: (string | number)[]): Name
   return { type: 'selector', selector: { matchLabels: {}, matchExpressions: [] } };
 }
 
+/** `pods: {namespaceSelector | namespaces, podSelector}`, in either spelling. */
+function podsSelection(pods: unknown, ctx: Ctx): { namespaces: NamespaceMatch; podSelector: LabelSelector } | null {
+  if (!isObject(pods)) return (issue(ctx, ['pods'], 'must be an object with namespaceSelector (or namespaces) and podSelector'), null);
+  const namespaces: NamespaceMatch =
+    pods.namespaces !== undefined
+      ? namespaceMatch(pods.namespaces, ctx, ['pods', 'namespaces'])
+      : { type: 'selector', selector: selector(pods.namespaceSelector, ctx, ['pods', 'namespaceSelector']) };
+  return { namespaces, podSelector: selector(pods.podSelector, ctx, ['pods', 'podSelector']) };
+}
+
 export interface PeerOptions {
   /** Peer kinds allowed on this side (ingress peers have no nodes/networks). */
   readonly allowed: readonly ('namespaces' | 'pods' | 'nodes' | 'networks' | 'domainNames')[];
@@ -109,13 +119,8 @@ export function clusterPeer(opts: PeerOptions) {
       case 'namespaces':
         return { type: 'namespaces', namespaces: namespaceMatch(raw.namespaces, ctx, ['namespaces']) };
       case 'pods': {
-        const pods = raw.pods;
-        if (!isObject(pods)) return issue(ctx, ['pods'], 'must be an object with namespaceSelector (or namespaces) and podSelector');
-        const ns =
-          pods.namespaces !== undefined
-            ? namespaceMatch(pods.namespaces, ctx, ['pods', 'namespaces'])
-            : ({ type: 'selector', selector: selector(pods.namespaceSelector, ctx, ['pods', 'namespaceSelector']) } as const);
-        return { type: 'pods', namespaces: ns, podSelector: selector(pods.podSelector, ctx, ['pods', 'podSelector']) };
+        const pods = podsSelection(raw.pods, ctx);
+        return pods ? { type: 'pods', ...pods } : z.NEVER;
       }
       case 'nodes':
         return { type: 'nodes', selector: selector(raw.nodes, ctx, ['nodes']) };
@@ -144,13 +149,7 @@ export const ClusterSubjectSchema = z.unknown().transform((raw, ctx): ClusterSub
   const key = keys[0]!;
   if (key === 'namespaces') return { namespaces: namespaceMatch(raw.namespaces, ctx, ['namespaces']), podSelector: null };
   if (key === 'namespaceSelector') return { namespaces: { type: 'selector', selector: selector(raw.namespaceSelector, ctx, ['namespaceSelector']) }, podSelector: null };
-  const pods = raw.pods;
-  if (!isObject(pods)) return issue(ctx, ['pods'], 'must be an object with namespaceSelector and podSelector');
-  const ns =
-    pods.namespaces !== undefined
-      ? namespaceMatch(pods.namespaces, ctx, ['pods', 'namespaces'])
-      : ({ type: 'selector', selector: selector(pods.namespaceSelector, ctx, ['pods', 'namespaceSelector']) } as const);
-  return { namespaces: ns, podSelector: selector(pods.podSelector, ctx, ['pods', 'podSelector']) };
+  return podsSelection(raw.pods, ctx) ?? z.NEVER;
 });
 
 export const PortNumberValue = z
