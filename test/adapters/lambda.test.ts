@@ -67,7 +67,7 @@ describe('Lambda handler (API Gateway v2 events)', () => {
     expect(verdicts[3].ingress.trace.map((t: any) => t.message)).toEqual([
       'Pass by AdminNetworkPolicy tenant-guardrails rule 1 "delegate-shop"',
       'no NetworkPolicy selects the pod for ingress',
-      'Deny by BaselineAdminNetworkPolicy default rule 0 "deny-other-namespaces"',
+      'Deny by BaselineAdminNetworkPolicy default rule 0 "deny-pod-traffic"',
     ]);
     expect(verdicts[4].egress).toBeNull();
   });

@@ -65,7 +65,7 @@ describe.skipIf(unavailable !== null)('Cloudflare Worker under workerd', () => {
     expect(verdicts[3].ingress.trace.map((t: any) => t.message)).toEqual([
       'Pass by AdminNetworkPolicy tenant-guardrails rule 1 "delegate-shop"',
       'no NetworkPolicy selects the pod for ingress',
-      'Deny by BaselineAdminNetworkPolicy default rule 0 "deny-other-namespaces"',
+      'Deny by BaselineAdminNetworkPolicy default rule 0 "deny-pod-traffic"',
     ]);
     expect(verdicts[3].ingress.policy).toEqual({ apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'BaselineAdminNetworkPolicy', name: 'default' });
     expect(verdicts[4].egress).toBeNull();

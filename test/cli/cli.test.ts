@@ -20,7 +20,7 @@ describe('netpolc CLI', () => {
     const r = run(['verdict', '--from', 'shop/web', '--to', 'payments/api', '--port', '443', CLUSTER]);
     expect(r.code).toBe(0);
     expect(r.out).toContain('shop/web → payments/api 443/TCP: DENIED');
-    expect(r.out).toContain('Deny by BaselineAdminNetworkPolicy default rule 0 "deny-other-namespaces"');
+    expect(r.out).toContain('Deny by BaselineAdminNetworkPolicy default rule 0 "deny-pod-traffic"');
   });
 
   it('reads multi-document YAML from stdin (kubectl get -o yaml | netpolc …) and gates on --expect', () => {

@@ -1,0 +1,214 @@
+// Reads a chat-ops question ("can shop/web reach shop/db on 5432?") into a typed query.
+// Hand-written: the grammar is four sentence shapes over a few dozen words, smaller than any
+// parser-generator setup, and it must name the part it could not read rather than throw.
+import type { EndpointSpec } from '../evaluate/resolve.js';
+import { familyOfText } from '../net/ip.js';
+import type { Protocol } from '../policy/model.js';
+
+/** `port` null: every port (of `protocol`, or of every protocol when that is null too). */
+export interface PortQuery {
+  readonly port: number | string | null;
+  readonly protocol: Protocol | null;
+}
+
+export type Query =
+  | ({ readonly kind: 'can'; readonly from: EndpointSpec; readonly to: EndpointSpec } & PortQuery)
+  | ({ readonly kind: 'who'; readonly to: EndpointSpec } & PortQuery)
+  | ({ readonly kind: 'what'; readonly from: EndpointSpec } & PortQuery);
+
+export interface ParseFailure {
+  readonly error: string;
+  readonly acceptedForms: readonly string[];
+}
+
+/** Shown with every failure: examples teach the grammar faster than a BNF. */
+export const ACCEPTED_FORMS: readonly string[] = [
+  'can shop/web reach shop/db on 5432?',
+  'can shop/web talk to shop/db on tcp 5432?',
+  'can shop/web reach shop/db on postgres?  (a named port of the destination)',
+  'can shop/web reach shop/db?  (every port, answered as port ranges)',
+  'can 203.0.113.7 reach shop/db on udp 53?',
+  'is shop/web allowed to reach shop/db port 80?',
+  'who can reach payments/api on tcp 443?',
+  'who can reach payments/api?  (every port, answered as port ranges)',
+  'what can shop/web reach?',
+  'what can shop/web reach on 53/udp?',
+];
+
+/** Chat input is untrusted; anything longer is not a short question. */
+export const MAX_QUESTION_LENGTH = 500;
+
+// Words people add that change nothing: "can the pod shop/web reach port 80".
+const FILLERS = new Set(['the', 'pod', 'pods', 'port', 'ports', 'please']);
+const MODALS: readonly (readonly string[])[] = [['can'], ['could'], ['may'], ['is', 'allowed', 'to'], ['are', 'allowed', 'to'], ['is', 'able', 'to']];
+// Longest first, so "talk to" wins over the bare "talk" that "where can x/a talk" needs.
+const VERBS: readonly (readonly string[])[] = [
+  ['send', 'traffic', 'to'], ['talk', 'to'], ['talk', 'with'], ['connect', 'to'], ['get', 'to'], ['send', 'to'],
+  ['reach'], ['access'], ['call'], ['hit'], ['connect'], ['talk'],
+];
+const PORT_INTROS = new Set(['on', 'at', 'via', 'over', 'using']);
+const EVERY_PORT = new Set(['all', 'any', 'every']);
+const PROTOCOL_WORDS: Readonly<Record<string, Protocol>> = { tcp: 'TCP', udp: 'UDP', sctp: 'SCTP' };
+
+// Kubernetes name rules: namespaces are DNS-1123 labels, pod names DNS-1123 subdomains,
+// named ports IANA service names (1-15 characters, at least one letter, no "--").
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const SERVICE_NAME = /^(?=.{1,15}$)(?=.*[a-z])[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/** Internal: unwinds to parseQuestion, which turns it into a ParseFailure. */
+class Unreadable extends Error {}
+
+const quote = (t: string | undefined) => (t === undefined ? 'the end of the question' : `"${t.length > 40 ? `${t.slice(0, 40)}…` : t}"`);
+
+class Tokens {
+  private at = 0;
+  constructor(private readonly list: readonly string[]) {}
+  peek(k = 0): string | undefined {
+    return this.list[this.at + k];
+  }
+  next(): string | undefined {
+    return this.list[this.at++];
+  }
+  /** Consumes `words` if they come next. */
+  accept(words: readonly string[]): boolean {
+    if (!words.every((w, k) => this.peek(k) === w)) return false;
+    this.at += words.length;
+    return true;
+  }
+  acceptAny(phrases: readonly (readonly string[])[]): boolean {
+    return phrases.some((p) => this.accept(p));
+  }
+  rest(): string[] {
+    const r = this.list.slice(this.at);
+    this.at = this.list.length;
+    return r;
+  }
+}
+
+function tokenize(text: string): string[] {
+  return (
+    text
+      .toLowerCase()
+      // Punctuation that never occurs in a name, an address or a port.
+      .replace(/[?!,;"'`()[\]{}<>]/g, ' ')
+      .split(/\s+/)
+      // A sentence-final full stop ("… port 80."); no address or name ends with one.
+      .map((t) => t.replace(/\.+$/, ''))
+      .filter((t) => t !== '' && !FILLERS.has(t))
+  );
+}
+
+function endpoint(t: Tokens, role: 'source' | 'destination', after: string): EndpointSpec {
+  const tok = t.next();
+  const expected = `expected the ${role} (a pod as namespace/name, or an IP address) after "${after}", got ${quote(tok)}`;
+  if (tok === undefined) throw new Unreadable(expected);
+  if (familyOfText(tok) !== null) return { ip: tok };
+  const slash = tok.indexOf('/');
+  if (slash > 0 && DNS_LABEL.test(tok.slice(0, slash)) && DNS_SUBDOMAIN.test(tok.slice(slash + 1))) return { pod: tok };
+  throw new Unreadable(expected);
+}
+
+function verb(t: Tokens, after: string): void {
+  if (!t.acceptAny(VERBS)) throw new Unreadable(`expected "reach" (or "talk to", "connect to", "access") after ${quote(after)}, got ${quote(t.peek())}`);
+}
+
+function modal(t: Tokens, after: string): void {
+  if (!t.acceptAny(MODALS)) throw new Unreadable(`expected "can" or "is … allowed to" after "${after}", got ${quote(t.peek())}`);
+}
+
+/** Whatever follows the destination: "", "on 5432", "tcp 5432", "5432/tcp", "on postgres", "on udp", "all". */
+function portQuery(words: string[]): PortQuery {
+  if (words.length > 0 && PORT_INTROS.has(words[0]!)) words = words.slice(1);
+  const parts = words.flatMap((w) => w.split(/[/:]/)).filter((w) => w !== '');
+  if (parts.length > 2) throw new Unreadable(`expected at most a port and a protocol after the destination, got ${quote(words.join(' '))}`);
+  let port: number | string | null = null;
+  let protocol: Protocol | null = null;
+  for (const p of parts) {
+    const proto = PROTOCOL_WORDS[p];
+    if (proto) {
+      if (protocol !== null) throw new Unreadable(`two protocols in ${quote(words.join(' '))}`);
+      protocol = proto;
+      continue;
+    }
+    if (EVERY_PORT.has(p)) continue;
+    if (port !== null) throw new Unreadable(`two ports in ${quote(words.join(' '))}`);
+    if (/^\d+$/.test(p)) {
+      const n = Number(p);
+      if (n < 1 || n > 65535) throw new Unreadable(`port ${p} is outside 1-65535`);
+      port = n;
+    } else if (SERVICE_NAME.test(p)) {
+      port = p;
+    } else {
+      throw new Unreadable(`${quote(p)} is not a port number, a named port or tcp/udp/sctp`);
+    }
+  }
+  return { port, protocol };
+}
+
+function parseTokens(t: Tokens): Query {
+  const head = t.next();
+  switch (head) {
+    case 'can':
+    case 'could':
+    case 'may':
+    case 'is':
+    case 'are': {
+      const from = endpoint(t, 'source', head);
+      if (head === 'is' || head === 'are') {
+        if (!t.accept(['allowed', 'to']) && !t.accept(['able', 'to'])) throw new Unreadable(`expected "allowed to" after the source, got ${quote(t.peek())}`);
+      }
+      verb(t, 'the source');
+      const to = endpoint(t, 'destination', 'reach');
+      return { kind: 'can', from, to, ...portQuery(t.rest()) };
+    }
+    case 'who':
+    case 'which': {
+      modal(t, head);
+      verb(t, head);
+      const to = endpoint(t, 'destination', 'reach');
+      return { kind: 'who', to, ...portQuery(t.rest()) };
+    }
+    case 'what':
+    case 'where': {
+      // "what can reach x/a" asks for sources; "what can x/a reach" for destinations.
+      if (MODALS.some((m) => m.every((w, k) => t.peek(k) === w) && VERBS.some((v) => v.every((w, k) => t.peek(m.length + k) === w)))) {
+        modal(t, head);
+        verb(t, head);
+        return { kind: 'who', to: endpoint(t, 'destination', 'reach'), ...portQuery(t.rest()) };
+      }
+      if (t.accept(['is'])) {
+        const from = endpoint(t, 'source', 'is');
+        if (!t.accept(['allowed', 'to']) && !t.accept(['able', 'to'])) throw new Unreadable(`expected "allowed to" after the source, got ${quote(t.peek())}`);
+        verb(t, 'allowed to');
+        return { kind: 'what', from, ...portQuery(t.rest()) };
+      }
+      modal(t, head);
+      const from = endpoint(t, 'source', 'can');
+      verb(t, 'the source');
+      return { kind: 'what', from, ...portQuery(t.rest()) };
+    }
+    default:
+      throw new Unreadable(`a question starts with "can", "is", "who" or "what", not ${quote(head)}`);
+  }
+}
+
+/** By `acceptedForms`: an answer's own `error` (unknown pod) is not a parse failure. */
+export function isParseFailure(x: unknown): x is ParseFailure {
+  return typeof x === 'object' && x !== null && 'acceptedForms' in x;
+}
+
+/** Never throws: anything it cannot read comes back as {error, acceptedForms}. */
+export function parseQuestion(question: unknown): Query | ParseFailure {
+  const fail = (error: string): ParseFailure => ({ error, acceptedForms: ACCEPTED_FORMS });
+  if (typeof question !== 'string') return fail('the question must be text');
+  if (question.length > MAX_QUESTION_LENGTH) return fail(`the question is ${question.length} characters long; at most ${MAX_QUESTION_LENGTH} are read`);
+  const tokens = tokenize(question);
+  if (tokens.length === 0) return fail('the question is empty');
+  try {
+    return parseTokens(new Tokens(tokens));
+  } catch (e) {
+    // Unreadable is the expected path; anything else is still bad input, never a 500.
+    return fail(e instanceof Unreadable ? e.message : `could not read the question (${String(e)})`);
+  }
+}
