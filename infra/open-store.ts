@@ -1,0 +1,33 @@
+// Node only: turns StoreSettings into a running store, starting the embedded dynalite when asked.
+// The Node adapter calls this at start; Lambda and the Worker build theirs from createDynamoDbStore.
+import { startLocalDynamo } from './dynamodb-local.js';
+import type { StoreSettings } from './store/config.js';
+import { createDynamoDbClient, createDynamoDbStore, createTableIfMissing } from './store/dynamodb.js';
+import { createMemoryStore } from './store/memory.js';
+import type { SnapshotStore } from './store/types.js';
+
+export interface OpenStore {
+  readonly store: SnapshotStore;
+  /** One line for the start-up log: where snapshots live. */
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+export async function openStore(s: StoreSettings): Promise<OpenStore> {
+  switch (s.kind) {
+    case 'memory':
+      return { store: createMemoryStore({ retentionSeconds: s.retentionSeconds }), description: 'in memory (STORE=memory): lost at exit', close: async () => undefined };
+    case 'embedded': {
+      const local = await startLocalDynamo({ path: s.path, tableName: s.tableName });
+      const store = createDynamoDbStore({ client: local.client, tableName: s.tableName, retentionSeconds: s.retentionSeconds });
+      return { store, description: `embedded DynamoDB (dynalite) in ${s.path}, table ${s.tableName}`, close: () => local.close() };
+    }
+    case 'dynamodb': {
+      const client = createDynamoDbClient({ ...(s.endpoint ? { endpoint: s.endpoint } : {}), ...(s.region ? { region: s.region } : {}), dummyCredentials: s.dummyCredentials });
+      // Against a local endpoint the table is ours to create; on AWS the stack (infra/template.yaml) owns it.
+      if (s.endpoint) await createTableIfMissing(client, s.tableName);
+      const store = createDynamoDbStore({ client, tableName: s.tableName, retentionSeconds: s.retentionSeconds });
+      return { store, description: `DynamoDB table ${s.tableName}${s.endpoint ? ` at ${s.endpoint}` : ''}`, close: async () => client.destroy() };
+    }
+  }
+}

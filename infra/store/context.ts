@@ -1,0 +1,37 @@
+// What every stage of the shared store needs: the backend and the policies around it.
+import type { ItemBackend } from './backend.js';
+import { DEFAULT_CHUNK_BYTES } from './blob.js';
+
+export interface SnapshotStoreOptions {
+  /** How long a version stays readable after it stopped being latest (default 7 days). */
+  readonly retentionSeconds?: number;
+  /** Chunk payload size for large tables and manifests (default 350 KiB, under DynamoDB's 400 KB item limit). */
+  readonly chunkBytes?: number;
+  /** Clock, milliseconds since the epoch (tests move it). */
+  readonly now?: () => number;
+  /** Parallel item updates when a version is retired. */
+  readonly concurrency?: number;
+}
+
+export interface StoreContext {
+  readonly backend: ItemBackend;
+  readonly retentionSeconds: number;
+  readonly chunkBytes: number;
+  readonly concurrency: number;
+  readonly nowSeconds: () => number;
+  readonly nowIso: () => string;
+}
+
+export const DEFAULT_RETENTION_SECONDS = 7 * 24 * 3600;
+
+export function storeContext(backend: ItemBackend, o: SnapshotStoreOptions = {}): StoreContext {
+  const now = o.now ?? Date.now;
+  return {
+    backend,
+    retentionSeconds: o.retentionSeconds ?? DEFAULT_RETENTION_SECONDS,
+    chunkBytes: o.chunkBytes ?? DEFAULT_CHUNK_BYTES,
+    concurrency: o.concurrency ?? 16,
+    nowSeconds: () => Math.floor(now() / 1000),
+    nowIso: () => new Date(now()).toISOString(),
+  };
+}

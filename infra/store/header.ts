@@ -1,0 +1,34 @@
+// The version header item: its presence makes a version visible, its TTL attribute ends it.
+// Small on purpose (no node list): listings and every agent poll read it.
+import { TTL_ATTRIBUTE, type Item } from './backend.js';
+import { decodeHeaderBody, encodeHeaderBody, type HeaderBody } from './codec.js';
+import { headerKey, versionKey } from './keys.js';
+import { StoreCorruptionError, type VersionSummary } from './types.js';
+
+export function headerItem(cluster: string, version: string, snapshotHash: string, body: HeaderBody): Item {
+  return { ...headerKey(cluster, version), version, vkey: versionKey(version), snapshotHash, body: encodeHeaderBody(body) };
+}
+
+/** DynamoDB deletes expired items only eventually (typically within days): reads must not see them. */
+export function isExpired(item: Item, nowSeconds: number): boolean {
+  const at = item[TTL_ATTRIBUTE];
+  return typeof at === 'number' && at <= nowSeconds;
+}
+
+export function summaryFromItem(cluster: string, item: Item): VersionSummary {
+  const { version, snapshotHash, body } = item;
+  if (typeof version !== 'string' || typeof snapshotHash !== 'string' || !(body instanceof Uint8Array)) throw new StoreCorruptionError(`malformed header item ${item.pk} ${item.sk}`);
+  const b = decodeHeaderBody(body);
+  const at = item[TTL_ATTRIBUTE];
+  return {
+    cluster,
+    version,
+    snapshotHash,
+    nodeCount: b.nodeCount,
+    tableCount: b.tableCount,
+    objects: b.objects,
+    compile: b.compile,
+    publishedAt: b.publishedAt,
+    expiresAt: typeof at === 'number' ? new Date(at * 1000).toISOString() : null,
+  };
+}

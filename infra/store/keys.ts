@@ -1,0 +1,64 @@
+// Item keys of the single-table layout and the version order that the latest pointer, the
+// listing and the diff all share. Layout (pk / sk):
+//   t#<tableId>                                   / <chunk>      content-addressed table, shared by all versions
+//   m#<cluster>#<version>#<snapshotHash>#<node>   / <chunk>      one node's manifest (pod → table ids)
+//   n#<cluster>#<version>#<snapshotHash>          / <chunk>      the version's node names (kept out of the
+//                                                                header so listings and agent polls stay small)
+//   c#<cluster>                                   / v#<vkey>     version header; its presence makes the version visible
+//   c#<cluster>                                   / latest       the pointer to the newest complete version
+// Manifests carry the snapshot hash in their key so two racing publishes of one version with
+// different content never overwrite each other's manifests: the header decides which set is read.
+import { StoreInputError } from './types.js';
+
+export interface ItemKey {
+  readonly pk: string;
+  readonly sk: string;
+}
+
+// Printable ASCII without '#': '#' separates key parts, and ASCII makes JavaScript's string order
+// equal DynamoDB's byte order, so the pointer's condition and the listing agree with compareVersions.
+const KEY_SAFE = /^[!"$-~]+$/;
+const LIMITS = { cluster: 128, version: 128, node: 253, snapshotHash: 256 } as const;
+
+export function checkName(field: keyof typeof LIMITS, value: string): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > LIMITS[field] || !KEY_SAFE.test(value)) {
+    throw new StoreInputError(field, `${field} must be 1 to ${LIMITS[field]} printable ASCII characters without '#' and spaces, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+const CANONICAL_INTEGER = /^(0|[1-9][0-9]*)$/;
+
+/**
+ * Sortable form of a Kubernetes resourceVersion. resourceVersions are opaque strings, in practice
+ * etcd revisions (integers). Order: integers numerically (by digit count, then digits); every
+ * integer before every non-integer; non-integers by string (ASCII) order. Comparing numerically
+ * only "when both are integers" and by string otherwise would not be transitive (9 < 10 < "1~" < 9),
+ * and a pointer that must never move backwards needs a total order.
+ */
+export function versionKey(version: string): string {
+  return CANONICAL_INTEGER.test(version) ? `0${String(version.length).padStart(3, '0')}${version}` : `1${version}`;
+}
+
+/** Negative when a is older than b, 0 when equal, positive when newer. */
+export function compareVersions(a: string, b: string): number {
+  const ka = versionKey(a);
+  const kb = versionKey(b);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+export const HEADER_SK_PREFIX = 'v#';
+export const POINTER_SK = 'latest';
+
+export const clusterPk = (cluster: string): string => `c#${cluster}`;
+export const headerKey = (cluster: string, version: string): ItemKey => ({ pk: clusterPk(cluster), sk: `${HEADER_SK_PREFIX}${versionKey(version)}` });
+export const pointerKey = (cluster: string): ItemKey => ({ pk: clusterPk(cluster), sk: POINTER_SK });
+export const tablePk = (id: string): string => `t#${id}`;
+export const nodesPk = (cluster: string, version: string, snapshotHash: string): string => `n#${cluster}#${version}#${snapshotHash}`;
+export const manifestPk = (cluster: string, version: string, snapshotHash: string, node: string): string => `m#${cluster}#${version}#${snapshotHash}#${node}`;
+
+/** A table id as tableId() makes it; anything else would not be a content address. */
+export function checkTableId(id: string): string {
+  if (!/^t[0-9a-f]{16}$/.test(id)) throw new StoreInputError('table', `not a table id: ${JSON.stringify(id)}`);
+  return id;
+}

@@ -1,0 +1,83 @@
+// STORE=memory: the shared snapshot store over a Map-backed ItemBackend. Same chunking, publish
+// order, conditions and expiry as DynamoDB; only the item primitives differ. Items are copied in
+// and out so callers can never alias stored bytes.
+import { TTL_ATTRIBUTE, type AttrValue, type Item, type ItemBackend, type QueryPage } from './backend.js';
+import type { SnapshotStoreOptions } from './context.js';
+import type { ItemKey } from './keys.js';
+import { createSnapshotStore } from './snapshot-store.js';
+import type { SnapshotStore } from './types.js';
+
+const copyValue = (v: AttrValue): AttrValue => (v instanceof Uint8Array ? v.slice() : v);
+const copyItem = (item: Item): Item => Object.fromEntries(Object.entries(item).map(([k, v]) => [k, copyValue(v)])) as unknown as Item;
+
+function project(item: Item, attributes: readonly string[] | undefined): Item {
+  if (!attributes) return copyItem(item);
+  const out: Record<string, AttrValue> = { pk: item.pk, sk: item.sk };
+  for (const a of attributes) if (item[a] !== undefined) out[a] = copyValue(item[a]);
+  return out as Item;
+}
+
+export class MemoryBackend implements ItemBackend {
+  private readonly partitions = new Map<string, Map<string, Item>>();
+
+  private read(key: ItemKey): Item | undefined {
+    return this.partitions.get(key.pk)?.get(key.sk);
+  }
+
+  private write(item: Item): void {
+    let p = this.partitions.get(item.pk);
+    if (!p) this.partitions.set(item.pk, (p = new Map()));
+    p.set(item.sk, copyItem(item));
+  }
+
+  async putItems(items: readonly Item[]): Promise<void> {
+    for (const item of items) this.write(item);
+  }
+
+  async getItems(keys: readonly ItemKey[], opts: { readonly attributes?: readonly string[] } = {}): Promise<Item[]> {
+    return keys.flatMap((k) => {
+      const item = this.read(k);
+      return item ? [project(item, opts.attributes)] : [];
+    });
+  }
+
+  async getItem(key: ItemKey): Promise<Item | null> {
+    const item = this.read(key);
+    return item ? copyItem(item) : null;
+  }
+
+  async putIfAbsent(item: Item, nowSeconds: number): Promise<Item | null> {
+    const existing = this.read(item);
+    const at = existing?.[TTL_ATTRIBUTE];
+    if (existing && !(typeof at === 'number' && at <= nowSeconds)) return copyItem(existing);
+    this.write(item);
+    return null;
+  }
+
+  async putIfUnchanged(item: Item, expect: { readonly attribute: string; readonly equals: AttrValue } | null): Promise<boolean> {
+    const existing = this.read(item);
+    if (expect === null ? existing !== undefined : existing?.[expect.attribute] !== expect.equals) return false;
+    this.write(item);
+    return true;
+  }
+
+  async updateIfExists(key: ItemKey, set: Readonly<Record<string, AttrValue>>, onlyIf?: { readonly attribute: string; readonly equals: AttrValue }): Promise<boolean> {
+    const existing = this.read(key);
+    if (!existing || (onlyIf && existing[onlyIf.attribute] !== onlyIf.equals)) return false;
+    this.write({ ...existing, ...set });
+    return true;
+  }
+
+  async queryPage(pk: string, opts: { readonly skPrefix: string; readonly limit: number; readonly descending: boolean; readonly startAfterSk?: string | null }): Promise<QueryPage> {
+    const sks = [...(this.partitions.get(pk)?.keys() ?? [])].filter((sk) => sk.startsWith(opts.skPrefix)).sort();
+    if (opts.descending) sks.reverse();
+    const after = opts.startAfterSk;
+    const rest = after == null ? sks : sks.filter((sk) => (opts.descending ? sk < after : sk > after));
+    const page = rest.slice(0, opts.limit);
+    return { items: page.map((sk) => copyItem(this.partitions.get(pk)!.get(sk)!)), lastSk: rest.length > opts.limit ? page[page.length - 1]! : null };
+  }
+}
+
+export function createMemoryStore(opts: SnapshotStoreOptions = {}): SnapshotStore {
+  return createSnapshotStore(new MemoryBackend(), opts);
+}

@@ -1,0 +1,98 @@
+// Reads. Everything starts at a header (or the pointer to one): a version without a header, or
+// whose TTL has passed, does not exist, whatever else of it is stored.
+import type { IrRule } from '../../core/compile/ir.js';
+import { readBlobs } from './blob.js';
+import { contentHash, decodeManifest, decodeNodes, decodeTable, manifestTableIds } from './codec.js';
+import type { StoreContext } from './context.js';
+import { isExpired, summaryFromItem } from './header.js';
+import { HEADER_SK_PREFIX, checkName, checkTableId, clusterPk, headerKey, manifestPk, nodesPk, pointerKey, tablePk, versionKey } from './keys.js';
+import { StoreCorruptionError, StoreInputError, type ListVersionsOptions, type NodeTables, type VersionHeader, type VersionPage, type VersionSummary } from './types.js';
+
+/** The header alone (small): what listings, agent polls and existence checks need. */
+async function visibleSummary(ctx: StoreContext, cluster: string, version: string): Promise<VersionSummary | null> {
+  checkName('cluster', cluster);
+  checkName('version', version);
+  const item = await ctx.backend.getItem(headerKey(cluster, version));
+  return item && !isExpired(item, ctx.nowSeconds()) ? summaryFromItem(cluster, item) : null;
+}
+
+export async function getHeader(ctx: StoreContext, cluster: string, version: string): Promise<VersionHeader | null> {
+  const summary = await visibleSummary(ctx, cluster, version);
+  if (!summary) return null;
+  const pk = nodesPk(cluster, version, summary.snapshotHash);
+  const list = (await readBlobs(ctx.backend, [pk])).complete.get(pk);
+  // Written before the header; gone only if its TTL deleted it after the header was read.
+  return list ? { ...summary, nodes: decodeNodes(list.bytes) } : null;
+}
+
+export async function latest(ctx: StoreContext, cluster: string): Promise<VersionSummary | null> {
+  checkName('cluster', cluster);
+  const pointer = await ctx.backend.getItem(pointerKey(cluster));
+  return pointer ? visibleSummary(ctx, cluster, String(pointer.version)) : null;
+}
+
+const DEFAULT_PAGE = 20;
+const MAX_PAGE = 100;
+
+export async function listVersions(ctx: StoreContext, cluster: string, opts: ListVersionsOptions = {}): Promise<VersionPage> {
+  checkName('cluster', cluster);
+  const limit = opts.limit ?? DEFAULT_PAGE;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new StoreInputError('limit', `limit must be an integer from 1 to ${MAX_PAGE}`);
+  let startAfterSk = opts.cursor ? `${HEADER_SK_PREFIX}${versionKey(decodeCursor(opts.cursor))}` : null;
+  const versions: VersionSummary[] = [];
+  const now = ctx.nowSeconds();
+  // Expired headers still in the table are skipped, so a page may take more than one query.
+  for (;;) {
+    // One more than needed tells whether a next page exists without an empty last page.
+    const page = await ctx.backend.queryPage(clusterPk(cluster), { skPrefix: HEADER_SK_PREFIX, limit: limit - versions.length + 1, descending: true, startAfterSk });
+    for (const item of page.items) {
+      if (isExpired(item, now)) continue;
+      if (versions.length === limit) return { versions, cursor: encodeCursor(versions[versions.length - 1]!.version) };
+      versions.push(summaryFromItem(cluster, item));
+    }
+    if (page.lastSk === null) return { versions, cursor: null };
+    startAfterSk = page.lastSk;
+  }
+}
+
+// Opaque to clients (base64url of the last version listed); resumes after that version.
+const encodeCursor = (version: string): string => btoa(version).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+
+function decodeCursor(cursor: string): string {
+  let version: string;
+  try {
+    version = atob(cursor.replaceAll('-', '+').replaceAll('_', '/'));
+  } catch {
+    throw new StoreInputError('cursor', 'malformed cursor');
+  }
+  try {
+    return checkName('version', version);
+  } catch {
+    throw new StoreInputError('cursor', 'malformed cursor');
+  }
+}
+
+export async function getNodeTables(ctx: StoreContext, cluster: string, version: string, node: string): Promise<NodeTables | null> {
+  checkName('node', node);
+  const header = await visibleSummary(ctx, cluster, version);
+  if (!header) return null;
+  const pk = manifestPk(cluster, version, header.snapshotHash, node);
+  const blob = (await readBlobs(ctx.backend, [pk])).complete.get(pk);
+  // No manifest under a visible header: the node is not part of this version.
+  if (!blob) return null;
+  const manifest = decodeManifest(blob.bytes);
+  return { cluster, version, node, pods: manifest.pods, global: manifest.global, tableIds: manifestTableIds(manifest), hash: contentHash(blob.bytes) };
+}
+
+export async function getTables(ctx: StoreContext, ids: readonly string[]): Promise<ReadonlyMap<string, readonly IrRule[]>> {
+  const unique = [...new Set(ids.map(checkTableId))];
+  const { complete, incomplete } = await readBlobs(ctx.backend, unique.map(tablePk));
+  // Tables never expire and their heads are written after their chunks: a gap is corruption.
+  if (incomplete.length > 0) throw new StoreCorruptionError(`tables with missing chunks: ${incomplete.join(', ')}`);
+  const tables = new Map<string, readonly IrRule[]>();
+  for (const id of unique) {
+    const blob = complete.get(tablePk(id));
+    if (blob) tables.set(id, decodeTable(id, blob.bytes));
+  }
+  return tables;
+}

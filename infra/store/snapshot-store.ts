@@ -1,0 +1,18 @@
+// The one SnapshotStore implementation, over any ItemBackend (DynamoDB or memory).
+import type { ItemBackend } from './backend.js';
+import { storeContext, type SnapshotStoreOptions } from './context.js';
+import { publish } from './publish.js';
+import { getHeader, getNodeTables, getTables, latest, listVersions } from './read.js';
+import type { SnapshotStore } from './types.js';
+
+export function createSnapshotStore(backend: ItemBackend, opts: SnapshotStoreOptions = {}): SnapshotStore {
+  const ctx = storeContext(backend, opts);
+  return {
+    publish: (cluster, version, snapshot) => publish(ctx, cluster, version, snapshot),
+    getHeader: (cluster, version) => getHeader(ctx, cluster, version),
+    latest: (cluster) => latest(ctx, cluster),
+    listVersions: (cluster, o) => listVersions(ctx, cluster, o),
+    getNodeTables: (cluster, version, node) => getNodeTables(ctx, cluster, version, node),
+    getTables: (ids) => getTables(ctx, ids),
+  };
+}

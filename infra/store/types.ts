@@ -1,0 +1,129 @@
+// The store port: what routes need to keep compiled snapshots per (cluster, resourceVersion)
+// and serve node agents. Plain TypeScript, no AWS types: DynamoDB and memory both implement it.
+import type { CompileStats } from '../../core/compile/compile.js';
+import type { IrNode, IrPod, IrRule } from '../../core/compile/ir.js';
+
+/** Figures of the compile run kept in the header (CompileStats, plus timing when the route has it). */
+export interface CompileFigures extends CompileStats {
+  readonly durationMs?: number;
+}
+
+/** What a route hands to publish: the compiler's per-node IR and the header figures. */
+export interface CompiledSnapshot {
+  /**
+   * Identity of the snapshot's content (e.g. SHA-256 of the canonical snapshot). Equal hash for
+   * the same version → idempotent re-publish; a different hash → VersionConflictError.
+   * Printable ASCII without '#', at most 256 characters.
+   */
+  readonly snapshotHash: string;
+  /** Object counts by kind (Pod, Namespace, NetworkPolicy, ...). */
+  readonly objects: Readonly<Record<string, number>>;
+  readonly compile: CompileFigures;
+  /** compile(cluster).ir.nodes: per node the pods' table bindings and the tables themselves. */
+  readonly nodes: Readonly<Record<string, IrNode>>;
+}
+
+/** The per (cluster, version) header, without the node list (what a listing shows). */
+export interface VersionSummary {
+  readonly cluster: string;
+  readonly version: string;
+  readonly snapshotHash: string;
+  readonly nodeCount: number;
+  /** Distinct tables across all nodes of this version. */
+  readonly tableCount: number;
+  readonly objects: Readonly<Record<string, number>>;
+  readonly compile: CompileFigures;
+  /** ISO 8601, when the header was written. */
+  readonly publishedAt: string;
+  /** ISO 8601 once the version stopped being latest (its items then expire); null while it may be latest. */
+  readonly expiresAt: string | null;
+}
+
+export interface VersionHeader extends VersionSummary {
+  /** Sorted node names. */
+  readonly nodes: readonly string[];
+}
+
+export interface PublishResult {
+  /** 'created' for the one call that wrote the header; 'unchanged' when the same content was already there. */
+  readonly status: 'created' | 'unchanged';
+  readonly header: VersionHeader;
+  /** Whether this version is the cluster's latest after the call. */
+  readonly latest: boolean;
+}
+
+/** One node's bindings in one version: what an agent needs besides the tables themselves. */
+export interface NodeTables {
+  readonly cluster: string;
+  readonly version: string;
+  readonly node: string;
+  readonly pods: Readonly<Record<string, IrPod>>;
+  readonly global: string | null;
+  /** Every table id the node uses (pods' ingress/egress and global), sorted. */
+  readonly tableIds: readonly string[];
+  /**
+   * Content hash of this node's bindings (pods, global, table ids). Equal across versions when
+   * nothing changed for the node: usable as an ETag and to answer a diff with "no change" cheaply.
+   */
+  readonly hash: string;
+}
+
+export interface ListVersionsOptions {
+  /** Page size, 1..100 (default 20). */
+  readonly limit?: number;
+  /** The cursor of the previous page. */
+  readonly cursor?: string | null;
+}
+
+export interface VersionPage {
+  /** Newest first (see compareVersions). */
+  readonly versions: readonly VersionSummary[];
+  /** Pass back for the next page; null when there is none. */
+  readonly cursor: string | null;
+}
+
+export interface SnapshotStore {
+  /** Stores tables → manifests → header → latest pointer; visible only once complete. */
+  publish(cluster: string, version: string, snapshot: CompiledSnapshot): Promise<PublishResult>;
+  /** null when unknown, incomplete or expired. */
+  getHeader(cluster: string, version: string): Promise<VersionHeader | null>;
+  /**
+   * The newest complete version (the pointer never moves backwards); null for an unknown cluster.
+   * A summary, without the node list: agents poll through it, getHeader has the nodes.
+   */
+  latest(cluster: string): Promise<VersionSummary | null>;
+  listVersions(cluster: string, opts?: ListVersionsOptions): Promise<VersionPage>;
+  /** null when the version is not visible or the node is not part of it. */
+  getNodeTables(cluster: string, version: string, node: string): Promise<NodeTables | null>;
+  /** Rules by table id; ids that are not stored are absent from the map. */
+  getTables(ids: readonly string[]): Promise<ReadonlyMap<string, readonly IrRule[]>>;
+}
+
+/** Same version, different content: the route answers 409. */
+export class VersionConflictError extends Error {
+  override readonly name = 'VersionConflictError';
+  constructor(
+    readonly cluster: string,
+    readonly version: string,
+    readonly storedSnapshotHash: string,
+    readonly offeredSnapshotHash: string,
+  ) {
+    super(`version ${version} of cluster ${cluster} is already stored with different content (snapshot ${storedSnapshotHash}, offered ${offeredSnapshotHash})`);
+  }
+}
+
+/** A name the store cannot key (empty, too long, non-ASCII, contains '#'): the route answers 400/422. */
+export class StoreInputError extends Error {
+  override readonly name = 'StoreInputError';
+  constructor(
+    readonly field: 'cluster' | 'version' | 'node' | 'snapshotHash' | 'cursor' | 'limit' | 'table',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Stored data that does not match its content address or shape: a bug or tampering, never the client's fault. */
+export class StoreCorruptionError extends Error {
+  override readonly name = 'StoreCorruptionError';
+}

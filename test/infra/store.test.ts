@@ -1,0 +1,186 @@
+// The snapshot store against a real in-process dynalite (and the memory backend, which must
+// behave the same): round trip, idempotence, 409, pagination, TTL, chunking, pointer order.
+// Injected failures, concurrency and retries are in store-faults.test.ts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
+import { TTL_ATTRIBUTE, type ItemBackend } from '../../infra/store/backend.js';
+import { DynamoDbBackend } from '../../infra/store/dynamodb.js';
+import { compareVersions, headerKey, manifestPk, nodesPk, tablePk } from '../../infra/store/keys.js';
+import { MemoryBackend } from '../../infra/store/memory.js';
+import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
+import { StoreInputError, VersionConflictError, type SnapshotStore } from '../../infra/store/types.js';
+import { exampleSnapshot, syntheticSnapshot } from './support.js';
+
+const RETENTION = 3600;
+const clock = { now: Date.parse('2026-06-01T00:00:00Z') };
+let local: LocalDynamo;
+beforeAll(async () => {
+  local = await startLocalDynamo();
+});
+afterAll(async () => {
+  await local.close();
+});
+
+const backends: Record<string, () => ItemBackend> = {
+  dynamodb: () => new DynamoDbBackend({ client: local.client, tableName: local.tableName }),
+  memory: () => new MemoryBackend(),
+};
+
+let clusters = 0;
+
+describe.each(Object.keys(backends))('%s store', (kind) => {
+  const kit = (): { backend: ItemBackend; store: SnapshotStore; cluster: string } => {
+    const backend = backends[kind]!();
+    return { backend, store: createSnapshotStore(backend, { retentionSeconds: RETENTION, now: () => clock.now }), cluster: `${kind}-c${++clusters}` };
+  };
+
+  it('round-trips the compiler output: header, latest, every node manifest and table', async () => {
+    const { store, cluster } = kit();
+    const snap = exampleSnapshot();
+    const res = await store.publish(cluster, '42', snap);
+    expect(res).toMatchObject({ status: 'created', latest: true, header: { cluster, version: '42', snapshotHash: 'example-1', expiresAt: null } });
+    expect(res.header.nodes).toEqual(Object.keys(snap.nodes).sort());
+    expect(res.header.compile).toEqual(snap.compile);
+    const { nodes: _nodes, ...summary } = res.header;
+    expect(await store.latest(cluster)).toEqual(summary);
+    expect(await store.getHeader(cluster, '42')).toEqual(res.header);
+    for (const [node, ir] of Object.entries(snap.nodes)) {
+      const got = await store.getNodeTables(cluster, '42', node);
+      expect(got?.pods).toEqual(ir.pods);
+      expect(got?.global).toBe(ir.global);
+      expect(got?.tableIds).toEqual(Object.keys(ir.tables).sort());
+      const tables = await store.getTables(got!.tableIds);
+      expect(Object.fromEntries(tables)).toEqual(ir.tables);
+    }
+    expect(await store.getNodeTables(cluster, '42', 'no-such-node')).toBeNull();
+    expect(await store.getNodeTables(cluster, '41', Object.keys(snap.nodes)[0]!)).toBeNull();
+    expect(await store.latest(`${cluster}-unknown`)).toBeNull();
+  });
+
+  it('re-publishing identical content is idempotent; other content for the same version is a conflict', async () => {
+    const { store, cluster } = kit();
+    const first = await store.publish(cluster, '7', syntheticSnapshot({ nodes: 2, podsPerNode: 3, variant: 1 }));
+    const again = await store.publish(cluster, '7', syntheticSnapshot({ nodes: 2, podsPerNode: 3, variant: 1 }));
+    expect(again).toEqual({ ...first, status: 'unchanged' });
+    const other = syntheticSnapshot({ nodes: 2, podsPerNode: 3, variant: 2 });
+    const err = await store.publish(cluster, '7', other).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(VersionConflictError);
+    expect(err).toMatchObject({ storedSnapshotHash: 'synthetic-1', offeredSnapshotHash: 'synthetic-2' });
+    // The stored version is untouched.
+    const node0 = await store.getNodeTables(cluster, '7', 'node-0');
+    expect(node0?.pods).toEqual(syntheticSnapshot({ nodes: 2, podsPerNode: 3, variant: 1 }).nodes['node-0']!.pods);
+  });
+
+  it('lists versions newest first (resourceVersions compare numerically), page by page', async () => {
+    const { store, cluster } = kit();
+    const versions = ['9', '10', '100', '2', '11', '1000', '99'];
+    for (const [i, v] of versions.entries()) await store.publish(cluster, v, syntheticSnapshot({ nodes: 1, podsPerNode: 1, variant: i }));
+    const seen: string[][] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await store.listVersions(cluster, { limit: 3, cursor });
+      seen.push(page.versions.map((v) => v.version));
+      cursor = page.cursor;
+    } while (cursor);
+    expect(seen).toEqual([['1000', '100', '99'], ['11', '10', '9'], ['2']]);
+    const all = await store.listVersions(cluster, { limit: 100 });
+    expect(all.cursor).toBeNull();
+    expect(all.versions[0]).toMatchObject({ version: '1000', nodeCount: 1, expiresAt: null });
+    expect(all.versions[0]).not.toHaveProperty('nodes');
+    expect((await store.listVersions(cluster, { limit: 7 })).cursor).toBeNull();
+    await expect(store.listVersions(cluster, { cursor: '!!!' })).rejects.toBeInstanceOf(StoreInputError);
+    await expect(store.listVersions(cluster, { limit: 0 })).rejects.toBeInstanceOf(StoreInputError);
+  });
+
+  it('sets TTLs on a version once the pointer passes it, never on the latest or on tables, and hides expired versions', async () => {
+    const { backend, store, cluster } = kit();
+    const s1 = syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant: 1 });
+    await store.publish(cluster, '1', s1);
+    const ttlOf = async (pk: string, sk = '0') => (await backend.getItem({ pk, sk }))?.[TTL_ATTRIBUTE];
+    expect(await ttlOf(headerKey(cluster, '1').pk, headerKey(cluster, '1').sk)).toBeUndefined();
+    expect(await ttlOf(manifestPk(cluster, '1', s1.snapshotHash, 'node-0'))).toBeUndefined();
+
+    const publishedAt = clock.now;
+    await store.publish(cluster, '2', syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant: 2 }));
+    const expected = Math.floor(publishedAt / 1000) + RETENTION;
+    expect(await ttlOf(headerKey(cluster, '1').pk, headerKey(cluster, '1').sk)).toBe(expected);
+    for (const node of ['node-0', 'node-1']) expect(await ttlOf(manifestPk(cluster, '1', s1.snapshotHash, node))).toBe(expected);
+    expect(await ttlOf(nodesPk(cluster, '1', s1.snapshotHash))).toBe(expected);
+    expect(await ttlOf(headerKey(cluster, '2').pk, headerKey(cluster, '2').sk)).toBeUndefined();
+    for (const id of Object.keys(s1.nodes['node-0']!.tables)) expect(await ttlOf(tablePk(id))).toBeUndefined();
+    expect((await store.getHeader(cluster, '1'))?.expiresAt).toBe(new Date(expected * 1000).toISOString());
+
+    clock.now += (RETENTION + 1) * 1000;
+    expect(await store.getHeader(cluster, '1')).toBeNull();
+    expect(await store.getNodeTables(cluster, '1', 'node-0')).toBeNull();
+    expect((await store.listVersions(cluster)).versions.map((v) => v.version)).toEqual(['2']);
+    expect((await store.latest(cluster))?.version).toBe('2'); // the latest never expires, however old
+    // An expired version may be published again (DynamoDB deletes expired items only eventually).
+    const again = await store.publish(cluster, '1', syntheticSnapshot({ nodes: 1, podsPerNode: 1, variant: 9 }));
+    expect(again).toMatchObject({ status: 'created', latest: false });
+    expect(again.header.expiresAt).not.toBeNull();
+  });
+
+  it('never moves the latest pointer backwards; an older version published later is stored but expires', async () => {
+    const { store, cluster } = kit();
+    await store.publish(cluster, '10', syntheticSnapshot({ nodes: 1, podsPerNode: 2, variant: 10 }));
+    const older = await store.publish(cluster, '9', syntheticSnapshot({ nodes: 1, podsPerNode: 2, variant: 9 }));
+    expect(older.latest).toBe(false);
+    expect(older.header.expiresAt).not.toBeNull();
+    expect((await store.latest(cluster))?.version).toBe('10');
+    expect((await store.getNodeTables(cluster, '9', 'node-0'))?.pods).toBeDefined();
+    // Non-integer versions sort after every integer, among themselves as strings.
+    await store.publish(cluster, 'b1', syntheticSnapshot({ nodes: 1, podsPerNode: 1, variant: 11 }));
+    await store.publish(cluster, 'a2', syntheticSnapshot({ nodes: 1, podsPerNode: 1, variant: 12 }));
+    expect((await store.latest(cluster))?.version).toBe('b1');
+  });
+
+  it('splits tables and manifests over 400 KB into chunks and reassembles them', async () => {
+    const { backend, store, cluster } = kit();
+    const snap = syntheticSnapshot({ nodes: 1, podsPerNode: 4000, variant: 1, bigTableRules: 12_000 });
+    const node = snap.nodes['node-0']!;
+    const bigId = node.pods['ns-0/pod-0']!.ingress;
+    expect(JSON.stringify(node.tables[bigId]).length).toBeGreaterThan(1_000_000);
+    await store.publish(cluster, '1', snap);
+    const head = await backend.getItem({ pk: tablePk(bigId), sk: '0' });
+    expect(head?.chunks).toBeGreaterThan(1);
+    const manifestHead = await backend.getItem({ pk: manifestPk(cluster, '1', snap.snapshotHash, 'node-0'), sk: '0' });
+    expect(manifestHead?.chunks).toBeGreaterThan(1);
+    const got = await store.getNodeTables(cluster, '1', 'node-0');
+    expect(got?.pods).toEqual(node.pods);
+    const tables = await store.getTables(got!.tableIds);
+    expect(tables.get(bigId)).toEqual(node.tables[bigId]);
+    expect(tables.size).toBe(Object.keys(node.tables).length);
+  });
+
+  it('gives equal node hashes when a node did not change between versions', async () => {
+    const { store, cluster } = kit();
+    const a = syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant: 1 });
+    const b = { ...a, snapshotHash: 'other', nodes: { ...a.nodes, 'node-1': syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant: 2 }).nodes['node-1']! } };
+    await store.publish(cluster, '1', a);
+    await store.publish(cluster, '2', b);
+    const hash = async (v: string, n: string) => (await store.getNodeTables(cluster, v, n))?.hash;
+    expect(await hash('1', 'node-0')).toBe(await hash('2', 'node-0'));
+    expect(await hash('1', 'node-1')).not.toBe(await hash('2', 'node-1'));
+  });
+
+  it('refuses names it cannot key and tables that do not match their id', async () => {
+    const { store, cluster } = kit();
+    const snap = syntheticSnapshot({ nodes: 1, podsPerNode: 1, variant: 1 });
+    await expect(store.publish('a#b', '1', snap)).rejects.toBeInstanceOf(StoreInputError);
+    await expect(store.publish(cluster, '', snap)).rejects.toBeInstanceOf(StoreInputError);
+    await expect(store.getTables(['not-an-id'])).rejects.toBeInstanceOf(StoreInputError);
+    const node = snap.nodes['node-0']!;
+    const [id] = Object.keys(node.tables);
+    const forged = { ...snap, nodes: { 'node-0': { ...node, tables: { ...node.tables, [id!]: [] } } } };
+    await expect(store.publish(cluster, '1', forged)).rejects.toThrow(/does not hash to its id/);
+    expect(await store.getHeader(cluster, '1')).toBeNull();
+  });
+});
+
+describe('compareVersions', () => {
+  it('orders integers numerically, integers before other strings, other strings by ASCII', () => {
+    const sorted = ['b', '10', 'a10', '9', '0', 'a9', '100', '09'].sort(compareVersions);
+    expect(sorted).toEqual(['0', '9', '10', '100', '09', 'a10', 'a9', 'b']);
+  });
+});
