@@ -4,6 +4,8 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { API_LIMITS } from '../schemas/api/verdicts.js';
 import { ApiError } from './errors.js';
+import type { SnapshotStore } from '../infra/store/types.js';
+import { clusterRoutes } from './routes/clusters.js';
 import { compileRoutes } from './routes/compile.js';
 import { docsRoutes } from './routes/docs.js';
 import { matrixRoutes } from './routes/matrix.js';
@@ -11,6 +13,8 @@ import { verdictRoutes } from './routes/verdicts.js';
 
 export interface AppDeps {
   readonly maxBodyBytes?: number;
+  /** Where compiled snapshots are kept; the /v1/clusters routes answer 503 without one. */
+  readonly store?: SnapshotStore;
   /** Where unexpected errors are reported (console by default). */
   readonly logError?: (e: unknown) => void;
 }
@@ -33,6 +37,7 @@ export function createApp(deps: AppDeps = {}): OpenAPIHono {
   verdictRoutes(app);
   matrixRoutes(app);
   compileRoutes(app);
+  clusterRoutes(app, deps.store);
   docsRoutes(app);
 
   app.notFound((c) => c.json(new ApiError('not_found', `no route for ${c.req.method} ${c.req.path}; see /docs`).toJSON(), 404));

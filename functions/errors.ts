@@ -1,14 +1,16 @@
 // One error type for the API and one mapping to responses (hono's HTTPException + onError idea).
 import type { ValidationIssue } from '../schemas/snapshot.js';
 
-export type ErrorCode = 'bad_request' | 'invalid' | 'too_large' | 'not_found' | 'unsupported_media_type' | 'internal';
+export type ErrorCode = 'bad_request' | 'invalid' | 'too_large' | 'not_found' | 'conflict' | 'unsupported_media_type' | 'unavailable' | 'internal';
 
-const STATUS: Record<ErrorCode, 400 | 404 | 413 | 415 | 422 | 500> = {
+const STATUS: Record<ErrorCode, 400 | 404 | 409 | 413 | 415 | 422 | 500 | 503> = {
   bad_request: 400,
   invalid: 422,
   too_large: 413,
   not_found: 404,
+  conflict: 409,
   unsupported_media_type: 415,
+  unavailable: 503,
   internal: 500,
 };
 

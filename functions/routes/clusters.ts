@@ -1,0 +1,105 @@
+// /v1/clusters/{cluster}/…: compiled snapshots kept per resourceVersion, and node tables with
+// diffs for node agents (If-None-Match → 304 when nothing changed for the node).
+import type { Context } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { compile } from '../../core/compile/compile.js';
+import type { IrNode } from '../../core/compile/ir.js';
+import { diffNode } from '../../core/diff/node-tables.js';
+import { DATAPLANES } from '../../core/render/index.js';
+import { snapshotHash } from '../../core/snapshot/hash.js';
+import { COMPILE_FORMATS } from '../../schemas/api/compile.js';
+import { parseSnapshot } from '../../schemas/snapshot.js';
+import { StoreInputError, VersionConflictError, type NodeTables, type SnapshotStore } from '../../infra/store/types.js';
+import { buildCluster } from '../../core/cluster.js';
+import { parseBody } from '../body.js';
+import { ApiError, invalid } from '../errors.js';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The body is the snapshot; a YAML body arrives as {snapshot: List} from parseBody. */
+async function snapshotBody(c: Context): Promise<unknown> {
+  const body = parseBody(await c.req.text(), c.req.header('content-type'));
+  return isObject(body) && 'snapshot' in body && !('items' in body) ? body.snapshot : body;
+}
+
+function storeErrors<T>(p: Promise<T>): Promise<T> {
+  return p.catch((e: unknown) => {
+    if (e instanceof VersionConflictError) throw new ApiError('conflict', e.message);
+    if (e instanceof StoreInputError) throw invalid([{ path: `$.${e.field}`, message: e.message }]);
+    throw e;
+  });
+}
+
+async function publish(c: Context, store: SnapshotStore, cluster: string, raw: unknown, versionFromPath: string | null) {
+  const parsed = parseSnapshot(raw, '$');
+  if (!parsed.ok) throw invalid(parsed.issues);
+  const version = versionFromPath ?? parsed.snapshot.resourceVersion;
+  if (!version) throw invalid([{ path: '$.metadata.resourceVersion', message: 'POST needs the List\'s metadata.resourceVersion (or PUT …/snapshots/{resourceVersion})' }]);
+  const started = performance.now();
+  const { ir, stats } = compile(buildCluster(parsed.snapshot));
+  const objects: Record<string, number> = {};
+  for (const o of parsed.snapshot.objects) objects[o.kind] = (objects[o.kind] ?? 0) + 1;
+  const result = await storeErrors(
+    store.publish(cluster, version, { snapshotHash: snapshotHash(parsed.snapshot.objects), objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, nodes: ir.nodes }),
+  );
+  return c.json({ cluster, version, status: result.status, latest: result.latest, header: result.header }, result.status === 'created' ? 201 : 200);
+}
+
+async function nodeTablesResponse(c: Context, store: SnapshotStore, cluster: string, node: string) {
+  const format = c.req.query('format') ?? 'ir';
+  if (!(COMPILE_FORMATS as readonly string[]).includes(format)) throw invalid([{ path: '$.query.format', message: `one of ${COMPILE_FORMATS.join(', ')}` }]);
+  const version = c.req.query('version') ?? (await storeErrors(store.latest(cluster)))?.version;
+  if (!version) throw new ApiError('not_found', `no snapshot stored for cluster ${cluster}`);
+  const current = await storeErrors(store.getNodeTables(cluster, version, node));
+  if (!current) throw new ApiError('not_found', `node ${node} is not part of version ${version} of cluster ${cluster}`);
+  const etag = `"${current.hash}.${format}"`;
+  c.header('ETag', etag);
+  if (c.req.header('if-none-match') === etag) return c.body(null, 304);
+
+  const since = c.req.query('since');
+  // An unknown or expired `since` gets the full tables: an agent can always act on the answer.
+  const previous: NodeTables | null = since && format === 'ir' ? await storeErrors(store.getNodeTables(cluster, since, node)) : null;
+  if (previous) {
+    const d = diffNode(previous, current);
+    const tables = await storeErrors(store.getTables(d.tablesAdded));
+    return c.json({ cluster, node, from: since, to: version, full: false, tablesAdded: Object.fromEntries(tables), tablesRemoved: d.tablesRemoved, bindingsChanged: d.bindingsChanged, global: current.global });
+  }
+  const tables = await storeErrors(store.getTables(current.tableIds));
+  const irNode: IrNode = { pods: current.pods, tables: Object.fromEntries(tables), global: current.global };
+  if (format === 'ir') return c.json({ cluster, node, version, full: true, ...irNode });
+  // Rendered formats are whole artifacts (an nft script is applied atomically), never diffs.
+  const rendered = DATAPLANES[format]!.render({ nodes: { [node]: irNode } })[node];
+  if (typeof rendered === 'string') return c.text(rendered, 200, { 'x-netpolc-version': version });
+  return c.json({ cluster, node, version, full: true, format, rendered });
+}
+
+export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined): void {
+  const need = (): SnapshotStore => {
+    if (!store) throw new ApiError('unavailable', 'no snapshot store is configured for this deployment');
+    return store;
+  };
+  for (const [method, path, summary] of [
+    ['put', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'Compile and store a snapshot as this resourceVersion (idempotent; 409 for other content)'],
+    ['post', '/v1/clusters/{cluster}/snapshots', "Compile and store a snapshot under its List's metadata.resourceVersion"],
+    ['get', '/v1/clusters/{cluster}/snapshots', 'Stored versions, newest first (limit, cursor)'],
+    ['get', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'One stored version: nodes, object counts, compile figures'],
+    ['get', '/v1/clusters/{cluster}/nodes/{node}/tables', "A node's tables (format, version; since=rv for a diff); ETag / If-None-Match"],
+  ] as const) {
+    app.openAPIRegistry.registerPath({ method, path, summary, responses: { 200: { description: 'OK' }, 404: { description: 'unknown cluster, version or node' }, 409: { description: 'same version, other content' }, 422: { description: 'invalid snapshot or parameters' }, 503: { description: 'no store configured' } } });
+  }
+
+  app.put('/v1/clusters/:cluster/snapshots/:version', async (c) => publish(c, need(), c.req.param('cluster'), await snapshotBody(c), c.req.param('version')));
+  app.post('/v1/clusters/:cluster/snapshots', async (c) => publish(c, need(), c.req.param('cluster'), await snapshotBody(c), null));
+  app.get('/v1/clusters/:cluster/snapshots', async (c) => {
+    const limit = c.req.query('limit');
+    return c.json(await storeErrors(need().listVersions(c.req.param('cluster'), { ...(limit ? { limit: Number(limit) } : {}), cursor: c.req.query('cursor') ?? null })));
+  });
+  app.get('/v1/clusters/:cluster/snapshots/:version', async (c) => {
+    const header = await storeErrors(need().getHeader(c.req.param('cluster'), c.req.param('version')));
+    if (!header) throw new ApiError('not_found', `version ${c.req.param('version')} of cluster ${c.req.param('cluster')} is not stored (or expired)`);
+    return c.json(header);
+  });
+  app.get('/v1/clusters/:cluster/nodes/:node/tables', async (c) => nodeTablesResponse(c, need(), c.req.param('cluster'), c.req.param('node')));
+}

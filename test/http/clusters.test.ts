@@ -1,0 +1,111 @@
+// Stored snapshots and node-agent diffs through the HTTP API (memory store; the DynamoDB store
+// is tested against dynalite in test/infra).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../functions/app.js';
+import { createMemoryStore } from '../../infra/store/memory.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const base = JSON.parse(readFileSync(join(ROOT, 'examples', 'cluster.json'), 'utf8')) as { items: any[] };
+
+/** The example cluster with edits: a relabelled pod, an extra policy. */
+function version(edit: (items: any[]) => void) {
+  const items = structuredClone(base.items);
+  edit(items);
+  return { apiVersion: 'v1', kind: 'List', items };
+}
+const v1 = version(() => {});
+const v2 = version((items) => (items.find((o) => o.metadata.name === 'web').metadata.labels = { app: 'web2' }));
+const v3 = version((items) => {
+  items.find((o) => o.metadata.name === 'web').metadata.labels = { app: 'web2' };
+  items.push({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'api-deny', namespace: 'payments' }, spec: { podSelector: {}, policyTypes: ['Ingress'] } });
+});
+
+function setup() {
+  const app = createApp({ store: createMemoryStore(), logError: (e) => { throw e; } });
+  const put = (rv: string, body: unknown) => app.request(`/v1/clusters/prod/snapshots/${rv}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const tables = async (node: string, query = '', headers: Record<string, string> = {}) => app.request(`/v1/clusters/prod/nodes/${node}/tables${query}`, { headers });
+  return { app, put, tables };
+}
+
+/** A node agent's state: bindings and the tables it holds. */
+type AgentState = { pods: Record<string, any>; tables: Record<string, any>; global: string | null };
+const fromFull = (b: any): AgentState => ({ pods: b.pods, tables: b.tables, global: b.global });
+function applyDiff(s: AgentState, d: any): AgentState {
+  const tables = { ...s.tables, ...d.tablesAdded };
+  for (const id of d.tablesRemoved) delete tables[id];
+  const pods = { ...s.pods };
+  for (const [k, v] of Object.entries(d.bindingsChanged)) {
+    if (v === null) delete pods[k];
+    else pods[k] = v;
+  }
+  return { pods, tables, global: d.global };
+}
+
+describe('/v1/clusters: snapshots and node tables', () => {
+  it('stores a version once: 201, then 200 unchanged, 409 for other content', async () => {
+    const { put } = setup();
+    expect((await put('100', v1)).status).toBe(201);
+    const again = await put('100', v1);
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as any).status).toBe('unchanged');
+    const clash = await put('100', v2);
+    expect(clash.status).toBe(409);
+    expect(((await clash.json()) as any).error).toBe('conflict');
+  });
+
+  it('a node agent applying v1 full, then diffs to v2 and v3, ends with exactly the full tables of v3', async () => {
+    const { put, tables } = setup();
+    for (const [rv, body] of [['1', v1], ['2', v2], ['3', v3]] as const) expect((await put(rv, body)).status).toBe(201);
+    for (const node of ['node-1', 'node-2']) {
+      let state = fromFull(await (await tables(node, '?version=1')).json());
+      const d2 = (await (await tables(node, '?version=2&since=1')).json()) as any;
+      expect(d2.full).toBe(false);
+      state = applyDiff(state, d2);
+      const d3 = (await (await tables(node, '?version=3&since=2')).json()) as any;
+      state = applyDiff(state, d3);
+      const full3 = fromFull(await (await tables(node)).json());
+      expect(state).toEqual(full3);
+      // An unknown `since` is answered with the full tables, never an error.
+      const unknown = (await (await tables(node, '?since=999')).json()) as any;
+      expect(unknown.full).toBe(true);
+      expect(fromFull(unknown)).toEqual(full3);
+    }
+    // shop/web lost the label shop/db's NetworkPolicy admits: shop/db's node (node-2) changes.
+    const d = (await (await tables('node-2', '?version=2&since=1')).json()) as any;
+    expect(Object.keys(d.tablesAdded).length + d.tablesRemoved.length).toBeGreaterThan(0);
+  });
+
+  it('answers 304 to If-None-Match when nothing changed for the node, and lists versions newest first', async () => {
+    const { app, put, tables } = setup();
+    await put('1', v1);
+    await put('2', v2);
+    const first = await tables('node-2');
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^".+\.ir"$/);
+    expect((await tables('node-2', '', { 'if-none-match': etag })).status).toBe(304);
+    const list = (await (await app.request('/v1/clusters/prod/snapshots')).json()) as any;
+    expect(list.versions.map((v: any) => v.version)).toEqual(['2', '1']);
+    expect((await app.request('/v1/clusters/prod/snapshots/1')).status).toBe(200);
+    expect((await app.request('/v1/clusters/prod/snapshots/7')).status).toBe(404);
+    expect((await tables('node-9')).status).toBe(404);
+  });
+
+  it('renders a stored node as nftables text', async () => {
+    const { put, tables } = setup();
+    await put('1', v1);
+    const res = await tables('node-1', '?format=nftables');
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    expect(await res.text()).toContain('table inet netpolc {');
+  });
+
+  it('takes the version from the List on POST, and answers 503 without a store', async () => {
+    const { app } = setup();
+    const res = await app.request('/v1/clusters/prod/snapshots', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...v1, metadata: { resourceVersion: '42' } }) });
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as any).version).toBe('42');
+    const none = createApp({});
+    expect((await none.request('/v1/clusters/prod/snapshots')).status).toBe(503);
+  });
+});
