@@ -31,6 +31,11 @@ describe('policyTypes defaulting: absent → Ingress, plus Egress only when the 
       deny('x/b1', 'x/a', 80, 'ingress isolated, no rules'),
       allow('x/a', 'x/b1', 80, 'len(egress) == 0: egress not isolated'),
     ]));
+  describe('policyTypes [] defaults like an absent list (len(PolicyTypes) == 0)', () =>
+    itFlows(() => [...base(), networkPolicy('x/p', { podSelector: {}, policyTypes: [] })], [
+      deny('x/b1', 'x/a', 80, 'a default-deny ingress written with policyTypes: []'),
+      allow('x/a', 'y/c', 80, 'no egress rules: egress not isolated'),
+    ]));
   describe('policyTypes [Egress] with ingress rules: the ingress rules are not used', () =>
     itFlows(() => [...base(), networkPolicy('x/p', { podSelector: { matchLabels: { app: 'a' } }, policyTypes: ['Egress'], ingress: [{ from: [{ podSelector: { matchLabels: { app: 'zzz' } } }] }] })], [
       allow('x/b1', 'x/a', 80, 'ingress not isolated'),

@@ -31,7 +31,8 @@ export function fromNetworkPolicy(np: NetworkPolicy, id: number, selectors: Sele
   const spec = np.spec;
   // Defaulting (pkg/apis/networking/v1/defaults.go): "Any policy that does not specify
   // policyTypes implies at least Ingress", plus Egress when len(spec.egress) != 0.
-  const types = spec.policyTypes ?? (spec.egress.length > 0 ? ['Ingress', 'Egress'] : ['Ingress']);
+  // `if len(obj.Spec.PolicyTypes) == 0`: an empty list defaults exactly like an absent one.
+  const types = spec.policyTypes && spec.policyTypes.length > 0 ? spec.policyTypes : spec.egress.length > 0 ? ['Ingress', 'Egress'] : ['Ingress'];
   // v1: "If this field is empty or missing, this rule matches all sources/destinations/ports."
   const rule = (index: number, peers: NetworkPolicyPeer[] | null, ports: NetworkPolicyPort[] | null): Rule => ({
     index,
