@@ -27,7 +27,7 @@ import { subjectSelects } from '../core/evaluate/match.js';
 import { formatIp, rangeToCidrs, type Family, type IpRange } from '../core/net/ip.js';
 import { rulesFor, type Direction, type Peer, type Policy, type PortMatch, type Rule } from '../core/policy/model.js';
 import type { PodInfo } from '../core/snapshot/cluster.js';
-import type { IrRule } from '../core/compile/ir.js';
+import { peerRule, type IrRule } from '../core/compile/ir.js';
 import { namespaceMatches } from '../core/evaluate/match.js';
 
 export interface NaiveOptions {
@@ -145,14 +145,7 @@ export function naiveRulesOf(cluster: Cluster, pod: PodInfo, dir: Direction, opt
   const policies = naivePolicies(cluster, pod, dir);
   if (policies.length === 0) return [];
   const out: IrRule[] = [];
-  const rule = (action: 'PERMIT' | 'DENY', net: string, e: PortEntry): IrRule => ({
-    action,
-    protocol: e.protocol,
-    srcNetwork: dir === 'ingress' ? net : '',
-    srcPortRange: null,
-    dstNetwork: dir === 'egress' ? net : '',
-    dstPortRange: e.range,
-  });
+  const rule = (action: 'PERMIT' | 'DENY', net: string, e: PortEntry): IrRule => peerRule(dir, action, e.protocol, net, e.range);
   for (const policy of policies) {
     for (const r of rulesFor(policy, dir)!) {
       const action = ACTION[r.action];

@@ -1,6 +1,6 @@
 // The rules the upstream suites barely exercise (issue: "test them yourself"), one block each.
 import { describe, expect, it } from 'vitest';
-import { allow, clusterOf, deny, itFlows, namespace, networkPolicy, node, pod, verdict, type K8sObject } from './support/cluster-builders.js';
+import { adminNetworkPolicy, allow, clusterNetworkPolicy, clusterOf, deny, itFlows, namespace, networkPolicy, node, pod, verdict, type K8sObject } from './support/cluster-builders.js';
 
 const UDP = { protocol: 'UDP' as const };
 const base = (): K8sObject[] => [
@@ -14,8 +14,8 @@ const base = (): K8sObject[] => [
   pod('y/c', { ip: ['10.0.2.13', 'fd00::2:d'], node: 'n2', labels: { app: 'c' } }),
   pod('y/host', { ip: ['172.18.0.3', 'fc00::3'], node: 'n2', labels: { app: 'b' }, hostNetwork: true }),
 ];
-const anp = (name: string, priority: number, spec: Record<string, unknown>): K8sObject => ({ apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'AdminNetworkPolicy', metadata: { name }, spec: { priority, ...spec } });
-const cnp = (name: string, tier: 'Admin' | 'Baseline', priority: number, spec: Record<string, unknown>): K8sObject => ({ apiVersion: 'policy.networking.k8s.io/v1alpha2', kind: 'ClusterNetworkPolicy', metadata: { name }, spec: { tier, priority, ...spec } });
+const anp = adminNetworkPolicy;
+const cnp = clusterNetworkPolicy;
 const all = { namespaces: {} };
 
 describe('policyTypes defaulting: absent → Ingress, plus Egress only when the policy has egress rules', () => {

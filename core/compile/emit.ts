@@ -4,7 +4,7 @@
 import { mergeAdjacent, type Interval } from '../net/intervals.js';
 import { rangeToCidrs, type Family } from '../net/ip.js';
 import { PROTOCOLS, type Direction, type Protocol } from '../policy/model.js';
-import type { IrAction, IrProtocol, IrRule, PortRange } from './ir.js';
+import { peerRule, type IrAction, type IrProtocol, type IrRule, type PortRange } from './ir.js';
 import type { Partition } from './partition.js';
 
 interface Atom extends Interval {
@@ -100,16 +100,7 @@ function exceptionEntries(p: Partition, list: readonly Atom[], deviant: (allowed
 }
 
 function rulesOf(entries: readonly Entry[], action: IrAction, dir: Direction): IrRule[] {
-  return entries.flatMap((e) =>
-    networks(e.ranges).map((net) => ({
-      action,
-      protocol: e.protocol,
-      srcNetwork: dir === 'ingress' ? net : '',
-      srcPortRange: null,
-      dstNetwork: dir === 'egress' ? net : '',
-      dstPortRange: e.ports,
-    })),
-  );
+  return entries.flatMap((e) => networks(e.ranges).map((net) => peerRule(dir, action, e.protocol, net, e.ports)));
 }
 
 const catchAll = (action: IrAction): IrRule => ({ action, protocol: 'ANY', srcNetwork: '', srcPortRange: null, dstNetwork: '', dstPortRange: null });

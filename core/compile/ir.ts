@@ -34,3 +34,18 @@ export interface IrNode {
 export interface Ir {
   readonly nodes: Readonly<Record<string, IrNode>>;
 }
+
+/**
+ * A rule of a pod's table: the peer network is the sender for ingress tables and the
+ * receiver for egress tables; the other side is the pod itself ("").
+ */
+export function peerRule(dir: 'ingress' | 'egress', action: IrAction, protocol: IrProtocol, peerNetwork: string, dstPortRange: PortRange | null): IrRule {
+  return {
+    action,
+    protocol,
+    srcNetwork: dir === 'ingress' ? peerNetwork : '',
+    srcPortRange: null,
+    dstNetwork: dir === 'egress' ? peerNetwork : '',
+    dstPortRange,
+  };
+}

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { LambdaEvent } from 'hono/aws-lambda';
 import { stringify } from 'yaml';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { expectExampleVerdicts } from '../support/example-verdicts.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const exampleText = readFileSync(join(ROOT, 'examples', 'verdicts-request.json'), 'utf8');
@@ -59,17 +60,7 @@ describe('Lambda handler (API Gateway v2 events)', () => {
     const res = await handler(httpApiEvent('POST', '/v1/verdicts', { body: exampleText, contentType: 'application/json' }));
     expect(res.statusCode).toBe(200);
     expect(res.headers?.['content-type']).toMatch(/^application\/json/);
-    const { verdicts, warnings } = json(res);
-    expect(warnings).toEqual([]);
-    expect(verdicts.map((v: any) => v.allowed)).toEqual([true, false, true, false, true]);
-    expect(verdicts[0].ingress).toMatchObject({ allowed: true, tier: 'networkpolicy', policy: { kind: 'NetworkPolicy', namespace: 'shop', name: 'db-from-web' } });
-    expect(verdicts[1].flow).toEqual({ from: 'payments/api', to: 'shop/db', port: 5432, protocol: 'TCP', ipFamily: 'IPv4' });
-    expect(verdicts[3].ingress.trace.map((t: any) => t.message)).toEqual([
-      'Pass by AdminNetworkPolicy tenant-guardrails rule 1 "delegate-shop"',
-      'no NetworkPolicy selects the pod for ingress',
-      'Deny by BaselineAdminNetworkPolicy default rule 0 "deny-pod-traffic"',
-    ]);
-    expect(verdicts[4].egress).toBeNull();
+    expectExampleVerdicts(json(res));
   });
 
   it('decodes a base64-encoded body (isBase64Encoded: true)', async () => {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectExampleVerdicts } from '../support/example-verdicts.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const exampleText = readFileSync(join(ROOT, 'examples', 'verdicts-request.json'), 'utf8');
@@ -54,22 +55,7 @@ describe.skipIf(unavailable !== null)('Cloudflare Worker under workerd', () => {
   it('answers POST /v1/verdicts with the documented verdicts', async () => {
     const res = await call('/v1/verdicts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: exampleText });
     expect(res.status).toBe(200);
-    const { verdicts, warnings } = (await res.json()) as { verdicts: any[]; warnings: string[] };
-    expect(warnings).toEqual([]);
-    expect(verdicts.map((v) => v.allowed)).toEqual([true, false, true, false, true]);
-    expect(verdicts[0].ingress).toMatchObject({ allowed: true, tier: 'networkpolicy', policy: { kind: 'NetworkPolicy', namespace: 'shop', name: 'db-from-web' }, rule: { index: 0 } });
-    expect(verdicts[0].egress).toMatchObject({ allowed: true, tier: 'default', policy: null, rule: null });
-    expect(verdicts[1].flow).toEqual({ from: 'payments/api', to: 'shop/db', port: 5432, protocol: 'TCP', ipFamily: 'IPv4' });
-    expect(verdicts[1].ingress).toMatchObject({ allowed: false, tier: 'networkpolicy', policy: null });
-    expect(verdicts[2].ingress).toMatchObject({ tier: 'admin', rule: { index: 0, name: 'allow-monitoring' } });
-    expect(verdicts[3].ingress.trace.map((t: any) => t.message)).toEqual([
-      'Pass by AdminNetworkPolicy tenant-guardrails rule 1 "delegate-shop"',
-      'no NetworkPolicy selects the pod for ingress',
-      'Deny by BaselineAdminNetworkPolicy default rule 0 "deny-pod-traffic"',
-    ]);
-    expect(verdicts[3].ingress.policy).toEqual({ apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'BaselineAdminNetworkPolicy', name: 'default' });
-    expect(verdicts[4].egress).toBeNull();
-    expect(verdicts[4].flow.from).toBe('203.0.113.7');
+    expectExampleVerdicts((await res.json()) as { verdicts: any[]; warnings: string[] });
   });
 
   it('serves /openapi.json', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.js';
+import { expectExampleVerdicts } from '../support/example-verdicts.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const example = JSON.parse(readFileSync(join(ROOT, 'examples', 'verdicts-request.json'), 'utf8'));
@@ -16,33 +17,7 @@ describe('POST /v1/verdicts', () => {
   it('answers the README example with both decision chains', async () => {
     const res = await post('/v1/verdicts', example);
     expect(res.status).toBe(200);
-    const { verdicts, warnings } = (await res.json()) as { verdicts: any[]; warnings: string[] };
-    expect(warnings).toEqual([]);
-    expect(verdicts.map((v) => v.allowed)).toEqual([true, false, true, false, true]);
-
-    // shop/web → shop/db 5432: Admin passes shop traffic down, the NetworkPolicy allows it.
-    expect(verdicts[0].ingress).toMatchObject({ allowed: true, tier: 'networkpolicy', policy: { kind: 'NetworkPolicy', namespace: 'shop', name: 'db-from-web' }, rule: { index: 0 } });
-    expect(verdicts[0].ingress.trace.map((t: any) => `${t.tier}:${t.outcome}`)).toEqual(['admin:pass', 'networkpolicy:allow']);
-    expect(verdicts[0].egress).toMatchObject({ allowed: true, tier: 'default', policy: null, rule: null });
-
-    // payments/api → shop/db on the named port: isolated by the NetworkPolicy, no rule matches.
-    expect(verdicts[1].flow).toEqual({ from: 'payments/api', to: 'shop/db', port: 5432, protocol: 'TCP', ipFamily: 'IPv4' });
-    expect(verdicts[1].ingress).toMatchObject({ allowed: false, tier: 'networkpolicy', policy: null });
-
-    // monitoring → shop/db: Admin Allow is final.
-    expect(verdicts[2].ingress).toMatchObject({ tier: 'admin', rule: { index: 0, name: 'allow-monitoring' } });
-
-    // shop/web → payments/api: Pass → no NetworkPolicy → Baseline Deny (the README's excerpt).
-    expect(verdicts[3].ingress.trace.map((t: any) => t.message)).toEqual([
-      'Pass by AdminNetworkPolicy tenant-guardrails rule 1 "delegate-shop"',
-      'no NetworkPolicy selects the pod for ingress',
-      'Deny by BaselineAdminNetworkPolicy default rule 0 "deny-pod-traffic"',
-    ]);
-    expect(verdicts[3].ingress.policy).toEqual({ apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'BaselineAdminNetworkPolicy', name: 'default' });
-
-    // An external address has no egress side.
-    expect(verdicts[4].egress).toBeNull();
-    expect(verdicts[4].flow.from).toBe('203.0.113.7');
+    expectExampleVerdicts((await res.json()) as { verdicts: any[]; warnings: string[] });
   });
 
   it('reports loopback and node-local with their reason and no sides', async () => {

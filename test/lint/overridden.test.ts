@@ -2,17 +2,10 @@
 // overridden by any of the ANPs.
 import { describe, expect, it } from 'vitest';
 import { lint, type Finding } from '../../core/lint/index.js';
-import { clusterOf, namespace, networkPolicy, node, pod, type K8sObject } from '../support/cluster-builders.js';
+import { adminNetworkPolicy, clusterOf, namespace, networkPolicy, pod, smallCluster, type K8sObject } from '../support/cluster-builders.js';
 
-const base = (): K8sObject[] => [
-  namespace('x'),
-  namespace('y'),
-  node('n1', '172.18.0.2'),
-  pod('x/a', { ip: '10.0.1.10', node: 'n1', labels: { app: 'a' } }),
-  pod('x/b', { ip: '10.0.1.11', node: 'n1', labels: { app: 'b' } }),
-  pod('y/c', { ip: '10.0.2.12', node: 'n1', labels: { app: 'c' } }),
-];
-const anp = (name: string, spec: Record<string, unknown>, priority = 10): K8sObject => ({ apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'AdminNetworkPolicy', metadata: { name }, spec: { priority, ...spec } });
+const base = smallCluster;
+const anp = (name: string, spec: Record<string, unknown>, priority = 10): K8sObject => adminNetworkPolicy(name, priority, spec);
 const ns = (name: string) => ({ namespaces: { matchLabels: { 'kubernetes.io/metadata.name': name } } });
 const fromY = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'y' } } };
 const allowFromY = (selector: Record<string, unknown> = {}) => networkPolicy('x/allow-y', { podSelector: selector, ingress: [{ from: [fromY] }] });

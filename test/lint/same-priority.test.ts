@@ -1,18 +1,11 @@
 // same-priority-overlap: KEP-2091 "Conflict resolution" / network-policy-api#222.
 import { describe, expect, it } from 'vitest';
 import { lint, type Finding } from '../../core/lint/index.js';
-import { clusterOf, namespace, node, pod, type K8sObject } from '../support/cluster-builders.js';
+import { adminNetworkPolicy, clusterNetworkPolicy, clusterOf, namespace, smallCluster, type K8sObject } from '../support/cluster-builders.js';
 
-const base = (): K8sObject[] => [
-  namespace('x'),
-  namespace('y'),
-  node('n1', '172.18.0.2'),
-  pod('x/a', { ip: '10.0.1.10', node: 'n1', labels: { app: 'a' } }),
-  pod('x/b', { ip: '10.0.1.11', node: 'n1', labels: { app: 'b' } }),
-  pod('y/c', { ip: '10.0.2.12', node: 'n1', labels: { app: 'c' } }),
-];
-const anp = (name: string, priority: number, spec: Record<string, unknown>): K8sObject => ({ apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'AdminNetworkPolicy', metadata: { name }, spec: { priority, ...spec } });
-const cnp = (name: string, tier: 'Admin' | 'Baseline', priority: number, spec: Record<string, unknown>): K8sObject => ({ apiVersion: 'policy.networking.k8s.io/v1alpha2', kind: 'ClusterNetworkPolicy', metadata: { name }, spec: { tier, priority, ...spec } });
+const base = smallCluster;
+const anp = adminNetworkPolicy;
+const cnp = clusterNetworkPolicy;
 const ns = (name: string) => ({ namespaces: { matchLabels: { 'kubernetes.io/metadata.name': name } } });
 const allNs = { namespaces: {} };
 const podsA = { pods: { namespaceSelector: {}, podSelector: { matchLabels: { app: 'a' } } } };

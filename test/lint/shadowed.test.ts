@@ -1,7 +1,7 @@
 // rule-shadowed (first-match ANP/BANP/CNP rules) and np-rule-redundant (NetworkPolicy union).
 import { describe, expect, it } from 'vitest';
 import { lint, type Finding } from '../../core/lint/index.js';
-import { clusterOf, namespace, networkPolicy, node, pod, type K8sObject } from '../support/cluster-builders.js';
+import { adminNetworkPolicy, clusterOf, namespace, networkPolicy, node, pod, type K8sObject } from '../support/cluster-builders.js';
 
 const base = (): K8sObject[] => [
   namespace('x'),
@@ -11,7 +11,7 @@ const base = (): K8sObject[] => [
   pod('x/b', { ip: '10.0.1.11', node: 'n1', labels: { app: 'b' } }),
   pod('y/c', { ip: '10.0.2.12', node: 'n1', labels: { app: 'c' } }),
 ];
-const anp = (name: string, spec: Record<string, unknown>): K8sObject => ({ apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'AdminNetworkPolicy', metadata: { name }, spec: { priority: 1, ...spec } });
+const anp = (name: string, spec: Record<string, unknown>): K8sObject => adminNetworkPolicy(name, 1, spec);
 const banp = (spec: Record<string, unknown>): K8sObject => ({ apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'BaselineAdminNetworkPolicy', metadata: { name: 'default' }, spec });
 const ns = (name: string) => ({ namespaces: { matchLabels: { 'kubernetes.io/metadata.name': name } } });
 const allNs = { namespaces: {} };

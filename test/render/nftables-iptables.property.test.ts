@@ -9,7 +9,7 @@ import type { Ir, IrAction, IrPod, IrProtocol, IrRule, PortRange } from '../../c
 import { IrSimulator } from '../../core/compile/simulate.js';
 import { tableId } from '../../core/compile/table-id.js';
 import { evaluate, type Verdict } from '../../core/evaluate/engine.js';
-import { FlowError, resolveFlow } from '../../core/evaluate/resolve.js';
+import { resolveFlow } from '../../core/evaluate/resolve.js';
 import { iptables } from '../../core/render/iptables.js';
 import { iptablesSimulator } from '../../core/render/iptables-sim.js';
 import { nftables } from '../../core/render/nftables.js';
@@ -17,7 +17,7 @@ import { nftablesSimulator } from '../../core/render/nftables-sim.js';
 import type { FlowQuery } from '../../core/render/types.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { clusterOf, namespace, networkPolicy, node, pod } from '../support/cluster-builders.js';
-import { EXTERNAL, flowArb, NODES, snapshotArb } from '../support/random-snapshot.js';
+import { engineVerdict, flowAddresses, flowArb, pickFlow, snapshotArb } from '../support/random-snapshot.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 
@@ -67,18 +67,12 @@ describe('nftables and iptables simulators equal the verdict engine', () => {
         if (!parsed.ok) throw new Error(`generator produced an invalid snapshot: ${JSON.stringify(parsed.issues.slice(0, 3))}`);
         const cluster = buildCluster(parsed.snapshot);
         const dp = dataplanes(cluster);
-        const addresses = [...new Set([...Object.values(dp.ir.nodes).flatMap((n) => Object.values(n.pods).flatMap((p) => p.ips)), ...NODES.flatMap((n) => [n.v4, n.v6]), ...EXTERNAL])];
+        const addresses = flowAddresses(dp.ir);
         for (const f of flows) {
-          const src = addresses[f.from % addresses.length]!;
-          const dst = addresses[(f.from + 1 + (f.to % (addresses.length - 1))) % addresses.length]!;
-          if (src.includes(':') !== dst.includes(':')) continue;
-          let verdict: Verdict;
-          try {
-            verdict = evaluate(cluster, resolveFlow(cluster, { from: { ip: src }, to: { ip: dst }, port: f.port, protocol: f.protocol }));
-          } catch (e) {
-            if (e instanceof FlowError) continue;
-            throw e;
-          }
+          const pair = pickFlow(addresses, f);
+          const verdict = pair && engineVerdict(cluster, pair[0], pair[1], f);
+          if (!pair || !verdict) continue;
+          const [src, dst] = pair;
           flowsChecked++;
           const failures = compare(dp, { src, dst, port: f.port, protocol: f.protocol }, verdict);
           if (failures.length > 0) throw new Error(failures.join('\n\n'));

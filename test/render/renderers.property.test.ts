@@ -3,12 +3,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildCluster } from '../../core/cluster.js';
 import { compile } from '../../core/compile/compile.js';
-import { evaluate } from '../../core/evaluate/engine.js';
-import { FlowError, resolveFlow } from '../../core/evaluate/resolve.js';
 import { DATAPLANES } from '../../core/render/index.js';
 import { RenderLimitError } from '../../core/render/vpp-session.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
-import { EXTERNAL, flowArb, NODES, snapshotArb } from '../support/random-snapshot.js';
+import { engineVerdict, flowAddresses, flowArb, pickFlow, snapshotArb } from '../support/random-snapshot.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 /** Formats whose model cannot match SCTP ports (documented in their modules). */
@@ -39,18 +37,12 @@ describe('renderers equal the verdict engine', () => {
           if (checkDeterminism) expect(JSON.stringify(dp.render(ir)), `${format} is deterministic`).toBe(JSON.stringify(out));
           return [{ format, out, sim: dp.simulator(out) }];
         });
-        const addresses = [...new Set([...Object.values(ir.nodes).flatMap((n) => Object.values(n.pods).flatMap((p) => p.ips)), ...NODES.flatMap((n) => [n.v4, n.v6]), ...EXTERNAL])];
+        const addresses = flowAddresses(ir);
         for (const f of flows) {
-          const src = addresses[f.from % addresses.length]!;
-          const dst = addresses[(f.from + 1 + (f.to % (addresses.length - 1))) % addresses.length]!;
-          if (src.includes(':') !== dst.includes(':')) continue;
-          let v;
-          try {
-            v = evaluate(cluster, resolveFlow(cluster, { from: { ip: src }, to: { ip: dst }, port: f.port, protocol: f.protocol }));
-          } catch (e) {
-            if (e instanceof FlowError) continue;
-            throw e;
-          }
+          const pair = pickFlow(addresses, f);
+          const v = pair && engineVerdict(cluster, pair[0], pair[1], f);
+          if (!pair || !v) continue;
+          const [src, dst] = pair;
           for (const r of rendered) {
             if (f.protocol === 'SCTP' && NO_SCTP_PORTS.has(r.format)) continue;
             const got = r.sim.allowed({ src, dst, protocol: f.protocol, port: f.port });

@@ -215,3 +215,25 @@ export function itFlows(objects: () => readonly unknown[], cases: readonly FlowC
     else it(caseTitle(c), run);
   }
 }
+
+/** A policy.networking.k8s.io/v1alpha1 AdminNetworkPolicy. */
+export function adminNetworkPolicy(name: string, priority: number, spec: Record<string, unknown>): K8sObject {
+  return { apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'AdminNetworkPolicy', metadata: { name }, spec: { priority, ...spec } };
+}
+
+/** A policy.networking.k8s.io/v1alpha2 ClusterNetworkPolicy. */
+export function clusterNetworkPolicy(name: string, tier: 'Admin' | 'Baseline', priority: number, spec: Record<string, unknown>): K8sObject {
+  return { apiVersion: 'policy.networking.k8s.io/v1alpha2', kind: 'ClusterNetworkPolicy', metadata: { name }, spec: { tier, priority, ...spec } };
+}
+
+/** Two namespaces, one node, pods x/a, x/b and y/c labelled app=a|b|c: the lint tests' cluster. */
+export function smallCluster(): K8sObject[] {
+  return [
+    namespace('x'),
+    namespace('y'),
+    node('n1', '172.18.0.2'),
+    pod('x/a', { ip: '10.0.1.10', node: 'n1', labels: { app: 'a' } }),
+    pod('x/b', { ip: '10.0.1.11', node: 'n1', labels: { app: 'b' } }),
+    pod('y/c', { ip: '10.0.2.12', node: 'n1', labels: { app: 'c' } }),
+  ];
+}

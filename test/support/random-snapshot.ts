@@ -2,6 +2,9 @@
 // collide, overlapping CIDRs and excepts around the pod and node addresses, named ports that
 // differ per pod, every tier and action, dual-stack addresses, host-network pods.
 import fc from 'fast-check';
+import type { Cluster } from '../../core/cluster.js';
+import { evaluate, type Verdict } from '../../core/evaluate/engine.js';
+import { FlowError, resolveFlow } from '../../core/evaluate/resolve.js';
 
 const NS = ['a', 'b', 'c'];
 const KEYS = ['app', 'team'];
@@ -185,3 +188,25 @@ export const snapshotArb = fc
   }));
 
 export const flowArb = fc.record({ from: fc.nat(), to: fc.nat(), port: fc.constantFrom(...PORTS, 1, 82, 1000, 65535), protocol: proto });
+
+/** Every address a random flow may use: pod addresses from the compiled IR, node and external ones. */
+export function flowAddresses(ir: { nodes: Record<string, { pods: Record<string, { ips: readonly string[] }> }> }): string[] {
+  return [...new Set([...Object.values(ir.nodes).flatMap((n) => Object.values(n.pods).flatMap((p) => p.ips)), ...NODES.flatMap((n) => [n.v4, n.v6]), ...EXTERNAL])];
+}
+
+/** Source and destination of a random flow: two different addresses of one family, or null. */
+export function pickFlow(addresses: readonly string[], f: { from: number; to: number }): [string, string] | null {
+  const src = addresses[f.from % addresses.length]!;
+  const dst = addresses[(f.from + 1 + (f.to % (addresses.length - 1))) % addresses.length]!;
+  return src.includes(':') === dst.includes(':') ? [src, dst] : null;
+}
+
+/** The verdict engine's answer for a flow between addresses; null where the flow cannot exist. */
+export function engineVerdict(cluster: Cluster, src: string, dst: string, f: { port: number; protocol: 'TCP' | 'UDP' | 'SCTP' }): Verdict | null {
+  try {
+    return evaluate(cluster, resolveFlow(cluster, { from: { ip: src }, to: { ip: dst }, port: f.port, protocol: f.protocol }));
+  } catch (e) {
+    if (e instanceof FlowError) return null;
+    throw e;
+  }
+}
