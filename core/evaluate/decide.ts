@@ -1,0 +1,117 @@
+// The verdict engine's decision for one side, in stages a compiler can reuse:
+//  1. subjectPolicies — which policies select the subject for a direction (once per subject);
+//  2. peerCandidates — which of their rules have a peer matching the other endpoint, in order
+//     (once per peer class);
+//  3. decide — which tier decides, given a port and protocol (once per port segment).
+// evaluateSide (engine.ts) is these three plus a trace; the compiler calls them directly, so
+// compiled tables and verdicts come from one implementation of the tier semantics.
+import type { Cluster } from '../cluster.js';
+import { rulesFor, type Direction, type Policy, type Protocol, type Rule } from '../policy/model.js';
+import type { PodInfo } from '../snapshot/cluster.js';
+import type { Endpoint } from './endpoint.js';
+import { peerMatches, portMatches, subjectSelects } from './match.js';
+
+export type TraceTier = 'admin' | 'networkpolicy' | 'baseline' | 'default';
+
+export interface SubjectPolicies {
+  readonly dir: Direction;
+  readonly subject: PodInfo;
+  /** Admin-tier policies (ANP, Admin-tier CNP) selecting the subject with rules for dir, in priority order. */
+  readonly admin: readonly Policy[];
+  /** NetworkPolicies (v1 and legacy) of the subject's namespace selecting it for dir. */
+  readonly nps: readonly Policy[];
+  /** The non-legacy ones among nps: any of them isolates the subject for dir. */
+  readonly isolating: readonly Policy[];
+  /** Proposal: the namespace's DefaultDeny annotation isolates ingress by itself. */
+  readonly legacyIsolated: boolean;
+  /** Baseline-tier policies (BANP, Baseline-tier CNP) selecting the subject with rules for dir. */
+  readonly baseline: readonly Policy[];
+}
+
+export function subjectPolicies(cluster: Cluster, dir: Direction, subject: PodInfo): SubjectPolicies {
+  const selecting = (list: readonly Policy[]) => list.filter((p) => (rulesFor(p, dir)?.length ?? 0) > 0 && subjectSelects(cluster, p, subject));
+  const nps = (cluster.policies.byNamespace.get(subject.namespace) ?? []).filter((p) => rulesFor(p, dir) !== null && subjectSelects(cluster, p, subject));
+  return {
+    dir,
+    subject,
+    admin: selecting(cluster.policies.admin),
+    nps,
+    isolating: nps.filter((p) => !p.legacy),
+    // Proposal: "Traffic is allowed to a pod if namespace.networkPolicy.ingress.isolation is undefined …"
+    legacyIsolated: dir === 'ingress' && cluster.namespaces[subject.nsIdx]!.legacyIngressIsolation,
+    baseline: selecting(cluster.policies.baseline),
+  };
+}
+
+export interface RuleHit {
+  readonly policy: Policy;
+  readonly rule: Rule;
+}
+
+/** Rules whose peers match the other endpoint, per tier, in evaluation order; ports not yet checked. */
+export interface PeerCandidates {
+  readonly admin: readonly RuleHit[];
+  readonly np: readonly RuleHit[];
+  readonly baseline: readonly RuleHit[];
+}
+
+function matching(cluster: Cluster, policies: readonly Policy[], dir: Direction, subject: PodInfo, peer: Endpoint): RuleHit[] {
+  const out: RuleHit[] = [];
+  for (const policy of policies) for (const rule of rulesFor(policy, dir)!) if (rule.peers.some((p) => peerMatches(cluster, p, peer, subject))) out.push({ policy, rule });
+  return out;
+}
+
+export function peerCandidates(cluster: Cluster, sp: SubjectPolicies, peer: Endpoint): PeerCandidates {
+  return {
+    admin: matching(cluster, sp.admin, sp.dir, sp.subject, peer),
+    np: matching(cluster, sp.nps, sp.dir, sp.subject, peer),
+    baseline: matching(cluster, sp.baseline, sp.dir, sp.subject, peer),
+  };
+}
+
+/** Named ports resolve on the destination pod: the subject for ingress, the peer pod for egress. */
+export function destinationOf(dir: Direction, subject: PodInfo, peer: Endpoint): PodInfo | null {
+  if (dir === 'ingress') return subject;
+  return peer.kind === 'pod' && !peer.pod.hostNetwork ? peer.pod : null;
+}
+
+/** Which rules matched on the way to the decision; a tier not reached (or not matched) is null. */
+export interface Decision {
+  readonly allowed: boolean;
+  readonly tier: TraceTier;
+  readonly admin: RuleHit | null;
+  /** The NetworkPolicy rule that allowed; null when isolated without one, or not isolated. */
+  readonly np: RuleHit | null;
+  readonly baseline: RuleHit | null;
+}
+
+function firstWithPort(hits: readonly RuleHit[], port: number, protocol: Protocol, destination: PodInfo | null): RuleHit | null {
+  for (const h of hits) {
+    const ports = h.rule.ports;
+    if (ports === null || ports.some((m) => portMatches(m, port, protocol, destination))) return h;
+  }
+  return null;
+}
+
+export function decide(sp: SubjectPolicies, cand: PeerCandidates, port: number, protocol: Protocol, destination: PodInfo | null): Decision {
+  // Admin tier: "Allow … Deny" are final; "Pass: … skip any remaining ANP rules, and then pass
+  // execution to any NetworkPolicies that select the pod." The relative precedence of rules
+  // "will be determined by the order in which the rule is written": the first match decides.
+  const admin = firstWithPort(cand.admin, port, protocol, destination);
+  if (admin && admin.rule.action !== 'pass') return { allowed: admin.rule.action === 'allow', tier: 'admin', admin, np: null, baseline: null };
+
+  // NetworkPolicy tier: "if any NetworkPolicy selects the pod for that direction, the flow is
+  // allowed iff one of their rules matches, and that answer is final."
+  if (sp.isolating.length > 0 || sp.legacyIsolated) {
+    const np = firstWithPort(cand.np, port, protocol, destination);
+    return { allowed: np !== null, tier: 'networkpolicy', admin, np, baseline: null };
+  }
+
+  // Baseline tier. v1alpha2: "Pass: Skips all further ClusterNetworkPolicy rules in the current
+  // tier … and passes evaluation to the next tier."
+  const baseline = firstWithPort(cand.baseline, port, protocol, destination);
+  if (baseline && baseline.rule.action !== 'pass') return { allowed: baseline.rule.action === 'allow', tier: 'baseline', admin, np: null, baseline };
+
+  // "the default kubernetes policy is applied, which says that all pods can communicate with each other."
+  return { allowed: true, tier: 'default', admin, np: null, baseline };
+}
