@@ -158,6 +158,7 @@ async function child(size: Size, opts: { repeat: number; profile: boolean; naive
   const { parseSnapshot } = await import('../schemas/snapshot.js');
   const { buildCluster } = await import('../core/cluster.js');
   const { compile } = await import('../core/compile/compile.js');
+  const { nodeSha256Hex } = await import('../functions/node-sha256.js');
   const { naiveCounts, naiveRulesOf, naiveIrJson, isSubject } = await import('./naive.js');
 
   // Calibrate --trace-gc timestamps (ms since isolate start) against performance.now().
@@ -225,7 +226,7 @@ async function child(size: Size, opts: { repeat: number; profile: boolean; naive
     const sample = Array.from({ length: k }, (_, i) => hosting[Math.floor(((i + 0.5) * hosting.length) / k)]!);
     const c = cpuMs();
     const t = performance.now();
-    const r = compile(cluster, { nodes: sample });
+    const r = compile(cluster, { nodes: sample, sha256Hex: nodeSha256Hex });
     const ms = performance.now() - t;
     const cpu = cpuMs() - c;
     const sampled = { nodes: sample, ms, cpuMs: cpu, msPerNode: ms / k, hostingNodes: hosting.length, extrapolatedMs: (ms / k) * hosting.length, extrapolatedCpuMs: (cpu / k) * hosting.length, rules: r.stats.rules, tables: r.stats.tables };
@@ -246,7 +247,7 @@ async function child(size: Size, opts: { repeat: number; profile: boolean; naive
       await session.post('Profiler.setSamplingInterval', { interval: 1000 });
       await session.post('Profiler.start');
     }
-    const { ir, stats } = time('compile', () => compile(cluster), opts.repeat);
+    const { ir, stats } = time('compile', () => compile(cluster, { sha256Hex: nodeSha256Hex }), opts.repeat);
     if (session) {
       const { profile } = await session.post('Profiler.stop');
       mkdirSync(RESULTS, { recursive: true });

@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { API_LIMITS } from '../schemas/api/verdicts.js';
 import { ApiError } from './errors.js';
 import type { SnapshotStore } from '../infra/store/types.js';
+import type { Sha256Hex } from '../core/compile/table-id.js';
 import { clusterRoutes } from './routes/clusters.js';
 import { compileRoutes } from './routes/compile.js';
 import { docsRoutes } from './routes/docs.js';
@@ -15,6 +16,8 @@ export interface AppDeps {
   readonly maxBodyBytes?: number;
   /** Where compiled snapshots are kept; the /v1/clusters routes answer 503 without one. */
   readonly store?: SnapshotStore;
+  /** SHA-256 for table ids; the portable one when unset (a Node entry passes node:crypto's). */
+  readonly sha256Hex?: Sha256Hex;
   /** Where unexpected errors are reported (console by default). */
   readonly logError?: (e: unknown) => void;
 }
@@ -36,7 +39,7 @@ export function createApp(deps: AppDeps = {}): OpenAPIHono {
 
   verdictRoutes(app);
   matrixRoutes(app);
-  compileRoutes(app);
+  compileRoutes(app, deps.sha256Hex);
   clusterRoutes(app, deps.store);
   docsRoutes(app);
 

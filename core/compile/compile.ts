@@ -1,18 +1,25 @@
 // Compiles a cluster into per-node rule tables: one ingress and one egress table per pod,
 // computed once per policy signature and shared by content address.
+// Stages: group (signatures) → classes (peer identity classes) → partition (cells, verdicts)
+// → emit (rules) → combine (node-global table).
 import type { Cluster } from '../cluster.js';
 import { formatIp, type IpAddr } from '../net/ip.js';
 import type { Direction } from '../policy/model.js';
 import { globalTable } from './combine.js';
+import type { PodInfo } from '../snapshot/cluster.js';
+import { addressIndex } from './address-index.js';
+import { baseClassing, featuresOf, isBroad, refineClassing, type Classing, type Feature } from './classes.js';
 import { emitTable } from './emit.js';
-import { groupOf } from './group.js';
+import { groupOf, type Group } from './group.js';
 import type { Ir, IrNode, IrPod, IrRule } from './ir.js';
 import { partition } from './partition.js';
-import { tableId } from './table-id.js';
+import { canonicalRules, concatCanonical, idOfCanonical, tableId, type Sha256Hex } from './table-id.js';
 
 export interface CompileOptions {
   /** Only these nodes (all by default). */
   readonly nodes?: readonly string[];
+  /** SHA-256 for table ids; the portable one by default (table-id.ts). */
+  readonly sha256Hex?: Sha256Hex;
 }
 
 export interface CompileStats {
@@ -22,20 +29,71 @@ export interface CompileStats {
   readonly rules: number;
 }
 
+interface Pending {
+  readonly group: Group;
+  readonly features: readonly Feature[];
+  readonly broadKey: string;
+}
+
+/**
+ * One table per policy signature. Signatures are compiled ordered by their set of broad
+ * features, so each base classing is built once and dropped once its signatures are done.
+ */
+function compileSignatures(cluster: Cluster, pending: ReadonlyMap<string, Pending>): Map<string, IrRule[]> {
+  const index = addressIndex(cluster);
+  const order = [...pending.entries()].sort(([ka, a], [kb, b]) => (a.broadKey < b.broadKey ? -1 : a.broadKey > b.broadKey ? 1 : ka < kb ? -1 : ka > kb ? 1 : 0));
+  const out = new Map<string, IrRule[]>();
+  let base = null as { key: string; classing: Classing } | null;
+  for (const [signature, { group, features, broadKey }] of order) {
+    if (base?.key !== broadKey) base = { key: broadKey, classing: baseClassing(cluster, features.filter((f) => isBroad(index, f))) };
+    const classing = refineClassing(cluster, base.classing, features.filter((f) => !isBroad(index, f)));
+    out.set(signature, emitTable(partition(cluster, group, classing), group.dir));
+  }
+  return out;
+}
+
 export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; stats: CompileStats } {
-  const bySignature = new Map<string, IrRule[]>();
   const want = opts.nodes ? new Set(opts.nodes) : null;
   const nodeNames = [...new Set([...cluster.nodes.map((n) => n.name), ...cluster.pods.flatMap((p) => (p.nodeName ? [p.nodeName] : []))])].sort();
+  const index = addressIndex(cluster);
+
+  // Pass 1: the signature of every compiled pod and direction. Host-network pods get no tables:
+  // they are not policy subjects.
+  const subjects = cluster.pods.filter((pod) => pod.nodeName !== null && (!want || want.has(pod.nodeName)) && !pod.hostNetwork && pod.ips.length > 0);
+  const pending = new Map<string, Pending>();
+  const signatureOf = new Map<PodInfo, Record<Direction, string>>();
+  for (const pod of subjects) {
+    const sig = {} as Record<Direction, string>;
+    for (const dir of ['ingress', 'egress'] as const) {
+      const group = groupOf(cluster, pod, dir);
+      sig[dir] = group.signature;
+      if (!pending.has(group.signature)) {
+        const features = featuresOf(cluster, group);
+        pending.set(group.signature, { group, features, broadKey: features.filter((f) => isBroad(index, f)).map((f) => f.id).join(',') });
+      }
+    }
+    signatureOf.set(pod, sig);
+  }
+
+  // Pass 2: each signature's table, once.
+  const bySignature = compileSignatures(cluster, pending);
+  const hash = opts.sha256Hex;
+  // Canonical forms of the shared tables, encoded once: a node's ingress tables are its
+  // node-address rules followed by a shared table.
+  const canonical = new Map<string, string>();
+  const canonicalOf = (signature: string) => canonical.get(signature) ?? canonical.set(signature, canonicalRules(bySignature.get(signature)!)).get(signature)!;
+  const egressIds = new Map<string, string>();
+
+  // Pass 3: per node, bindings and the node's tables.
   const nodes: Record<string, IrNode> = {};
   let pods = 0;
   let rules = 0;
   const allTables = new Set<string>();
-
   for (const nodeName of nodeNames) {
     if (want && !want.has(nodeName)) continue;
     const nodeIps: readonly IpAddr[] = cluster.nodeByName.get(nodeName)?.ips ?? [];
     const podEntries: Record<string, IrPod> = {};
-    const tables: Record<string, IrRule[]> = {};
+    const tables: Record<string, readonly IrRule[]> = {};
     // "The node's own addresses are permitted into its pods": one leading rule per address,
     // so the rest of the table is compiled once per signature and shared across nodes.
     const nodeRules: IrRule[] = nodeIps.map((ip) => ({
@@ -46,27 +104,28 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
       dstNetwork: '',
       dstPortRange: null,
     }));
-    const tableFor = (pod: (typeof cluster.pods)[number], dir: Direction): string => {
-      const group = groupOf(cluster, pod, dir);
-      let base = bySignature.get(group.signature);
-      if (!base) {
-        base = emitTable(partition(cluster, group), dir);
-        bySignature.set(group.signature, base);
+    const nodeCanonical = canonicalRules(nodeRules);
+    const ingressIds = new Map<string, string>();
+    const tableFor = (signature: string, dir: Direction): string => {
+      const prefixed = dir === 'ingress' && nodeRules.length > 0;
+      const ids = prefixed ? ingressIds : egressIds;
+      let id = ids.get(signature);
+      if (id === undefined) {
+        id = idOfCanonical(prefixed ? concatCanonical(nodeCanonical, canonicalOf(signature)) : canonicalOf(signature), hash);
+        ids.set(signature, id);
       }
-      const table = dir === 'ingress' && nodeRules.length > 0 ? [...nodeRules, ...base] : base;
-      const id = tableId(table);
-      tables[id] = table;
+      if (!tables[id]) tables[id] = prefixed ? [...nodeRules, ...bySignature.get(signature)!] : bySignature.get(signature)!;
       return id;
     };
-    for (const pod of cluster.pods) {
-      // Host-network pods get no tables: they are not policy subjects.
-      if (pod.nodeName !== nodeName || pod.hostNetwork || pod.ips.length === 0) continue;
-      podEntries[pod.key] = { ips: pod.ips.map((ip) => formatIp(ip.family, ip.value)), ingress: tableFor(pod, 'ingress'), egress: tableFor(pod, 'egress') };
+    for (const pod of subjects) {
+      if (pod.nodeName !== nodeName) continue;
+      const sig = signatureOf.get(pod)!;
+      podEntries[pod.key] = { ips: pod.ips.map((ip) => formatIp(ip.family, ip.value)), ingress: tableFor(sig.ingress, 'ingress'), egress: tableFor(sig.egress, 'egress') };
       pods++;
     }
     // Contiv's node-global table (from-pod orientation): local pods' ingress rules for traffic entering the node.
     const global = globalTable({ pods: podEntries, tables, global: null }, 'from-pod');
-    const globalId = tableId(global);
+    const globalId = tableId(global, hash);
     tables[globalId] = global;
     const sortedTables = Object.fromEntries(Object.keys(tables).sort().map((id) => [id, tables[id]!]));
     for (const [id, t] of Object.entries(sortedTables)) {
@@ -75,5 +134,5 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
     }
     nodes[nodeName] = { pods: podEntries, tables: sortedTables, global: globalId };
   }
-  return { ir: { nodes }, stats: { pods, groups: bySignature.size, tables: allTables.size, rules } };
+  return { ir: { nodes }, stats: { pods, groups: pending.size, tables: allTables.size, rules } };
 }

@@ -1,76 +1,123 @@
 // Turns a partition's verdicts into a short first-match table: disjoint exception rules over
-// merged address ranges and port ranges, then one catch-all. Both a permit list (default
-// DENY) and a deny list (default PERMIT) are built; the shorter one wins.
-import { mergeAdjacent, type Interval } from '../net/intervals.js';
+// merged address ranges and port ranges, then one catch-all. A permit list (default DENY) or
+// a deny list (default PERMIT), whichever is shorter. Addresses come from the cells' slices
+// of sorted points: the work is proportional to the rules emitted, not to the pods.
+import type { Interval } from '../net/intervals.js';
 import { rangeToCidrs, type Family } from '../net/ip.js';
 import { PROTOCOLS, type Direction, type Protocol } from '../policy/model.js';
 import { peerRule, type IrAction, type IrProtocol, type IrRule, type PortRange } from './ir.js';
 import type { Partition } from './partition.js';
 
-interface Atom extends Interval {
-  readonly family: Family;
-  readonly cell: number;
-}
+type Range = Interval & { readonly family: Family };
 
-/** The address space cut into atoms: interval pieces between enumerated points, and the points. */
-function atoms(p: Partition): Atom[] {
-  const out: Atom[] = [];
-  for (const fam of [4, 6] as Family[]) {
-    const pts = p.points.filter((pt) => pt.ip.family === fam).sort((a, b) => (a.ip.value < b.ip.value ? -1 : a.ip.value > b.ip.value ? 1 : 0));
-    let k = 0;
-    p.intervals[fam].forEach((iv, i) => {
-      let lo = iv.lo;
-      while (k < pts.length && pts[k]!.ip.value <= iv.hi) {
-        const v = pts[k]!.ip.value;
-        if (v > lo) out.push({ family: fam, lo, hi: v - 1n, cell: p.externalCell[fam][i]! });
-        if (v >= lo) {
-          out.push({ family: fam, lo: v, hi: v, cell: pts[k]!.cell });
-          lo = v + 1n;
-        }
-        k++;
-      }
-      if (lo <= iv.hi) out.push({ family: fam, lo, hi: iv.hi, cell: p.externalCell[fam][i]! });
+/** Per protocol and segment, which cells are allowed ('1') or not ('0'), one character per cell. */
+function patterns(p: Partition): Record<Protocol, string[]> {
+  const out = {} as Record<Protocol, string[]>;
+  const chars = new Array<string>(p.cells.length);
+  for (const proto of PROTOCOLS) {
+    out[proto] = p.segments[proto].map((_, s) => {
+      const col = p.segmentOffset[proto] + s;
+      for (let k = 0; k < p.cells.length; k++) chars[k] = p.verdicts[k * p.segmentCount + col] ? '1' : '0';
+      return chars.join('');
     });
   }
-  // Neighbouring atoms of one cell always decide alike: merge them once, up front.
-  const merged: Atom[] = [];
-  for (const a of out) {
-    const last = merged[merged.length - 1];
-    if (last && last.family === a.family && last.cell === a.cell && last.hi + 1n === a.lo) merged[merged.length - 1] = { ...last, hi: a.hi };
-    else merged.push(a);
+  return out;
+}
+
+/** Point indexes of the given cells (class cells only), in address order. */
+function pointsOf(p: Partition, cellIds: readonly number[]): Int32Array {
+  const lists: (readonly number[])[] = [];
+  const bounds: [number, number][] = [];
+  let n = 0;
+  for (const k of cellIds) {
+    const c = p.cells[k]!;
+    lists.push(p.classing.members[c.family][c.cls]!);
+    bounds.push([c.start, c.end]);
+    n += c.end - c.start;
   }
-  return merged;
+  const out = new Int32Array(n);
+  let at = 0;
+  lists.forEach((list, j) => {
+    for (let q = bounds[j]![0]; q < bounds[j]![1]; q++) out[at++] = list[q]!;
+  });
+  return lists.length > 1 ? out.sort() : out;
+}
+
+/** The addresses of the cells a pattern marks with `want`, as merged ranges in address order. */
+function addressesOf(p: Partition, pattern: string, want: string): Range[] {
+  const out: Range[] = [];
+  const push = (family: Family, lo: bigint, hi: bigint) => {
+    const last = out[out.length - 1];
+    if (last && last.family === family && last.hi + 1n === lo) out[out.length - 1] = { family, lo: last.lo, hi };
+    else out.push({ family, lo, hi });
+  };
+  for (const family of [4, 6] as Family[]) {
+    const fc = p.families[family];
+    const { values, adjacent } = p.index.families[family];
+    fc.intervals.forEach((iv, i) => {
+      const [ext, ...classCells] = fc.cellsOf[i]!;
+      if (pattern[ext!] === want) {
+        // The whole interval but the points of cells that do not deviate.
+        let cur = iv.lo;
+        for (const h of pointsOf(p, classCells.filter((k) => pattern[k] !== want))) {
+          const v = values[h]!;
+          if (v > cur) push(family, cur, v - 1n);
+          cur = v + 1n;
+        }
+        if (cur <= iv.hi) push(family, cur, iv.hi);
+        return;
+      }
+      const pts = pointsOf(p, classCells.filter((k) => pattern[k] === want));
+      for (let a = 0; a < pts.length; ) {
+        let b = a;
+        while (b + 1 < pts.length && pts[b + 1] === pts[b]! + 1 && adjacent[pts[b]!]) b++;
+        push(family, values[pts[a]!]!, values[pts[b]!]!);
+        a = b + 1;
+      }
+    });
+  }
+  return out;
+}
+
+/** Ranges addressesOf would return before merging: the size that decides permit list vs deny list. */
+function estimate(p: Partition, pattern: string, want: string): number {
+  let n = 0;
+  for (const family of [4, 6] as Family[]) {
+    for (const [ext, ...classCells] of p.families[family].cellsOf) {
+      const extIn = pattern[ext!] === want;
+      if (extIn) n++;
+      for (const k of classCells) if ((pattern[k] === want) !== extIn) n += p.cells[k]!.end - p.cells[k]!.start;
+    }
+  }
+  return n;
 }
 
 interface Entry {
   readonly protocol: IrProtocol;
   readonly ports: PortRange | null;
-  readonly ranges: readonly (Interval & { family: Family })[];
+  readonly ranges: readonly Range[];
 }
 
 const FULL: Record<Family, bigint> = { 4: (1n << 32n) - 1n, 6: (1n << 128n) - 1n };
 
-function networks(ranges: readonly (Interval & { family: Family })[]): string[] {
+function networks(ranges: readonly Range[]): string[] {
   const whole = (fam: Family) => ranges.some((r) => r.family === fam && r.lo === 0n && r.hi === FULL[fam]);
   if (whole(4) && whole(6)) return [''];
   return ranges.flatMap((r) => rangeToCidrs({ family: r.family, lo: r.lo, hi: r.hi }));
 }
 
-function exceptionEntries(p: Partition, list: readonly Atom[], deviant: (allowed: boolean) => boolean): Entry[] {
-  const perProto: { protocol: Protocol; key: string; ranges: (Interval & { family: Family })[]; ports: PortRange }[] = [];
+/** Exceptions to the catch-all: the cells whose verdict is `want`, per protocol and port range. */
+function exceptionEntries(p: Partition, pats: Record<Protocol, string[]>, want: string): Entry[] {
+  const perProto: { protocol: Protocol; key: string; ranges: readonly Range[]; ports: PortRange }[] = [];
   // Which cells deviate decides the exception ranges: compute them once per distinct pattern.
-  const byPattern = new Map<string, { key: string; hits: (Interval & { family: Family })[] }>();
-  PROTOCOLS.forEach((proto, pi) => {
+  const byPattern = new Map<string, { key: string; hits: readonly Range[] }>();
+  for (const proto of PROTOCOLS) {
     let open: (typeof perProto)[number] | null = null;
     p.segments[proto].forEach(([lo, hi], si) => {
-      const pattern = p.verdict.map((v) => (deviant(v[pi]![si]!) ? '1' : '0')).join('');
+      const pattern = pats[proto][si]!;
       let found = byPattern.get(pattern);
       if (!found) {
-        const hits: (Interval & { family: Family })[] = [];
-        for (const fam of [4, 6] as Family[]) {
-          const merged = mergeAdjacent(list.filter((a) => a.family === fam && pattern.charCodeAt(a.cell) === 49));
-          for (const m of merged) hits.push({ family: fam, lo: m.lo, hi: m.hi });
-        }
+        const hits = addressesOf(p, pattern, want);
         found = { key: hits.map((h) => `${h.family}:${h.lo}-${h.hi}`).join(','), hits };
         byPattern.set(pattern, found);
       }
@@ -82,7 +129,7 @@ function exceptionEntries(p: Partition, list: readonly Atom[], deviant: (allowed
       }
     });
     if (open && (open as { key: string }).key !== '') perProto.push(open);
-  });
+  }
   // The same exception on the same ports for every protocol is one ANY rule.
   const byShape = new Map<string, (typeof perProto)[number][]>();
   for (const e of perProto) {
@@ -99,6 +146,15 @@ function exceptionEntries(p: Partition, list: readonly Atom[], deviant: (allowed
   return out.sort((a, b) => order[a.protocol] - order[b.protocol] || (a.ports?.[0] ?? 0) - (b.ports?.[0] ?? 0));
 }
 
+/** Estimated size of an exception list: per protocol, runs of segments with one pattern. */
+function listEstimate(p: Partition, pats: Record<Protocol, string[]>, want: string): number {
+  let n = 0;
+  for (const proto of PROTOCOLS) pats[proto].forEach((pattern, si) => {
+    if (si === 0 || pats[proto][si - 1] !== pattern) n += estimate(p, pattern, want);
+  });
+  return n;
+}
+
 function rulesOf(entries: readonly Entry[], action: IrAction, dir: Direction): IrRule[] {
   return entries.flatMap((e) => networks(e.ranges).map((net) => peerRule(dir, action, e.protocol, net, e.ports)));
 }
@@ -106,10 +162,17 @@ function rulesOf(entries: readonly Entry[], action: IrAction, dir: Direction): I
 const catchAll = (action: IrAction): IrRule => ({ action, protocol: 'ANY', srcNetwork: '', srcPortRange: null, dstNetwork: '', dstPortRange: null });
 
 export function emitTable(p: Partition, dir: Direction): IrRule[] {
-  const list = atoms(p);
+  const pats = patterns(p);
   // Permit list: PERMIT what is allowed, then DENY the rest; deny list: the other way round.
-  const permitList = [...rulesOf(exceptionEntries(p, list, (ok) => ok), 'PERMIT', dir), catchAll('DENY')];
-  const denyList = [...rulesOf(exceptionEntries(p, list, (ok) => !ok), 'DENY', dir), catchAll('PERMIT')];
+  // The shorter one wins; the estimate spares building a list that cannot.
+  const build = (want: string) => want === '1' ? [...rulesOf(exceptionEntries(p, pats, '1'), 'PERMIT', dir), catchAll('DENY')] : [...rulesOf(exceptionEntries(p, pats, '0'), 'DENY', dir), catchAll('PERMIT')];
+  const permitEstimate = listEstimate(p, pats, '1');
+  const denyEstimate = listEstimate(p, pats, '0');
+  const first = denyEstimate < permitEstimate ? '0' : '1';
+  const firstList = build(first);
+  const otherEstimate = first === '1' ? denyEstimate : permitEstimate;
+  if (otherEstimate > 2 * firstList.length) return firstList;
+  const otherList = build(first === '1' ? '0' : '1');
+  const [permitList, denyList] = first === '1' ? [firstList, otherList] : [otherList, firstList];
   return denyList.length < permitList.length ? denyList : permitList;
 }
-

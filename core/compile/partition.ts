@@ -1,145 +1,167 @@
 // Splits a group's peer space into cells that every rule treats alike, and asks the verdict
-// engine once per cell and port segment. Cells: identity classes of peer pods (which of the
-// group's pod peers match them, which named ports they carry) and of nodes, crossed with the
-// elementary intervals of every CIDR the rules mention; all other addresses are "external".
+// engine (decide.ts) once per cell and port segment. Cells, per family: the elementary
+// intervals cut by every CIDR the rules mention, each split into the identity classes of the
+// owners whose addresses fall in it (classes.ts), plus the interval's remaining, "external",
+// addresses. A cell's addresses are a slice of its class's sorted point list, so cells are
+// found by binary search, not by visiting pods.
 import type { Cluster } from '../cluster.js';
-import type { Endpoint, Flow } from '../evaluate/endpoint.js';
-import { evaluateSide } from '../evaluate/engine.js';
-import { namespaceMatches } from '../evaluate/match.js';
+import { decide, destinationOf, peerCandidates, subjectPolicies } from '../evaluate/decide.js';
+import type { Endpoint } from '../evaluate/endpoint.js';
 import { elementaryIntervals, intervalIndex, portSegments, type Interval } from '../net/intervals.js';
-import type { Family, IpAddr, IpRange } from '../net/ip.js';
-import { PROTOCOLS, type Peer, type Protocol } from '../policy/model.js';
-import type { PodInfo } from '../snapshot/cluster.js';
+import type { Family, IpRange } from '../net/ip.js';
+import { PROTOCOLS, type Protocol, type Rule } from '../policy/model.js';
+import { addressIndex, lowerBound, type AddressIndex } from './address-index.js';
+import type { Classing } from './classes.js';
 import type { Group } from './group.js';
 
+/** A class's addresses inside one interval (members[start..end) of the class), or the interval's external rest (cls = 0). */
 export interface Cell {
-  readonly key: string;
-  readonly rep: Endpoint;
+  readonly family: Family;
+  readonly interval: number;
+  readonly cls: number;
+  readonly start: number;
+  readonly end: number;
 }
 
-/** A single enumerated address (pod or node) and the cell it belongs to. */
-export interface Point {
-  readonly ip: IpAddr;
-  readonly cell: number;
+export interface FamilyCells {
+  readonly intervals: readonly Interval[];
+  /** Point index range [pointLo, pointHi) of each interval. */
+  readonly pointLo: readonly number[];
+  /** Cell ids of each interval: the external cell first, then its class cells. */
+  readonly cellsOf: readonly (readonly number[])[];
 }
 
 export interface Partition {
-  readonly intervals: Record<Family, Interval[]>;
-  /** cell index of the external addresses of each interval. */
-  readonly externalCell: Record<Family, number[]>;
-  readonly points: Point[];
-  readonly cells: Cell[];
-  readonly segments: Record<Protocol, [number, number][]>;
-  /** verdict[cell][protocol][segment]. */
-  readonly verdict: boolean[][][];
+  readonly index: AddressIndex;
+  readonly classing: Classing;
+  readonly cells: readonly Cell[];
+  readonly families: Readonly<Record<Family, FamilyCells>>;
+  /** Port segments per protocol, cut at every range and named-port number that matters. */
+  readonly segments: Readonly<Record<Protocol, readonly (readonly [number, number])[]>>;
+  /** Offset of each protocol's segments in a verdict row. */
+  readonly segmentOffset: Readonly<Record<Protocol, number>>;
+  readonly segmentCount: number;
+  /** verdicts[cell * segmentCount + segmentOffset[protocol] + segment] = 1 when allowed. */
+  readonly verdicts: Uint8Array;
 }
 
-// Peer objects are shared by every group whose policies contain them (an ANP's peers appear in
-// thousands of signatures): resolve each once, per subject namespace only when it is relative.
-const podsOfCache = new WeakMap<Peer, Map<string, PodInfo[]>>();
-const RELATIVE_NS = new Set(['self', 'notSelf', 'sameLabels', 'notSameLabels']);
+const ruleIds = new WeakMap<Rule, number>();
+let nextRuleId = 0;
+const ruleId = (r: Rule): number => ruleIds.get(r) ?? ruleIds.set(r, nextRuleId++).get(r)!;
 
-/** Pods a `pods` peer selects. */
-function podsOf(cluster: Cluster, peer: Extract<Peer, { type: 'pods' }>, subject: PodInfo): PodInfo[] {
-  const key = RELATIVE_NS.has(peer.namespaces.type) ? subject.namespace : '';
-  const byNs = podsOfCache.get(peer) ?? podsOfCache.set(peer, new Map()).get(peer)!;
-  const hit = byNs.get(key);
-  if (hit) return hit;
-  const out = resolvePods(cluster, peer, subject);
-  byNs.set(key, out);
-  return out;
-}
+const namedNumbersCache = new WeakMap<Cluster, Map<string, number[]>>();
 
-function resolvePods(cluster: Cluster, peer: Extract<Peer, { type: 'pods' }>, subject: PodInfo): PodInfo[] {
-  const out: PodInfo[] = [];
-  for (const ns of cluster.namespaces) {
-    if (!namespaceMatches(cluster, peer.namespaces, ns, subject)) continue;
-    for (const pod of cluster.podsByNamespace.get(ns.name) ?? []) {
-      if (pod.hostNetwork || pod.ips.length === 0) continue;
-      if (peer.pods === null || cluster.selectors.matchesPod(peer.pods, pod.idx)) out.push(pod);
-    }
+/** Every number a port name resolves to on some pod (egress named ports resolve on the destination). */
+function namedPortNumbers(cluster: Cluster, name: string): number[] {
+  const byName = namedNumbersCache.get(cluster) ?? namedNumbersCache.set(cluster, new Map()).get(cluster)!;
+  let out = byName.get(name);
+  if (!out) {
+    const set = new Set<number>();
+    for (const pod of cluster.pods) if (!pod.hostNetwork && pod.ips.length > 0) for (const np of pod.namedPorts) if (np.name === name) set.add(np.port);
+    byName.set(name, (out = [...set].sort((a, b) => a - b)));
   }
   return out;
 }
 
-export function partition(cluster: Cluster, group: Group): Partition {
-  const subject = group.representative;
-  const peers = group.rules.flatMap((r) => r.peers);
+function representative(cluster: Cluster, index: AddressIndex, cell: Cell, members: readonly number[] | undefined, lo: bigint): Endpoint {
+  const ip = (value: bigint) => ({ family: cell.family, value });
+  if (cell.cls === 0) return { kind: 'external', ip: ip(lo) };
+  const point = members![cell.start]!;
+  const owner = index.families[cell.family].owner[point]!;
+  const value = index.families[cell.family].values[point]!;
+  if (owner < index.podCount) return { kind: 'pod', pod: cluster.pods[owner]!, ip: ip(value) };
+  return { kind: 'node', node: cluster.nodes[owner - index.podCount]!, ip: ip(value) };
+}
 
-  // Identity classes of pods and nodes.
-  const podBits = new Map<number, string[]>();
-  const nodeBits = new Map<number, string[]>();
-  peers.forEach((peer, k) => {
-    if (peer.type === 'pods') for (const pod of podsOf(cluster, peer, subject)) (podBits.get(pod.idx) ?? podBits.set(pod.idx, []).get(pod.idx)!).push(`p${k}`);
-    if (peer.type === 'nodes') for (const node of cluster.nodes) if (cluster.selectors.matchesNode(peer.selector, node.idx)) (nodeBits.get(node.idx) ?? nodeBits.set(node.idx, []).get(node.idx)!).push(`n${k}`);
+/** First position in a sorted list of point indexes whose value is ≥ p. */
+function lowerBoundInt(list: readonly number[], p: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]! < p) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function familyCells(index: AddressIndex, classing: Classing, family: Family, ranges: readonly IpRange[], cells: Cell[]): FamilyCells {
+  const intervals = elementaryIntervals(family, ranges);
+  const values = index.families[family].values;
+  const pointLo = intervals.map((iv) => lowerBound(values, iv.lo));
+  const cellsOf: number[][] = intervals.map((_, i) => {
+    cells.push({ family, interval: i, cls: 0, start: 0, end: 0 });
+    return [cells.length - 1];
   });
-  // Egress named ports resolve on each destination pod.
-  const names = new Set(group.rules.flatMap((r) => (r.ports ?? []).flatMap((m) => (m.type === 'named' ? [m.name] : []))));
-  const portNumbers: [number, number][] = [];
-  const namedByPod = new Map<number, string>();
-  if (names.size > 0) {
-    const pods = group.dir === 'egress' ? cluster.pods.filter((p) => !p.hostNetwork && p.ips.length > 0) : [subject];
-    for (const pod of pods) {
-      const own = pod.namedPorts.filter((np) => names.has(np.name));
-      for (const np of own) portNumbers.push([np.port, np.port]);
-      if (group.dir === 'egress' && own.length > 0) namedByPod.set(pod.idx, own.map((np) => `${np.name}=${np.port}/${np.protocol}`).sort().join(','));
+  const members = classing.members[family];
+  for (let c = 1; c < classing.classCount; c++) {
+    const list = members[c];
+    if (!list || list.length === 0) continue;
+    // Only the intervals the class's points span: find the first, then walk.
+    let i = intervalIndex(intervals, values[list[0]!]!);
+    let start = 0;
+    while (start < list.length) {
+      const hiPoint = i + 1 < intervals.length ? pointLo[i + 1]! : values.length;
+      const end = lowerBoundInt(list, hiPoint);
+      if (end > start) {
+        cells.push({ family, interval: i, cls: c, start, end });
+        cellsOf[i]!.push(cells.length - 1);
+      }
+      start = end;
+      i++;
     }
   }
+  return { intervals, pointLo, cellsOf };
+}
 
-  // Address intervals from every CIDR the rules mention.
-  const ranges: IpRange[] = peers.flatMap((p) => (p.type === 'cidrs' ? [...p.ranges, ...p.except] : []));
-  const intervals = { 4: elementaryIntervals(4, ranges), 6: elementaryIntervals(6, ranges) } as Record<Family, Interval[]>;
-
+export function partition(cluster: Cluster, group: Group, classing: Classing): Partition {
+  const index = addressIndex(cluster);
+  const subject = group.representative;
+  const ranges: IpRange[] = group.rules.flatMap((r) => r.peers.flatMap((p) => (p.type === 'cidrs' ? [...p.ranges, ...p.except] : [])));
   const cells: Cell[] = [];
-  const cellIdx = new Map<string, number>();
-  const cell = (key: string, rep: () => Endpoint): number => {
-    let i = cellIdx.get(key);
-    if (i === undefined) {
-      i = cells.length;
-      cells.push({ key, rep: rep() });
-      cellIdx.set(key, i);
-    }
-    return i;
-  };
-  const externalCell = { 4: [], 6: [] } as Record<Family, number[]>;
-  for (const fam of [4, 6] as Family[]) {
-    intervals[fam].forEach((iv, i) => externalCell[fam].push(cell(`e${fam}:${i}`, () => ({ kind: 'external', ip: { family: fam, value: iv.lo } }))));
-  }
+  const families = { 4: familyCells(index, classing, 4, ranges, cells), 6: familyCells(index, classing, 6, ranges, cells) };
 
-  const points: Point[] = [];
-  const podsWithClass = new Set([...podBits.keys(), ...namedByPod.keys()]);
-  for (const idx of [...podsWithClass].sort((a, b) => a - b)) {
-    const pod = cluster.pods[idx]!;
-    // The representative stays: the table is shared, and for its group-mates it is a peer.
-    const cls = `${(podBits.get(idx) ?? []).join(',')}|${namedByPod.get(idx) ?? ''}`;
-    for (const ip of pod.ips) {
-      const iv = intervalIndex(intervals[ip.family], ip.value);
-      points.push({ ip, cell: cell(`p${ip.family}:${iv}:${cls}`, () => ({ kind: 'pod', pod, ip })) });
-    }
+  // Port segments per protocol, cut at every range of that protocol and every number a named
+  // port of the rules resolves to (on any destination pod for egress, on the subject for ingress).
+  const names = new Set(group.rules.flatMap((r) => (r.ports ?? []).flatMap((m) => (m.type === 'named' ? [m.name] : []))));
+  const namedNumbers: [number, number][] = [];
+  for (const name of names) {
+    const numbers = group.dir === 'egress' ? namedPortNumbers(cluster, name) : subject.namedPorts.filter((np) => np.name === name).map((np) => np.port);
+    for (const n of numbers) namedNumbers.push([n, n]);
   }
-  for (const [idx, bits] of [...nodeBits.entries()].sort((a, b) => a[0] - b[0])) {
-    const node = cluster.nodes[idx]!;
-    for (const ip of node.ips) {
-      const iv = intervalIndex(intervals[ip.family], ip.value);
-      points.push({ ip, cell: cell(`n${ip.family}:${iv}:${bits.join(',')}`, () => ({ kind: 'node', node, ip })) });
-    }
-  }
-
-  // Port segments per protocol, cut at every range and named-port number of that protocol.
   const segments = {} as Record<Protocol, [number, number][]>;
+  const segmentOffset = {} as Record<Protocol, number>;
+  let segmentCount = 0;
   for (const proto of PROTOCOLS) {
-    const cuts: [number, number][] = [...portNumbers];
+    const cuts: [number, number][] = [...namedNumbers];
     for (const r of group.rules) for (const m of r.ports ?? []) if (m.type === 'range' && m.protocol === proto) cuts.push([m.lo, m.hi]);
     segments[proto] = portSegments(cuts);
+    segmentOffset[proto] = segmentCount;
+    segmentCount += segments[proto].length;
   }
 
-  const verdict = cells.map((c) =>
-    PROTOCOLS.map((proto) =>
-      segments[proto].map(([lo]) => {
-        const flow: Flow = { from: c.rep, to: c.rep, port: lo, protocol: proto, family: c.rep.ip?.family ?? null };
-        return evaluateSide(cluster, group.dir, subject, c.rep, flow).allowed;
-      }),
-    ),
-  );
-  return { intervals, externalCell, points, cells, segments, verdict };
+  // Cells whose peers match the same rules decide alike on every port: one verdict row per
+  // distinct candidate list (and, for egress named ports, per destination class).
+  const sp = subjectPolicies(cluster, group.dir, subject);
+  const verdicts = new Uint8Array(cells.length * segmentCount);
+  const rows = new Map<string, number>();
+  cells.forEach((cell, k) => {
+    const fc = families[cell.family];
+    const rep = representative(cluster, index, cell, classing.members[cell.family][cell.cls], fc.intervals[cell.interval]!.lo);
+    const cand = peerCandidates(cluster, sp, rep);
+    const key = `${[cand.admin, cand.np, cand.baseline].map((hits) => hits.map((h) => ruleId(h.rule)).join(',')).join('|')}${group.dir === 'egress' && names.size > 0 ? `@${cell.cls}` : ''}`;
+    const same = rows.get(key);
+    if (same !== undefined) {
+      verdicts.copyWithin(k * segmentCount, same * segmentCount, (same + 1) * segmentCount);
+      return;
+    }
+    rows.set(key, k);
+    const destination = destinationOf(group.dir, subject, rep);
+    for (const proto of PROTOCOLS) {
+      const base = k * segmentCount + segmentOffset[proto];
+      const segs = segments[proto];
+      for (let s = 0; s < segs.length; s++) if (decide(sp, cand, segs[s]![0], proto, destination).allowed) verdicts[base + s] = 1;
+    }
+  });
+  return { index, classing, cells, families, segments, segmentOffset, segmentCount, verdicts };
 }

@@ -62,7 +62,7 @@ export function cidrHasHostBits(text: string): boolean {
 }
 
 export function formatIp(family: Family, value: bigint): string {
-  if (family === 4) return [24n, 16n, 8n, 0n].map((s) => Number((value >> s) & 255n)).join('.');
+  if (family === 4) return formatV4(Number(value));
   const groups: string[] = [];
   for (let s = 112n; s >= 0n; s -= 16n) groups.push(((value >> s) & 0xffffn).toString(16));
   return compressIpv6(groups);
@@ -93,13 +93,29 @@ export function rangeContains(r: IpRange, ip: IpAddr): boolean {
   return r.family === ip.family && r.lo <= ip.value && ip.value <= r.hi;
 }
 
+function formatV4(n: number): string {
+  return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+}
+
 /** Splits an inclusive interval into the minimal list of CIDR blocks covering it exactly. */
 export function rangeToCidrs(r: IpRange): string[] {
-  const bits = FAMILY_BITS[r.family];
   const out: string[] = [];
+  if (r.family === 4) {
+    // IPv4 fits a double exactly: the compiler's hottest output path avoids bigint here.
+    let lo = Number(r.lo);
+    const hi = Number(r.hi);
+    while (lo <= hi) {
+      // Largest aligned block starting at lo (lo's lowest set bit) that does not pass hi.
+      let size = lo === 0 ? 32 : 31 - Math.clz32((lo & -lo) >>> 0);
+      while (size > 0 && lo + 2 ** size - 1 > hi) size--;
+      out.push(`${formatV4(lo)}/${32 - size}`);
+      lo += 2 ** size;
+    }
+    return out;
+  }
+  const bits = FAMILY_BITS[r.family];
   let lo = r.lo;
   while (lo <= r.hi) {
-    // Largest aligned block starting at lo that does not pass hi.
     let size = 0;
     while (size < bits) {
       const next = size + 1;

@@ -4,6 +4,7 @@
 import { handle, type LambdaContext, type LambdaEvent } from 'hono/aws-lambda';
 import { createApp } from '../app.js';
 import { depsFromEnv } from '../config.js';
+import { nodeSha256Hex } from '../node-sha256.js';
 
 export { depsFromEnv };
 
@@ -11,6 +12,6 @@ type Handle = ReturnType<typeof handle>;
 let inner: Handle | undefined;
 
 export const handler = (event: LambdaEvent, context?: LambdaContext): ReturnType<Handle> => {
-  inner ??= handle(createApp(depsFromEnv(process.env)));
+  inner ??= handle(createApp({ ...depsFromEnv(process.env), sha256Hex: nodeSha256Hex }));
   return inner(event, context);
 };

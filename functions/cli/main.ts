@@ -7,6 +7,7 @@ import { FlowError, resolveFlow, type EndpointSpec } from '../../core/evaluate/r
 import { matrix } from '../../core/evaluate/matrix.js';
 import { DATAPLANES } from '../../core/render/index.js';
 import { InputError, loadCluster, readSources } from './input.js';
+import { nodeSha256Hex } from '../node-sha256.js';
 
 export interface Io {
   readonly out: (s: string) => void;
@@ -85,7 +86,7 @@ function commandCompile(args: string[], io: Io): number {
   const format = values.format!;
   if (format !== 'ir' && !DATAPLANES[format]) throw new UsageError(`--format must be one of ir, ${Object.keys(DATAPLANES).join(', ')}`);
   const cluster = loadCluster(readSources(positionals, io.stdin), io.err);
-  const { ir, stats } = compile(cluster, values.node ? { nodes: values.node } : {});
+  const { ir, stats } = compile(cluster, { ...(values.node ? { nodes: values.node } : {}), sha256Hex: nodeSha256Hex });
   io.err(`compiled ${stats.pods} pods into ${stats.tables} tables (${stats.rules} rules) on ${Object.keys(ir.nodes).length} node(s)`);
   const nodes = format === 'ir' ? ir.nodes : DATAPLANES[format]!.render(ir);
   // A single node of a text format is printed as is, ready for `nft -f -` or `iptables-restore`.

@@ -1,6 +1,7 @@
 // POST /v1/compile: per-node rule tables (IR) or a rendered dataplane format.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { compile } from '../../core/compile/compile.js';
+import type { Sha256Hex } from '../../core/compile/table-id.js';
 import { DATAPLANES } from '../../core/render/index.js';
 import { CompileRequestSchema, CompileResponseSchema } from '../../schemas/api/compile.js';
 import { ErrorSchema } from '../../schemas/api/verdicts.js';
@@ -9,7 +10,7 @@ import { ApiError, invalid } from '../errors.js';
 import { clusterFrom, readRequest } from '../request.js';
 import { errorResponses, jsonBody } from './openapi-helpers.js';
 
-export function compileRoutes(app: OpenAPIHono): void {
+export function compileRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
   app.openAPIRegistry.registerPath({
     method: 'post',
     path: '/v1/compile',
@@ -23,7 +24,7 @@ export function compileRoutes(app: OpenAPIHono): void {
   app.post('/v1/compile', async (c) => {
     const req = await readRequest(c, CompileRequestSchema);
     const cluster = clusterFrom(req.snapshot);
-    const { ir, stats } = compile(cluster, req.nodes ? { nodes: req.nodes } : {});
+    const { ir, stats } = compile(cluster, { ...(req.nodes ? { nodes: req.nodes } : {}), ...(sha256Hex ? { sha256Hex } : {}) });
     if (req.format === 'ir') return c.json({ format: req.format, nodes: ir.nodes, stats, warnings: cluster.warnings });
     const dataplane = DATAPLANES[req.format];
     if (!dataplane) throw new ApiError('invalid', `format "${req.format}" is not available in this build`);

@@ -66,6 +66,25 @@ describe('rangeToCidrs', () => {
     );
   });
 
+  it('covers any IPv4 range with the fewest aligned blocks (whole space, high addresses)', () => {
+    const chainCovers = (lo: bigint, hi: bigint) => {
+      const blocks = rangeToCidrs({ family: 4, lo, hi }).map((c) => parseCidr(c)!);
+      let next = lo;
+      for (const blk of blocks) {
+        expect(blk.lo).toBe(next);
+        // Maximal: the block could not be doubled without leaving alignment or the range.
+        const size = blk.hi - blk.lo + 1n;
+        expect((blk.lo & (2n * size - 1n)) !== 0n || blk.lo + 2n * size - 1n > hi || size === 1n << 32n).toBe(true);
+        next = blk.hi + 1n;
+      }
+      expect(next).toBe(hi + 1n);
+    };
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: (1n << 32n) - 1n }), fc.bigInt({ min: 0n, max: (1n << 32n) - 1n }), (a, b) => chainCovers(a < b ? a : b, a < b ? b : a)));
+    expect(rangeToCidrs({ family: 4, lo: 0n, hi: (1n << 32n) - 1n })).toEqual(['0.0.0.0/0']);
+    expect(rangeToCidrs({ family: 4, lo: (1n << 32n) - 1n, hi: (1n << 32n) - 1n })).toEqual(['255.255.255.255/32']);
+    expect(rangeToCidrs({ family: 4, lo: 1n << 31n, hi: (1n << 32n) - 1n })).toEqual(['128.0.0.0/1']);
+  });
+
   it('splits the Kuryr example the way the seed says', () => {
     // kuryr-network-policy-spec: "1.1.1.0/24 except 1.1.1.0/26" → 1.1.1.64/26 and 1.1.1.128/25.
     expect(rangeToCidrs({ family: 4, lo: parseIp('1.1.1.64')!.value, hi: parseIp('1.1.1.255')!.value })).toEqual(['1.1.1.64/26', '1.1.1.128/25']);

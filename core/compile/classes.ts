@@ -1,0 +1,167 @@
+// Identity classes of peer owners (pods and nodes) for one group: owners that every peer and
+// every named port of the group's rules treat alike share a class, so the verdict engine runs
+// once per class instead of once per pod.
+//
+// A class is the set of "features" an owner has: membership in a pod or node peer, or one
+// resolution of a named port. Classes are built by refinement (each feature splits the classes
+// it touches), which needs no per-owner strings. Broad features (an ANP peer selecting most
+// pods, a named port every web pod carries) recur across thousands of groups: the classing by
+// the broad features is built once per distinct set of them and kept while the caller works
+// through the groups that share it; each group then only refines it by its narrow features.
+import type { Cluster } from '../cluster.js';
+import { namespaceMatches } from '../evaluate/match.js';
+import type { Family } from '../net/ip.js';
+import type { Peer } from '../policy/model.js';
+import type { PodInfo } from '../snapshot/cluster.js';
+import { addressIndex, type AddressIndex } from './address-index.js';
+import type { Group } from './group.js';
+
+export interface Feature {
+  /** Equal ids ⇔ equal sets (within one cluster). */
+  readonly id: string;
+  /** Disjoint owner sets: owners in one set share the feature's value, owners in none lack it. */
+  readonly sets: readonly Int32Array[];
+  readonly size: number;
+}
+
+export interface Classing {
+  /** Class of each owner; 0 = no feature (the owner's addresses behave as external ones). */
+  readonly classOf: Int32Array;
+  readonly classCount: number;
+  /** Sorted point indexes of each class ≥ 1, per family (undefined or empty when none). */
+  readonly members: Readonly<Record<Family, readonly (readonly number[] | undefined)[]>>;
+}
+
+const RELATIVE_NS = new Set(['self', 'notSelf', 'sameLabels', 'notSameLabels']);
+const peerIds = new WeakMap<Peer, number>();
+let nextPeerId = 0;
+const featureCache = new WeakMap<Cluster, Map<string, Feature>>();
+
+function cached(cluster: Cluster, id: string, build: () => Int32Array[]): Feature {
+  const byId = featureCache.get(cluster) ?? featureCache.set(cluster, new Map()).get(cluster)!;
+  let f = byId.get(id);
+  if (!f) {
+    const sets = build().filter((s) => s.length > 0);
+    f = { id, sets, size: sets.reduce((n, s) => n + s.length, 0) };
+    byId.set(id, f);
+  }
+  return f;
+}
+
+function peerId(peer: Peer): number {
+  return peerIds.get(peer) ?? peerIds.set(peer, nextPeerId++).get(peer)!;
+}
+
+/** Pods a `pods` peer selects, for a subject (Self, sameLabels … are relative to its namespace). */
+function podsOf(cluster: Cluster, peer: Extract<Peer, { type: 'pods' }>, subject: PodInfo): Int32Array {
+  const out: number[] = [];
+  // A NetworkPolicy's podSelector peer names its own namespace: look at that one only.
+  const m = peer.namespaces;
+  const named = m.type === 'name' ? cluster.nsByName.get(m.name) : m.type === 'self' ? cluster.namespaces[subject.nsIdx] : null;
+  for (const ns of named === null ? cluster.namespaces : named ? [named] : []) {
+    if (!namespaceMatches(cluster, m, ns, subject)) continue;
+    for (const pod of cluster.podsByNamespace.get(ns.name) ?? []) {
+      if (pod.hostNetwork || pod.ips.length === 0) continue;
+      if (peer.pods === null || cluster.selectors.matchesPod(peer.pods, pod.idx)) out.push(pod.idx);
+    }
+  }
+  return Int32Array.from(out);
+}
+
+/** The features of a group's rules: its pod and node peers, and (egress) the named ports it uses. */
+export function featuresOf(cluster: Cluster, group: Group): Feature[] {
+  const subject = group.representative;
+  const podCount = cluster.pods.length;
+  const out = new Map<string, Feature>();
+  for (const rule of group.rules) {
+    for (const peer of rule.peers) {
+      if (peer.type === 'pods') {
+        const relative = RELATIVE_NS.has(peer.namespaces.type);
+        const id = relative ? `p${peerId(peer)}@${subject.namespace}` : `p${peerId(peer)}`;
+        out.set(id, cached(cluster, id, () => [podsOf(cluster, peer, subject)]));
+      } else if (peer.type === 'nodes') {
+        const id = `n${peerId(peer)}`;
+        out.set(id, cached(cluster, id, () => [Int32Array.from(cluster.nodes.filter((n) => cluster.selectors.matchesNode(peer.selector, n.idx)), (n) => podCount + n.idx)]));
+      }
+    }
+    // Egress named ports resolve on each destination pod: pods that resolve a name alike share a value.
+    if (group.dir !== 'egress') continue;
+    for (const m of rule.ports ?? []) {
+      if (m.type !== 'named') continue;
+      const id = `np:${m.name}`;
+      out.set(id, cached(cluster, id, () => {
+        const byValue = new Map<string, number[]>();
+        for (const pod of cluster.pods) {
+          if (pod.hostNetwork || pod.ips.length === 0) continue;
+          const own = pod.namedPorts.filter((np) => np.name === m.name).map((np) => `${np.port}/${np.protocol}`).sort().join(',');
+          if (own) (byValue.get(own) ?? byValue.set(own, []).get(own)!).push(pod.idx);
+        }
+        return [...byValue.keys()].sort().map((k) => Int32Array.from(byValue.get(k)!));
+      }));
+    }
+  }
+  return [...out.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Features this large go into the shared base classing; the rest refine it per group. */
+export function isBroad(index: AddressIndex, f: Feature): boolean {
+  return f.size >= Math.max(64, index.ownerCount >> 5);
+}
+
+/** Splits classes by each set of each feature; returns the next free class id. */
+function refine(classOf: Int32Array, next: number, features: readonly Feature[], touched: number[] | null): number {
+  for (const f of features) {
+    for (const set of f.sets) {
+      const renamed = new Map<number, number>();
+      for (let k = 0; k < set.length; k++) {
+        const o = set[k]!;
+        const old = classOf[o]!;
+        let c = renamed.get(old);
+        if (c === undefined) renamed.set(old, (c = next++));
+        classOf[o] = c;
+        touched?.push(o);
+      }
+    }
+  }
+  return next;
+}
+
+export function baseClassing(cluster: Cluster, broad: readonly Feature[]): Classing {
+  const index = addressIndex(cluster);
+  const classOf = new Int32Array(index.ownerCount);
+  const classCount = refine(classOf, 1, broad, null);
+  const members = { 4: [], 6: [] } as Record<Family, number[][]>;
+  for (const fam of [4, 6] as Family[]) {
+    const owner = index.families[fam].owner;
+    const lists = members[fam];
+    for (let i = 0; i < owner.length; i++) {
+      const c = classOf[owner[i]!]!;
+      if (c > 0) (lists[c] ??= []).push(i);
+    }
+  }
+  return { classOf, classCount, members };
+}
+
+/** The base classing refined by a group's narrow features; the base is left as it was. */
+export function refineClassing(cluster: Cluster, base: Classing, narrow: readonly Feature[]): Classing {
+  if (narrow.length === 0) return base;
+  const index = addressIndex(cluster);
+  const classOf = base.classOf.slice();
+  const touched: number[] = [];
+  const classCount = refine(classOf, base.classCount, narrow, touched);
+  const members = { 4: [...base.members[4]], 6: [...base.members[6]] } as Record<Family, (readonly number[] | undefined)[]>;
+  const shrunk = new Set<number>();
+  for (const o of touched) if (base.classOf[o]! > 0 && classOf[o] !== base.classOf[o]) shrunk.add(base.classOf[o]!);
+  for (const fam of [4, 6] as Family[]) {
+    const owner = index.families[fam].owner;
+    for (const c of shrunk) members[fam][c] = base.members[fam][c]?.filter((p) => classOf[owner[p]!] === c);
+    const added = new Map<number, number[]>();
+    for (const o of new Set(touched)) {
+      const c = classOf[o]!;
+      if (c < base.classCount) continue;
+      for (const p of index.pointsOf[fam][o]!) (added.get(c) ?? added.set(c, []).get(c)!).push(p);
+    }
+    for (const [c, list] of added) members[fam][c] = list.sort((a, b) => a - b);
+  }
+  return { classOf, classCount, members };
+}
