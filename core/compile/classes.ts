@@ -25,8 +25,7 @@ export interface Feature {
 }
 
 export interface Classing {
-  /** Class of each owner; 0 = no feature (the owner's addresses behave as external ones). */
-  readonly classOf: Int32Array;
+  /** Class ids are 1..classCount-1; owners with no feature are in no class (their addresses behave as external ones). */
   readonly classCount: number;
   /** Sorted point indexes of each class ≥ 1, per family (undefined or empty when none). */
   readonly members: Readonly<Record<Family, readonly (readonly number[] | undefined)[]>>;
@@ -108,28 +107,38 @@ export function isBroad(index: AddressIndex, f: Feature): boolean {
   return f.size >= Math.max(64, index.ownerCount >> 5);
 }
 
-/** Splits classes by each set of each feature; returns the next free class id. */
-function refine(classOf: Int32Array, next: number, features: readonly Feature[], touched: number[] | null): number {
+/**
+ * Splits classes by each set of each feature; returns the next free class id. `classOf` is
+ * read through `base` and written to `into` (the base itself when refining in place).
+ */
+function refine(base: Int32Array, into: Int32Array | Map<number, number>, next: number, features: readonly Feature[]): number {
+  const inPlace = into === base;
+  const map = into instanceof Map ? into : null;
   for (const f of features) {
     for (const set of f.sets) {
       const renamed = new Map<number, number>();
       for (let k = 0; k < set.length; k++) {
         const o = set[k]!;
-        const old = classOf[o]!;
+        const old = map ? (map.get(o) ?? base[o]!) : base[o]!;
         let c = renamed.get(old);
         if (c === undefined) renamed.set(old, (c = next++));
-        classOf[o] = c;
-        touched?.push(o);
+        if (map) map.set(o, c);
+        else if (inPlace) base[o] = c;
       }
     }
   }
   return next;
 }
 
-export function baseClassing(cluster: Cluster, broad: readonly Feature[]): Classing {
+/** A classing with the owner → class map kept, so groups can refine it. */
+export interface BaseClassing extends Classing {
+  readonly classOf: Int32Array;
+}
+
+export function baseClassing(cluster: Cluster, broad: readonly Feature[]): BaseClassing {
   const index = addressIndex(cluster);
   const classOf = new Int32Array(index.ownerCount);
-  const classCount = refine(classOf, 1, broad, null);
+  const classCount = refine(classOf, classOf, 1, broad);
   const members = { 4: [], 6: [] } as Record<Family, number[][]>;
   for (const fam of [4, 6] as Family[]) {
     const owner = index.families[fam].owner;
@@ -143,25 +152,33 @@ export function baseClassing(cluster: Cluster, broad: readonly Feature[]): Class
 }
 
 /** The base classing refined by a group's narrow features; the base is left as it was. */
-export function refineClassing(cluster: Cluster, base: Classing, narrow: readonly Feature[]): Classing {
+export function refineClassing(cluster: Cluster, base: BaseClassing, narrow: readonly Feature[]): Classing {
   if (narrow.length === 0) return base;
   const index = addressIndex(cluster);
-  const classOf = base.classOf.slice();
-  const touched: number[] = [];
-  const classCount = refine(classOf, base.classCount, narrow, touched);
-  const members = { 4: [...base.members[4]], 6: [...base.members[6]] } as Record<Family, (readonly number[] | undefined)[]>;
+  // Only the owners the narrow features touch change class: keep those in a map.
+  const moved = new Map<number, number>();
+  const classCount = refine(base.classOf, moved, base.classCount, narrow);
+  const members = { 4: base.members[4].slice(), 6: base.members[6].slice() } as Record<Family, (readonly number[] | undefined)[]>;
+  // Base classes that lost owners keep the rest; owners in new classes bring their points.
   const shrunk = new Set<number>();
-  for (const o of touched) if (base.classOf[o]! > 0 && classOf[o] !== base.classOf[o]) shrunk.add(base.classOf[o]!);
+  for (const o of moved.keys()) if (base.classOf[o]! > 0) shrunk.add(base.classOf[o]!);
   for (const fam of [4, 6] as Family[]) {
     const owner = index.families[fam].owner;
-    for (const c of shrunk) members[fam][c] = base.members[fam][c]?.filter((p) => classOf[owner[p]!] === c);
+    for (const c of shrunk) {
+      const list = base.members[fam][c];
+      if (!list) continue;
+      const kept: number[] = [];
+      for (let q = 0; q < list.length; q++) if (!moved.has(owner[list[q]!]!)) kept.push(list[q]!);
+      members[fam][c] = kept;
+    }
     const added = new Map<number, number[]>();
-    for (const o of new Set(touched)) {
-      const c = classOf[o]!;
-      if (c < base.classCount) continue;
-      for (const p of index.pointsOf[fam][o]!) (added.get(c) ?? added.set(c, []).get(c)!).push(p);
+    for (const [o, c] of moved) {
+      const points = index.pointsOf[fam][o]!;
+      if (points.length === 0) continue;
+      const list = added.get(c) ?? added.set(c, []).get(c)!;
+      for (const pt of points) list.push(pt);
     }
     for (const [c, list] of added) members[fam][c] = list.sort((a, b) => a - b);
   }
-  return { classOf, classCount, members };
+  return { classCount, members };
 }

@@ -8,7 +8,7 @@ import type { Direction } from '../policy/model.js';
 import { globalTable } from './combine.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import { addressIndex } from './address-index.js';
-import { baseClassing, featuresOf, isBroad, refineClassing, type Classing, type Feature } from './classes.js';
+import { baseClassing, featuresOf, isBroad, refineClassing, type BaseClassing, type Feature } from './classes.js';
 import { emitTable } from './emit.js';
 import { groupOf, type Group } from './group.js';
 import type { Ir, IrNode, IrPod, IrRule } from './ir.js';
@@ -43,7 +43,7 @@ function compileSignatures(cluster: Cluster, pending: ReadonlyMap<string, Pendin
   const index = addressIndex(cluster);
   const order = [...pending.entries()].sort(([ka, a], [kb, b]) => (a.broadKey < b.broadKey ? -1 : a.broadKey > b.broadKey ? 1 : ka < kb ? -1 : ka > kb ? 1 : 0));
   const out = new Map<string, IrRule[]>();
-  let base = null as { key: string; classing: Classing } | null;
+  let base = null as { key: string; classing: BaseClassing } | null;
   for (const [signature, { group, features, broadKey }] of order) {
     if (base?.key !== broadKey) base = { key: broadKey, classing: baseClassing(cluster, features.filter((f) => isBroad(index, f))) };
     const classing = refineClassing(cluster, base.classing, features.filter((f) => !isBroad(index, f)));

@@ -6,9 +6,11 @@ import type { Interval } from '../net/intervals.js';
 import { rangeToCidrs, type Family } from '../net/ip.js';
 import { PROTOCOLS, type Direction, type Protocol } from '../policy/model.js';
 import { peerRule, type IrAction, type IrProtocol, type IrRule, type PortRange } from './ir.js';
+import { lowerBound, type AddressIndex } from './address-index.js';
 import type { Partition } from './partition.js';
 
-type Range = Interval & { readonly family: Family };
+/** A merged address range; `point` is set when it is one pod's or node's address (the common case). */
+type Range = Interval & { readonly family: Family; readonly point?: number };
 
 /** Per protocol and segment, which cells are allowed ('1') or not ('0'), one character per cell. */
 function patterns(p: Partition): Record<Protocol, string[]> {
@@ -46,10 +48,10 @@ function pointsOf(p: Partition, cellIds: readonly number[]): Int32Array {
 /** The addresses of the cells a pattern marks with `want`, as merged ranges in address order. */
 function addressesOf(p: Partition, pattern: string, want: string): Range[] {
   const out: Range[] = [];
-  const push = (family: Family, lo: bigint, hi: bigint) => {
+  const push = (family: Family, lo: bigint, hi: bigint, point?: number) => {
     const last = out[out.length - 1];
     if (last && last.family === family && last.hi + 1n === lo) out[out.length - 1] = { family, lo: last.lo, hi };
-    else out.push({ family, lo, hi });
+    else out.push(point === undefined ? { family, lo, hi } : { family, lo, hi, point });
   };
   for (const family of [4, 6] as Family[]) {
     const fc = p.families[family];
@@ -71,12 +73,23 @@ function addressesOf(p: Partition, pattern: string, want: string): Range[] {
       for (let a = 0; a < pts.length; ) {
         let b = a;
         while (b + 1 < pts.length && pts[b + 1] === pts[b]! + 1 && adjacent[pts[b]!]) b++;
-        push(family, values[pts[a]!]!, values[pts[b]!]!);
+        push(family, values[pts[a]!]!, values[pts[b]!]!, a === b ? pts[a] : undefined);
         a = b + 1;
       }
     });
   }
   return out;
+}
+
+/** Equal ranges, equal keys; a single owned address is keyed by its point (no bigint printing). */
+function rangeKey(p: Partition, r: Range): string {
+  if (r.point !== undefined) return `${r.family}p${r.point}`;
+  if (r.lo === r.hi) {
+    const values = p.index.families[r.family].values;
+    const at = lowerBound(values, r.lo);
+    if (values[at] === r.lo) return `${r.family}p${at}`;
+  }
+  return `${r.family}:${r.lo}-${r.hi}`;
 }
 
 /** Ranges addressesOf would return before merging: the size that decides permit list vs deny list. */
@@ -100,10 +113,19 @@ interface Entry {
 
 const FULL: Record<Family, bigint> = { 4: (1n << 32n) - 1n, 6: (1n << 128n) - 1n };
 
-function networks(ranges: readonly Range[]): string[] {
+/** Host prefixes of points, formatted once per cluster: the same pod addresses recur in thousands of tables. */
+const hostCidrs = new WeakMap<AddressIndex, Record<Family, string[]>>();
+
+function networks(p: Partition, ranges: readonly Range[]): string[] {
   const whole = (fam: Family) => ranges.some((r) => r.family === fam && r.lo === 0n && r.hi === FULL[fam]);
   if (whole(4) && whole(6)) return [''];
-  return ranges.flatMap((r) => rangeToCidrs({ family: r.family, lo: r.lo, hi: r.hi }));
+  const hosts = hostCidrs.get(p.index) ?? hostCidrs.set(p.index, { 4: [], 6: [] }).get(p.index)!;
+  const out: string[] = [];
+  for (const r of ranges) {
+    if (r.point !== undefined) out.push((hosts[r.family][r.point] ??= rangeToCidrs(r)[0]!));
+    else for (const c of rangeToCidrs(r)) out.push(c);
+  }
+  return out;
 }
 
 /** Exceptions to the catch-all: the cells whose verdict is `want`, per protocol and port range. */
@@ -118,7 +140,7 @@ function exceptionEntries(p: Partition, pats: Record<Protocol, string[]>, want: 
       let found = byPattern.get(pattern);
       if (!found) {
         const hits = addressesOf(p, pattern, want);
-        found = { key: hits.map((h) => `${h.family}:${h.lo}-${h.hi}`).join(','), hits };
+        found = { key: hits.map((h) => rangeKey(p, h)).join(','), hits };
         byPattern.set(pattern, found);
       }
       const { key, hits } = found;
@@ -155,8 +177,8 @@ function listEstimate(p: Partition, pats: Record<Protocol, string[]>, want: stri
   return n;
 }
 
-function rulesOf(entries: readonly Entry[], action: IrAction, dir: Direction): IrRule[] {
-  return entries.flatMap((e) => networks(e.ranges).map((net) => peerRule(dir, action, e.protocol, net, e.ports)));
+function rulesOf(p: Partition, entries: readonly Entry[], action: IrAction, dir: Direction): IrRule[] {
+  return entries.flatMap((e) => networks(p, e.ranges).map((net) => peerRule(dir, action, e.protocol, net, e.ports)));
 }
 
 const catchAll = (action: IrAction): IrRule => ({ action, protocol: 'ANY', srcNetwork: '', srcPortRange: null, dstNetwork: '', dstPortRange: null });
@@ -165,13 +187,13 @@ export function emitTable(p: Partition, dir: Direction): IrRule[] {
   const pats = patterns(p);
   // Permit list: PERMIT what is allowed, then DENY the rest; deny list: the other way round.
   // The shorter one wins; the estimate spares building a list that cannot.
-  const build = (want: string) => want === '1' ? [...rulesOf(exceptionEntries(p, pats, '1'), 'PERMIT', dir), catchAll('DENY')] : [...rulesOf(exceptionEntries(p, pats, '0'), 'DENY', dir), catchAll('PERMIT')];
+  const build = (want: string) => want === '1' ? [...rulesOf(p, exceptionEntries(p, pats, '1'), 'PERMIT', dir), catchAll('DENY')] : [...rulesOf(p, exceptionEntries(p, pats, '0'), 'DENY', dir), catchAll('PERMIT')];
   const permitEstimate = listEstimate(p, pats, '1');
   const denyEstimate = listEstimate(p, pats, '0');
   const first = denyEstimate < permitEstimate ? '0' : '1';
   const firstList = build(first);
   const otherEstimate = first === '1' ? denyEstimate : permitEstimate;
-  if (otherEstimate > 2 * firstList.length) return firstList;
+  if (otherEstimate > 1.25 * firstList.length) return firstList;
   const otherList = build(first === '1' ? '0' : '1');
   const [permitList, denyList] = first === '1' ? [firstList, otherList] : [otherList, firstList];
   return denyList.length < permitList.length ? denyList : permitList;
