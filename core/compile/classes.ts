@@ -29,7 +29,15 @@ export interface Classing {
   readonly classCount: number;
   /** Sorted point indexes of each class ≥ 1, per family (undefined or empty when none). */
   readonly members: Readonly<Record<Family, readonly (readonly number[] | undefined)[]>>;
+  /**
+   * Points listed in members that left the class (sorted, a subset of the class's list). A
+   * group's narrow features move a few owners out of large base classes; marking them is
+   * cheaper than copying the rest of the list for every group.
+   */
+  readonly removed: Readonly<Record<Family, ReadonlyMap<number, Int32Array>>>;
 }
+
+const NONE_REMOVED: Classing['removed'] = { 4: new Map(), 6: new Map() };
 
 const RELATIVE_NS = new Set(['self', 'notSelf', 'sameLabels', 'notSameLabels']);
 const peerIds = new WeakMap<Peer, number>();
@@ -57,7 +65,8 @@ function podsOf(cluster: Cluster, peer: Extract<Peer, { type: 'pods' }>, subject
   // A NetworkPolicy's podSelector peer names its own namespace: look at that one only.
   const m = peer.namespaces;
   const named = m.type === 'name' ? cluster.nsByName.get(m.name) : m.type === 'self' ? cluster.namespaces[subject.nsIdx] : null;
-  for (const ns of named === null ? cluster.namespaces : named ? [named] : []) {
+  const candidates = named ? [named] : named === undefined ? [] : m.type === 'selector' ? cluster.selectors.namespacesMatching(m.selector).map((i) => cluster.namespaces[i]!) : cluster.namespaces;
+  for (const ns of candidates) {
     if (!namespaceMatches(cluster, m, ns, subject)) continue;
     for (const pod of cluster.podsByNamespace.get(ns.name) ?? []) {
       if (pod.hostNetwork || pod.ips.length === 0) continue;
@@ -104,7 +113,7 @@ export function featuresOf(cluster: Cluster, group: Group): Feature[] {
 
 /** Features this large go into the shared base classing; the rest refine it per group. */
 export function isBroad(index: AddressIndex, f: Feature): boolean {
-  return f.size >= Math.max(64, index.ownerCount >> 5);
+  return f.size >= Math.max(64, index.ownerCount >> 7);
 }
 
 /**
@@ -148,7 +157,7 @@ export function baseClassing(cluster: Cluster, broad: readonly Feature[]): BaseC
       if (c > 0) (lists[c] ??= []).push(i);
     }
   }
-  return { classOf, classCount, members };
+  return { classOf, classCount, members, removed: NONE_REMOVED };
 }
 
 /** The base classing refined by a group's narrow features; the base is left as it was. */
@@ -159,26 +168,25 @@ export function refineClassing(cluster: Cluster, base: BaseClassing, narrow: rea
   const moved = new Map<number, number>();
   const classCount = refine(base.classOf, moved, base.classCount, narrow);
   const members = { 4: base.members[4].slice(), 6: base.members[6].slice() } as Record<Family, (readonly number[] | undefined)[]>;
-  // Base classes that lost owners keep the rest; owners in new classes bring their points.
-  const shrunk = new Set<number>();
-  for (const o of moved.keys()) if (base.classOf[o]! > 0) shrunk.add(base.classOf[o]!);
+  const removed = { 4: new Map(), 6: new Map() } as Record<Family, Map<number, Int32Array>>;
   for (const fam of [4, 6] as Family[]) {
-    const owner = index.families[fam].owner;
-    for (const c of shrunk) {
-      const list = base.members[fam][c];
-      if (!list) continue;
-      const kept: number[] = [];
-      for (let q = 0; q < list.length; q++) if (!moved.has(owner[list[q]!]!)) kept.push(list[q]!);
-      members[fam][c] = kept;
-    }
+    // Owners leaving a base class: their points are marked removed from its list.
+    const leaving = new Map<number, number[]>();
+    // Owners entering a new class bring their points.
     const added = new Map<number, number[]>();
     for (const [o, c] of moved) {
       const points = index.pointsOf[fam][o]!;
       if (points.length === 0) continue;
+      const was = base.classOf[o]!;
+      if (was > 0) {
+        const out = leaving.get(was) ?? leaving.set(was, []).get(was)!;
+        for (const pt of points) out.push(pt);
+      }
       const list = added.get(c) ?? added.set(c, []).get(c)!;
       for (const pt of points) list.push(pt);
     }
+    for (const [c, list] of leaving) removed[fam].set(c, Int32Array.from(list).sort());
     for (const [c, list] of added) members[fam][c] = list.sort((a, b) => a - b);
   }
-  return { classCount, members };
+  return { classCount, members, removed };
 }

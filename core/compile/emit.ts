@@ -7,7 +7,7 @@ import { rangeToCidrs, type Family } from '../net/ip.js';
 import { PROTOCOLS, type Direction, type Protocol } from '../policy/model.js';
 import { peerRule, type IrAction, type IrProtocol, type IrRule, type PortRange } from './ir.js';
 import { lowerBound, type AddressIndex } from './address-index.js';
-import type { Partition } from './partition.js';
+import { forEachPoint, type Partition } from './partition.js';
 
 /** A merged address range; `point` is set when it is one pod's or node's address (the common case). */
 type Range = Interval & { readonly family: Family; readonly point?: number };
@@ -28,21 +28,12 @@ function patterns(p: Partition): Record<Protocol, string[]> {
 
 /** Point indexes of the given cells (class cells only), in address order. */
 function pointsOf(p: Partition, cellIds: readonly number[]): Int32Array {
-  const lists: (readonly number[])[] = [];
-  const bounds: [number, number][] = [];
   let n = 0;
-  for (const k of cellIds) {
-    const c = p.cells[k]!;
-    lists.push(p.classing.members[c.family][c.cls]!);
-    bounds.push([c.start, c.end]);
-    n += c.end - c.start;
-  }
+  for (const k of cellIds) n += p.cells[k]!.size;
   const out = new Int32Array(n);
   let at = 0;
-  lists.forEach((list, j) => {
-    for (let q = bounds[j]![0]; q < bounds[j]![1]; q++) out[at++] = list[q]!;
-  });
-  return lists.length > 1 ? out.sort() : out;
+  for (const k of cellIds) forEachPoint(p.classing, p.cells[k]!, (pt) => (out[at++] = pt));
+  return cellIds.length > 1 ? out.sort() : out;
 }
 
 /** The addresses of the cells a pattern marks with `want`, as merged ranges in address order. */
@@ -99,7 +90,7 @@ function estimate(p: Partition, pattern: string, want: string): number {
     for (const [ext, ...classCells] of p.families[family].cellsOf) {
       const extIn = pattern[ext!] === want;
       if (extIn) n++;
-      for (const k of classCells) if ((pattern[k] === want) !== extIn) n += p.cells[k]!.end - p.cells[k]!.start;
+      for (const k of classCells) if ((pattern[k] === want) !== extIn) n += p.cells[k]!.size;
     }
   }
   return n;

@@ -14,13 +14,34 @@ import { addressIndex, lowerBound, type AddressIndex } from './address-index.js'
 import type { Classing } from './classes.js';
 import type { Group } from './group.js';
 
-/** A class's addresses inside one interval (members[start..end) of the class), or the interval's external rest (cls = 0). */
+/**
+ * A class's addresses inside one interval — members[start..end) of the class without the
+ * points removed[removedStart..removedEnd) — or the interval's external rest (cls = 0).
+ */
 export interface Cell {
   readonly family: Family;
   readonly interval: number;
   readonly cls: number;
   readonly start: number;
   readonly end: number;
+  readonly removedStart: number;
+  readonly removedEnd: number;
+  /** Points in the cell (0 for the external cell). */
+  readonly size: number;
+}
+
+const EMPTY = new Int32Array(0);
+
+/** Calls fn with each point of a class cell, in address order. */
+export function forEachPoint(classing: Classing, cell: Cell, fn: (point: number) => void): void {
+  const list = classing.members[cell.family][cell.cls]!;
+  const removed = classing.removed[cell.family].get(cell.cls) ?? EMPTY;
+  let r = cell.removedStart;
+  for (let q = cell.start; q < cell.end; q++) {
+    const pt = list[q]!;
+    if (r < cell.removedEnd && removed[r] === pt) r++;
+    else fn(pt);
+  }
 }
 
 export interface FamilyCells {
@@ -63,10 +84,13 @@ function namedPortNumbers(cluster: Cluster, name: string): number[] {
   return out;
 }
 
-function representative(cluster: Cluster, index: AddressIndex, cell: Cell, members: readonly number[] | undefined, lo: bigint): Endpoint {
+function representative(cluster: Cluster, index: AddressIndex, classing: Classing, cell: Cell, lo: bigint): Endpoint {
   const ip = (value: bigint) => ({ family: cell.family, value });
   if (cell.cls === 0) return { kind: 'external', ip: ip(lo) };
-  const point = members![cell.start]!;
+  let point = -1;
+  forEachPoint(classing, cell, (pt) => {
+    if (point < 0) point = pt;
+  });
   const owner = index.families[cell.family].owner[point]!;
   const value = index.families[cell.family].values[point]!;
   if (owner < index.podCount) return { kind: 'pod', pod: cluster.pods[owner]!, ip: ip(value) };
@@ -74,7 +98,7 @@ function representative(cluster: Cluster, index: AddressIndex, cell: Cell, membe
 }
 
 /** First position in a sorted list of point indexes whose value is ≥ p. */
-function lowerBoundInt(list: readonly number[], p: number): number {
+function lowerBoundInt(list: ArrayLike<number>, p: number): number {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
@@ -90,21 +114,25 @@ function familyCells(index: AddressIndex, classing: Classing, family: Family, ra
   const values = index.families[family].values;
   const pointLo = intervals.map((iv) => lowerBound(values, iv.lo));
   const cellsOf: number[][] = intervals.map((_, i) => {
-    cells.push({ family, interval: i, cls: 0, start: 0, end: 0 });
+    cells.push({ family, interval: i, cls: 0, start: 0, end: 0, removedStart: 0, removedEnd: 0, size: 0 });
     return [cells.length - 1];
   });
   const members = classing.members[family];
   for (let c = 1; c < classing.classCount; c++) {
     const list = members[c];
     if (!list || list.length === 0) continue;
+    const removed = classing.removed[family].get(c) ?? EMPTY;
     // Only the intervals the class's points span: find the first, then walk.
     let i = intervalIndex(intervals, values[list[0]!]!);
     let start = 0;
     while (start < list.length) {
       const hiPoint = i + 1 < intervals.length ? pointLo[i + 1]! : values.length;
       const end = lowerBoundInt(list, hiPoint);
-      if (end > start) {
-        cells.push({ family, interval: i, cls: c, start, end });
+      const removedStart = lowerBoundInt(removed, pointLo[i]!);
+      const removedEnd = lowerBoundInt(removed, hiPoint);
+      const size = end - start - (removedEnd - removedStart);
+      if (size > 0) {
+        cells.push({ family, interval: i, cls: c, start, end, removedStart, removedEnd, size });
         cellsOf[i]!.push(cells.length - 1);
       }
       start = end;
@@ -147,7 +175,7 @@ export function partition(cluster: Cluster, group: Group, classing: Classing): P
   const rows = new Map<string, number>();
   cells.forEach((cell, k) => {
     const fc = families[cell.family];
-    const rep = representative(cluster, index, cell, classing.members[cell.family][cell.cls], fc.intervals[cell.interval]!.lo);
+    const rep = representative(cluster, index, classing, cell, fc.intervals[cell.interval]!.lo);
     const cand = peerCandidates(cluster, sp, rep);
     const key = `${[cand.admin, cand.np, cand.baseline].map((hits) => hits.map((h) => ruleId(h.rule)).join(',')).join('|')}${group.dir === 'egress' && names.size > 0 ? `@${cell.cls}` : ''}`;
     const same = rows.get(key);

@@ -18,10 +18,13 @@ export interface LabelledSets {
 export class SelectorCache {
   private readonly ids = new Map<string, SelectorId>();
   private readonly compiled: CompiledSelector[] = [];
-  private readonly podMemo: Uint8Array[] = [];
-  private readonly nsMemo: Uint8Array[] = [];
-  private readonly nodeMemo: Uint8Array[] = [];
+  // Memo arrays are allocated on first use: most selectors (a NetworkPolicy's podSelector) are
+  // only ever asked about the pods of one namespace, and L-sized snapshots have ~10⁵ selectors.
+  private readonly podMemo: (Uint8Array | undefined)[] = [];
+  private readonly nsMemo: (Uint8Array | undefined)[] = [];
+  private readonly nodeMemo: (Uint8Array | undefined)[] = [];
   private readonly podLists = new Map<SelectorId, number[]>();
+  private readonly nsLists = new Map<SelectorId, number[]>();
 
   constructor(private readonly sets: LabelledSets) {}
 
@@ -32,9 +35,9 @@ export class SelectorCache {
     const id = this.compiled.length;
     this.ids.set(key, id);
     this.compiled.push(compileSelector(sel));
-    this.podMemo.push(new Uint8Array(this.sets.pods.length));
-    this.nsMemo.push(new Uint8Array(this.sets.namespaces.length));
-    this.nodeMemo.push(new Uint8Array(this.sets.nodes.length));
+    this.podMemo.push(undefined);
+    this.nsMemo.push(undefined);
+    this.nodeMemo.push(undefined);
     return id;
   }
 
@@ -47,15 +50,15 @@ export class SelectorCache {
   }
 
   matchesPod(id: SelectorId, podIdx: number): boolean {
-    return memo(this.podMemo[id]!, podIdx, () => this.compiled[id]!.matches(this.sets.pods[podIdx]!.labels));
+    return memo((this.podMemo[id] ??= new Uint8Array(this.sets.pods.length)), podIdx, () => this.compiled[id]!.matches(this.sets.pods[podIdx]!.labels));
   }
 
   matchesNamespace(id: SelectorId, nsIdx: number): boolean {
-    return memo(this.nsMemo[id]!, nsIdx, () => this.compiled[id]!.matches(this.sets.namespaces[nsIdx]!.labels));
+    return memo((this.nsMemo[id] ??= new Uint8Array(this.sets.namespaces.length)), nsIdx, () => this.compiled[id]!.matches(this.sets.namespaces[nsIdx]!.labels));
   }
 
   matchesNode(id: SelectorId, nodeIdx: number): boolean {
-    return memo(this.nodeMemo[id]!, nodeIdx, () => this.compiled[id]!.matches(this.sets.nodes[nodeIdx]!.labels));
+    return memo((this.nodeMemo[id] ??= new Uint8Array(this.sets.nodes.length)), nodeIdx, () => this.compiled[id]!.matches(this.sets.nodes[nodeIdx]!.labels));
   }
 
   /** Every pod index the selector matches, resolved once. */
@@ -65,6 +68,17 @@ export class SelectorCache {
       list = [];
       for (let i = 0; i < this.sets.pods.length; i++) if (this.matchesPod(id, i)) list.push(i);
       this.podLists.set(id, list);
+    }
+    return list;
+  }
+
+  /** Every namespace index the selector matches, resolved once. */
+  namespacesMatching(id: SelectorId): readonly number[] {
+    let list = this.nsLists.get(id);
+    if (!list) {
+      list = [];
+      for (let i = 0; i < this.sets.namespaces.length; i++) if (this.matchesNamespace(id, i)) list.push(i);
+      this.nsLists.set(id, list);
     }
     return list;
   }
