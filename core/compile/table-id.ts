@@ -12,20 +12,9 @@ export type Sha256Hex = (text: string) => string;
 
 export const portableSha256Hex: Sha256Hex = (text) => bytesToHex(sha256(utf8ToBytes(text)));
 
-// Networks and enum words never need JSON escaping; anything else goes through JSON.stringify,
-// so the text is always exactly JSON.stringify of the rule tuples.
-const PLAIN = /^[0-9A-Za-z.:/]*$/;
-const str = (s: string) => (PLAIN.test(s) ? `"${s}"` : JSON.stringify(s));
-const range = (r: readonly [number, number] | null) => (r === null ? 'null' : `[${r[0]},${r[1]}]`);
-
-/** JSON.stringify(rules.map((r) => [action, protocol, srcNetwork, srcPortRange, dstNetwork, dstPortRange])). */
+/** The rules as JSON tuples (V8's JSON.stringify beats hand-built strings here, measured). */
 export function canonicalRules(rules: readonly IrRule[]): string {
-  const parts = new Array<string>(rules.length);
-  for (let i = 0; i < rules.length; i++) {
-    const r = rules[i]!;
-    parts[i] = `[${str(r.action)},${str(r.protocol)},${str(r.srcNetwork)},${range(r.srcPortRange)},${str(r.dstNetwork)},${range(r.dstPortRange)}]`;
-  }
-  return `[${parts.join(',')}]`;
+  return JSON.stringify(rules.map((r) => [r.action, r.protocol, r.srcNetwork, r.srcPortRange, r.dstNetwork, r.dstPortRange]));
 }
 
 /** canonicalRules([...a, ...b]) from canonicalRules(a) and canonicalRules(b), without re-encoding. */
