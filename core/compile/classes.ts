@@ -147,7 +147,18 @@ export interface BaseClassing extends Classing {
 export function baseClassing(cluster: Cluster, broad: readonly Feature[]): BaseClassing {
   const index = addressIndex(cluster);
   const classOf = new Int32Array(index.ownerCount);
-  const classCount = refine(classOf, classOf, 1, broad);
+  refine(classOf, classOf, 1, broad);
+  // Refinement leaves gaps (ids of classes split away entirely): renumber densely, as every
+  // group walks the class ids.
+  const dense = new Map<number, number>();
+  for (let o = 0; o < classOf.length; o++) {
+    const c = classOf[o]!;
+    if (c === 0) continue;
+    let d = dense.get(c);
+    if (d === undefined) dense.set(c, (d = dense.size + 1));
+    classOf[o] = d;
+  }
+  const classCount = dense.size + 1;
   const members = { 4: [], 6: [] } as Record<Family, number[][]>;
   for (const fam of [4, 6] as Family[]) {
     const owner = index.families[fam].owner;
@@ -166,7 +177,14 @@ export function refineClassing(cluster: Cluster, base: BaseClassing, narrow: rea
   const index = addressIndex(cluster);
   // Only the owners the narrow features touch change class: keep those in a map.
   const moved = new Map<number, number>();
-  const classCount = refine(base.classOf, moved, base.classCount, narrow);
+  refine(base.classOf, moved, base.classCount, narrow);
+  const dense = new Map<number, number>();
+  for (const [o, c] of moved) {
+    let d = dense.get(c);
+    if (d === undefined) dense.set(c, (d = base.classCount + dense.size));
+    moved.set(o, d);
+  }
+  const classCount = base.classCount + dense.size;
   const members = { 4: base.members[4].slice(), 6: base.members[6].slice() } as Record<Family, (readonly number[] | undefined)[]>;
   const removed = { 4: new Map(), 6: new Map() } as Record<Family, Map<number, Int32Array>>;
   for (const fam of [4, 6] as Family[]) {
