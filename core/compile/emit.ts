@@ -3,7 +3,7 @@
 // a deny list (default PERMIT), whichever is shorter. Addresses come from the cells' slices
 // of sorted points: the work is proportional to the rules emitted, not to the pods.
 import type { Interval } from '../net/intervals.js';
-import { rangeToCidrs, type Family } from '../net/ip.js';
+import { cidrCount, rangeToCidrs, type Family } from '../net/ip.js';
 import { PROTOCOLS, type Direction, type Protocol } from '../policy/model.js';
 import { peerRule, type IrAction, type IrProtocol, type IrRule, type PortRange } from './ir.js';
 import { lowerBound, type AddressIndex } from './address-index.js';
@@ -83,19 +83,6 @@ function rangeKey(p: Partition, r: Range): string {
   return `${r.family}:${r.lo}-${r.hi}`;
 }
 
-/** Ranges addressesOf would return before merging: the size that decides permit list vs deny list. */
-function estimate(p: Partition, pattern: string, want: string): number {
-  let n = 0;
-  for (const family of [4, 6] as Family[]) {
-    for (const [ext, ...classCells] of p.families[family].cellsOf) {
-      const extIn = pattern[ext!] === want;
-      if (extIn) n++;
-      for (const k of classCells) if ((pattern[k] === want) !== extIn) n += p.cells[k]!.size;
-    }
-  }
-  return n;
-}
-
 interface Entry {
   readonly protocol: IrProtocol;
   readonly ports: PortRange | null;
@@ -107,9 +94,14 @@ const FULL: Record<Family, bigint> = { 4: (1n << 32n) - 1n, 6: (1n << 128n) - 1n
 /** Host prefixes of points, formatted once per cluster: the same pod addresses recur in thousands of tables. */
 const hostCidrs = new WeakMap<AddressIndex, Record<Family, string[]>>();
 
-function networks(p: Partition, ranges: readonly Range[]): string[] {
+/** Both families entirely: one rule with network "" (any). */
+function isWhole(ranges: readonly Range[]): boolean {
   const whole = (fam: Family) => ranges.some((r) => r.family === fam && r.lo === 0n && r.hi === FULL[fam]);
-  if (whole(4) && whole(6)) return [''];
+  return whole(4) && whole(6);
+}
+
+function networks(p: Partition, ranges: readonly Range[]): string[] {
+  if (isWhole(ranges)) return [''];
   const hosts = hostCidrs.get(p.index) ?? hostCidrs.set(p.index, { 4: [], 6: [] }).get(p.index)!;
   const out: string[] = [];
   for (const r of ranges) {
@@ -159,12 +151,13 @@ function exceptionEntries(p: Partition, pats: Record<Protocol, string[]>, want: 
   return out.sort((a, b) => order[a.protocol] - order[b.protocol] || (a.ports?.[0] ?? 0) - (b.ports?.[0] ?? 0));
 }
 
-/** Estimated size of an exception list: per protocol, runs of segments with one pattern. */
-function listEstimate(p: Partition, pats: Record<Protocol, string[]>, want: string): number {
+/** How many rules rulesOf will make of the entries: compared before any rule is printed. */
+function ruleCount(entries: readonly Entry[]): number {
   let n = 0;
-  for (const proto of PROTOCOLS) pats[proto].forEach((pattern, si) => {
-    if (si === 0 || pats[proto][si - 1] !== pattern) n += estimate(p, pattern, want);
-  });
+  for (const e of entries) {
+    if (isWhole(e.ranges)) n++;
+    else for (const r of e.ranges) n += r.point !== undefined ? 1 : cidrCount(r);
+  }
   return n;
 }
 
@@ -177,15 +170,9 @@ const catchAll = (action: IrAction): IrRule => ({ action, protocol: 'ANY', srcNe
 export function emitTable(p: Partition, dir: Direction): IrRule[] {
   const pats = patterns(p);
   // Permit list: PERMIT what is allowed, then DENY the rest; deny list: the other way round.
-  // The shorter one wins; the estimate spares building a list that cannot.
-  const build = (want: string) => want === '1' ? [...rulesOf(p, exceptionEntries(p, pats, '1'), 'PERMIT', dir), catchAll('DENY')] : [...rulesOf(p, exceptionEntries(p, pats, '0'), 'DENY', dir), catchAll('PERMIT')];
-  const permitEstimate = listEstimate(p, pats, '1');
-  const denyEstimate = listEstimate(p, pats, '0');
-  const first = denyEstimate < permitEstimate ? '0' : '1';
-  const firstList = build(first);
-  const otherEstimate = first === '1' ? denyEstimate : permitEstimate;
-  if (otherEstimate > 1.25 * firstList.length) return firstList;
-  const otherList = build(first === '1' ? '0' : '1');
-  const [permitList, denyList] = first === '1' ? [firstList, otherList] : [otherList, firstList];
-  return denyList.length < permitList.length ? denyList : permitList;
+  // The shorter one wins (counted before printing; a tie keeps the permit list).
+  const permits = exceptionEntries(p, pats, '1');
+  const denies = exceptionEntries(p, pats, '0');
+  if (ruleCount(denies) < ruleCount(permits)) return [...rulesOf(p, denies, 'DENY', dir), catchAll('PERMIT')];
+  return [...rulesOf(p, permits, 'PERMIT', dir), catchAll('DENY')];
 }

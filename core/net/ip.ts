@@ -97,6 +97,23 @@ function formatV4(n: number): string {
   return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
 }
 
+/** rangeToCidrs(r).length, without formatting: lets the compiler compare rule lists before printing them. */
+export function cidrCount(r: IpRange): number {
+  let n = 0;
+  if (r.family === 4) {
+    let lo = Number(r.lo);
+    const hi = Number(r.hi);
+    while (lo <= hi) {
+      let size = lo === 0 ? 32 : 31 - Math.clz32((lo & -lo) >>> 0);
+      while (size > 0 && lo + 2 ** size - 1 > hi) size--;
+      n++;
+      lo += 2 ** size;
+    }
+    return n;
+  }
+  return rangeToCidrs(r).length;
+}
+
 /** Splits an inclusive interval into the minimal list of CIDR blocks covering it exactly. */
 export function rangeToCidrs(r: IpRange): string[] {
   const out: string[] = [];

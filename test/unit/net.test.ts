@@ -1,7 +1,7 @@
 // Address and CIDR arithmetic against brute force and independent oracles.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatIp, parseCidr, parseIp, rangeContains, rangeToCidrs, type IpRange } from '../../core/net/ip.js';
+import { cidrCount, formatIp, parseCidr, parseIp, rangeContains, rangeToCidrs, type IpRange } from '../../core/net/ip.js';
 
 const v4 = (n: number) => [24, 16, 8, 0].map((s) => (n >>> s) & 255).join('.');
 
@@ -83,6 +83,16 @@ describe('rangeToCidrs', () => {
     expect(rangeToCidrs({ family: 4, lo: 0n, hi: (1n << 32n) - 1n })).toEqual(['0.0.0.0/0']);
     expect(rangeToCidrs({ family: 4, lo: (1n << 32n) - 1n, hi: (1n << 32n) - 1n })).toEqual(['255.255.255.255/32']);
     expect(rangeToCidrs({ family: 4, lo: 1n << 31n, hi: (1n << 32n) - 1n })).toEqual(['128.0.0.0/1']);
+  });
+
+  it('cidrCount counts what rangeToCidrs returns', () => {
+    const bound = (bits: number) => fc.bigInt({ min: 0n, max: (1n << BigInt(bits)) - 1n });
+    for (const [family, bits] of [[4, 32], [6, 128]] as const) {
+      fc.assert(fc.property(bound(bits), bound(bits), (a, b) => {
+        const r = { family, lo: a < b ? a : b, hi: a < b ? b : a };
+        expect(cidrCount(r)).toBe(rangeToCidrs(r).length);
+      }));
+    }
   });
 
   it('splits the Kuryr example the way the seed says', () => {
