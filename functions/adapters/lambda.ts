@@ -10,7 +10,9 @@ import { depsFromEnv } from '../config.js';
 type Handle = ReturnType<typeof handle>;
 let inner: Handle | undefined;
 
-export const handler = (event: LambdaEvent, context?: LambdaContext): ReturnType<Handle> => {
+// async: a configuration error (say, malformed NETPOLC_TOKENS) rejects the invocation with its
+// reason, which Lambda logs; the app is built again on the next invocation, never served half-configured.
+export const handler = async (event: LambdaEvent, context?: LambdaContext): Promise<Awaited<ReturnType<Handle>>> => {
   inner ??= handle(createApp({ ...depsFromEnv(process.env, 'serverless'), store: serverlessStoreFromEnv(process.env, { credentials: 'chain' }) }));
   return inner(event, context);
 };

@@ -165,6 +165,16 @@ describe('Lambda handler with the DynamoDB store (dynalite) and tokens', () => {
     expect((await store.getSnapshotObjects('prod', '1'))?.length).toBe(JSON.parse(clusterText).items.length);
   });
 
+  it('malformed NETPOLC_TOKENS fail every invocation with the reason (logged by Lambda), never an open API', async () => {
+    vi.stubEnv('DYNAMODB_TABLE', dynamo.tableName);
+    vi.stubEnv('DYNAMODB_ENDPOINT', dynamo.endpoint);
+    vi.stubEnv('NETPOLC_TOKENS', `${writer.entry} read:cluster=prod`);
+    const handler = await loadHandler();
+    for (const path of ['/v1/clusters/prod/snapshots', '/v1/verdicts']) {
+      await expect(handler(httpApiEvent('GET', path))).rejects.toThrow('NETPOLC_TOKENS entry 2: must start with the SHA-256 of the token');
+    }
+  });
+
   it('without tokens answers 503 on /v1/clusters (not open), unless NETPOLC_ALLOW_ANONYMOUS=true', async () => {
     vi.stubEnv('DYNAMODB_TABLE', dynamo.tableName);
     vi.stubEnv('DYNAMODB_ENDPOINT', dynamo.endpoint);
