@@ -6,11 +6,15 @@ import { API_LIMITS } from '../schemas/api/verdicts.js';
 import { ApiError } from './errors.js';
 import type { SnapshotStore } from '../infra/store/types.js';
 import type { Sha256Hex } from '../core/compile/table-id.js';
+import { closedAccess, requireToken, type AccessPolicy } from './access/check.js';
+import { askRoutes } from './routes/ask.js';
+import { clusterQueryRoutes } from './routes/cluster-queries.js';
 import { clusterRoutes } from './routes/clusters.js';
 import { compileRoutes } from './routes/compile.js';
 import { docsRoutes } from './routes/docs.js';
 import { matrixRoutes } from './routes/matrix.js';
 import { verdictRoutes } from './routes/verdicts.js';
+import { storedClusters } from './stored-cluster.js';
 
 export interface AppDeps {
   readonly maxBodyBytes?: number;
@@ -18,6 +22,11 @@ export interface AppDeps {
   readonly store?: SnapshotStore;
   /** SHA-256 for table ids; the portable one when unset (a Node entry passes node:crypto's). */
   readonly sha256Hex?: Sha256Hex;
+  /**
+   * Who may use stored clusters (/v1/clusters/*, /v1/ask with `cluster`). Closed when absent:
+   * an adapter that forgets to decide does not serve stored clusters to anyone.
+   */
+  readonly access?: AccessPolicy;
   /** Where unexpected errors are reported (console by default). */
   readonly logError?: (e: unknown) => void;
 }
@@ -37,15 +46,22 @@ export function createApp(deps: AppDeps = {}): OpenAPIHono {
     }),
   );
 
+  const access = deps.access ?? closedAccess();
+  const load = deps.store ? storedClusters(deps.store) : null;
+  // Every path under /v1/clusters needs a valid token, unknown ones included; each route then checks its scope.
+  app.use('/v1/clusters/*', requireToken(access));
+
   verdictRoutes(app);
   matrixRoutes(app);
   compileRoutes(app, deps.sha256Hex);
-  clusterRoutes(app, deps.store);
+  askRoutes(app, access, load);
+  clusterRoutes(app, deps.store, access, deps.sha256Hex);
+  clusterQueryRoutes(app, access, load);
   docsRoutes(app);
 
   app.notFound((c) => c.json(new ApiError('not_found', `no route for ${c.req.method} ${c.req.path}; see /docs`).toJSON(), 404));
   app.onError((err, c) => {
-    if (err instanceof ApiError) return c.json(err.toJSON(), err.status);
+    if (err instanceof ApiError) return c.json(err.toJSON(), err.status, err.more.headers ?? {});
     // Anything else is our bug, not the client's input: log it, answer without internals.
     logError(err);
     return c.json(new ApiError('internal', 'internal error; this is a bug in netpolc, please report it').toJSON(), 500);

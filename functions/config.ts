@@ -1,8 +1,22 @@
 // AppDeps from a platform's environment (process.env, Worker bindings): one reading of each
 // setting for every adapter, and a clear error for a bad value instead of a silent default.
+//   MAX_BODY_BYTES            request body limit (default 64 MiB)
+//   NETPOLC_TOKENS            access tokens for /v1/clusters/*, as hashes with scopes (functions/access/tokens.ts)
+//   NETPOLC_ALLOW_ANONYMOUS   true: a Worker or Lambda without tokens serves stored clusters to anyone
 import type { AppDeps } from './app.js';
+import type { AccessPolicy } from './access/check.js';
+import { parseTokens } from './access/tokens.js';
 
 export type EnvSource = Readonly<Record<string, string | number | undefined>>;
+
+/**
+ * 'node': a server that can keep to loopback when no tokens are configured (the adapter enforces
+ * it). 'serverless': reachable by anyone, so without tokens stored clusters are refused unless
+ * NETPOLC_ALLOW_ANONYMOUS=true.
+ */
+export type Platform = 'node' | 'serverless';
+
+const text = (v: string | number | undefined): string | undefined => (v === undefined || String(v).trim() === '' ? undefined : String(v).trim());
 
 function positiveInteger(name: string, value: string | number | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
@@ -11,6 +25,24 @@ function positiveInteger(name: string, value: string | number | undefined): numb
   return n;
 }
 
-export function depsFromEnv(env: EnvSource): AppDeps {
-  return { maxBodyBytes: positiveInteger('MAX_BODY_BYTES', env.MAX_BODY_BYTES) };
+function flag(name: string, value: string | number | undefined): boolean {
+  const v = text(value)?.toLowerCase();
+  if (v === undefined || v === 'false') return false;
+  if (v === 'true') return true;
+  throw new Error(`${name} must be true or false, got ${JSON.stringify(value)}`);
+}
+
+export function accessFromEnv(env: EnvSource, platform: Platform): AccessPolicy {
+  const tokens = parseTokens(text(env.NETPOLC_TOKENS));
+  const anonymous = flag('NETPOLC_ALLOW_ANONYMOUS', env.NETPOLC_ALLOW_ANONYMOUS);
+  if (tokens.length > 0) {
+    if (anonymous) throw new Error('NETPOLC_TOKENS and NETPOLC_ALLOW_ANONYMOUS=true contradict each other; set one');
+    return { kind: 'tokens', tokens };
+  }
+  if (platform === 'node' || anonymous) return { kind: 'anonymous' };
+  return { kind: 'closed', reason: 'no access tokens are configured (NETPOLC_TOKENS)' };
+}
+
+export function depsFromEnv(env: EnvSource, platform: Platform): AppDeps {
+  return { maxBodyBytes: positiveInteger('MAX_BODY_BYTES', env.MAX_BODY_BYTES), access: accessFromEnv(env, platform) };
 }

@@ -1,10 +1,12 @@
 // One error type for the API and one mapping to responses (hono's HTTPException + onError idea).
 import type { ValidationIssue } from '../schemas/snapshot.js';
 
-export type ErrorCode = 'bad_request' | 'invalid' | 'too_large' | 'not_found' | 'conflict' | 'unsupported_media_type' | 'unavailable' | 'internal';
+export type ErrorCode = 'bad_request' | 'unauthorized' | 'forbidden' | 'invalid' | 'too_large' | 'not_found' | 'conflict' | 'unsupported_media_type' | 'unavailable' | 'internal';
 
-const STATUS: Record<ErrorCode, 400 | 404 | 409 | 413 | 415 | 422 | 500 | 503> = {
+const STATUS: Record<ErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 500 | 503> = {
   bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
   invalid: 422,
   too_large: 413,
   not_found: 404,
@@ -19,6 +21,12 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly issues?: ValidationIssue[],
+    readonly more: {
+      /** Response headers that belong to the error (WWW-Authenticate on 401). */
+      readonly headers?: Readonly<Record<string, string>>;
+      /** Further members of the body (acceptedForms for an unreadable question). */
+      readonly body?: Readonly<Record<string, unknown>>;
+    } = {},
   ) {
     super(message);
   }
@@ -28,7 +36,7 @@ export class ApiError extends Error {
   }
 
   toJSON() {
-    return { error: this.code, message: this.message, ...(this.issues ? { issues: this.issues } : {}) };
+    return { error: this.code, message: this.message, ...(this.issues ? { issues: this.issues } : {}), ...this.more.body };
   }
 }
 

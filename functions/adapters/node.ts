@@ -1,19 +1,42 @@
 // Node entry: reads the environment, opens the snapshot store (embedded DynamoDB under ./.data
-// by default, STORE=memory, or DYNAMODB_ENDPOINT / AWS settings) and serves createApp.
+// by default, STORE=memory, or DYNAMODB_ENDPOINT / AWS settings) and serves createApp. Without
+// access tokens it serves on loopback only: stored clusters are then open to this machine alone.
 import { serve } from '@hono/node-server';
 import { openStore } from '../../infra/open-store.js';
 import { storeSettingsFromEnv } from '../../infra/store/config.js';
-import { createApp } from '../app.js';
+import { createApp, type AppDeps } from '../app.js';
 import { depsFromEnv } from '../config.js';
 import { nodeSha256Hex } from '../node-sha256.js';
 
-const port = Number(process.env.PORT ?? 8787);
-const host = process.env.HOST ?? '127.0.0.1';
+const isLoopback = (host: string): boolean => host === 'localhost' || /^127(\.\d{1,3}){3}$/.test(host) || host === '::1' || host === '[::1]';
+
+function configure(): { deps: AppDeps; host: string; port: number } {
+  const deps = depsFromEnv(process.env, 'node');
+  const host = process.env.HOST ?? '127.0.0.1';
+  const port = Number(process.env.PORT ?? 8787);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${JSON.stringify(process.env.PORT)}`);
+  if (deps.access?.kind !== 'tokens' && !isLoopback(host)) {
+    throw new Error(`HOST=${host} would serve stored clusters to anyone who can connect: no access tokens are configured (NETPOLC_TOKENS). Configure tokens (see README, Access control) or listen on 127.0.0.1`);
+  }
+  return { deps, host, port };
+}
+
+let config: ReturnType<typeof configure>;
+try {
+  config = configure();
+} catch (e) {
+  // A bad setting stops the server: never start more open than its operator configured.
+  console.error(`netpolc: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
+}
+const { deps, host, port } = config;
 const opened = await openStore(storeSettingsFromEnv(process.env));
-const app = createApp({ ...depsFromEnv(process.env), store: opened.store, sha256Hex: nodeSha256Hex });
+const app = createApp({ ...deps, store: opened.store, sha256Hex: nodeSha256Hex });
 const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
   console.log(`netpolc listening on http://${host}:${info.port} (docs: /docs, contract: /openapi.json)`);
   console.log(`snapshots: ${opened.description}`);
+  if (deps.access?.kind === 'tokens') console.log(`access: ${deps.access.tokens.length} token${deps.access.tokens.length === 1 ? '' : 's'} (NETPOLC_TOKENS); /v1/clusters/* needs a bearer token`);
+  else console.log('access: no tokens configured (NETPOLC_TOKENS), so listening on loopback only; anyone on this machine can read and write stored clusters');
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => server.close(() => void opened.close().then(() => process.exit(0))));

@@ -2,17 +2,25 @@
 // diffs for node agents (If-None-Match → 304 when nothing changed for the node).
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { requireAccess, type AccessPolicy } from '../access/check.js';
 import { compile } from '../../core/compile/compile.js';
+import type { Sha256Hex } from '../../core/compile/table-id.js';
 import type { IrNode } from '../../core/compile/ir.js';
 import { diffNode } from '../../core/diff/node-tables.js';
 import { DATAPLANES } from '../../core/render/index.js';
 import { snapshotHash } from '../../core/snapshot/hash.js';
 import { COMPILE_FORMATS } from '../../schemas/api/compile.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
-import { StoreInputError, VersionConflictError, type NodeTables, type SnapshotStore } from '../../infra/store/types.js';
+import type { NodeTables, SnapshotStore } from '../../infra/store/types.js';
 import { buildCluster } from '../../core/cluster.js';
 import { parseBody } from '../body.js';
 import { ApiError, invalid } from '../errors.js';
+import { storeErrors } from '../stored-cluster.js';
+
+export const ACCESS_RESPONSES = {
+  401: { description: 'no valid bearer token (when tokens are configured); WWW-Authenticate: Bearer' },
+  403: { description: "the token's scope does not cover this cluster, node or write" },
+} as const;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -24,25 +32,17 @@ async function snapshotBody(c: Context): Promise<unknown> {
   return isObject(body) && 'snapshot' in body && !('items' in body) ? body.snapshot : body;
 }
 
-function storeErrors<T>(p: Promise<T>): Promise<T> {
-  return p.catch((e: unknown) => {
-    if (e instanceof VersionConflictError) throw new ApiError('conflict', e.message);
-    if (e instanceof StoreInputError) throw invalid([{ path: `$.${e.field}`, message: e.message }]);
-    throw e;
-  });
-}
-
-async function publish(c: Context, store: SnapshotStore, cluster: string, raw: unknown, versionFromPath: string | null) {
+async function publish(c: Context, store: SnapshotStore, cluster: string, raw: unknown, versionFromPath: string | null, sha256Hex: Sha256Hex | undefined) {
   const parsed = parseSnapshot(raw, '$');
   if (!parsed.ok) throw invalid(parsed.issues);
   const version = versionFromPath ?? parsed.snapshot.resourceVersion;
   if (!version) throw invalid([{ path: '$.metadata.resourceVersion', message: 'POST needs the List\'s metadata.resourceVersion (or PUT …/snapshots/{resourceVersion})' }]);
   const started = performance.now();
-  const { ir, stats } = compile(buildCluster(parsed.snapshot));
+  const { ir, stats } = compile(buildCluster(parsed.snapshot), sha256Hex ? { sha256Hex } : {});
   const objects: Record<string, number> = {};
   for (const o of parsed.snapshot.objects) objects[o.kind] = (objects[o.kind] ?? 0) + 1;
   const result = await storeErrors(
-    store.publish(cluster, version, { snapshotHash: snapshotHash(parsed.snapshot.objects), objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, nodes: ir.nodes }),
+    store.publish(cluster, version, { snapshotHash: snapshotHash(parsed.snapshot.objects), objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, nodes: ir.nodes, items: parsed.snapshot.objects }),
   );
   return c.json({ cluster, version, status: result.status, latest: result.latest, header: result.header }, result.status === 'created' ? 201 : 200);
 }
@@ -56,6 +56,8 @@ async function nodeTablesResponse(c: Context, store: SnapshotStore, cluster: str
   if (!current) throw new ApiError('not_found', `node ${node} is not part of version ${version} of cluster ${cluster}`);
   const etag = `"${current.hash}.${format}"`;
   c.header('ETag', etag);
+  // On a 304 too: an agent learns which version its unchanged tables belong to.
+  c.header('x-netpolc-version', version);
   if (c.req.header('if-none-match') === etag) return c.body(null, 304);
 
   const since = c.req.query('since');
@@ -71,11 +73,11 @@ async function nodeTablesResponse(c: Context, store: SnapshotStore, cluster: str
   if (format === 'ir') return c.json({ cluster, node, version, full: true, ...irNode });
   // Rendered formats are whole artifacts (an nft script is applied atomically), never diffs.
   const rendered = DATAPLANES[format]!.render({ nodes: { [node]: irNode } })[node];
-  if (typeof rendered === 'string') return c.text(rendered, 200, { 'x-netpolc-version': version });
+  if (typeof rendered === 'string') return c.text(rendered, 200);
   return c.json({ cluster, node, version, full: true, format, rendered });
 }
 
-export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined): void {
+export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined, access: AccessPolicy, sha256Hex?: Sha256Hex): void {
   const need = (): SnapshotStore => {
     if (!store) throw new ApiError('unavailable', 'no snapshot store is configured for this deployment');
     return store;
@@ -87,19 +89,25 @@ export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined
     ['get', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'One stored version: nodes, object counts, compile figures'],
     ['get', '/v1/clusters/{cluster}/nodes/{node}/tables', "A node's tables (format, version; since=rv for a diff); ETag / If-None-Match"],
   ] as const) {
-    app.openAPIRegistry.registerPath({ method, path, summary, responses: { 200: { description: 'OK' }, 404: { description: 'unknown cluster, version or node' }, 409: { description: 'same version, other content' }, 422: { description: 'invalid snapshot or parameters' }, 503: { description: 'no store configured' } } });
+    app.openAPIRegistry.registerPath({ method, path, summary, responses: { 200: { description: 'OK' }, ...ACCESS_RESPONSES, 404: { description: 'unknown cluster, version or node' }, 409: { description: 'same version, other content' }, 422: { description: 'invalid snapshot or parameters' }, 503: { description: 'no store configured, or no tokens on a serverless deployment' } } });
   }
 
-  app.put('/v1/clusters/:cluster/snapshots/:version', async (c) => publish(c, need(), c.req.param('cluster'), await snapshotBody(c), c.req.param('version')));
-  app.post('/v1/clusters/:cluster/snapshots', async (c) => publish(c, need(), c.req.param('cluster'), await snapshotBody(c), null));
-  app.get('/v1/clusters/:cluster/snapshots', async (c) => {
+  // Write a cluster; read it (write implies read); or read one node's tables (a node agent's token).
+  const cluster = (c: Context) => c.req.param('cluster')!;
+  const write = requireAccess(access, (c) => ({ access: 'write', cluster: cluster(c) }));
+  const read = requireAccess(access, (c) => ({ access: 'read', cluster: cluster(c) }));
+  const readNode = requireAccess(access, (c) => ({ access: 'read', cluster: cluster(c), node: c.req.param('node')! }));
+
+  app.put('/v1/clusters/:cluster/snapshots/:version', write, async (c) => publish(c, need(), c.req.param('cluster'), await snapshotBody(c), c.req.param('version'), sha256Hex));
+  app.post('/v1/clusters/:cluster/snapshots', write, async (c) => publish(c, need(), c.req.param('cluster'), await snapshotBody(c), null, sha256Hex));
+  app.get('/v1/clusters/:cluster/snapshots', read, async (c) => {
     const limit = c.req.query('limit');
     return c.json(await storeErrors(need().listVersions(c.req.param('cluster'), { ...(limit ? { limit: Number(limit) } : {}), cursor: c.req.query('cursor') ?? null })));
   });
-  app.get('/v1/clusters/:cluster/snapshots/:version', async (c) => {
+  app.get('/v1/clusters/:cluster/snapshots/:version', read, async (c) => {
     const header = await storeErrors(need().getHeader(c.req.param('cluster'), c.req.param('version')));
     if (!header) throw new ApiError('not_found', `version ${c.req.param('version')} of cluster ${c.req.param('cluster')} is not stored (or expired)`);
     return c.json(header);
   });
-  app.get('/v1/clusters/:cluster/nodes/:node/tables', async (c) => nodeTablesResponse(c, need(), c.req.param('cluster'), c.req.param('node')));
+  app.get('/v1/clusters/:cluster/nodes/:node/tables', readNode, async (c) => nodeTablesResponse(c, need(), c.req.param('cluster'), c.req.param('node')));
 }

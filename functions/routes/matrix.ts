@@ -2,7 +2,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { matrix } from '../../core/evaluate/matrix.js';
 import { compileSelector } from '../../core/select/selector.js';
-import { API_LIMITS, ErrorSchema, MatrixRequestSchema, MatrixResponseSchema } from '../../schemas/api/verdicts.js';
+import type { Cluster } from '../../core/cluster.js';
+import { API_LIMITS, ErrorSchema, MatrixRequestSchema, MatrixResponseSchema, type MatrixRequest } from '../../schemas/api/verdicts.js';
 import { invalid } from '../errors.js';
 import { clusterFrom, readRequest } from '../request.js';
 import { errorResponses, jsonBody } from './openapi-helpers.js';
@@ -19,22 +20,26 @@ export function matrixRoutes(app: OpenAPIHono): void {
 
   app.post('/v1/matrix', async (c) => {
     const req = await readRequest(c, MatrixRequestSchema);
-    const cluster = clusterFrom(req.snapshot);
-    const filter = req.pods;
-    const selector = filter?.selector ? compileSelector(filter.selector) : null;
-    const pods = cluster.pods.filter(
-      (p) =>
-        !p.hostNetwork &&
-        (!filter?.namespaces || filter.namespaces.includes(p.namespace)) &&
-        (!filter?.names || filter.names.includes(p.key)) &&
-        (!selector || selector.matches(p.labels)),
-    );
-    const cells = pods.length * pods.length * req.ports.length;
-    if (cells > API_LIMITS.matrixCells) {
-      throw invalid([{ path: '$.pods', message: `${pods.length} pods × ${pods.length} × ${req.ports.length} ports = ${cells} cells, over the limit of ${API_LIMITS.matrixCells}; narrow the pods` }]);
-    }
-    const family = req.ipFamily === 'IPv4' ? 4 : req.ipFamily === 'IPv6' ? 6 : null;
-    const results = matrix(cluster, pods, req.ports, family);
-    return c.json({ pods: pods.map((p) => p.key), results, warnings: cluster.warnings });
+    return c.json(answerMatrix(clusterFrom(req.snapshot), req));
   });
+}
+
+/** The matrix body for any cluster (sent or stored). */
+export function answerMatrix(cluster: Cluster, req: Omit<MatrixRequest, 'snapshot'>) {
+  const filter = req.pods;
+  const selector = filter?.selector ? compileSelector(filter.selector) : null;
+  const pods = cluster.pods.filter(
+    (p) =>
+      !p.hostNetwork &&
+      (!filter?.namespaces || filter.namespaces.includes(p.namespace)) &&
+      (!filter?.names || filter.names.includes(p.key)) &&
+      (!selector || selector.matches(p.labels)),
+  );
+  const cells = pods.length * pods.length * req.ports.length;
+  if (cells > API_LIMITS.matrixCells) {
+    throw invalid([{ path: '$.pods', message: `${pods.length} pods × ${pods.length} × ${req.ports.length} ports = ${cells} cells, over the limit of ${API_LIMITS.matrixCells}; narrow the pods` }]);
+  }
+  const family = req.ipFamily === 'IPv4' ? 4 : req.ipFamily === 'IPv6' ? 6 : null;
+  const results = matrix(cluster, pods, req.ports, family);
+  return { pods: pods.map((p) => p.key), results, warnings: cluster.warnings };
 }

@@ -4,7 +4,8 @@ import { evaluate } from '../../core/evaluate/engine.js';
 import { FlowError, resolveFlow } from '../../core/evaluate/resolve.js';
 import { describeEndpoint, type Endpoint } from '../../core/evaluate/endpoint.js';
 import { formatIp } from '../../core/net/ip.js';
-import { ErrorSchema, VerdictsRequestSchema, VerdictsResponseSchema } from '../../schemas/api/verdicts.js';
+import type { Cluster } from '../../core/cluster.js';
+import { ErrorSchema, VerdictsRequestSchema, VerdictsResponseSchema, type FlowRequest } from '../../schemas/api/verdicts.js';
 import type { ValidationIssue } from '../../schemas/snapshot.js';
 import { invalid } from '../errors.js';
 import { clusterFrom, readRequest } from '../request.js';
@@ -29,25 +30,29 @@ export function verdictRoutes(app: OpenAPIHono): void {
 
   app.post('/v1/verdicts', async (c) => {
     const req = await readRequest(c, VerdictsRequestSchema);
-    const cluster = clusterFrom(req.snapshot);
-    const issues: ValidationIssue[] = [];
-    const flows = req.flows.map((f, i) => {
-      try {
-        return resolveFlow(cluster, f);
-      } catch (e) {
-        if (!(e instanceof FlowError)) throw e;
-        issues.push({ path: `$.flows[${i}].${e.field}`, message: e.message });
-        return null;
-      }
-    });
-    if (issues.length > 0) throw invalid(issues);
-    const verdicts = flows.map((f) => {
-      const flow = f!;
-      return {
-        ...evaluate(cluster, flow),
-        flow: { from: endpointName(flow.from), to: endpointName(flow.to), port: flow.port, protocol: flow.protocol, ipFamily: flow.family === 4 ? 'IPv4' : flow.family === 6 ? 'IPv6' : null },
-      };
-    });
-    return c.json({ verdicts, warnings: cluster.warnings });
+    return c.json(answerVerdicts(clusterFrom(req.snapshot), req.flows));
   });
+}
+
+/** The verdicts body for any cluster (sent or stored); unknown pods are 422s on $.flows[i]. */
+export function answerVerdicts(cluster: Cluster, requested: readonly FlowRequest[]) {
+  const issues: ValidationIssue[] = [];
+  const flows = requested.map((f, i) => {
+    try {
+      return resolveFlow(cluster, f);
+    } catch (e) {
+      if (!(e instanceof FlowError)) throw e;
+      issues.push({ path: `$.flows[${i}].${e.field}`, message: e.message });
+      return null;
+    }
+  });
+  if (issues.length > 0) throw invalid(issues);
+  const verdicts = flows.map((f) => {
+    const flow = f!;
+    return {
+      ...evaluate(cluster, flow),
+      flow: { from: endpointName(flow.from), to: endpointName(flow.to), port: flow.port, protocol: flow.protocol, ipFamily: flow.family === 4 ? 'IPv4' : flow.family === 6 ? 'IPv6' : null },
+    };
+  });
+  return { verdicts, warnings: cluster.warnings };
 }

@@ -4,6 +4,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { IrNode, IrPod, IrRule } from '../../core/compile/ir.js';
 import { canonicalRules, tableId } from '../../core/compile/table-id.js';
+import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { StoreCorruptionError, type CompileFigures } from './types.js';
 
 const encoder = new TextEncoder();
@@ -100,6 +101,19 @@ export function decodeNodes(bytes: Uint8Array): string[] {
   const nodes: unknown = JSON.parse(fromUtf8(bytes));
   if (!Array.isArray(nodes) || !nodes.every((n) => typeof n === 'string')) throw new StoreCorruptionError('malformed node list');
   return nodes;
+}
+
+// The parsed form of objects belongs to this release's schemas: a tag lets a later release that
+// changes that form recognise older blobs instead of misreading them.
+const OBJECTS_FORMAT = 'netpolc.parsed-objects/1';
+
+export const encodeObjects = (items: readonly SnapshotObject[]): Uint8Array => utf8(JSON.stringify({ format: OBJECTS_FORMAT, items }));
+
+export function decodeObjects(bytes: Uint8Array): SnapshotObject[] {
+  const o = JSON.parse(fromUtf8(bytes)) as { format?: unknown; items?: unknown } | null;
+  if (!o || o.format !== OBJECTS_FORMAT || !Array.isArray(o.items)) throw new StoreCorruptionError(`snapshot objects not in the ${OBJECTS_FORMAT} format`);
+  // Validated by parseSnapshot before they were stored, and checked against their hash on read.
+  return o.items as SnapshotObject[];
 }
 
 /** Splits bytes into pieces of at most `max` bytes; always at least one (possibly empty) piece. */

@@ -221,6 +221,8 @@ export interface DynamoDbClientOptions {
   readonly region?: string;
   /** Emulators accept any credentials; dummy ones keep the SDK from searching for real ones. */
   readonly dummyCredentials?: boolean;
+  /** Given explicitly (a Worker's secrets) instead of the SDK's search (environment, profile, role). */
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken?: string };
 }
 
 /** A client from the standard AWS settings (environment, profile, role), optionally at another endpoint. */
@@ -228,7 +230,7 @@ export function createDynamoDbClient(o: DynamoDbClientOptions = {}): DynamoDBCli
   return new DynamoDBClient({
     ...(o.endpoint ? { endpoint: o.endpoint } : {}),
     ...(o.region ? { region: o.region } : o.dummyCredentials ? { region: 'local' } : {}),
-    ...(o.dummyCredentials ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    ...(o.credentials ? { credentials: { ...o.credentials } } : o.dummyCredentials ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
 }
 

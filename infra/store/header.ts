@@ -5,8 +5,9 @@ import { decodeHeaderBody, encodeHeaderBody, type HeaderBody } from './codec.js'
 import { headerKey, versionKey } from './keys.js';
 import { StoreCorruptionError, type VersionSummary } from './types.js';
 
-export function headerItem(cluster: string, version: string, snapshotHash: string, body: HeaderBody): Item {
-  return { ...headerKey(cluster, version), version, vkey: versionKey(version), snapshotHash, body: encodeHeaderBody(body) };
+/** `objectsHash`: content hash of the snapshot-objects blob, checked when it is read back. */
+export function headerItem(cluster: string, version: string, snapshotHash: string, body: HeaderBody, objectsHash: string): Item {
+  return { ...headerKey(cluster, version), version, vkey: versionKey(version), snapshotHash, objectsHash, body: encodeHeaderBody(body) };
 }
 
 /** DynamoDB deletes expired items only eventually (typically within days): reads must not see them. */

@@ -4,6 +4,9 @@
 //   m#<cluster>#<version>#<snapshotHash>#<node>   / <chunk>      one node's manifest (pod → table ids)
 //   n#<cluster>#<version>#<snapshotHash>          / <chunk>      the version's node names (kept out of the
 //                                                                header so listings and agent polls stay small)
+//   s#<cluster>#<version>#<snapshotHash>          / <chunk>      the snapshot objects, checked on read against the
+//                                                                content hash the header records; per version (not
+//                                                                shared like tables) so they expire with it
 //   c#<cluster>                                   / v#<vkey>     version header; its presence makes the version visible
 //   c#<cluster>                                   / latest       the pointer to the newest complete version
 // Manifests carry the snapshot hash in their key so two racing publishes of one version with
@@ -55,6 +58,7 @@ export const headerKey = (cluster: string, version: string): ItemKey => ({ pk: c
 export const pointerKey = (cluster: string): ItemKey => ({ pk: clusterPk(cluster), sk: POINTER_SK });
 export const tablePk = (id: string): string => `t#${id}`;
 export const nodesPk = (cluster: string, version: string, snapshotHash: string): string => `n#${cluster}#${version}#${snapshotHash}`;
+export const objectsPk = (cluster: string, version: string, snapshotHash: string): string => `s#${cluster}#${version}#${snapshotHash}`;
 export const manifestPk = (cluster: string, version: string, snapshotHash: string, node: string): string => `m#${cluster}#${version}#${snapshotHash}#${node}`;
 
 /** A table id as tableId() makes it; anything else would not be a content address. */

@@ -1,13 +1,13 @@
-// publish: tables → manifests → header → pointer. Until the header is written nothing of the
+// publish: tables → manifests, node list and snapshot objects → header → pointer. Until the header is written nothing of the
 // version is reachable (reads start at the header, manifests are keyed by the header's snapshot
 // hash), so a crash anywhere leaves at most unreferenced items, and a retry writes what is missing.
 import type { IrRule } from '../../core/compile/ir.js';
 import { tableId } from '../../core/compile/table-id.js';
 import { writeBlobs, HEAD_SK } from './blob.js';
-import { encodeManifest, encodeNodes, encodeTable, manifestOf, manifestTableIds, type HeaderBody } from './codec.js';
+import { contentHash, encodeManifest, encodeNodes, encodeObjects, encodeTable, manifestOf, manifestTableIds, type HeaderBody } from './codec.js';
 import type { StoreContext } from './context.js';
 import { headerItem, isExpired, summaryFromItem } from './header.js';
-import { checkName, headerKey, manifestPk, nodesPk, tablePk } from './keys.js';
+import { checkName, headerKey, manifestPk, nodesPk, objectsPk, tablePk } from './keys.js';
 import { settleLatest } from './lifecycle.js';
 import { StoreInputError, VersionConflictError, type CompiledSnapshot, type PublishResult } from './types.js';
 import type { Item } from './backend.js';
@@ -24,7 +24,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
 
   const tables = collectTables(snap);
   await writeMissingTables(ctx, tables);
-  await writeManifests(ctx, cluster, version, snap);
+  const objectsHash = await writeManifests(ctx, cluster, version, snap);
 
   const body: HeaderBody = {
     nodeCount: Object.keys(snap.nodes).length,
@@ -33,7 +33,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
     tableCount: tables.size,
     publishedAt: ctx.nowIso(),
   };
-  const item = headerItem(cluster, version, snap.snapshotHash, body);
+  const item = headerItem(cluster, version, snap.snapshotHash, body, objectsHash);
   // Conditional: exactly one of several concurrent publishes of this version writes the header.
   const raced = await ctx.backend.putIfAbsent(item, ctx.nowSeconds());
   return raced ? settle(ctx, cluster, version, snap, raced, 'unchanged') : settle(ctx, cluster, version, snap, item, 'created');
@@ -83,14 +83,20 @@ async function writeMissingTables(ctx: StoreContext, tables: ReadonlyMap<string,
   );
 }
 
-/** One manifest per node and the node list, all keyed by the snapshot hash (see keys.ts). */
-async function writeManifests(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot): Promise<void> {
+/**
+ * One manifest per node, the node list and the snapshot objects, all keyed by the snapshot hash
+ * (see keys.ts). Returns the objects' content hash, which the header records.
+ */
+async function writeManifests(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot): Promise<string> {
+  const objects = encodeObjects(snap.items);
   await writeBlobs(
     ctx.backend,
     [
       ...Object.entries(snap.nodes).map(([node, ir]) => ({ pk: manifestPk(cluster, version, snap.snapshotHash, node), bytes: encodeManifest(manifestOf(ir)) })),
       { pk: nodesPk(cluster, version, snap.snapshotHash), bytes: encodeNodes(Object.keys(snap.nodes).sort()) },
+      { pk: objectsPk(cluster, version, snap.snapshotHash), bytes: objects },
     ],
     ctx.chunkBytes,
   );
+  return contentHash(objects);
 }

@@ -2,18 +2,25 @@
 // whose TTL has passed, does not exist, whatever else of it is stored.
 import type { IrRule } from '../../core/compile/ir.js';
 import { readBlobs } from './blob.js';
-import { contentHash, decodeManifest, decodeNodes, decodeTable, manifestTableIds } from './codec.js';
+import type { SnapshotObject } from '../../schemas/snapshot.js';
+import { contentHash, decodeManifest, decodeNodes, decodeObjects, decodeTable, manifestTableIds } from './codec.js';
 import type { StoreContext } from './context.js';
 import { isExpired, summaryFromItem } from './header.js';
-import { HEADER_SK_PREFIX, checkName, checkTableId, clusterPk, headerKey, manifestPk, nodesPk, pointerKey, tablePk, versionKey } from './keys.js';
+import type { Item } from './backend.js';
+import { HEADER_SK_PREFIX, checkName, checkTableId, clusterPk, headerKey, manifestPk, nodesPk, objectsPk, pointerKey, tablePk, versionKey } from './keys.js';
 import { StoreCorruptionError, StoreInputError, type ListVersionsOptions, type NodeTables, type VersionHeader, type VersionPage, type VersionSummary } from './types.js';
 
-/** The header alone (small): what listings, agent polls and existence checks need. */
-async function visibleSummary(ctx: StoreContext, cluster: string, version: string): Promise<VersionSummary | null> {
+async function visibleHeaderItem(ctx: StoreContext, cluster: string, version: string): Promise<Item | null> {
   checkName('cluster', cluster);
   checkName('version', version);
   const item = await ctx.backend.getItem(headerKey(cluster, version));
-  return item && !isExpired(item, ctx.nowSeconds()) ? summaryFromItem(cluster, item) : null;
+  return item && !isExpired(item, ctx.nowSeconds()) ? item : null;
+}
+
+/** The header alone (small): what listings, agent polls and existence checks need. */
+async function visibleSummary(ctx: StoreContext, cluster: string, version: string): Promise<VersionSummary | null> {
+  const item = await visibleHeaderItem(ctx, cluster, version);
+  return item ? summaryFromItem(cluster, item) : null;
 }
 
 export async function getHeader(ctx: StoreContext, cluster: string, version: string): Promise<VersionHeader | null> {
@@ -95,4 +102,16 @@ export async function getTables(ctx: StoreContext, ids: readonly string[]): Prom
     if (blob) tables.set(id, decodeTable(id, blob.bytes));
   }
   return tables;
+}
+
+export async function getSnapshotObjects(ctx: StoreContext, cluster: string, version: string): Promise<readonly SnapshotObject[] | null> {
+  const header = await visibleHeaderItem(ctx, cluster, version);
+  // Versions published before objects were kept have no hash to check against: nothing to answer from.
+  if (!header || typeof header.objectsHash !== 'string') return null;
+  const pk = objectsPk(cluster, version, String(header.snapshotHash));
+  const blob = (await readBlobs(ctx.backend, [pk])).complete.get(pk);
+  // Written before the header; gone only if its TTL deleted it after the header was read.
+  if (!blob) return null;
+  if (contentHash(blob.bytes) !== header.objectsHash) throw new StoreCorruptionError(`snapshot objects of ${cluster} ${version} do not match their hash ${header.objectsHash}`);
+  return decodeObjects(blob.bytes);
 }

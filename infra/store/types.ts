@@ -2,6 +2,7 @@
 // and serve node agents. Plain TypeScript, no AWS types: DynamoDB and memory both implement it.
 import type { CompileStats } from '../../core/compile/compile.js';
 import type { IrNode, IrPod, IrRule } from '../../core/compile/ir.js';
+import type { SnapshotObject } from '../../schemas/snapshot.js';
 
 /** Figures of the compile run kept in the header (CompileStats, plus timing when the route has it). */
 export interface CompileFigures extends CompileStats {
@@ -21,6 +22,11 @@ export interface CompiledSnapshot {
   readonly compile: CompileFigures;
   /** compile(cluster).ir.nodes: per node the pods' table bindings and the tables themselves. */
   readonly nodes: Readonly<Record<string, IrNode>>;
+  /**
+   * The validated snapshot objects (parseSnapshot's output), kept so a stored version can
+   * answer verdicts, matrices and questions without the client sending the snapshot again.
+   */
+  readonly items: readonly SnapshotObject[];
 }
 
 /** The per (cluster, version) header, without the node list (what a listing shows). */
@@ -97,6 +103,11 @@ export interface SnapshotStore {
   getNodeTables(cluster: string, version: string, node: string): Promise<NodeTables | null>;
   /** Rules by table id; ids that are not stored are absent from the map. */
   getTables(ids: readonly string[]): Promise<ReadonlyMap<string, readonly IrRule[]>>;
+  /**
+   * The version's snapshot objects as published (parsed and validated then, so trusted now);
+   * null when the version is not visible, or was stored before objects were kept.
+   */
+  getSnapshotObjects(cluster: string, version: string): Promise<readonly SnapshotObject[] | null>;
 }
 
 /** Same version, different content: the route answers 409. */

@@ -39,6 +39,15 @@ export const VerdictsRequestSchema = z.object({
   flows: z.array(FlowRequestSchema).min(1, 'must have at least 1 flow').max(API_LIMITS.flowsPerRequest, `at most ${API_LIMITS.flowsPerRequest} flows per request`),
 });
 export type VerdictsRequest = z.infer<typeof VerdictsRequestSchema>;
+// A snapshot sent to a stored-cluster route would be ignored: refused instead, so nobody believes it was used.
+const NO_SNAPSHOT = 'the snapshot is the stored version: store a new one with PUT /v1/clusters/{cluster}/snapshots/{resourceVersion}, or send it to the stateless route';
+const NoSnapshot = z
+  .unknown()
+  .refine((v) => v === undefined, NO_SNAPSHOT)
+  .optional()
+  .openapi({ description: `not accepted here: ${NO_SNAPSHOT}` });
+/** POST /v1/clusters/{cluster}/verdicts: the snapshot is the stored version. */
+export const StoredVerdictsRequestSchema = VerdictsRequestSchema.omit({ snapshot: true }).extend({ snapshot: NoSnapshot });
 
 const PolicyRefSchema = z.object({ apiVersion: z.string(), kind: z.string(), name: z.string(), namespace: z.string().optional() });
 const RuleRefSchema = z.object({ index: z.number().int(), name: z.string().optional() });
@@ -92,6 +101,7 @@ export const MatrixRequestSchema = z.object({
   ipFamily: z.enum(['IPv4', 'IPv6']).optional(),
 });
 export type MatrixRequest = z.infer<typeof MatrixRequestSchema>;
+export const StoredMatrixRequestSchema = MatrixRequestSchema.omit({ snapshot: true }).extend({ snapshot: NoSnapshot });
 
 export const MatrixResponseSchema = z.object({
   pods: z.array(z.string()),

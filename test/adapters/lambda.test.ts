@@ -4,16 +4,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LambdaEvent } from 'hono/aws-lambda';
 import { stringify } from 'yaml';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
 import { expectExampleVerdicts } from '../support/example-verdicts.js';
+import { makeToken } from '../support/tokens.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const exampleText = readFileSync(join(ROOT, 'examples', 'verdicts-request.json'), 'utf8');
 const example = JSON.parse(exampleText);
+const clusterText = readFileSync(join(ROOT, 'examples', 'cluster.json'), 'utf8');
 
 /** An API Gateway v2 (HTTP API, payload format 2.0) event for `$default` route integration. */
-function httpApiEvent(method: string, path: string, opts: { body?: string; contentType?: string; base64?: boolean; query?: string } = {}): LambdaEvent {
-  const headers: Record<string, string> = { host: 'abc123.execute-api.eu-west-1.amazonaws.com', 'user-agent': 'vitest' };
+function httpApiEvent(method: string, path: string, opts: { body?: string; contentType?: string; base64?: boolean; query?: string; headers?: Record<string, string> } = {}): LambdaEvent {
+  // API Gateway lower-cases header names in payload format 2.0.
+  const headers: Record<string, string> = { host: 'abc123.execute-api.eu-west-1.amazonaws.com', 'user-agent': 'vitest', ...opts.headers };
   if (opts.contentType) headers['content-type'] = opts.contentType;
   const body = opts.body === undefined ? null : opts.base64 ? Buffer.from(opts.body, 'utf8').toString('base64') : opts.body;
   if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
@@ -113,5 +117,74 @@ describe('Lambda handler (API Gateway v2 events)', () => {
     const res = await handler(httpApiEvent('POST', '/v1/verdicts', { body: exampleText, contentType: 'application/json' }));
     expect(res.statusCode).toBe(413);
     expect(json(res)).toMatchObject({ error: 'too_large', message: expect.stringContaining('1000 bytes') });
+  });
+});
+
+describe('Lambda handler with the DynamoDB store (dynalite) and tokens', () => {
+  let dynamo: LocalDynamo;
+  beforeAll(async () => {
+    dynamo = await startLocalDynamo({ tableName: 'netpolc-lambda' });
+  });
+  afterAll(async () => {
+    await dynamo.close();
+  });
+  const writer = makeToken('write:cluster=prod');
+  const agent = makeToken('read:cluster=prod,node=node-2');
+
+  it('builds the store from process.env on first use: PUT two versions, then a node agent reads tables, a diff and a 304', async () => {
+    // As infra/template.yaml configures the function; no AWS credentials in the environment, so
+    // the SDK chain is bypassed only because the endpoint is local (dummy credentials).
+    vi.stubEnv('STORE', 'dynamodb');
+    vi.stubEnv('DYNAMODB_TABLE', dynamo.tableName);
+    vi.stubEnv('DYNAMODB_ENDPOINT', dynamo.endpoint);
+    vi.stubEnv('NETPOLC_TOKENS', `${writer.entry}\n${agent.entry}`);
+    const handler = await loadHandler();
+    const put = (rv: string, body: string, auth: Record<string, string>) =>
+      handler(httpApiEvent('PUT', `/v1/clusters/prod/snapshots/${rv}`, { body, contentType: 'application/json', headers: auth }));
+    expect((await put('1', clusterText, writer.header)).statusCode).toBe(201);
+    expect((await put('1', clusterText, {})).statusCode).toBe(401);
+    expect((await put('1', clusterText, agent.header)).statusCode).toBe(403);
+    const v2 = JSON.parse(clusterText);
+    v2.items.find((o: any) => o.kind === 'Pod' && o.metadata.name === 'web').metadata.labels = { app: 'web2' };
+    expect((await put('2', JSON.stringify(v2), writer.header)).statusCode).toBe(201);
+
+    const tables = (query: string, headers: Record<string, string> = {}) => handler(httpApiEvent('GET', '/v1/clusters/prod/nodes/node-2/tables', { query, headers: { ...agent.header, ...headers } }));
+    const diff = json(await tables('since=1'));
+    expect(diff).toMatchObject({ node: 'node-2', from: '1', to: '2', full: false });
+    expect(Object.keys(diff.tablesAdded).length + diff.tablesRemoved.length).toBeGreaterThan(0);
+    const nft = await tables('format=nftables');
+    expect(nft.statusCode).toBe(200);
+    expect(nft.body).toContain('table inet netpolc');
+    expect((await tables('format=nftables', { 'if-none-match': String(nft.headers?.etag) })).statusCode).toBe(304);
+    expect((await handler(httpApiEvent('GET', '/v1/clusters/prod/snapshots', { headers: agent.header }))).statusCode).toBe(403);
+
+    // Stored in the table this process serves, and readable by a fresh store over it.
+    const { createDynamoDbStore } = await import('../../infra/store/dynamodb.js');
+    const store = createDynamoDbStore({ client: dynamo.client, tableName: dynamo.tableName });
+    expect((await store.latest('prod'))?.version).toBe('2');
+    expect((await store.getSnapshotObjects('prod', '1'))?.length).toBe(JSON.parse(clusterText).items.length);
+  });
+
+  it('malformed NETPOLC_TOKENS fail every invocation with the reason (logged by Lambda), never an open API', async () => {
+    vi.stubEnv('DYNAMODB_TABLE', dynamo.tableName);
+    vi.stubEnv('DYNAMODB_ENDPOINT', dynamo.endpoint);
+    vi.stubEnv('NETPOLC_TOKENS', `${writer.entry} read:cluster=prod`);
+    const handler = await loadHandler();
+    for (const path of ['/v1/clusters/prod/snapshots', '/v1/verdicts']) {
+      await expect(handler(httpApiEvent('GET', path))).rejects.toThrow('NETPOLC_TOKENS entry 2: must start with the SHA-256 of the token');
+    }
+  });
+
+  it('without tokens answers 503 on /v1/clusters (not open), unless NETPOLC_ALLOW_ANONYMOUS=true', async () => {
+    vi.stubEnv('DYNAMODB_TABLE', dynamo.tableName);
+    vi.stubEnv('DYNAMODB_ENDPOINT', dynamo.endpoint);
+    let handler = await loadHandler();
+    const list = () => handler(httpApiEvent('GET', '/v1/clusters/prod/snapshots'));
+    const closed = await list();
+    expect(closed.statusCode).toBe(503);
+    expect(json(closed).message).toContain('NETPOLC_TOKENS');
+    vi.stubEnv('NETPOLC_ALLOW_ANONYMOUS', 'true');
+    handler = await loadHandler();
+    expect((await list()).statusCode).toBe(200);
   });
 });

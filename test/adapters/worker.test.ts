@@ -1,15 +1,19 @@
 // The Cloudflare Worker entry (functions/adapters/worker.ts, via wrangler.toml) under the real
 // workerd runtime, started with wrangler's unstable_startWorker: wrangler bundles the Worker
-// exactly as `wrangler dev`/`deploy` would and serves it from workerd on a local port.
+// exactly as `wrangler dev`/`deploy` would and serves it from workerd on a local port. The store
+// is DynamoDB through the real AWS SDK inside workerd, pointed at a dynalite in this process.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
 import { expectExampleVerdicts } from '../support/example-verdicts.js';
+import { makeToken } from '../support/tokens.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const exampleText = readFileSync(join(ROOT, 'examples', 'verdicts-request.json'), 'utf8');
+const clusterText = readFileSync(join(ROOT, 'examples', 'cluster.json'), 'utf8');
 
 /** Why workerd cannot run on this machine, or null when it can. Only this ever skips. */
 function workerdUnavailable(): string | null {
@@ -31,14 +35,28 @@ type StartedWorker = Awaited<ReturnType<typeof import('wrangler').unstable_start
 
 describe.skipIf(unavailable !== null)('Cloudflare Worker under workerd', () => {
   let worker: StartedWorker | undefined;
+  let dynamo: LocalDynamo | undefined;
+  const writer = makeToken('write:cluster=prod');
+  const agent = makeToken('read:cluster=prod,node=node-2');
 
   beforeAll(async () => {
     process.env.WRANGLER_SEND_METRICS = 'false';
+    dynamo = await startLocalDynamo({ tableName: 'netpolc-worker' });
     const { unstable_startWorker } = await import('wrangler');
+    const text = (value: string) => ({ type: 'plain_text' as const, value });
     worker = await unstable_startWorker({
       config: join(ROOT, 'wrangler.toml'),
-      // A small body limit proves MAX_BODY_BYTES travels from the bindings into createApp.
-      bindings: { MAX_BODY_BYTES: { type: 'plain_text', value: '20000' } },
+      bindings: {
+        // A small body limit proves MAX_BODY_BYTES travels from the bindings into createApp.
+        MAX_BODY_BYTES: text('20000'),
+        // What `wrangler secret put` would hold in production; explicit credentials, as on AWS.
+        NETPOLC_TOKENS: text(`${writer.entry} ${agent.entry}`),
+        NETPOLC_TABLE: text(dynamo.tableName),
+        DYNAMODB_ENDPOINT: text(dynamo.endpoint),
+        AWS_REGION: text('eu-west-1'),
+        AWS_ACCESS_KEY_ID: text('AKIDWORKERTEST'),
+        AWS_SECRET_ACCESS_KEY: text('worker-test-secret'),
+      },
       sendMetrics: false,
       dev: { remote: false, server: { hostname: '127.0.0.1', port: 0 }, inspector: false, watch: false, persist: false, logLevel: 'warn' },
     });
@@ -47,10 +65,42 @@ describe.skipIf(unavailable !== null)('Cloudflare Worker under workerd', () => {
 
   afterAll(async () => {
     await worker?.dispose();
+    await dynamo?.close();
   }, 15_000);
 
-  const call = (path: string, init?: { method: string; headers: Record<string, string>; body: string }) =>
+  const call = (path: string, init?: { method?: string; headers?: Record<string, string>; body?: string }) =>
     worker!.fetch(`http://netpolc.test${path}`, init);
+
+  it('stores snapshots in DynamoDB and serves a node agent its tables, diffs and 304s, with tokens', async () => {
+    const put = (rv: string, body: string, token = writer) => call(`/v1/clusters/prod/snapshots/${rv}`, { method: 'PUT', headers: { ...token.header, 'content-type': 'application/json' }, body });
+    expect((await put('1', clusterText)).status).toBe(201);
+    expect((await put('1', clusterText, agent)).status).toBe(403);
+    expect((await call('/v1/clusters/prod/snapshots/1', { method: 'PUT', body: clusterText })).status).toBe(401);
+    const v2 = JSON.parse(clusterText);
+    v2.items.find((o: any) => o.kind === 'Pod' && o.metadata.name === 'web').metadata.labels = { app: 'web2' };
+    expect((await put('2', JSON.stringify(v2))).status).toBe(201);
+
+    const tables = (query: string, headers: Record<string, string> = {}) => call(`/v1/clusters/prod/nodes/node-2/tables${query}`, { headers: { ...agent.header, ...headers } });
+    const full = await tables('?version=1');
+    expect(full.status).toBe(200);
+    expect(await full.json()).toMatchObject({ cluster: 'prod', node: 'node-2', version: '1', full: true });
+    const diff = (await (await tables('?since=1')).json()) as any;
+    expect(diff).toMatchObject({ from: '1', to: '2', full: false });
+    expect(Object.keys(diff.tablesAdded).length + diff.tablesRemoved.length).toBeGreaterThan(0);
+    const nft = await tables('?format=nftables');
+    expect(await nft.text()).toContain('table inet netpolc');
+    expect((await tables('?format=nftables', { 'if-none-match': nft.headers.get('etag')! })).status).toBe(304);
+    expect((await call('/v1/clusters/prod/nodes/node-1/tables', { headers: agent.header })).status).toBe(403);
+
+    // The items really are in the table this process serves.
+    const { ScanCommand } = await import('@aws-sdk/client-dynamodb');
+    const scan = await dynamo!.client.send(new ScanCommand({ TableName: dynamo!.tableName, Select: 'COUNT' }));
+    expect(scan.Count).toBeGreaterThan(5);
+
+    // The stored version answers questions too (the writer's token reads its cluster).
+    const ask = await call(`/v1/clusters/prod/ask?q=${encodeURIComponent('can shop/web reach shop/db on 5432?')}&version=1`, { headers: { ...writer.header, accept: 'text/plain' } });
+    expect(await ask.text()).toMatch(/^Yes: shop\/web can reach shop\/db on TCP 5432 — /);
+  });
 
   it('answers POST /v1/verdicts with the documented verdicts', async () => {
     const res = await call('/v1/verdicts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: exampleText });

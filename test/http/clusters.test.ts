@@ -23,7 +23,7 @@ const v3 = version((items) => {
 });
 
 function setup() {
-  const app = createApp({ store: createMemoryStore(), logError: (e) => { throw e; } });
+  const app = createApp({ store: createMemoryStore(), access: { kind: 'anonymous' }, logError: (e) => { throw e; } });
   const put = (rv: string, body: unknown) => app.request(`/v1/clusters/prod/snapshots/${rv}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const tables = async (node: string, query = '', headers: Record<string, string> = {}) => app.request(`/v1/clusters/prod/nodes/${node}/tables${query}`, { headers });
   return { app, put, tables };

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
 import { TTL_ATTRIBUTE, type ItemBackend } from '../../infra/store/backend.js';
 import { DynamoDbBackend } from '../../infra/store/dynamodb.js';
-import { compareVersions, headerKey, manifestPk, nodesPk, tablePk } from '../../infra/store/keys.js';
+import { compareVersions, headerKey, manifestPk, nodesPk, objectsPk, tablePk } from '../../infra/store/keys.js';
 import { MemoryBackend } from '../../infra/store/memory.js';
 import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
-import { StoreInputError, VersionConflictError, type SnapshotStore } from '../../infra/store/types.js';
+import { StoreCorruptionError, StoreInputError, VersionConflictError, type SnapshotStore } from '../../infra/store/types.js';
 import { exampleSnapshot, syntheticSnapshot } from './support.js';
 
 const RETENTION = 3600;
@@ -106,6 +106,8 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     expect(await ttlOf(headerKey(cluster, '1').pk, headerKey(cluster, '1').sk)).toBe(expected);
     for (const node of ['node-0', 'node-1']) expect(await ttlOf(manifestPk(cluster, '1', s1.snapshotHash, node))).toBe(expected);
     expect(await ttlOf(nodesPk(cluster, '1', s1.snapshotHash))).toBe(expected);
+    expect(await ttlOf(objectsPk(cluster, '1', s1.snapshotHash))).toBe(expected);
+    expect(await ttlOf(objectsPk(cluster, '2', 'synthetic-2'))).toBeUndefined();
     expect(await ttlOf(headerKey(cluster, '2').pk, headerKey(cluster, '2').sk)).toBeUndefined();
     for (const id of Object.keys(s1.nodes['node-0']!.tables)) expect(await ttlOf(tablePk(id))).toBeUndefined();
     expect((await store.getHeader(cluster, '1'))?.expiresAt).toBe(new Date(expected * 1000).toISOString());
@@ -151,6 +153,28 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     const tables = await store.getTables(got!.tableIds);
     expect(tables.get(bigId)).toEqual(node.tables[bigId]);
     expect(tables.size).toBe(Object.keys(node.tables).length);
+  });
+
+  it('keeps the snapshot objects with the version, chunked, checked against their hash on read', async () => {
+    const { backend, store, cluster } = kit();
+    const snap = exampleSnapshot();
+    // Pad the objects past one chunk (the example alone is ~4 KB) so the tail path is read too.
+    const pad = (i: number) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `pad-${i}`, labels: { filler: 'x'.repeat(63) }, annotations: {} } }) as const;
+    const items = [...snap.items, ...Array.from({ length: 5000 }, (_, i) => pad(i))];
+    await store.publish(cluster, '1', { ...snap, items });
+    expect((await backend.getItem({ pk: objectsPk(cluster, '1', snap.snapshotHash), sk: '0' }))?.chunks).toBeGreaterThan(1);
+    expect(await store.getSnapshotObjects(cluster, '1')).toEqual(items);
+    expect(await store.getSnapshotObjects(cluster, '2')).toBeNull();
+    expect(await store.getSnapshotObjects(`${cluster}-other`, '1')).toBeNull();
+
+    // A header that records another hash than the stored bytes have: refused, never answered from.
+    const header = (await backend.getItem(headerKey(cluster, '1')))!;
+    await backend.putItems([{ ...header, objectsHash: 'h0000' }]);
+    await expect(store.getSnapshotObjects(cluster, '1')).rejects.toBeInstanceOf(StoreCorruptionError);
+    // A header written before objects were kept has no hash: no objects, not an error.
+    const { objectsHash: _, ...older } = header;
+    await backend.putItems([older as typeof header]);
+    expect(await store.getSnapshotObjects(cluster, '1')).toBeNull();
   });
 
   it('gives equal node hashes when a node did not change between versions', async () => {

@@ -14,7 +14,7 @@ export function exampleSnapshot(): CompiledSnapshot {
   const parsed = parseSnapshot(raw);
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
   const { ir, stats } = compile(buildCluster(parsed.snapshot));
-  return { snapshotHash: 'example-1', objects: { Pod: stats.pods }, compile: stats, nodes: ir.nodes };
+  return { snapshotHash: 'example-1', objects: { Pod: stats.pods }, compile: stats, nodes: ir.nodes, items: parsed.snapshot.objects };
 }
 
 const CATCH_ALL: IrRule = { action: 'DENY', protocol: 'ANY', srcNetwork: '', srcPortRange: null, dstNetwork: '', dstPortRange: null };
@@ -62,6 +62,8 @@ export function syntheticSnapshot(spec: SyntheticSpec): CompiledSnapshot {
     objects: { Pod: pods, Node: spec.nodes },
     compile: { pods, groups: 3, tables: ids.size, rules: 0, durationMs: 1 },
     nodes,
+    // No cluster objects behind synthetic tables; the example snapshot carries real ones.
+    items: [],
   };
 }
 

@@ -1,0 +1,96 @@
+// How much a node agent fetches after a one-pod change: the bench snapshot, stored as version 1;
+// one pod that a NetworkPolicy selects by label gets another label value, stored as version 2;
+// then every node's tables are fetched the way an agent does, through the real route and store
+// (memory backend): ir with since=1 (the diff), ir in full, nftables with the v1 ETag (304 or the
+// whole script; rendered formats are never diffs) and nftables in full.
+//
+//   node --import tsx bench/diff-size.ts [S|M|L]      (S by default; M and L compile for minutes)
+import { createApp } from '../functions/app.js';
+import { createMemoryStore } from '../infra/store/memory.js';
+import { GENERATORS, type K8sObject, type SizeName } from './generate.js';
+
+const size = (process.argv[2] ?? 'S').toUpperCase() as SizeName;
+if (!(size in GENERATORS)) {
+  console.error('usage: node --import tsx bench/diff-size.ts [S|M|L]');
+  process.exit(2);
+}
+
+/** The first (by namespace/name) NetworkPolicy that selects pods by `app`, and a pod it selects. */
+function podSelectedByLabel(items: readonly K8sObject[]): { pod: K8sObject; policy: K8sObject; app: string } {
+  const policies = items
+    .filter((o) => o.kind === 'NetworkPolicy' && typeof (o.spec as any)?.podSelector?.matchLabels?.app === 'string')
+    .sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`));
+  for (const policy of policies) {
+    const match = (policy.spec as any).podSelector.matchLabels as Record<string, string>;
+    const pod = items.find(
+      (o) => o.kind === 'Pod' && o.metadata.namespace === policy.metadata.namespace && !(o.spec as any)?.hostNetwork && Object.entries(match).every(([k, v]) => o.metadata.labels?.[k] === v),
+    );
+    if (pod) return { pod, policy, app: match.app! };
+  }
+  throw new Error('no NetworkPolicy selects a pod by app label');
+}
+
+const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
+const pct = (part: number, whole: number) => (whole === 0 ? '-' : `${((100 * part) / whole).toFixed(1)}%`);
+
+async function main(): Promise<void> {
+  const app = createApp({ store: createMemoryStore(), access: { kind: 'anonymous' }, logError: (e) => { throw e; } });
+  const v1 = GENERATORS[size]();
+  const v2 = structuredClone(v1);
+  const { pod, policy, app: label } = podSelectedByLabel(v2.items);
+  pod.metadata.labels = { ...pod.metadata.labels, app: `${label}-relabelled` };
+
+  const put = async (rv: string, body: unknown) => {
+    const started = performance.now();
+    const res = await app.request(`/v1/clusters/bench/snapshots/${rv}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (res.status !== 201) throw new Error(`PUT ${rv}: ${res.status} ${await res.text()}`);
+    return { header: ((await res.json()) as { header: { nodes: string[]; tableCount: number } }).header, seconds: (performance.now() - started) / 1000 };
+  };
+  const p1 = await put('1', v1);
+  const p2 = await put('2', v2);
+  const get = async (node: string, query: string, headers: Record<string, string> = {}) => {
+    const res = await app.request(`/v1/clusters/bench/nodes/${node}/tables?${query}`, { headers });
+    const body = await res.text();
+    return { status: res.status, bytes: new TextEncoder().encode(body).length, body, etag: res.headers.get('etag') };
+  };
+
+  console.log(`size ${size}: ${v1.items.length} objects, ${p2.header.nodes.length} nodes; version 1 stored in ${p1.seconds.toFixed(1)} s, version 2 in ${p2.seconds.toFixed(1)} s (compile included)`);
+  console.log(`change: pod ${pod.metadata.namespace}/${pod.metadata.name} (node ${(pod.spec as any).nodeName}) app=${label} → app=${label}-relabelled; NetworkPolicy ${policy.metadata.namespace}/${policy.metadata.name} selected it\n`);
+
+  const rows: string[][] = [];
+  const total = { changed: 0, added: 0, removed: 0, bindings: 0, diffIr: 0, fullIr: 0, nftSent: 0, fullNft: 0 };
+  for (const node of p2.header.nodes) {
+    const diff = await get(node, 'format=ir&since=1');
+    const d = JSON.parse(diff.body) as { full: boolean; tablesAdded: Record<string, unknown>; tablesRemoved: string[]; bindingsChanged: Record<string, unknown> };
+    if (d.full) throw new Error(`node ${node}: expected a diff, got full tables`);
+    const fullIr = await get(node, 'format=ir');
+    const nftV1 = await get(node, 'format=nftables&version=1');
+    // What an nftables agent holding version 1 receives: 304 (no body) or the whole script.
+    const nftSent = await get(node, 'format=nftables', { 'if-none-match': nftV1.etag! });
+    const fullNft = await get(node, 'format=nftables');
+    const changed = nftSent.status !== 304;
+    const [added, removed, bindings] = [Object.keys(d.tablesAdded).length, d.tablesRemoved.length, Object.keys(d.bindingsChanged).length];
+    if (changed !== added + removed + bindings > 0) throw new Error(`node ${node}: the ETag and the diff disagree about a change`);
+    total.changed += +changed;
+    total.added += added;
+    total.removed += removed;
+    total.bindings += bindings;
+    total.diffIr += diff.bytes;
+    total.fullIr += fullIr.bytes;
+    total.nftSent += changed ? nftSent.bytes : 0;
+    total.fullNft += fullNft.bytes;
+    rows.push([node, changed ? 'yes' : 'no', String(added), String(removed), String(bindings), kib(diff.bytes), kib(fullIr.bytes), pct(diff.bytes, fullIr.bytes), changed ? kib(nftSent.bytes) : '304', kib(fullNft.bytes)]);
+  }
+  if (total.changed === 0) throw new Error('the relabel changed no node: pick another pod');
+  rows.push(['all', `${total.changed}/${p2.header.nodes.length}`, String(total.added), String(total.removed), String(total.bindings), kib(total.diffIr), kib(total.fullIr), pct(total.diffIr, total.fullIr), kib(total.nftSent), kib(total.fullNft)]);
+
+  const head = ['node', 'changed', 'tables +', 'tables -', 'bindings', 'ir diff', 'ir full', 'diff/full', 'nft sent', 'nft full'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+  console.log(line(head));
+  console.log(`|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
+  for (const r of rows) console.log(line(r));
+  console.log(`\nir diff: since=1 body (an unchanged node still gets a small "nothing changed" body); nft sent: what an agent with the v1 ETag receives.`);
+}
+
+await main();

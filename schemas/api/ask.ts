@@ -1,0 +1,36 @@
+// Chat-ops bodies: POST /v1/ask and GET /v1/clusters/{cluster}/ask. The question's grammar is
+// the core's (core/ask/parse.ts); here only the envelope.
+import { z } from '@hono/zod-openapi';
+
+export const AskRequestSchema = z
+  .object({
+    question: z.string().openapi({ example: 'can shop/web reach shop/db on 5432?' }),
+    snapshot: z.unknown().optional().openapi({ description: 'as for /v1/verdicts; or name a stored `cluster` instead' }),
+    cluster: z.string().min(1).optional().openapi({ description: 'a stored cluster (needs a token that reads it when tokens are configured)' }),
+    version: z.string().min(1).optional().openapi({ description: 'with `cluster`: a stored resourceVersion (latest by default)' }),
+  })
+  .superRefine((r, ctx) => {
+    if ((r.snapshot === undefined) === (r.cluster === undefined)) ctx.addIssue({ code: 'custom', path: ['cluster'], message: 'give either snapshot or cluster' });
+    if (r.version !== undefined && r.cluster === undefined) ctx.addIssue({ code: 'custom', path: ['version'], message: 'version goes with cluster' });
+  });
+export type AskRequest = z.infer<typeof AskRequestSchema>;
+
+export const AskResponseSchema = z
+  .object({
+    kind: z.enum(['can', 'can-ports', 'who', 'what']),
+    text: z.string().openapi({ description: 'the answer in one sentence' }),
+    chain: z.array(z.string()).optional().openapi({ description: '"can" on one port: each side\'s decision chain, tier by tier' }),
+    cluster: z.string().optional(),
+    version: z.string().optional(),
+  })
+  .loose()
+  .openapi('AskAnswer', { description: 'Also as text/plain (the sentence, then the chain) when the Accept header prefers it. The full answer: the verdict for "can", pod groups for "who"/"what".' });
+
+export const AskErrorSchema = z
+  .object({
+    error: z.string().openapi({ example: 'invalid' }),
+    message: z.string(),
+    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    acceptedForms: z.array(z.string()).optional().openapi({ description: 'example questions, when the question could not be read' }),
+  })
+  .openapi('AskError');

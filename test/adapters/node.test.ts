@@ -1,0 +1,112 @@
+// The Node server (npm start's entry) as a real process: without tokens it stays on loopback and
+// says so; a non-loopback HOST without tokens, or malformed tokens, stop it before it listens.
+// Also the token helper (npm run token) against the server's own check.
+import { spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeToken } from '../support/tokens.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const ENTRY = join(ROOT, 'functions', 'adapters', 'node.ts');
+const BASE_ENV = { PATH: process.env.PATH, HOME: process.env.HOME, STORE: 'memory', PORT: '0' };
+
+interface Exited {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the server until it exits by itself (bad configuration). */
+function runToExit(env: Record<string, string | undefined>): Exited {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', ENTRY], { cwd: ROOT, env: { ...BASE_ENV, ...env }, encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Starts the server, waits for its start-up lines, hands over its URL, then stops it with SIGTERM. */
+async function withServer(env: Record<string, string | undefined>, use: (url: string, log: string) => Promise<void>): Promise<number | null> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], { cwd: ROOT, env: { ...BASE_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.on('data', (d: Buffer) => (log += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    const deadline = Date.now() + 30_000;
+    while (!/access: .*\n/.test(log)) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the server did not start:\n${log}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const url = /listening on (http:\/\/\S+?:\d+)/.exec(log)![1]!;
+    await use(url, log);
+  } finally {
+    child.kill('SIGTERM');
+  }
+  return exited;
+}
+
+describe('Node server start-up', () => {
+  it('without tokens: listens on 127.0.0.1, says why, and stops cleanly on SIGTERM', async () => {
+    const code = await withServer({}, async (url, log) => {
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(log).toContain('no tokens configured (NETPOLC_TOKENS), so listening on loopback only');
+      const res = await fetch(`${url}/v1/clusters/prod/snapshots`);
+      expect(res.status).toBe(200); // anonymous on loopback
+    });
+    expect(code).toBe(0);
+  });
+
+  it('without tokens: refuses a non-loopback HOST', () => {
+    const r = runToExit({ HOST: '0.0.0.0' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('HOST=0.0.0.0 would serve stored clusters to anyone who can connect: no access tokens are configured');
+    expect(r.stdout).not.toContain('listening');
+  });
+
+  it('malformed NETPOLC_TOKENS stop it with the reason, whatever the HOST', () => {
+    for (const HOST of ['127.0.0.1', '0.0.0.0']) {
+      const r = runToExit({ HOST, NETPOLC_TOKENS: `${makeToken('read:cluster=prod').entry} plaintext-token:read:cluster=prod` });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('netpolc: NETPOLC_TOKENS entry 2: must start with the SHA-256 of the token');
+      expect(r.stdout).not.toContain('listening');
+    }
+  });
+
+  it('with tokens: may listen on every interface, and asks for a token', async () => {
+    const reader = makeToken('read:cluster=prod');
+    const code = await withServer({ HOST: '0.0.0.0', NETPOLC_TOKENS: reader.entry }, async (url, log) => {
+      expect(log).toContain('access: 1 token (NETPOLC_TOKENS); /v1/clusters/* needs a bearer token');
+      const local = url.replace('0.0.0.0', '127.0.0.1');
+      expect((await fetch(`${local}/v1/clusters/prod/snapshots`)).status).toBe(401);
+      expect((await fetch(`${local}/v1/clusters/prod/snapshots`, { headers: reader.header })).status).toBe(200);
+      expect((await fetch(`${local}/v1/clusters/prod/snapshots/1`, { method: 'PUT', headers: reader.header, body: '{}' })).status).toBe(403);
+    });
+    expect(code).toBe(0);
+  });
+});
+
+describe('npm run token', () => {
+  const tokenCli = (args: string[], input?: string) =>
+    spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'functions', 'cli', 'token.ts'), ...args], { cwd: ROOT, encoding: 'utf8', input, timeout: 30_000 });
+
+  it('makes a token whose entry the server accepts for exactly that scope', async () => {
+    const r = tokenCli(['new', 'write:cluster=prod']);
+    expect(r.status).toBe(0);
+    const [, token, , entry] = r.stdout.trim().split('\n');
+    expect(entry).toMatch(/^[0-9a-f]{64}:write:cluster=prod$/);
+    expect(entry).not.toContain(token!);
+    const code = await withServer({ NETPOLC_TOKENS: entry }, async (url) => {
+      const put = (cluster: string) => fetch(`${url}/v1/clusters/${cluster}/snapshots/1`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'List', items: [] }) });
+      expect((await put('prod')).status).toBe(201);
+      expect((await put('staging')).status).toBe(403);
+    });
+    expect(code).toBe(0);
+  });
+
+  it('hashes a token from stdin (a trailing newline is not part of it) and refuses bad scopes', () => {
+    const t = makeToken('read:cluster=prod');
+    expect(tokenCli(['hash', 'read:cluster=prod'], `${t.token}\n`).stdout.trim()).toBe(t.entry);
+    const bad = tokenCli(['hash', 'write:cluster=prod,node=n1'], t.token);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('a node scope can only read');
+    expect(tokenCli(['new']).status).toBe(2);
+  });
+});
