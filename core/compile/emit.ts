@@ -151,12 +151,19 @@ function exceptionEntries(p: Partition, pats: Record<Protocol, string[]>, want: 
   return out.sort((a, b) => order[a.protocol] - order[b.protocol] || (a.ports?.[0] ?? 0) - (b.ports?.[0] ?? 0));
 }
 
-/** How many rules rulesOf will make of the entries: compared before any rule is printed. */
-function ruleCount(entries: readonly Entry[]): number {
+/** Each entry makes at least one rule per range (one in all when it covers both families). */
+function ruleLowerBound(entries: readonly Entry[]): number {
+  let n = 0;
+  for (const e of entries) n += isWhole(e.ranges) ? 1 : e.ranges.length;
+  return n;
+}
+
+/** How many rules rulesOf will make of the entries, or `cap` once it is clear there are at least that many. */
+function ruleCount(entries: readonly Entry[], cap = Infinity): number {
   let n = 0;
   for (const e of entries) {
     if (isWhole(e.ranges)) n++;
-    else for (const r of e.ranges) n += r.point !== undefined ? 1 : cidrCount(r);
+    else for (const r of e.ranges) if ((n += r.point !== undefined ? 1 : cidrCount(r, cap - n)) >= cap) return cap;
   }
   return n;
 }
@@ -173,6 +180,14 @@ export function emitTable(p: Partition, dir: Direction): IrRule[] {
   // The shorter one wins (counted before printing; a tie keeps the permit list).
   const permits = exceptionEntries(p, pats, '1');
   const denies = exceptionEntries(p, pats, '0');
-  if (ruleCount(denies) < ruleCount(permits)) return [...rulesOf(p, denies, 'DENY', dir), catchAll('PERMIT')];
-  return [...rulesOf(p, permits, 'PERMIT', dir), catchAll('DENY')];
+  // Count the likelier winner in full, the other only as far as it could still win.
+  let denyWins: boolean;
+  if (ruleLowerBound(denies) < ruleLowerBound(permits)) {
+    const d = ruleCount(denies);
+    denyWins = d < ruleCount(permits, d + 1);
+  } else {
+    const n = ruleCount(permits);
+    denyWins = ruleLowerBound(denies) < n && ruleCount(denies, n) < n;
+  }
+  return denyWins ? [...rulesOf(p, denies, 'DENY', dir), catchAll('PERMIT')] : [...rulesOf(p, permits, 'PERMIT', dir), catchAll('DENY')];
 }

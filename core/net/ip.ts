@@ -97,21 +97,28 @@ function formatV4(n: number): string {
   return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
 }
 
-/** rangeToCidrs(r).length, without formatting: lets the compiler compare rule lists before printing them. */
-export function cidrCount(r: IpRange): number {
+/** Size (log2) of the largest CIDR block starting at lo (IPv4, as a number) that does not pass hi. */
+function v4Block(lo: number, hi: number): number {
+  const aligned = lo === 0 ? 32 : 31 - Math.clz32((lo & -lo) >>> 0);
+  const span = hi - lo + 1;
+  const fits = span >= 2 ** 32 ? 32 : 31 - Math.clz32(span);
+  return aligned < fits ? aligned : fits;
+}
+
+/**
+ * rangeToCidrs(r).length without formatting, or `cap` as soon as the count reaches it: lets the
+ * compiler compare rule lists before printing either.
+ */
+export function cidrCount(r: IpRange, cap = Infinity): number {
+  if (r.family !== 4) return Math.min(cap, rangeToCidrs(r).length);
   let n = 0;
-  if (r.family === 4) {
-    let lo = Number(r.lo);
-    const hi = Number(r.hi);
-    while (lo <= hi) {
-      let size = lo === 0 ? 32 : 31 - Math.clz32((lo & -lo) >>> 0);
-      while (size > 0 && lo + 2 ** size - 1 > hi) size--;
-      n++;
-      lo += 2 ** size;
-    }
-    return n;
+  let lo = Number(r.lo);
+  const hi = Number(r.hi);
+  while (lo <= hi && n < cap) {
+    n++;
+    lo += 2 ** v4Block(lo, hi);
   }
-  return rangeToCidrs(r).length;
+  return n;
 }
 
 /** Splits an inclusive interval into the minimal list of CIDR blocks covering it exactly. */
@@ -122,9 +129,7 @@ export function rangeToCidrs(r: IpRange): string[] {
     let lo = Number(r.lo);
     const hi = Number(r.hi);
     while (lo <= hi) {
-      // Largest aligned block starting at lo (lo's lowest set bit) that does not pass hi.
-      let size = lo === 0 ? 32 : 31 - Math.clz32((lo & -lo) >>> 0);
-      while (size > 0 && lo + 2 ** size - 1 > hi) size--;
+      const size = v4Block(lo, hi);
       out.push(`${formatV4(lo)}/${32 - size}`);
       lo += 2 ** size;
     }
