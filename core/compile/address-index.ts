@@ -64,8 +64,8 @@ export function addressIndex(cluster: Cluster): AddressIndex {
   return index;
 }
 
-/** First point index whose value is ≥ v. */
-export function lowerBound(values: readonly bigint[], v: bigint): number {
+/** First index of a sorted list whose value is ≥ v (addresses, or point indexes). */
+export function lowerBound<T extends number | bigint>(values: ArrayLike<T>, v: T): number {
   let lo = 0;
   let hi = values.length;
   while (lo < hi) {

@@ -97,18 +97,6 @@ function representative(cluster: Cluster, index: AddressIndex, classing: Classin
   return { kind: 'node', node: cluster.nodes[owner - index.podCount]!, ip: ip(value) };
 }
 
-/** First position in a sorted list of point indexes whose value is ≥ p. */
-function lowerBoundInt(list: ArrayLike<number>, p: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid]! < p) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 function familyCells(index: AddressIndex, classing: Classing, family: Family, ranges: readonly IpRange[], cells: Cell[]): FamilyCells {
   const intervals = elementaryIntervals(family, ranges);
   const values = index.families[family].values;
@@ -127,9 +115,9 @@ function familyCells(index: AddressIndex, classing: Classing, family: Family, ra
     let start = 0;
     while (start < list.length) {
       const hiPoint = i + 1 < intervals.length ? pointLo[i + 1]! : values.length;
-      const end = lowerBoundInt(list, hiPoint);
-      const removedStart = lowerBoundInt(removed, pointLo[i]!);
-      const removedEnd = lowerBoundInt(removed, hiPoint);
+      const end = lowerBound(list, hiPoint);
+      const removedStart = lowerBound(removed, pointLo[i]!);
+      const removedEnd = lowerBound(removed, hiPoint);
       const size = end - start - (removedEnd - removedStart);
       if (size > 0) {
         cells.push({ family, interval: i, cls: c, start, end, removedStart, removedEnd, size });
