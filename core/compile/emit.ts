@@ -10,7 +10,7 @@ import { lowerBound, type AddressIndex } from './address-index.js';
 import { forEachPoint, type Partition } from './partition.js';
 
 /** A merged address range; `point` is set when it is one pod's or node's address (the common case). */
-type Range = Interval & { readonly family: Family; readonly point?: number };
+type Range = Interval & { readonly family: Family; readonly point?: number | undefined };
 
 /** Per protocol and segment, which cells are allowed ('1') or not ('0'), one character per cell. */
 function patterns(p: Partition): Record<Protocol, string[]> {
@@ -27,47 +27,64 @@ function patterns(p: Partition): Record<Protocol, string[]> {
 }
 
 /** Point indexes of the given cells (class cells only), in address order. */
-function pointsOf(p: Partition, cellIds: readonly number[]): Int32Array {
+function pointsOf(p: Partition, cellIds: readonly number[], pattern: string, want: number, deviating: boolean): Int32Array {
+  // cellIds[0] is the interval's external cell; the class cells follow.
   let n = 0;
-  for (const k of cellIds) n += p.cells[k]!.size;
+  let lists = 0;
+  for (let j = 1; j < cellIds.length; j++) {
+    const k = cellIds[j]!;
+    if ((pattern.charCodeAt(k) === want) === deviating) {
+      n += p.cells[k]!.size;
+      lists++;
+    }
+  }
   const out = new Int32Array(n);
+  if (n === 0) return out;
   let at = 0;
-  for (const k of cellIds) forEachPoint(p.classing, p.cells[k]!, (pt) => (out[at++] = pt));
-  return cellIds.length > 1 ? out.sort() : out;
+  for (let j = 1; j < cellIds.length; j++) {
+    const k = cellIds[j]!;
+    if ((pattern.charCodeAt(k) === want) === deviating) forEachPoint(p.classing, p.cells[k]!, (pt) => (out[at++] = pt));
+  }
+  return lists > 1 ? out.sort() : out;
 }
 
 /** The addresses of the cells a pattern marks with `want`, as merged ranges in address order. */
-function addressesOf(p: Partition, pattern: string, want: string): Range[] {
-  const out: Range[] = [];
+function addressesOf(p: Partition, pattern: string, wantChar: string): Range[] {
+  const want = wantChar.charCodeAt(0);
+  // One object shape for every range (mutated while merging): no per-merge allocation.
+  const out: { family: Family; lo: bigint; hi: bigint; point: number | undefined }[] = [];
   const push = (family: Family, lo: bigint, hi: bigint, point?: number) => {
     const last = out[out.length - 1];
-    if (last && last.family === family && last.hi + 1n === lo) out[out.length - 1] = { family, lo: last.lo, hi };
-    else out.push(point === undefined ? { family, lo, hi } : { family, lo, hi, point });
+    if (last && last.family === family && last.hi + 1n === lo) {
+      last.hi = hi;
+      last.point = undefined;
+    } else out.push({ family, lo, hi, point });
   };
   for (const family of [4, 6] as Family[]) {
     const fc = p.families[family];
     const { values, adjacent } = p.index.families[family];
-    fc.intervals.forEach((iv, i) => {
-      const [ext, ...classCells] = fc.cellsOf[i]!;
-      if (pattern[ext!] === want) {
+    for (let i = 0; i < fc.intervals.length; i++) {
+      const iv = fc.intervals[i]!;
+      const cellIds = fc.cellsOf[i]!;
+      if (pattern.charCodeAt(cellIds[0]!) === want) {
         // The whole interval but the points of cells that do not deviate.
         let cur = iv.lo;
-        for (const h of pointsOf(p, classCells.filter((k) => pattern[k] !== want))) {
+        for (const h of pointsOf(p, cellIds, pattern, want, false)) {
           const v = values[h]!;
           if (v > cur) push(family, cur, v - 1n);
           cur = v + 1n;
         }
         if (cur <= iv.hi) push(family, cur, iv.hi);
-        return;
+        continue;
       }
-      const pts = pointsOf(p, classCells.filter((k) => pattern[k] === want));
+      const pts = pointsOf(p, cellIds, pattern, want, true);
       for (let a = 0; a < pts.length; ) {
         let b = a;
         while (b + 1 < pts.length && pts[b + 1] === pts[b]! + 1 && adjacent[pts[b]!]) b++;
         push(family, values[pts[a]!]!, values[pts[b]!]!, a === b ? pts[a] : undefined);
         a = b + 1;
       }
-    });
+    }
   }
   return out;
 }
