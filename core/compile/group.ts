@@ -1,7 +1,7 @@
 // Pods that the same policies select (with the same resolved named ports) compile to the
 // same table: their policy signature is the grouping key.
 import type { Cluster } from '../cluster.js';
-import { subjectSelects } from '../evaluate/match.js';
+import { subjectPolicies, type SubjectPolicies } from '../evaluate/decide.js';
 import { rulesFor, type Direction, type Peer, type Policy, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 
@@ -12,6 +12,8 @@ export interface Group {
   readonly representative: PodInfo;
   /** Policies that select the pod for this direction, in tier order. */
   readonly policies: readonly Policy[];
+  /** The same, per tier, as the verdict engine reads them. */
+  readonly sp: SubjectPolicies;
   readonly rules: readonly Rule[];
 }
 
@@ -22,9 +24,9 @@ function isRelative(p: Peer): boolean {
 }
 
 export function groupOf(cluster: Cluster, pod: PodInfo, dir: Direction): Group {
-  const nps = (cluster.policies.byNamespace.get(pod.namespace) ?? []).filter((p) => rulesFor(p, dir) !== null && subjectSelects(cluster, p, pod));
-  const selecting = (list: readonly Policy[]) => list.filter((p) => (rulesFor(p, dir)?.length ?? 0) > 0 && subjectSelects(cluster, p, pod));
-  const policies = [...selecting(cluster.policies.admin), ...nps, ...selecting(cluster.policies.baseline)];
+  // The engine's own reading of which policies select the pod (decide.ts), kept for partition.
+  const sp = subjectPolicies(cluster, dir, pod);
+  const policies = [...sp.admin, ...sp.nps, ...sp.baseline];
   const rules = policies.flatMap((p) => rulesFor(p, dir)!);
   const parts: string[] = [dir, policies.map((p) => p.id).join(',')];
   // The proposal's namespace annotation isolates ingress by itself.
@@ -36,5 +38,5 @@ export function groupOf(cluster: Cluster, pod: PodInfo, dir: Direction): Group {
     const names = new Set(rules.flatMap((r) => (r.ports ?? []).filter((m) => m.type === 'named').map((m) => (m.type === 'named' ? m.name : ''))));
     if (names.size > 0) parts.push(pod.namedPorts.filter((np) => names.has(np.name)).map((np) => `${np.name}=${np.port}/${np.protocol}`).sort().join(','));
   }
-  return { signature: parts.join('|'), dir, representative: pod, policies, rules };
+  return { signature: parts.join('|'), dir, representative: pod, policies, sp, rules };
 }

@@ -5,7 +5,7 @@
 // addresses. A cell's addresses are a slice of its class's sorted point list, so cells are
 // found by binary search, not by visiting pods.
 import type { Cluster } from '../cluster.js';
-import { decide, destinationOf, peerCandidates, subjectPolicies } from '../evaluate/decide.js';
+import { decide, destinationOf, peerCandidates } from '../evaluate/decide.js';
 import type { Endpoint } from '../evaluate/endpoint.js';
 import { elementaryIntervals, intervalIndex, portSegments, type Interval } from '../net/intervals.js';
 import type { Family, IpRange } from '../net/ip.js';
@@ -97,10 +97,25 @@ function representative(cluster: Cluster, index: AddressIndex, classing: Classin
   return { kind: 'node', node: cluster.nodes[owner - index.podCount]!, ip: ip(value) };
 }
 
+// Groups share CIDR sets (an ANP's networks, the same ipBlocks in many NetworkPolicies): cut each once.
+const cutsCache = new WeakMap<AddressIndex, Map<string, { intervals: Interval[]; pointLo: number[] }>>();
+
+function cutsOf(index: AddressIndex, family: Family, ranges: readonly IpRange[]): { intervals: Interval[]; pointLo: number[] } {
+  const byKey = cutsCache.get(index) ?? cutsCache.set(index, new Map()).get(index)!;
+  const key = `${family}|${ranges.filter((r) => r.family === family).map((r) => `${r.lo}-${r.hi}`).join(',')}`;
+  let hit = byKey.get(key);
+  if (!hit) {
+    const intervals = elementaryIntervals(family, ranges);
+    const values = index.families[family].values;
+    hit = { intervals, pointLo: intervals.map((iv) => lowerBound(values, iv.lo)) };
+    byKey.set(key, hit);
+  }
+  return hit;
+}
+
 function familyCells(index: AddressIndex, classing: Classing, family: Family, ranges: readonly IpRange[], cells: Cell[]): FamilyCells {
-  const intervals = elementaryIntervals(family, ranges);
+  const { intervals, pointLo } = cutsOf(index, family, ranges);
   const values = index.families[family].values;
-  const pointLo = intervals.map((iv) => lowerBound(values, iv.lo));
   const cellsOf: number[][] = intervals.map((_, i) => {
     cells.push({ family, interval: i, cls: 0, start: 0, end: 0, removedStart: 0, removedEnd: 0, size: 0 });
     return [cells.length - 1];
@@ -158,7 +173,7 @@ export function partition(cluster: Cluster, group: Group, classing: Classing): P
 
   // Cells whose peers match the same rules decide alike on every port: one verdict row per
   // distinct candidate list (and, for egress named ports, per destination class).
-  const sp = subjectPolicies(cluster, group.dir, subject);
+  const sp = group.sp;
   const verdicts = new Uint8Array(cells.length * segmentCount);
   const rows = new Map<string, number>();
   cells.forEach((cell, k) => {
