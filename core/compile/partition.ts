@@ -84,13 +84,22 @@ function namedPortNumbers(cluster: Cluster, name: string): number[] {
   return out;
 }
 
+/** The first point of a class cell (cells are never empty). */
+function firstPoint(classing: Classing, cell: Cell): number {
+  const list = classing.members[cell.family][cell.cls]!;
+  const removed = classing.removed[cell.family].get(cell.cls) ?? EMPTY;
+  let r = cell.removedStart;
+  for (let q = cell.start; q < cell.end; q++) {
+    if (r < cell.removedEnd && removed[r] === list[q]) r++;
+    else return list[q]!;
+  }
+  throw new Error('empty cell');
+}
+
 function representative(cluster: Cluster, index: AddressIndex, classing: Classing, cell: Cell, lo: bigint): Endpoint {
   const ip = (value: bigint) => ({ family: cell.family, value });
   if (cell.cls === 0) return { kind: 'external', ip: ip(lo) };
-  let point = -1;
-  forEachPoint(classing, cell, (pt) => {
-    if (point < 0) point = pt;
-  });
+  const point = firstPoint(classing, cell);
   const owner = index.families[cell.family].owner[point]!;
   const value = index.families[cell.family].values[point]!;
   if (owner < index.podCount) return { kind: 'pod', pod: cluster.pods[owner]!, ip: ip(value) };
