@@ -56,11 +56,18 @@ function pairRules(own: readonly ParsedRule[], other: readonly ParsedRule[], own
 /** The other side's rules scoped to one local pod address (BuildGlobalTable: "change rule's source IP from ANY to pod's IP address"). */
 function scoped(rules: readonly IrRule[], podIps: readonly string[], mode: CombineMode): IrRule[] {
   const out: IrRule[] = [];
+  // Explicit literals, hosts and families computed once: node-global tables hold every local pod's rules.
+  const hosts = podIps.map((ip) => ({ net: host(ip), v6: ip.includes(':') }));
   for (const r of rules) {
     const peerNet = mode === 'from-pod' ? r.srcNetwork : r.dstNetwork;
-    for (const ip of podIps) {
-      if (peerNet && peerNet.includes(':') !== ip.includes(':')) continue;
-      out.push(mode === 'from-pod' ? { ...r, dstNetwork: host(ip) } : { ...r, srcNetwork: host(ip) });
+    const peerV6 = peerNet.includes(':');
+    for (const h of hosts) {
+      if (peerNet && peerV6 !== h.v6) continue;
+      out.push(
+        mode === 'from-pod'
+          ? { action: r.action, protocol: r.protocol, srcNetwork: r.srcNetwork, srcPortRange: r.srcPortRange, dstNetwork: h.net, dstPortRange: r.dstPortRange }
+          : { action: r.action, protocol: r.protocol, srcNetwork: h.net, srcPortRange: r.srcPortRange, dstNetwork: r.dstNetwork, dstPortRange: r.dstPortRange },
+      );
     }
   }
   return out;

@@ -189,7 +189,11 @@ export function partition(cluster: Cluster, group: Group, classing: Classing): P
     const fc = families[cell.family];
     const rep = representative(cluster, index, classing, cell, fc.intervals[cell.interval]!.lo);
     const cand = peerCandidates(cluster, sp, rep);
-    const key = `${[cand.admin, cand.np, cand.baseline].map((hits) => hits.map((h) => ruleId(h.rule)).join(',')).join('|')}${group.dir === 'egress' && names.size > 0 ? `@${cell.cls}` : ''}`;
+    let key = group.dir === 'egress' && names.size > 0 ? `@${cell.cls}` : '';
+    for (const hits of [cand.admin, cand.np, cand.baseline]) {
+      key += '|';
+      for (const h of hits) key += `${ruleId(h.rule)},`;
+    }
     const same = rows.get(key);
     if (same !== undefined) {
       verdicts.copyWithin(k * segmentCount, same * segmentCount, (same + 1) * segmentCount);
