@@ -4,8 +4,9 @@
 // (memory backend): ir with since=1 (the diff), ir in full, nftables with the v1 ETag (304 or the
 // whole script; rendered formats are never diffs) and nftables in full.
 //
-//   node --import tsx bench/diff-size.ts [S|M|L]      (S by default; M and L compile for minutes)
+//   node --import tsx bench/diff-size.ts [S|M|L]      (S by default)
 import { createApp } from '../functions/app.js';
+import { nodeSha256Hex } from '../functions/node-sha256.js';
 import { createMemoryStore } from '../infra/store/memory.js';
 import { GENERATORS, type K8sObject, type SizeName } from './generate.js';
 
@@ -34,7 +35,7 @@ const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 const pct = (part: number, whole: number) => (whole === 0 ? '-' : `${((100 * part) / whole).toFixed(1)}%`);
 
 async function main(): Promise<void> {
-  const app = createApp({ store: createMemoryStore(), access: { kind: 'anonymous' }, logError: (e) => { throw e; } });
+  const app = createApp({ store: createMemoryStore(), access: { kind: 'anonymous' }, sha256Hex: nodeSha256Hex, logError: (e) => { throw e; } });
   const v1 = GENERATORS[size]();
   const v2 = structuredClone(v1);
   const { pod, policy, app: label } = podSelectedByLabel(v2.items);
