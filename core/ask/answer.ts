@@ -8,7 +8,8 @@ import { evaluate, type Verdict } from '../evaluate/engine.js';
 import { FlowError, resolveFlow } from '../evaluate/resolve.js';
 import type { Protocol } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
-import { describePods, nameOf, podOf, portOn, reasonOf } from './describe.js';
+import { reasonOf } from '../evaluate/explain.js';
+import { describePods, nameOf, podOf, portOn } from './describe.js';
 import { isParseFailure, parseQuestion, type ParseFailure, type Query } from './parse.js';
 import { formatPorts, MAX_EVALUATIONS, newWork, probe, protocolsOf, reach, rulesOf, type PortRanges, type ReachClass, type SetQuery } from './reach.js';
 

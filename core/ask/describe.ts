@@ -1,10 +1,9 @@
-// How answers name things: endpoints ("10.0.0.7 (pod shop/web)"), ports on a destination, the
-// rule that decided a verdict, and pod sets by namespace and workload label.
+// How answers name things: endpoints ("10.0.0.7 (pod shop/web)"), ports on a destination, and
+// pod sets by namespace and workload label (the deciding rule: evaluate/explain.ts).
 import type { Cluster } from '../cluster.js';
-import type { SideVerdict, Verdict } from '../evaluate/engine.js';
 import { FlowError, type EndpointSpec } from '../evaluate/resolve.js';
 import { parseIp } from '../net/ip.js';
-import { describePolicy, PROTOCOLS, type Protocol } from '../policy/model.js';
+import { PROTOCOLS, type Protocol } from '../policy/model.js';
 import { ipKey, type IpOwner, type PodInfo } from '../snapshot/cluster.js';
 
 const ownerOf = (cluster: Cluster, spec: EndpointSpec): IpOwner | undefined => {
@@ -32,30 +31,6 @@ export function portOn(cluster: Cluster, to: EndpointSpec, port: number | string
   const np = namedPort(podOf(cluster, to), port, protocol);
   if (!np) throw new FlowError('port', `${nameOf(cluster, to)} has no ${protocol ? `${protocol} ` : ''}port named "${port}"`);
   return { ...np, text: `${np.protocol} ${np.port} (${port})` };
-}
-
-const ruleText = (s: SideVerdict) => `${describePolicy(s.policy!)} rule ${s.rule!.index}${s.rule!.name ? ` "${s.rule!.name}"` : ''}`;
-/** A Pass is part of why: the Admin tier delegated the decision. */
-function passedDown(s: SideVerdict): string {
-  const pass = s.trace.find((t) => t.outcome === 'pass');
-  return pass?.policy ? ` after ${describePolicy(pass.policy)} passed it down` : '';
-}
-
-/** The clause after the dash: which rule on which side decided. */
-export function reasonOf(v: Verdict): string {
-  if (v.reason === 'loopback') return 'a pod can always reach itself';
-  if (v.reason === 'node-local') return "traffic from the pod's own node is always allowed";
-  const sides = (['egress', 'ingress'] as const).flatMap((dir) => (v[dir] ? [{ dir, s: v[dir]! }] : []));
-  if (v.allowed) {
-    const decided = sides.filter(({ s }) => s.policy !== null);
-    if (decided.length === 0) return `allowed by default${sides.map(({ s }) => passedDown(s)).find((p) => p) ?? ': no policy decides'}`;
-    return decided.map(({ dir, s }) => `${decided.length > 1 ? `${dir} ` : ''}allowed by ${ruleText(s)}${passedDown(s)}`).join(' and ');
-  }
-  return sides
-    .filter(({ s }) => !s.allowed)
-    // No deciding policy on a denied side: NetworkPolicy isolation, whose message names the policies.
-    .map(({ dir, s }) => (s.policy ? `denied at ${dir} by ${ruleText(s)}${passedDown(s)}` : `denied at ${dir}: ${s.trace[s.trace.length - 1]?.message}`))
-    .join(' and ');
 }
 
 // Preferred when several labels pick out the same pods; hash and per-pod labels never name a workload.

@@ -8,9 +8,9 @@
 import type { Cluster } from '../cluster.js';
 import { groupOf } from '../compile/group.js';
 import { subjectPod, type Endpoint, type Flow } from '../evaluate/endpoint.js';
-import { evaluate, evaluateSide } from '../evaluate/engine.js';
+import { evaluate } from '../evaluate/engine.js';
+import { allowedRanges, intersectRanges, sideRuns, type PortRange } from '../evaluate/side-runs.js';
 import { FlowError, resolveFlow, type EndpointSpec } from '../evaluate/resolve.js';
-import { portSegments } from '../net/intervals.js';
 import { rangeContains } from '../net/ip.js';
 import { PROTOCOLS, type Direction, type Peer, type Protocol, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
@@ -26,14 +26,6 @@ export type SetQuery = Extract<Query, { kind: 'who' | 'what' }>;
 /** Host-network pods are never subjects: none of their rules apply. */
 export const rulesOf = (cluster: Cluster, pod: PodInfo | null, dir: Direction): readonly Rule[] => (pod && !pod.hostNetwork ? groupOf(cluster, pod, dir).rules : []);
 
-/** Port cuts per protocol: inside one segment every rule involved answers alike. */
-function cutsOf(rules: readonly Rule[], destination: PodInfo | null): Record<Protocol, [number, number][]> {
-  const cuts: Record<Protocol, [number, number][]> = { TCP: [], UDP: [], SCTP: [] };
-  for (const r of rules) for (const m of r.ports ?? []) if (m.type === 'range') cuts[m.protocol].push([m.lo, m.hi]);
-  for (const np of destination?.namedPorts ?? []) cuts[np.protocol].push([np.port, np.port]);
-  return cuts;
-}
-
 /** Engine calls made (a whole flow or one side), and side results shared between classes. */
 export interface Work {
   evaluations: number;
@@ -41,15 +33,7 @@ export interface Work {
 }
 export const newWork = (): Work => ({ evaluations: 0, sides: new Map() });
 
-const EVERY: [number, number][] = [[1, 65535]];
-function intersect(a: readonly [number, number][], b: readonly [number, number][]): [number, number][] {
-  const out: [number, number][] = [];
-  for (let i = 0, j = 0; i < a.length && j < b.length; a[i]![1] < b[j]![1] ? i++ : j++) {
-    const [lo, hi] = [Math.max(a[i]![0], b[j]![0]), Math.min(a[i]![1], b[j]![1])];
-    if (lo <= hi) out.push([lo, hi]);
-  }
-  return out;
-}
+const EVERY: PortRange[] = [[1, 65535]];
 
 /** Sides probed over every port: rules of each, keys to share a side's result between classes, which side to try first. */
 export interface Sides {
@@ -85,15 +69,8 @@ export function probe(cluster: Cluster, from: EndpointSpec, to: EndpointSpec, pr
     const key = keys[dir] === undefined ? undefined : `${dir}|${protocol}|${flow.family}|${keys[dir]}`;
     const seen = key === undefined ? undefined : work.sides.get(key);
     if (seen) return seen;
-    const allowed: [number, number][] = [];
+    const allowed = allowedRanges(sideRuns(cluster, dir, subject, peer, flow, rules, protocol, work));
     if (key !== undefined) work.sides.set(key, allowed);
-    for (const [lo, hi] of portSegments(cutsOf(rules, dst)[protocol])) {
-      work.evaluations++;
-      if (!evaluateSide(cluster, dir, subject, peer, { ...flow, port: lo, protocol }).allowed) continue;
-      const last = allowed[allowed.length - 1];
-      if (last && last[1] + 1 === lo) last[1] = hi;
-      else allowed.push([lo, hi]);
-    }
     return allowed;
   };
   const egress = (protocol: Protocol) => side('egress', src, flow.to, at.egress, protocol);
@@ -102,7 +79,7 @@ export function probe(cluster: Cluster, from: EndpointSpec, to: EndpointSpec, pr
   const [a, b] = first === 'egress' ? [egress, ingress] : [ingress, egress];
   return Object.fromEntries(protocols.map((p) => {
     const one = a(p);
-    return [p, one.length === 0 ? [] : intersect(one, b(p))];
+    return [p, one.length === 0 ? [] : intersectRanges(one, b(p))];
   }));
 }
 
