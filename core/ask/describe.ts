@@ -5,6 +5,7 @@ import { FlowError, type EndpointSpec } from '../evaluate/resolve.js';
 import { parseIp } from '../net/ip.js';
 import { PROTOCOLS, type Protocol } from '../policy/model.js';
 import { ipKey, type IpOwner, type PodInfo } from '../snapshot/cluster.js';
+import { NOT_WORKLOAD, WORKLOAD_KEYS } from '../snapshot/workload.js';
 
 const ownerOf = (cluster: Cluster, spec: EndpointSpec): IpOwner | undefined => {
   if ('pod' in spec) return cluster.podByKey.has(spec.pod) ? { kind: 'pod', pod: cluster.podByKey.get(spec.pod)! } : undefined;
@@ -33,9 +34,6 @@ export function portOn(cluster: Cluster, to: EndpointSpec, port: number | string
   return { ...np, text: `${np.protocol} ${np.port} (${port})` };
 }
 
-// Preferred when several labels pick out the same pods; hash and per-pod labels never name a workload.
-export const WORKLOAD_KEYS = ['app.kubernetes.io/name', 'app', 'k8s-app', 'name', 'app.kubernetes.io/component', 'component'];
-export const NOT_WORKLOAD = new Set(['pod-template-hash', 'controller-revision-hash', 'pod-template-generation', 'statefulset.kubernetes.io/pod-name', 'apps.kubernetes.io/pod-index']);
 
 /**
  * Whole namespaces ("all 12 pods of namespace shop"), else labels that pick out exactly some

@@ -9,7 +9,9 @@ import type { Cluster } from '../cluster.js';
 import { groupOf } from '../compile/group.js';
 import { subjectPod, type Endpoint, type Flow } from '../evaluate/endpoint.js';
 import { evaluate } from '../evaluate/engine.js';
-import { allowedRanges, intersectRanges, sideRuns, type PortRange } from '../evaluate/side-runs.js';
+import { allowedRanges, formatPorts, intersectRanges, sideRuns, type PortRange, type PortRanges } from '../evaluate/side-runs.js';
+
+export { formatPorts, type PortRanges } from '../evaluate/side-runs.js';
 import { FlowError, resolveFlow, type EndpointSpec } from '../evaluate/resolve.js';
 import { rangeContains } from '../net/ip.js';
 import { PROTOCOLS, type Direction, type Peer, type Protocol, type Rule } from '../policy/model.js';
@@ -19,8 +21,6 @@ import type { Query } from './parse.js';
 
 export const MAX_EVALUATIONS = 300_000;
 
-/** Allowed inclusive port ranges per protocol asked about. */
-export type PortRanges = Partial<Record<Protocol, [number, number][]>>;
 export type SetQuery = Extract<Query, { kind: 'who' | 'what' }>;
 
 /** Host-network pods are never subjects: none of their rules apply. */
@@ -83,18 +83,6 @@ export function probe(cluster: Cluster, from: EndpointSpec, to: EndpointSpec, pr
   }));
 }
 
-const isEveryPort = (r: readonly [number, number][] | undefined) => r?.length === 1 && r[0]![0] === 1 && r[0]![1] === 65535;
-/** "all ports", "TCP 5432", "all UDP ports and TCP 80, 443, 8000-8999"; "" for none. */
-export function formatPorts(ranges: PortRanges, protocols: readonly Protocol[]): string {
-  if (protocols.length === PROTOCOLS.length && protocols.every((p) => isEveryPort(ranges[p]))) return 'all ports';
-  const each = protocols.filter((p) => (ranges[p]?.length ?? 0) > 0).map((p) => {
-    const r = ranges[p]!;
-    if (isEveryPort(r)) return `all ${p} ports`;
-    const shown = r.slice(0, 6).map(([lo, hi]) => (lo === hi ? `${lo}` : `${lo}-${hi}`));
-    return `${p} ${shown.join(', ')}${r.length > 6 ? ` and ${r.length - 6} more ranges` : ''}`;
-  });
-  return each.join(' and ');
-}
 export const protocolsOf = (q: Query): readonly Protocol[] => (q.protocol ? [q.protocol] : PROTOCOLS);
 
 /** Pods every rule treats alike, and what the one evaluated for them all found. */

@@ -4,12 +4,14 @@
 // runs. Chat-ops ("can A reach B?" without a port) and previews read sides this way.
 import type { Cluster } from '../cluster.js';
 import { portSegments } from '../net/intervals.js';
-import type { PolicyRef, Direction, Protocol, Rule } from '../policy/model.js';
+import { PROTOCOLS, type Direction, type PolicyRef, type Protocol, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import type { Endpoint, Flow } from './endpoint.js';
 import { evaluateSide, type SideVerdict } from './engine.js';
 
 export type PortRange = [number, number];
+/** Inclusive port ranges per protocol, sorted and disjoint. */
+export type PortRanges = Partial<Record<Protocol, PortRange[]>>;
 
 /** A maximal port range over which the side decides the same way (same rule, same Pass). */
 export interface SideRun {
@@ -73,4 +75,17 @@ export function intersectRanges(a: readonly PortRange[], b: readonly PortRange[]
     if (lo <= hi) out.push([lo, hi]);
   }
   return out;
+}
+
+const isEveryPort = (r: readonly PortRange[] | undefined) => r?.length === 1 && r[0]![0] === 1 && r[0]![1] === 65535;
+/** "all ports", "TCP 5432", "all UDP ports and TCP 80, 443, 8000-8999"; "" for none. */
+export function formatPorts(ranges: PortRanges, protocols: readonly Protocol[]): string {
+  if (protocols.length === PROTOCOLS.length && protocols.every((p) => isEveryPort(ranges[p]))) return 'all ports';
+  const each = protocols.filter((p) => (ranges[p]?.length ?? 0) > 0).map((p) => {
+    const r = ranges[p]!;
+    if (isEveryPort(r)) return `all ${p} ports`;
+    const shown = r.slice(0, 6).map(([lo, hi]) => (lo === hi ? `${lo}` : `${lo}-${hi}`));
+    return `${p} ${shown.join(', ')}${r.length > 6 ? ` and ${r.length - 6} more ranges` : ''}`;
+  });
+  return each.join(' and ');
 }
