@@ -36,23 +36,26 @@ export class SubjectGroups {
   }
 }
 
+/** The peers towards which a side may differ: every peer, or these class ids. */
+export type Found = 'all' | ReadonlySet<number>;
+
 export interface Candidates {
-  /** Classes every flow from which is a candidate. */
-  readonly allFrom: ReadonlySet<number>;
-  /** Classes every flow to which is a candidate. */
-  readonly allTo: ReadonlySet<number>;
-  /** Other candidate pairs, as `from * classes + to`. */
-  readonly pairs: ReadonlySet<number>;
+  /** Per class id: the peers its egress side may differ towards (null: only changed peers). */
+  readonly egress: readonly (Found | null)[];
+  /** Per class id: the peers its ingress side may differ towards. */
+  readonly ingress: readonly (Found | null)[];
+  /** Classes whose facts changed: every flow from or to them may differ. */
+  readonly changed: ReadonlySet<number>;
 }
 
-type Found = 'all' | ReadonlySet<number>;
+/** Which sides of a candidate pair may differ; a side that may not is the same in both snapshots. */
+export interface Dirty {
+  readonly egress: boolean;
+  readonly ingress: boolean;
+}
 
 export function findCandidates(classes: Classes, groups: SubjectGroups, contents: PolicyContents): Candidates {
   const { clusters } = groups;
-  const n = classes.all.length;
-  const allFrom = new Set<number>();
-  const allTo = new Set<number>();
-  const pairs = new Set<number>();
   const peerMemo: Both<WeakMap<Peer, Map<number, readonly number[] | 'all'>>> = { base: new WeakMap(), head: new WeakMap() };
   const sideMemo = new Map<string, Found | null>();
   const contentKey = (side: SnapshotSide, p: Policy) => {
@@ -131,25 +134,19 @@ export function findCandidates(classes: Classes, groups: SubjectGroups, contents
     return found;
   };
 
+  const egress: (Found | null)[] = classes.all.map(() => null);
+  const ingress: (Found | null)[] = classes.all.map(() => null);
+  const changed = new Set<number>();
   for (const cls of classes.pods) {
     if (cls.changed) {
-      allFrom.add(cls.id);
-      allTo.add(cls.id);
+      changed.add(cls.id);
       continue;
     }
-    for (const dir of ['egress', 'ingress'] as const) {
-      const found = sideCandidates(cls, dir);
-      if (found === null) continue;
-      if (found === 'all') (dir === 'egress' ? allFrom : allTo).add(cls.id);
-      else for (const id of found) pairs.add(dir === 'egress' ? cls.id * n + id : id * n + cls.id);
-    }
+    egress[cls.id] = sideCandidates(cls, 'egress');
+    ingress[cls.id] = sideCandidates(cls, 'ingress');
   }
-  for (const cls of classes.nodes) {
-    if (!cls.changed) continue;
-    allFrom.add(cls.id);
-    allTo.add(cls.id);
-  }
-  return { allFrom, allTo, pairs };
+  for (const cls of classes.nodes) if (cls.changed) changed.add(cls.id);
+  return { egress, ingress, changed };
 }
 
 function addressesOf(cls: EndpointClass, side: SnapshotSide) {
@@ -157,26 +154,50 @@ function addressesOf(cls: EndpointClass, side: SnapshotSide) {
   return [cls.kind === 'nodes' ? cls.rep[side].ip : cls.ip];
 }
 
+const has = (f: Found | null | undefined, id: number) => f === 'all' || (!!f && f.has(id));
+
 /**
- * Every candidate pair once. A flow needs a policy subject at one end at least (node and
- * external addresses have no side), and a pod class pairs with itself only through two
- * different members.
+ * Every candidate pair once, with which of its sides may differ. A flow needs a policy subject
+ * at one end at least (node and external addresses have no side), and a pod class pairs with
+ * itself only through two different members. Pairs are visited from the per-class lists, never
+ * collected: a broad change makes millions of them.
  */
-export function forEachCandidate(c: Candidates, classes: Classes, visit: (from: EndpointClass, to: EndpointClass) => void): number {
+export function forEachCandidate(c: Candidates, classes: Classes, visit: (from: EndpointClass, to: EndpointClass, dirty: Dirty) => void): number {
   const all = classes.all;
-  const n = all.length;
   let visited = 0;
-  const emit = (from: EndpointClass, to: EndpointClass) => {
+  const emit = (from: EndpointClass, to: EndpointClass, dirty: Dirty) => {
     if (from.kind !== 'pods' && to.kind !== 'pods') return;
     if (from === to && (from.kind !== 'pods' || from.other === null)) return;
     visited++;
-    visit(from, to);
+    visit(from, to, dirty);
   };
-  for (const id of c.allFrom) for (const to of all) emit(all[id]!, to);
-  for (const id of c.allTo) for (const from of all) if (!c.allFrom.has(from.id)) emit(from, all[id]!);
-  for (const pair of c.pairs) {
-    const [from, to] = [Math.floor(pair / n), pair % n];
-    if (!c.allFrom.has(from) && !c.allTo.has(to)) emit(all[from]!, all[to]!);
+  const each = (f: Found, fn: (id: number) => void) => {
+    if (f === 'all') for (let id = 0; id < all.length; id++) fn(id);
+    else for (const id of f) fn(id);
+  };
+  const BOTH: Dirty = { egress: true, ingress: true };
+  const EGRESS: Dirty = { egress: true, ingress: false };
+  const INGRESS: Dirty = { egress: false, ingress: true };
+  // Changed classes: every pair with them, both sides (a pair of two changed classes once).
+  for (const id of c.changed) {
+    for (const other of all) {
+      emit(all[id]!, other, BOTH);
+      if (!c.changed.has(other.id)) emit(other, all[id]!, BOTH);
+    }
   }
+  // Egress candidates (and whether the destination's ingress side is a candidate too).
+  c.egress.forEach((found, from) => {
+    if (!found) return;
+    each(found, (to) => {
+      if (!c.changed.has(to)) emit(all[from]!, all[to]!, has(c.ingress[to], from) ? BOTH : EGRESS);
+    });
+  });
+  // Ingress candidates not visited above.
+  c.ingress.forEach((found, to) => {
+    if (!found) return;
+    each(found, (from) => {
+      if (!c.changed.has(from) && !has(c.egress[from], to)) emit(all[from]!, all[to]!, INGRESS);
+    });
+  });
   return visited;
 }

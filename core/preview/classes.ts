@@ -202,11 +202,12 @@ function nodeClasses(clusters: Both<Cluster>, slot: (ip: IpAddr) => string, all:
   });
 }
 
+const FAMILY_LISTS: readonly (readonly Family[])[] = [[], [4], [6], [4, 6]];
+const familyMask = (c: EndpointClass): number => (c.kind === 'pods' ? (c.families.includes(4) ? 1 : 0) | (c.families.includes(6) ? 2 : 0) : c.family === 4 ? 1 : 2);
+
 /** Families in which a flow between two classes exists in both snapshots. */
-export function sharedFamilies(a: EndpointClass, b: EndpointClass): Family[] {
-  const fams = (c: EndpointClass): readonly Family[] => (c.kind === 'pods' ? c.families : [c.family]);
-  const fb = fams(b);
-  return fams(a).filter((f) => fb.includes(f));
+export function sharedFamilies(a: EndpointClass, b: EndpointClass): readonly Family[] {
+  return FAMILY_LISTS[familyMask(a) & familyMask(b)]!;
 }
 
 /** The class's endpoint in one snapshot and family; `second` picks the other member of a pod class. */

@@ -1,24 +1,17 @@
-// The connectivity delta: every candidate class pair is evaluated in both snapshots over every
-// port at once and compared. A flow's verdict is its egress side AND its ingress side
-// (engine.ts), each side constant between its own rules' port cuts (evaluate/side-runs.ts),
-// so a pair costs a few side evaluations per protocol, not 65,535 × 3.
-//
-// Sides are shared between pairs: a side depends on its subject only through the policies
-// that select it (the compiler's group signature, which adds the namespace where peers are
-// relative to it and the named ports ingress rules resolve on it), and on its peer only
-// through which of those rules' peers match it, the peer's kind, and (egress) the peer's
-// named ports that the rules name. Runs are memoised on exactly that.
-import type { Cluster } from '../cluster.js';
-import type { Endpoint, Flow } from '../evaluate/endpoint.js';
+// The connectivity delta: every candidate class pair (candidates.ts) is evaluated in both
+// snapshots over every port at once and compared. A flow's verdict is its egress side AND its
+// ingress side (engine.ts), each constant between its own rules' port cuts
+// (evaluate/side-runs.ts), so a pair costs a few memoised side runs per protocol (sides.ts),
+// not 65,535 × 3 evaluations. A side the candidates say cannot differ is taken from the base
+// for both snapshots, and when the side that can differ allows the same ports in both, the
+// other side is never looked at.
 import type { SideVerdict } from '../evaluate/engine.js';
-import { peerMatches } from '../evaluate/match.js';
-import { decisionKey, sideRuns, type PortRanges, type SideRun } from '../evaluate/side-runs.js';
+import { decisionKey, type PortRanges } from '../evaluate/side-runs.js';
 import type { Family } from '../net/ip.js';
-import { PROTOCOLS, type Direction, type Peer, type Protocol } from '../policy/model.js';
-import type { Group } from '../compile/group.js';
-import type { PodInfo } from '../snapshot/cluster.js';
-import { forEachCandidate, type Candidates, type SubjectGroups } from './candidates.js';
-import { endpointOf, sharedFamilies, type Both, type Classes, type EndpointClass, type NodeClass, type PodClass, type SnapshotSide } from './classes.js';
+import { PROTOCOLS, type Protocol } from '../policy/model.js';
+import { forEachCandidate, type Candidates, type Dirty, type SubjectGroups } from './candidates.js';
+import { sharedFamilies, type Both, type Classes, type EndpointClass, type NodeClass, type PodClass, type SnapshotSide } from './classes.js';
+import { SnapshotSides, type SideWork } from './sides.js';
 
 /** What decided a flow in one snapshot: both sides' verdicts, or node-local traffic. */
 export interface FlowDecision {
@@ -44,14 +37,9 @@ export interface ClassChange {
   readonly ranges: PortRanges;
 }
 
-export interface DeltaWork {
+export interface DeltaWork extends SideWork {
   /** Candidate class pairs examined. */
   pairs: number;
-  /** Side evaluations (one per port segment). */
-  evaluations: number;
-  /** Side runs computed and reused from the memo. */
-  sides: number;
-  sidesReused: number;
 }
 
 interface FlowRun {
@@ -84,81 +72,97 @@ function combine(egress: readonly Span[] | null, ingress: readonly Span[] | null
   return out;
 }
 
-/** Named ports of a destination that rules name: the only ones a side can see. */
-function namedPortsSeen(g: Group, pod: PodInfo): string {
-  const names = new Set(g.rules.flatMap((r) => (r.ports ?? []).flatMap((m) => (m.type === 'named' ? [m.name] : []))));
-  if (names.size === 0) return '';
-  return pod.namedPorts.filter((np) => names.has(np.name)).map((np) => `${np.name}/${np.port}/${np.protocol}`).sort().join(',');
-}
+const sameRanges = (a: readonly [number, number][], b: readonly [number, number][]) => a.length === b.length && a.every((r, i) => r[0] === b[i]![0] && r[1] === b[i]![1]);
 
 export function connectivityDelta(classes: Classes, groups: SubjectGroups, candidates: Candidates): { changes: ClassChange[]; work: DeltaWork } {
-  const { clusters } = groups;
   const work: DeltaWork = { pairs: 0, evaluations: 0, sides: 0, sidesReused: 0 };
-  const runsMemo: Both<Map<string, SideRun[]>> = { base: new Map(), head: new Map() };
-  const peersMemo = new WeakMap<Group, Peer[]>();
-  const peersOf = (g: Group) => {
-    let list = peersMemo.get(g);
-    if (!list) peersMemo.set(g, (list = [...new Set(g.rules.flatMap((r) => r.peers))].filter((p) => p.type !== 'any' && p.type !== 'none')));
-    return list;
-  };
-
-  const side = (s: SnapshotSide, dir: Direction, subject: PodInfo, peer: Endpoint, flow: Flow, protocol: Protocol): SideRun[] => {
-    const cluster: Cluster = clusters[s];
-    const g = groups.of(s, subject, dir);
-    const bits = peersOf(g).map((p) => (peerMatches(cluster, p, peer, subject) ? 1 : 0)).join('');
-    const named = dir === 'egress' && peer.kind === 'pod' ? namedPortsSeen(g, peer.pod) : '';
-    const key = `${dir}|${g.signature}|${flow.family}|${protocol}|${peer.kind}|${bits}|${named}`;
-    let runs = runsMemo[s].get(key);
-    if (runs) {
-      work.sidesReused++;
-      return runs;
-    }
-    work.sides++;
-    runs = sideRuns(cluster, dir, subject, peer, flow, g.rules, protocol, work);
-    runsMemo[s].set(key, runs);
-    return runs;
-  };
-
-  const flowRuns = (s: SnapshotSide, from: EndpointClass, to: EndpointClass, family: Family, nodeLocal: boolean, protocol: Protocol): FlowRun[] => {
-    if (nodeLocal) return [{ lo: 1, hi: 65535, decision: NODE_LOCAL }];
-    const src = endpointOf(from, s, family);
-    const dst = endpointOf(to, s, family, from === to);
-    const flow: Flow = { from: src, to: dst, port: 1, protocol, family };
-    const egress = src.kind === 'pod' ? side(s, 'egress', src.pod, dst, flow, protocol) : null;
-    const ingress = dst.kind === 'pod' ? side(s, 'ingress', dst.pod, src, flow, protocol) : null;
-    return combine(egress, ingress);
-  };
-
+  const allowedIds = new Map<string, number>();
+  const sides: Both<SnapshotSides> = { base: new SnapshotSides('base', groups, classes, work, allowedIds), head: new SnapshotSides('head', groups, classes, work, allowedIds) };
   const changes: ClassChange[] = [];
-  work.pairs = forEachCandidate(candidates, classes, (from, to) => {
-    for (const family of sharedFamilies(from, to)) {
-      for (const { locality, pairs } of pairGroups(from, to)) {
-        if (pairs === 0 || (locality?.base && locality.head)) continue;
-        const found = new Map<string, { before: FlowDecision; after: FlowDecision; ranges: PortRanges }>();
+  const NOWHERE: Both<boolean> = { base: false, head: false };
+  const found = new Map<string, { before: FlowDecision; after: FlowDecision; ranges: PortRanges }>();
+
+  /**
+   * Pairs where one side only may differ (most pairs of a broad change): when that side lets
+   * the same flows through in both snapshots, so does the pair, whatever the other side does.
+   */
+  const sameThroughMovingSide = (from: EndpointClass, to: EndpointClass, dirty: Dirty, families: readonly Family[]): boolean => {
+    const inside = from === to;
+    for (const family of families) {
+      const same = dirty.egress
+        ? from.kind !== 'pods' || sides.base.allowedAll('egress', sides.base.key('egress', from, false, to, inside, family), from, false, to, inside, family) === sides.head.allowedAll('egress', sides.head.key('egress', from, false, to, inside, family), from, false, to, inside, family)
+        : to.kind !== 'pods' || sides.base.allowedAll('ingress', sides.base.key('ingress', to, inside, from, false, family), to, inside, from, false, family) === sides.head.allowedAll('ingress', sides.head.key('ingress', to, inside, from, false, family), to, inside, from, false, family);
+      if (!same) return false;
+    }
+    return true;
+  };
+
+  work.pairs = forEachCandidate(candidates, classes, (from, to, dirty) => {
+    const inside = from === to;
+    const families = sharedFamilies(from, to);
+    // Pod classes that moved between nodes are `changed`, so node-locality never differs here.
+    if (dirty.egress !== dirty.ingress && sameThroughMovingSide(from, to, dirty, families)) return;
+    for (const family of families) {
+      // A side exists where its end is a policy subject; keys per snapshot, so a side the
+      // candidates say cannot differ is taken from the base for both.
+      const egressKey = (s: SnapshotSide) => (from.kind === 'pods' ? sides[s].key('egress', from, false, to, inside, family) : 0);
+      const ingressKey = (s: SnapshotSide) => (to.kind === 'pods' ? sides[s].key('ingress', to, inside, from, false, family) : 0);
+      const keys = {
+        egress: { base: egressKey('base'), head: dirty.egress ? egressKey('head') : 0 },
+        ingress: { base: ingressKey('base'), head: dirty.ingress ? ingressKey('head') : 0 },
+      };
+      const egress = (s: SnapshotSide, protocol: Protocol) => {
+        if (from.kind !== 'pods') return null;
+        const at = dirty.egress ? s : 'base';
+        return sides[at].entry('egress', keys.egress[at], from, false, to, inside, family, protocol);
+      };
+      const ingress = (s: SnapshotSide, protocol: Protocol) => {
+        if (to.kind !== 'pods') return null;
+        const at = dirty.ingress ? s : 'base';
+        return sides[at].entry('ingress', keys.ingress[at], to, inside, from, false, family, protocol);
+      };
+      for (const { locality = NOWHERE, pairs } of pairGroups(from, to)) {
+        if (pairs === 0 || (locality.base && locality.head)) continue;
+        found.clear();
         for (const protocol of PROTOCOLS) {
-          const before = flowRuns('base', from, to, family, locality?.base ?? false, protocol);
-          const after = flowRuns('head', from, to, family, locality?.head ?? false, protocol);
-          for (let a = 0, b = 0; a < before.length && b < after.length; before[a]!.hi < after[b]!.hi ? a++ : b++) {
-            const [x, y] = [before[a]!, after[b]!];
-            const [lo, hi] = [Math.max(x.lo, y.lo), Math.min(x.hi, y.hi)];
-            if (lo > hi || x.decision.allowed === y.decision.allowed) continue;
-            const key = `${flowKey(x.decision)}>${flowKey(y.decision)}`;
-            let f = found.get(key);
-            if (!f) found.set(key, (f = { before: x.decision, after: y.decision, ranges: {} }));
-            const list = (f.ranges[protocol] ??= []);
-            const last = list[list.length - 1];
-            if (last && last[1] + 1 === lo) last[1] = hi;
-            else list.push([lo, hi]);
+          const oneSide = !locality.base && !locality.head && dirty.egress !== dirty.ingress;
+          if (oneSide) {
+            // Only one side may differ: when it allows the same ports, so does the flow.
+            const [b, h] = dirty.egress ? [egress('base', protocol), egress('head', protocol)] : [ingress('base', protocol), ingress('head', protocol)];
+            if (!b || !h || b.allowed === h.allowed) continue;
           }
+          const runs = (s: SnapshotSide) => (locality[s] ? NODE_LOCAL_RUNS : combine(egress(s, protocol)?.runs ?? null, ingress(s, protocol)?.runs ?? null));
+          diffRuns(runs('base'), runs('head'), protocol, found);
         }
         for (const f of found.values()) {
-          changes.push({ from: from.id, to: to.id, family, ...(locality ? { locality } : {}), pairs, change: f.before.allowed ? 'removed' : 'added', ...f });
+          changes.push({ from: from.id, to: to.id, family, ...(pairGroupsSplit(from, to) ? { locality } : {}), pairs, change: f.before.allowed ? 'removed' : 'added', ...f });
         }
       }
     }
   });
   return { changes, work };
 }
+
+const NODE_LOCAL_RUNS: readonly FlowRun[] = [{ lo: 1, hi: 65535, decision: NODE_LOCAL }];
+
+/** Adds the ports where the verdict differs to `found`, by (decision before, decision after). */
+function diffRuns(before: readonly FlowRun[], after: readonly FlowRun[], protocol: Protocol, found: Map<string, { before: FlowDecision; after: FlowDecision; ranges: PortRanges }>): void {
+  for (let a = 0, b = 0; a < before.length && b < after.length; before[a]!.hi < after[b]!.hi ? a++ : b++) {
+    const [x, y] = [before[a]!, after[b]!];
+    const [lo, hi] = [Math.max(x.lo, y.lo), Math.min(x.hi, y.hi)];
+    if (lo > hi || x.decision.allowed === y.decision.allowed) continue;
+    const key = `${flowKey(x.decision)}>${flowKey(y.decision)}`;
+    let f = found.get(key);
+    if (!f) found.set(key, (f = { before: x.decision, after: y.decision, ranges: {} }));
+    const list = (f.ranges[protocol] ??= []);
+    const last = list[list.length - 1];
+    if (last && last[1] + 1 === lo) last[1] = hi;
+    else list.push([lo, hi]);
+  }
+}
+
+/** Node → pod pairs are split by locality (pairGroups); other pairs carry none. */
+const pairGroupsSplit = (from: EndpointClass, to: EndpointClass) => from.kind === 'nodes' && to.kind === 'pods';
 
 /**
  * The endpoint pairs a class pair stands for. Node → pod pairs split by whether the pod runs on
