@@ -4,21 +4,24 @@
 // not thousands of pod pairs. A group that covers every pod of a namespace is named by the
 // namespace. Every aggregate keeps its parts (class pair, family) so it expands back to the
 // exact pairs it stands for.
-import type { TraceTier } from '../evaluate/engine.js';
+import type { SideVerdict, TraceTier } from '../evaluate/engine.js';
 import { reasonOf } from '../evaluate/explain.js';
 import { formatPorts, type PortRanges } from '../evaluate/side-runs.js';
 import { PROTOCOLS, type PolicyRef } from '../policy/model.js';
 import type { RuleRef } from '../evaluate/engine.js';
 import { workloadLabel } from '../snapshot/workload.js';
 import type { Both, Classes, EndpointClass } from './classes.js';
-import type { ClassChange, FlowDecision } from './delta.js';
+import { flowKey, type ClassChange, type FlowDecision } from './delta.js';
 
 export type IpFamilyName = 'IPv4' | 'IPv6';
 
 /** One end of an aggregate. */
 export type EndpointGroup =
-  /** `workload` null: the whole namespace. `pods` of `of` pods present in both snapshots. */
-  | { readonly kind: 'pods'; readonly namespace: string; readonly workload: string | null; readonly pods: number; readonly of: number }
+  /**
+   * Pods of `namespaces`: one workload (`workload`), every pod of them (`whole`), or a mix;
+   * `pods` of `of` pods present in both snapshots (of the workload when there is one).
+   */
+  | { readonly kind: 'pods'; readonly namespaces: readonly string[]; readonly workload: string | null; readonly whole: boolean; readonly pods: number; readonly of: number }
   | { readonly kind: 'nodes'; readonly nodes: readonly string[] }
   | { readonly kind: 'external'; readonly cidrs: readonly string[] };
 
@@ -69,39 +72,99 @@ function decider(s: FlowDecision['egress']): Decider | null {
   return s ? { allowed: s.allowed, tier: s.tier, policy: s.policy, rule: s.rule } : null;
 }
 
-function explain(d: FlowDecision): Explanation {
-  return { allowed: d.allowed, text: reasonOf(d), ...(d.reason ? { reason: d.reason } : {}), egress: decider(d.egress), ingress: decider(d.ingress) };
+/** The same decision with NetworkPolicy isolation named generically, for an aggregate over several namespaces. */
+function generic(d: FlowDecision): FlowDecision {
+  const side = (dir: 'egress' | 'ingress', v: SideVerdict | null): SideVerdict | null => {
+    if (!v || v.tier !== 'networkpolicy' || v.policy !== null) return v;
+    const last = v.trace[v.trace.length - 1]!;
+    return { ...v, trace: [...v.trace.slice(0, -1), { ...last, message: `isolated for ${dir} by the NetworkPolicies of its namespace; no rule allows this flow` }] };
+  };
+  return { ...d, egress: side('egress', d.egress), ingress: side('ingress', d.ingress) };
 }
+
+function explain(d: FlowDecision, texts: ReadonlySet<string>): Explanation {
+  const text = texts.size === 1 ? [...texts][0]! : reasonOf(generic(d));
+  return { allowed: d.allowed, text, ...(d.reason ? { reason: d.reason } : {}), egress: decider(d.egress), ingress: decider(d.ingress) };
+}
+
+type End =
+  | { readonly kind: 'pods'; readonly namespaces: readonly string[]; readonly workload: string | null; readonly whole: boolean }
+  | { readonly kind: 'nodes' | 'external' };
+
+const endKey = (e: End) => (e.kind === 'pods' ? `pods|${e.namespaces.join(',')}|${e.workload ?? ''}|${e.whole ? 1 : 0}` : e.kind);
 
 interface Acc {
   readonly change: Aggregate['change'];
-  readonly ends: [string, string];
+  readonly ends: readonly [End, End];
+  /** Everything but the ends: change, decisions before and after, ports. */
   readonly rest: string;
   readonly ranges: PortRanges;
-  readonly before: Explanation;
-  readonly after: Explanation;
+  readonly decisions: readonly [FlowDecision, FlowDecision];
+  readonly texts: readonly [Set<string>, Set<string>];
   readonly families: Set<IpFamilyName>;
   pairs: number;
   readonly parts: PartRef[];
-  readonly classes: [Set<number>, Set<number>];
+  readonly classes: readonly [Set<number>, Set<number>];
 }
 
-/** The group key of a class: pods by namespace and workload, every node together, every external range together. */
-function groupKey(c: EndpointClass): string {
-  if (c.kind === 'pods') return `pods\u0000${c.rep.head.namespace}\u0000${workloadLabel(c.rep.head.labels)}`;
-  return c.kind;
+/** Pods by namespace and workload; every node together; every external range together. */
+function endOf(c: EndpointClass): End {
+  return c.kind === 'pods' ? { kind: 'pods', namespaces: [c.rep.head.namespace], workload: workloadLabel(c.rep.head.labels), whole: false } : { kind: c.kind };
 }
+
+function merge(group: readonly Acc[], at: 0 | 1, end: End): Acc {
+  const first = group[0]!;
+  const ends: [End, End] = at === 0 ? [end, first.ends[1]] : [first.ends[0], end];
+  const out: Acc = { ...first, ends, texts: [new Set(), new Set()], families: new Set(), pairs: 0, parts: [], classes: [new Set(), new Set()] };
+  for (const a of group) {
+    out.pairs += a.pairs;
+    out.parts.push(...a.parts);
+    for (const f of a.families) out.families.add(f);
+    for (const i of [0, 1] as const) {
+      for (const t of a.texts[i]) out.texts[i].add(t);
+      for (const id of a.classes[i]) out.classes[i].add(id);
+    }
+  }
+  return out;
+}
+
+/** Accs that differ only in the pods end `at`, grouped by `extra` of that end (null: leave alone). */
+function regroup(list: readonly Acc[], at: 0 | 1, extra: (e: End & { kind: 'pods' }) => string | null, combine: (group: readonly Acc[]) => End | null): Acc[] {
+  const groups = new Map<string, Acc[]>();
+  const out: Acc[] = [];
+  for (const a of list) {
+    const e = a.ends[at];
+    const x = e.kind === 'pods' ? extra(e) : null;
+    if (x === null) {
+      out.push(a);
+      continue;
+    }
+    const key = `${endKey(a.ends[1 - at]!)}\u0001${a.rest}\u0001${x}`;
+    (groups.get(key) ?? groups.set(key, []).get(key)!).push(a);
+  }
+  for (const group of groups.values()) {
+    const end = combine(group);
+    if (end) out.push(merge(group, at, end));
+    else out.push(...group);
+  }
+  return out;
+}
+
+const podCount = (c: EndpointClass) => (c.kind === 'pods' ? c.members.length : 0);
+/** Pods at one end of a group of accs (each class once). */
+const podsAt = (classes: Classes, group: readonly Acc[], at: 0 | 1) => [...new Set(group.flatMap((a) => [...a.classes[at]]))].reduce((n, id) => n + podCount(classes.all[id]!), 0);
 
 export function aggregate(classes: Classes, changes: readonly ClassChange[]): Aggregate[] {
   const accs = new Map<string, Acc>();
   for (const ch of changes) {
-    const [before, after] = [explain(ch.before), explain(ch.after)];
     const ranges: PortRanges = Object.fromEntries(PROTOCOLS.filter((p) => ch.ranges[p]).map((p) => [p, ch.ranges[p]!]));
-    const rest = `${ch.change}\u0001${before.text}\u0001${after.text}\u0001${JSON.stringify(ranges)}`;
-    const ends: [string, string] = [groupKey(classes.all[ch.from]!), groupKey(classes.all[ch.to]!)];
-    const key = `${ends.join('\u0001')}\u0001${rest}`;
+    const rest = `${ch.change}\u0001${flowKey(ch.before)}\u0001${flowKey(ch.after)}\u0001${JSON.stringify(ranges)}`;
+    const ends = [endOf(classes.all[ch.from]!), endOf(classes.all[ch.to]!)] as const;
+    const key = `${endKey(ends[0])}\u0001${endKey(ends[1])}\u0001${rest}`;
     let acc = accs.get(key);
-    if (!acc) accs.set(key, (acc = { change: ch.change, ends, rest, ranges, before, after, families: new Set(), pairs: 0, parts: [], classes: [new Set(), new Set()] }));
+    if (!acc) accs.set(key, (acc = { change: ch.change, ends, rest, ranges, decisions: [ch.before, ch.after], texts: [new Set(), new Set()], families: new Set(), pairs: 0, parts: [], classes: [new Set(), new Set()] }));
+    acc.texts[0].add(reasonOf(ch.before));
+    acc.texts[1].add(reasonOf(ch.after));
     acc.families.add(familyName(ch.family));
     acc.pairs += ch.pairs;
     acc.parts.push({ from: ch.from, to: ch.to, family: familyName(ch.family), ...(ch.locality ? { locality: ch.locality } : {}) });
@@ -109,8 +172,23 @@ export function aggregate(classes: Classes, changes: readonly ClassChange[]): Ag
     acc.classes[1].add(ch.to);
   }
   let list = [...accs.values()];
-  list = wholeNamespaces(classes, list, 0);
-  list = wholeNamespaces(classes, list, 1);
+  for (const at of [0, 1] as const) {
+    // Workloads that together are every pod of their namespace: the namespace.
+    list = regroup(list, at, (e) => (e.namespaces.length === 1 ? e.namespaces[0]! : null), (group) => {
+      const ns = (group[0]!.ends[at] as End & { kind: 'pods' }).namespaces[0]!;
+      return podsAt(classes, group, at) === classes.podsPerNamespace.get(ns) ? { kind: 'pods', namespaces: [ns], workload: null, whole: true } : null;
+    });
+  }
+  for (const at of [0, 1] as const) {
+    // The same change in several namespaces: one aggregate naming them.
+    list = regroup(list, at, () => '', (group) => {
+      if (group.length === 1) return null;
+      const ends = group.map((a) => a.ends[at] as End & { kind: 'pods' });
+      const workloads = new Set(ends.map((e) => e.workload));
+      const namespaces = [...new Set(ends.flatMap((e) => e.namespaces))].sort();
+      return { kind: 'pods', namespaces, workload: workloads.size === 1 ? [...workloads][0]! : null, whole: ends.every((e) => e.whole) };
+    });
+  }
   return list
     .map((a): Aggregate => ({
       change: a.change,
@@ -120,8 +198,8 @@ export function aggregate(classes: Classes, changes: readonly ClassChange[]): Ag
       ranges: a.ranges,
       families: [...a.families].sort(),
       pairs: a.pairs,
-      before: a.before,
-      after: a.after,
+      before: explain(a.decisions[0], a.texts[0]),
+      after: explain(a.decisions[1], a.texts[1]),
       parts: a.parts,
     }))
     .sort((a, b) => (a.change === b.change ? 0 : a.change === 'removed' ? -1 : 1) || b.pairs - a.pairs || cmp(groupText(a.from), groupText(b.from)) || cmp(groupText(a.to), groupText(b.to)) || cmp(a.ports, b.ports));
@@ -129,57 +207,31 @@ export function aggregate(classes: Classes, changes: readonly ClassChange[]): Ag
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Merges the workloads of a namespace at one end into the namespace when, together, they are all of its pods. */
-function wholeNamespaces(classes: Classes, list: Acc[], end: 0 | 1): Acc[] {
-  const byRest = new Map<string, Acc[]>();
-  for (const a of list) {
-    const [kind, ns] = a.ends[end].split('\u0000');
-    const key = kind === 'pods' ? `${a.ends[1 - end]}\u0001${a.rest}\u0001${ns}` : `\u0002${byRest.size}`;
-    (byRest.get(key) ?? byRest.set(key, []).get(key)!).push(a);
-  }
-  const out: Acc[] = [];
-  for (const group of byRest.values()) {
-    const first = group[0]!;
-    const [kind, ns] = first.ends[end].split('\u0000');
-    const members = new Set(group.flatMap((a) => [...a.classes[end]]));
-    const pods = [...members].reduce((n, id) => n + podCount(classes.all[id]!), 0);
-    if (kind !== 'pods' || pods !== classes.podsPerNamespace.get(ns!)) {
-      out.push(...group);
-      continue;
-    }
-    const ends: [string, string] = end === 0 ? [`pods\u0000${ns}`, first.ends[1]] : [first.ends[0], `pods\u0000${ns}`];
-    const merged: Acc = { ...first, ends, families: new Set(group.flatMap((a) => [...a.families])), pairs: 0, parts: [], classes: [new Set(), new Set()] };
-    for (const a of group) {
-      merged.pairs += a.pairs;
-      merged.parts.push(...a.parts);
-      for (const i of [0, 1] as const) for (const id of a.classes[i]) merged.classes[i].add(id);
-    }
-    out.push(merged);
-  }
-  return out;
-}
-
-const podCount = (c: EndpointClass) => (c.kind === 'pods' ? c.members.length : 0);
-
-function describeEnd(classes: Classes, key: string, ids: ReadonlySet<number>): EndpointGroup {
+function describeEnd(classes: Classes, end: End, ids: ReadonlySet<number>): EndpointGroup {
   const members = [...ids].map((id) => classes.all[id]!);
-  const [kind, ns, workload] = key.split('\u0000');
-  if (kind === 'pods') {
+  if (end.kind === 'pods') {
     const pods = members.reduce((n, c) => n + podCount(c), 0);
-    const of = workload === undefined
-      ? classes.podsPerNamespace.get(ns!) ?? pods
-      : classes.pods.filter((c) => c.rep.head.namespace === ns && workloadLabel(c.rep.head.labels) === workload).reduce((n, c) => n + c.members.length, 0);
-    return { kind: 'pods', namespace: ns!, workload: workload ?? null, pods, of };
+    const inNamespaces = classes.pods.filter((c) => end.namespaces.includes(c.rep.head.namespace));
+    const of = end.whole ? pods : inNamespaces.filter((c) => end.workload === null || workloadLabel(c.rep.head.labels) === end.workload).reduce((n, c) => n + c.members.length, 0);
+    return { kind: 'pods', namespaces: end.namespaces, workload: end.workload, whole: end.whole, pods, of };
   }
-  if (kind === 'nodes') return { kind: 'nodes', nodes: [...new Set(members.flatMap((c) => (c.kind === 'nodes' ? c.members.map((m) => m.node) : [])))].sort() };
+  if (end.kind === 'nodes') return { kind: 'nodes', nodes: [...new Set(members.flatMap((c) => (c.kind === 'nodes' ? c.members.map((m) => m.node) : [])))].sort() };
   return { kind: 'external', cidrs: members.flatMap((c) => (c.kind === 'external' ? c.cidrs : [])) };
 }
 
-/** "shop app=web (2 of 3 pods)", "namespace dev (all 12 pods)", "nodes node-1, node-2", "external 0.0.0.0/5, …". */
+/**
+ * "shop app=web (2 of 3 pods)", "namespace dev (all 12 pods)", "app=api in namespaces a, b
+ * (4 pods)", "pods of namespaces a, b and 9 more (12 of 40 pods)", "nodes node-1, node-2",
+ * "external 0.0.0.0/5, …".
+ */
 export function groupText(g: EndpointGroup): string {
   if (g.kind === 'pods') {
-    const count = g.pods === g.of ? `${g.pods === 1 ? '1 pod' : g.workload === null ? `all ${g.pods} pods` : `${g.pods} pods`}` : `${g.pods} of ${g.of} pods`;
-    return g.workload === null ? `namespace ${g.namespace} (${count})` : `${g.namespace} ${g.workload || '(no labels)'} (${count})`;
+    const count = g.whole ? `all ${g.pods} pod${g.pods === 1 ? '' : 's'}` : g.pods === g.of ? `${g.pods} pod${g.pods === 1 ? '' : 's'}` : `${g.pods} of ${g.of} pods`;
+    const one = g.namespaces.length === 1;
+    const nss = `namespace${one ? '' : 's'} ${listed(g.namespaces)}`;
+    if (g.whole) return `${nss} (${count})`;
+    if (g.workload !== null) return one ? `${g.namespaces[0]} ${g.workload || '(no labels)'} (${count})` : `${g.workload || '(no labels)'} in ${nss} (${count})`;
+    return `pods of ${nss} (${count})`;
   }
   if (g.kind === 'nodes') return `node${g.nodes.length === 1 ? '' : 's'} ${listed(g.nodes)}`;
   return `external ${listed(g.cidrs)}`;

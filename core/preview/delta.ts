@@ -49,7 +49,8 @@ interface FlowRun {
 }
 
 const NODE_LOCAL: FlowDecision = { allowed: true, reason: 'node-local', egress: null, ingress: null };
-const flowKey = (d: FlowDecision) => `${d.allowed ? 1 : 0}|${d.reason ?? ''}|${d.egress ? decisionKey(d.egress) : '-'}|${d.ingress ? decisionKey(d.ingress) : '-'}`;
+/** Equal keys: the same outcome, decided by the same rules (and Passes) on both sides. */
+export const flowKey = (d: FlowDecision) => `${d.allowed ? 1 : 0}|${d.reason ?? ''}|${d.egress ? decisionKey(d.egress) : '-'}|${d.ingress ? decisionKey(d.ingress) : '-'}`;
 
 type Span = { readonly lo: number; readonly hi: number; readonly verdict: SideVerdict | null };
 /** A flow end that is not a policy subject has no side: it allows every port. */
