@@ -11,7 +11,7 @@ import { PROTOCOLS, type PolicyRef } from '../policy/model.js';
 import type { RuleRef } from '../evaluate/engine.js';
 import { workloadLabel } from '../snapshot/workload.js';
 import type { Both, Classes, EndpointClass } from './classes.js';
-import { flowKey, type ClassChange, type FlowDecision } from './delta.js';
+import { flowKey, inLocality, type ClassChange, type FlowDecision } from './delta.js';
 
 export type IpFamilyName = 'IPv4' | 'IPv6';
 
@@ -103,6 +103,8 @@ interface Acc {
   readonly texts: readonly [Set<string>, Set<string>];
   readonly families: Set<IpFamilyName>;
   pairs: number;
+  /** Class pairs counted in `pairs` (a pair changed in both families counts once). */
+  readonly counted: Set<string>;
   readonly parts: PartRef[];
   readonly classes: readonly [Set<number>, Set<number>];
 }
@@ -115,9 +117,10 @@ function endOf(c: EndpointClass): End {
 function merge(group: readonly Acc[], at: 0 | 1, end: End): Acc {
   const first = group[0]!;
   const ends: [End, End] = at === 0 ? [end, first.ends[1]] : [first.ends[0], end];
-  const out: Acc = { ...first, ends, texts: [new Set(), new Set()], families: new Set(), pairs: 0, parts: [], classes: [new Set(), new Set()] };
+  const out: Acc = { ...first, ends, texts: [new Set(), new Set()], families: new Set(), pairs: 0, counted: new Set(), parts: [], classes: [new Set(), new Set()] };
   for (const a of group) {
     out.pairs += a.pairs;
+    for (const k of a.counted) out.counted.add(k);
     out.parts.push(...a.parts);
     for (const f of a.families) out.families.add(f);
     for (const i of [0, 1] as const) {
@@ -150,6 +153,9 @@ function regroup(list: readonly Acc[], at: 0 | 1, extra: (e: End & { kind: 'pods
   return out;
 }
 
+/** A class pair (and node-locality group): the endpoint pairs a change stands for, in any family. */
+export const pairKey = (ch: ClassChange) => `${ch.from}>${ch.to}${ch.locality ? `@${+ch.locality.base}${+ch.locality.head}` : ''}`;
+
 const podCount = (c: EndpointClass) => (c.kind === 'pods' ? c.members.length : 0);
 /** Pods at one end of a group of accs (each class once). */
 const podsAt = (classes: Classes, group: readonly Acc[], at: 0 | 1) => [...new Set(group.flatMap((a) => [...a.classes[at]]))].reduce((n, id) => n + podCount(classes.all[id]!), 0);
@@ -162,11 +168,15 @@ export function aggregate(classes: Classes, changes: readonly ClassChange[]): Ag
     const ends = [endOf(classes.all[ch.from]!), endOf(classes.all[ch.to]!)] as const;
     const key = `${endKey(ends[0])}\u0001${endKey(ends[1])}\u0001${rest}`;
     let acc = accs.get(key);
-    if (!acc) accs.set(key, (acc = { change: ch.change, ends, rest, ranges, decisions: [ch.before, ch.after], texts: [new Set(), new Set()], families: new Set(), pairs: 0, parts: [], classes: [new Set(), new Set()] }));
+    if (!acc) accs.set(key, (acc = { change: ch.change, ends, rest, ranges, decisions: [ch.before, ch.after], texts: [new Set(), new Set()], families: new Set(), pairs: 0, counted: new Set(), parts: [], classes: [new Set(), new Set()] }));
     acc.texts[0].add(reasonOf(ch.before));
     acc.texts[1].add(reasonOf(ch.after));
     acc.families.add(familyName(ch.family));
-    acc.pairs += ch.pairs;
+    const pair = pairKey(ch);
+    if (!acc.counted.has(pair)) {
+      acc.counted.add(pair);
+      acc.pairs += ch.pairs;
+    }
     acc.parts.push({ from: ch.from, to: ch.to, family: familyName(ch.family), ...(ch.locality ? { locality: ch.locality } : {}) });
     acc.classes[0].add(ch.from);
     acc.classes[1].add(ch.to);
@@ -192,8 +202,8 @@ export function aggregate(classes: Classes, changes: readonly ClassChange[]): Ag
   return list
     .map((a): Aggregate => ({
       change: a.change,
-      from: describeEnd(classes, a.ends[0], a.classes[0]),
-      to: describeEnd(classes, a.ends[1], a.classes[1]),
+      from: describeEnd(classes, a, 0),
+      to: describeEnd(classes, a, 1),
       ports: formatPorts(a.ranges, PROTOCOLS),
       ranges: a.ranges,
       families: [...a.families].sort(),
@@ -207,15 +217,26 @@ export function aggregate(classes: Classes, changes: readonly ClassChange[]): Ag
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-function describeEnd(classes: Classes, end: End, ids: ReadonlySet<number>): EndpointGroup {
-  const members = [...ids].map((id) => classes.all[id]!);
+function describeEnd(classes: Classes, a: Acc, at: 0 | 1): EndpointGroup {
+  const end = a.ends[at];
+  const members = [...a.classes[at]].map((id) => classes.all[id]!);
   if (end.kind === 'pods') {
     const pods = members.reduce((n, c) => n + podCount(c), 0);
     const inNamespaces = classes.pods.filter((c) => end.namespaces.includes(c.rep.head.namespace));
     const of = end.whole ? pods : inNamespaces.filter((c) => end.workload === null || workloadLabel(c.rep.head.labels) === end.workload).reduce((n, c) => n + c.members.length, 0);
     return { kind: 'pods', namespaces: end.namespaces, workload: end.workload, whole: end.whole, pods, of };
   }
-  if (end.kind === 'nodes') return { kind: 'nodes', nodes: [...new Set(members.flatMap((c) => (c.kind === 'nodes' ? c.members.map((m) => m.node) : [])))].sort() };
+  if (end.kind === 'nodes') {
+    // Node → pod parts hold only the nodes whose pairs are in their locality group.
+    const nodes = new Set<string>();
+    for (const part of a.parts) {
+      const node = classes.all[at === 0 ? part.from : part.to]!;
+      const pod = classes.all[at === 0 ? part.to : part.from]!;
+      if (node.kind !== 'nodes') continue;
+      for (const m of node.members) if (pod.kind !== 'pods' || pod.nodes.some((where) => inLocality(m.node, where, part.locality))) nodes.add(m.node);
+    }
+    return { kind: 'nodes', nodes: [...nodes].sort() };
+  }
   return { kind: 'external', cidrs: members.flatMap((c) => (c.kind === 'external' ? c.cidrs : [])) };
 }
 
@@ -226,7 +247,7 @@ function describeEnd(classes: Classes, end: End, ids: ReadonlySet<number>): Endp
  */
 export function groupText(g: EndpointGroup): string {
   if (g.kind === 'pods') {
-    const count = g.whole ? `all ${g.pods} pod${g.pods === 1 ? '' : 's'}` : g.pods === g.of ? `${g.pods} pod${g.pods === 1 ? '' : 's'}` : `${g.pods} of ${g.of} pods`;
+    const count = g.whole && g.pods > 1 ? `all ${g.pods} pods` : g.pods === g.of ? `${g.pods} pod${g.pods === 1 ? '' : 's'}` : `${g.pods} of ${g.of} pods`;
     const one = g.namespaces.length === 1;
     const nss = `namespace${one ? '' : 's'} ${listed(g.namespaces)}`;
     if (g.whole) return `${nss} (${count})`;

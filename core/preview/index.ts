@@ -12,7 +12,7 @@ import { buildCluster, type Cluster } from '../cluster.js';
 import { lint, objectKey, type Finding } from '../lint/index.js';
 import { canonical } from '../snapshot/hash.js';
 import type { ParsedSnapshot } from '../../schemas/snapshot.js';
-import { aggregate, type Aggregate, type IpFamilyName } from './aggregate.js';
+import { aggregate, pairKey, type Aggregate, type IpFamilyName } from './aggregate.js';
 import { findCandidates, SubjectGroups, type PolicyContents } from './candidates.js';
 import { buildClasses, type Both, type Classes, type NodeAddress } from './classes.js';
 import { connectivityDelta, type DeltaWork } from './delta.js';
@@ -47,6 +47,7 @@ export interface LintDelta {
 }
 
 export interface PreviewSummary {
+  /** Aggregates, and distinct endpoint pairs that lose (removed) or gain (added) at least one flow. */
   readonly removed: { readonly aggregates: number; readonly pairs: number };
   readonly added: { readonly aggregates: number; readonly pairs: number };
   /** Endpoint pods (not host-network, with an address) of one snapshot only, or changed. */
@@ -111,8 +112,8 @@ export function preview(snapshots: Both<ParsedSnapshot>, options: PreviewOptions
   const tables = options.tables === false ? null : stage('tables', () => tablesDelta(clusters));
 
   const count = (change: Aggregate['change']) => {
-    const list = changes.filter((a) => a.change === change);
-    return { aggregates: list.length, pairs: list.reduce((n, a) => n + a.pairs, 0) };
+    const pairs = new Map(delta.changes.filter((c) => c.change === change).map((c) => [pairKey(c), c.pairs]));
+    return { aggregates: changes.filter((a) => a.change === change).length, pairs: [...pairs.values()].reduce((n, p) => n + p, 0) };
   };
   const headWarnings = new Set(clusters.head.warnings);
   return {
