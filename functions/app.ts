@@ -10,6 +10,7 @@ import { compileRoutes } from './routes/compile.js';
 import { docsRoutes } from './routes/docs.js';
 import { matrixRoutes } from './routes/matrix.js';
 import { verdictRoutes } from './routes/verdicts.js';
+import { changeReviewRoutes } from './routes/change-review.js';
 
 export interface AppDeps {
   readonly maxBodyBytes?: number;
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps = {}): OpenAPIHono {
   verdictRoutes(app);
   matrixRoutes(app);
   compileRoutes(app);
+  changeReviewRoutes(app);
   clusterRoutes(app, deps.store);
   docsRoutes(app);
 

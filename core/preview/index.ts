@@ -132,4 +132,8 @@ export function preview(snapshots: Both<ParsedSnapshot>, options: PreviewOptions
   };
 }
 
-
+/** The preview without the parts of each aggregate and the endpoints they name (the default API answer). */
+export function withoutParts(p: Preview): Omit<Preview, 'changes' | 'endpoints'> & { changes: Omit<Aggregate, 'parts'>[] } {
+  const { endpoints: _endpoints, changes, ...rest } = p;
+  return { ...rest, changes: changes.map(({ parts: _parts, ...a }) => a) };
+}
