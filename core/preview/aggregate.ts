@@ -19,9 +19,10 @@ export type IpFamilyName = 'IPv4' | 'IPv6';
 export type EndpointGroup =
   /**
    * Pods of `namespaces`: one workload (`workload`), every pod of them (`whole`), or a mix;
-   * `pods` of `of` pods present in both snapshots (of the workload when there is one).
+   * `groups` names what was merged ("payments", "shop app=web"); `pods` of `of` pods present
+   * in both snapshots (of the workload when there is one).
    */
-  | { readonly kind: 'pods'; readonly namespaces: readonly string[]; readonly workload: string | null; readonly whole: boolean; readonly pods: number; readonly of: number }
+  | { readonly kind: 'pods'; readonly namespaces: readonly string[]; readonly workload: string | null; readonly whole: boolean; readonly groups: readonly string[]; readonly pods: number; readonly of: number }
   | { readonly kind: 'nodes'; readonly nodes: readonly string[] }
   | { readonly kind: 'external'; readonly cidrs: readonly string[] };
 
@@ -88,7 +89,7 @@ function explain(d: FlowDecision, texts: ReadonlySet<string>): Explanation {
 }
 
 type End =
-  | { readonly kind: 'pods'; readonly namespaces: readonly string[]; readonly workload: string | null; readonly whole: boolean }
+  | { readonly kind: 'pods'; readonly namespaces: readonly string[]; readonly workload: string | null; readonly whole: boolean; readonly groups: readonly string[] }
   | { readonly kind: 'nodes' | 'external' };
 
 const endKey = (e: End) => (e.kind === 'pods' ? `pods|${e.namespaces.join(',')}|${e.workload ?? ''}|${e.whole ? 1 : 0}` : e.kind);
@@ -111,7 +112,9 @@ interface Acc {
 
 /** Pods by namespace and workload; every node together; every external range together. */
 function endOf(c: EndpointClass): End {
-  return c.kind === 'pods' ? { kind: 'pods', namespaces: [c.rep.head.namespace], workload: workloadLabel(c.rep.head.labels), whole: false } : { kind: c.kind };
+  if (c.kind !== 'pods') return { kind: c.kind };
+  const [ns, workload] = [c.rep.head.namespace, workloadLabel(c.rep.head.labels)];
+  return { kind: 'pods', namespaces: [ns], workload, whole: false, groups: [`${ns} ${workload || '(no labels)'}`] };
 }
 
 function merge(group: readonly Acc[], at: 0 | 1, end: End): Acc {
@@ -186,7 +189,7 @@ export function aggregate(classes: Classes, changes: readonly ClassChange[]): Ag
     // Workloads that together are every pod of their namespace: the namespace.
     list = regroup(list, at, (e) => (e.namespaces.length === 1 ? e.namespaces[0]! : null), (group) => {
       const ns = (group[0]!.ends[at] as End & { kind: 'pods' }).namespaces[0]!;
-      return podsAt(classes, group, at) === classes.podsPerNamespace.get(ns) ? { kind: 'pods', namespaces: [ns], workload: null, whole: true } : null;
+      return podsAt(classes, group, at) === classes.podsPerNamespace.get(ns) ? { kind: 'pods', namespaces: [ns], workload: null, whole: true, groups: [ns] } : null;
     });
   }
   for (const at of [0, 1] as const) {
@@ -196,7 +199,8 @@ export function aggregate(classes: Classes, changes: readonly ClassChange[]): Ag
       const ends = group.map((a) => a.ends[at] as End & { kind: 'pods' });
       const workloads = new Set(ends.map((e) => e.workload));
       const namespaces = [...new Set(ends.flatMap((e) => e.namespaces))].sort();
-      return { kind: 'pods', namespaces, workload: workloads.size === 1 ? [...workloads][0]! : null, whole: ends.every((e) => e.whole) };
+      const groups = [...new Set(ends.flatMap((e) => e.groups))].sort();
+      return { kind: 'pods', namespaces, workload: workloads.size === 1 ? [...workloads][0]! : null, whole: ends.every((e) => e.whole), groups };
     });
   }
   return list
@@ -224,7 +228,7 @@ function describeEnd(classes: Classes, a: Acc, at: 0 | 1): EndpointGroup {
     const pods = members.reduce((n, c) => n + podCount(c), 0);
     const inNamespaces = classes.pods.filter((c) => end.namespaces.includes(c.rep.head.namespace));
     const of = end.whole ? pods : inNamespaces.filter((c) => end.workload === null || workloadLabel(c.rep.head.labels) === end.workload).reduce((n, c) => n + c.members.length, 0);
-    return { kind: 'pods', namespaces: end.namespaces, workload: end.workload, whole: end.whole, pods, of };
+    return { kind: 'pods', namespaces: end.namespaces, workload: end.workload, whole: end.whole, groups: end.groups, pods, of };
   }
   if (end.kind === 'nodes') {
     // Node → pod parts hold only the nodes whose pairs are in their locality group.
@@ -242,8 +246,7 @@ function describeEnd(classes: Classes, a: Acc, at: 0 | 1): EndpointGroup {
 
 /**
  * "shop app=web (2 of 3 pods)", "namespace dev (all 12 pods)", "app=api in namespaces a, b
- * (4 pods)", "pods of namespaces a, b and 9 more (12 of 40 pods)", "nodes node-1, node-2",
- * "external 0.0.0.0/5, …".
+ * (4 pods)", "payments, shop app=web (2 of 3 pods)", "nodes node-1, node-2", "external 0.0.0.0/5, …".
  */
 export function groupText(g: EndpointGroup): string {
   if (g.kind === 'pods') {
@@ -252,7 +255,7 @@ export function groupText(g: EndpointGroup): string {
     const nss = `namespace${one ? '' : 's'} ${listed(g.namespaces)}`;
     if (g.whole) return `${nss} (${count})`;
     if (g.workload !== null) return one ? `${g.namespaces[0]} ${g.workload || '(no labels)'} (${count})` : `${g.workload || '(no labels)'} in ${nss} (${count})`;
-    return `pods of ${nss} (${count})`;
+    return `${listed(g.groups)} (${count})`;
   }
   if (g.kind === 'nodes') return `node${g.nodes.length === 1 ? '' : 's'} ${listed(g.nodes)}`;
   return `external ${listed(g.cidrs)}`;

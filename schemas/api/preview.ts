@@ -40,7 +40,7 @@ const ExplanationSchema = z.object({ allowed: z.boolean(), text: z.string().open
 
 export const EndpointGroupSchema = z
   .union([
-    z.object({ kind: z.literal('pods'), namespaces: z.array(z.string()), workload: z.string().nullable(), whole: z.boolean(), pods: z.number().int(), of: z.number().int() }),
+    z.object({ kind: z.literal('pods'), namespaces: z.array(z.string()), workload: z.string().nullable(), whole: z.boolean(), groups: z.array(z.string()), pods: z.number().int(), of: z.number().int() }),
     z.object({ kind: z.literal('nodes'), nodes: z.array(z.string()) }),
     z.object({ kind: z.literal('external'), cidrs: z.array(z.string()) }),
   ])
