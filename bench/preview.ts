@@ -1,4 +1,4 @@
-// `npm run bench:preview [-- S|M|L] [--no-tables] [--broad]`: a GitOps preview on a generated
+// `npx tsx bench/preview.ts [S|M|L] [--no-tables] [--broad]`: a GitOps preview on a generated
 // snapshot (bench/generate.ts). The head is the base with one NetworkPolicy and one
 // AdminNetworkPolicy changed, as a pull request would change them:
 //  - the first `allow-<app>-from-clients` NetworkPolicy of a prod namespace loses its first
