@@ -8,10 +8,10 @@
 import type { SideVerdict } from '../evaluate/engine.js';
 import { decisionKey, type PortRanges } from '../evaluate/side-runs.js';
 import type { Family } from '../net/ip.js';
-import { PROTOCOLS, type Protocol } from '../policy/model.js';
-import { forEachCandidate, type Candidates, type Dirty, type SubjectGroups } from './candidates.js';
+import { PROTOCOLS, type Direction, type Protocol } from '../policy/model.js';
+import { forEachCandidate, type Candidates, type SubjectGroups } from './candidates.js';
 import { sharedFamilies, type Both, type Classes, type EndpointClass, type NodeClass, type PodClass, type SnapshotSide } from './classes.js';
-import { SnapshotSides, type SideWork } from './sides.js';
+import { sideOf, SnapshotSides, type SideWork } from './sides.js';
 
 /** What decided a flow in one snapshot: both sides' verdicts, or node-local traffic. */
 export interface FlowDecision {
@@ -73,8 +73,6 @@ function combine(egress: readonly Span[] | null, ingress: readonly Span[] | null
   return out;
 }
 
-const sameRanges = (a: readonly [number, number][], b: readonly [number, number][]) => a.length === b.length && a.every((r, i) => r[0] === b[i]![0] && r[1] === b[i]![1]);
-
 export function connectivityDelta(classes: Classes, groups: SubjectGroups, candidates: Candidates): { changes: ClassChange[]; work: DeltaWork } {
   const work: DeltaWork = { pairs: 0, evaluations: 0, sides: 0, sidesReused: 0 };
   const allowedIds = new Map<string, number>();
@@ -83,56 +81,37 @@ export function connectivityDelta(classes: Classes, groups: SubjectGroups, candi
   const NOWHERE: Both<boolean> = { base: false, head: false };
   const found = new Map<string, { before: FlowDecision; after: FlowDecision; ranges: PortRanges }>();
 
-  /**
-   * Pairs where one side only may differ (most pairs of a broad change): when that side lets
-   * the same flows through in both snapshots, so does the pair, whatever the other side does.
-   */
-  const sameThroughMovingSide = (from: EndpointClass, to: EndpointClass, dirty: Dirty, families: readonly Family[]): boolean => {
-    const inside = from === to;
-    for (const family of families) {
-      const same = dirty.egress
-        ? from.kind !== 'pods' || sides.base.allowedAll('egress', sides.base.key('egress', from, false, to, inside, family), from, false, to, inside, family) === sides.head.allowedAll('egress', sides.head.key('egress', from, false, to, inside, family), from, false, to, inside, family)
-        : to.kind !== 'pods' || sides.base.allowedAll('ingress', sides.base.key('ingress', to, inside, from, false, family), to, inside, from, false, family) === sides.head.allowedAll('ingress', sides.head.key('ingress', to, inside, from, false, family), to, inside, from, false, family);
-      if (!same) return false;
-    }
-    return true;
-  };
-
   work.pairs = forEachCandidate(candidates, classes, (from, to, dirty) => {
-    const inside = from === to;
     const families = sharedFamilies(from, to);
+    // Pairs where one side only may differ (most pairs of a broad change): when that side lets
+    // the same flows through in both snapshots, so does the pair, whatever the other side does.
     // Pod classes that moved between nodes are `changed`, so node-locality never differs here.
-    if (dirty.egress !== dirty.ingress && sameThroughMovingSide(from, to, dirty, families)) return;
+    if (dirty.egress !== dirty.ingress) {
+      const moving = dirty.egress ? 'egress' : 'ingress';
+      const same = families.every((family) => {
+        const side = sideOf(moving, from, to, family);
+        return side === null || sides.base.allowedAll(side) === sides.head.allowedAll(side);
+      });
+      if (same) return;
+    }
     for (const family of families) {
-      // A side exists where its end is a policy subject; keys per snapshot, so a side the
-      // candidates say cannot differ is taken from the base for both.
-      const egressKey = (s: SnapshotSide) => (from.kind === 'pods' ? sides[s].key('egress', from, false, to, inside, family) : 0);
-      const ingressKey = (s: SnapshotSide) => (to.kind === 'pods' ? sides[s].key('ingress', to, inside, from, false, family) : 0);
-      const keys = {
-        egress: { base: egressKey('base'), head: dirty.egress ? egressKey('head') : 0 },
-        ingress: { base: ingressKey('base'), head: dirty.ingress ? ingressKey('head') : 0 },
-      };
-      const egress = (s: SnapshotSide, protocol: Protocol) => {
-        if (from.kind !== 'pods') return null;
-        const at = dirty.egress ? s : 'base';
-        return sides[at].entry('egress', keys.egress[at], from, false, to, inside, family, protocol);
-      };
-      const ingress = (s: SnapshotSide, protocol: Protocol) => {
-        if (to.kind !== 'pods') return null;
-        const at = dirty.ingress ? s : 'base';
-        return sides[at].entry('ingress', keys.ingress[at], to, inside, from, false, family, protocol);
+      // A side the candidates say cannot differ is taken from the base for both snapshots.
+      const ends = { egress: sideOf('egress', from, to, family), ingress: sideOf('ingress', from, to, family) };
+      const run = (dir: Direction, s: SnapshotSide, protocol: Protocol) => {
+        const side = ends[dir];
+        return side && sides[dirty[dir] ? s : 'base'].entry(side, protocol);
       };
       for (const { locality = NOWHERE, pairs } of pairGroups(from, to)) {
         if (pairs === 0 || (locality.base && locality.head)) continue;
         found.clear();
         for (const protocol of PROTOCOLS) {
-          const oneSide = !locality.base && !locality.head && dirty.egress !== dirty.ingress;
-          if (oneSide) {
+          if (!locality.base && !locality.head && dirty.egress !== dirty.ingress) {
             // Only one side may differ: when it allows the same ports, so does the flow.
-            const [b, h] = dirty.egress ? [egress('base', protocol), egress('head', protocol)] : [ingress('base', protocol), ingress('head', protocol)];
+            const moving = dirty.egress ? 'egress' : 'ingress';
+            const [b, h] = [run(moving, 'base', protocol), run(moving, 'head', protocol)];
             if (!b || !h || b.allowed === h.allowed) continue;
           }
-          const runs = (s: SnapshotSide) => (locality[s] ? NODE_LOCAL_RUNS : combine(egress(s, protocol)?.runs ?? null, ingress(s, protocol)?.runs ?? null));
+          const runs = (s: SnapshotSide) => (locality[s] ? NODE_LOCAL_RUNS : combine(run('egress', s, protocol)?.runs ?? null, run('ingress', s, protocol)?.runs ?? null));
           diffRuns(runs('base'), runs('head'), protocol, found);
         }
         for (const f of found.values()) {

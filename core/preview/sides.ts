@@ -150,17 +150,15 @@ export class SnapshotSides {
     return id;
   }
 
-  /**
-   * The key of `subject`'s side (in `dir`) towards a member of `peerClass`: equal keys, equal
-   * sides. `subject` is a pod class's member (the other member when `second`).
-   */
-  key(dir: Direction, subject: PodClass, second: boolean, peerClass: EndpointClass, peerSecond: boolean, family: Family): number {
-    const subjectEnd = this.endpoint(subject, family, second) as Endpoint & { kind: 'pod' };
-    return this.signature(dir, subject) * SPAN + this.identity(dir, subjectEnd, peerClass, this.endpoint(peerClass, family, peerSecond), family);
+  /** The key of a side: equal keys, equal sides (memo key of `entry` and `allowedAll`). */
+  key(side: SideOf): number {
+    const subject = this.endpoint(side.subject, side.family, side.second) as Endpoint & { kind: 'pod' };
+    return this.signature(side.dir, side.subject) * SPAN + this.identity(side.dir, subject, side.peer, this.endpoint(side.peer, side.family, side.peerSecond), side.family);
   }
 
-  /** The side for a key from `key()`, over every port of `protocol`. */
-  entry(dir: Direction, key: number, subject: PodClass, second: boolean, peerClass: EndpointClass, peerSecond: boolean, family: Family, protocol: Protocol): SideEntry {
+  /** The side over every port of `protocol`. */
+  entry(side: SideOf, protocol: Protocol, key = this.key(side)): SideEntry {
+    const { dir, family } = side;
     const memo = this.memo[dirIdx(dir)]![famIdx(family)]![PROTOCOLS.indexOf(protocol)]!;
     let e = memo.get(key);
     if (e) {
@@ -168,24 +166,41 @@ export class SnapshotSides {
       return e;
     }
     this.work.sides++;
-    const subjectEnd = this.endpoint(subject, family, second) as Endpoint & { kind: 'pod' };
-    const peer = this.endpoint(peerClass, family, peerSecond);
-    const [from, to] = dir === 'egress' ? [subjectEnd, peer] : [peer, subjectEnd];
+    const subject = this.endpoint(side.subject, family, side.second) as Endpoint & { kind: 'pod' };
+    const peer = this.endpoint(side.peer, family, side.peerSecond);
+    const [from, to] = dir === 'egress' ? [subject, peer] : [peer, subject];
     const flow: Flow = { from, to, port: 1, protocol, family };
-    const runs = sideRuns(this.cluster, dir, subjectEnd.pod, peer, flow, this.sigGroups[Math.floor(key / SPAN)]!.rules, protocol, this.work);
+    const runs = sideRuns(this.cluster, dir, subject.pod, peer, flow, this.sigGroups[Math.floor(key / SPAN)]!.rules, protocol, this.work);
     e = { runs, allowed: this.intern(this.allowedIds, JSON.stringify(allowedRanges(runs))) };
     memo.set(key, e);
     return e;
   }
 
   /** An id of the side's allowed ports over every protocol: equal ids, the side lets the same flows through. */
-  allowedAll(dir: Direction, key: number, subject: PodClass, second: boolean, peerClass: EndpointClass, peerSecond: boolean, family: Family): number {
-    const memo = this.allowedAllMemo[dirIdx(dir)]![famIdx(family)]!;
+  allowedAll(side: SideOf, key = this.key(side)): number {
+    const memo = this.allowedAllMemo[dirIdx(side.dir)]![famIdx(side.family)]!;
     let id = memo.get(key);
-    if (id === undefined) {
-      const each = PROTOCOLS.map((p) => this.entry(dir, key, subject, second, peerClass, peerSecond, family, p).allowed);
-      memo.set(key, (id = this.intern(this.allowedIds, each.join(','))));
-    }
+    if (id === undefined) memo.set(key, (id = this.intern(this.allowedIds, PROTOCOLS.map((p) => this.entry(side, p, key).allowed).join(','))));
     return id;
   }
+}
+
+/**
+ * One side of a class pair in one family: the subject's class (its other member when
+ * `second`, for pairs inside a class) and the peer's.
+ */
+export interface SideOf {
+  readonly dir: Direction;
+  readonly subject: PodClass;
+  readonly second: boolean;
+  readonly peer: EndpointClass;
+  readonly peerSecond: boolean;
+  readonly family: Family;
+}
+
+/** The egress side (of `from`) or the ingress side (of `to`) of a pair, or null where that end is no policy subject. */
+export function sideOf(dir: Direction, from: EndpointClass, to: EndpointClass, family: Family): SideOf | null {
+  const inside = from === to;
+  if (dir === 'egress') return from.kind === 'pods' ? { dir, subject: from, second: false, peer: to, peerSecond: inside, family } : null;
+  return to.kind === 'pods' ? { dir, subject: to, second: inside, peer: from, peerSecond: false, family } : null;
 }
