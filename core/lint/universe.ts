@@ -18,7 +18,7 @@ import type { Endpoint } from '../evaluate/endpoint.js';
 import { subjectSelects } from '../evaluate/match.js';
 import { elementaryIntervals, intervalIndex, portSegments, type Interval } from '../net/intervals.js';
 import { type Family, type IpAddr, type IpRange } from '../net/ip.js';
-import { PROTOCOLS, type Direction, type Policy, type Protocol, type Rule } from '../policy/model.js';
+import { isRelativePeer, PROTOCOLS, type Direction, type Policy, type Protocol, type Rule } from '../policy/model.js';
 import { ipKey, type PodInfo } from '../snapshot/cluster.js';
 
 export interface PortProto {
@@ -55,7 +55,7 @@ export const FULL_DETAIL: SubjectDetail = { labels: true, namespace: true, named
 export function detailFor(rules: readonly Rule[], dir: Direction, labels: boolean): SubjectDetail {
   return {
     labels,
-    namespace: rules.some((r) => r.peers.some((p) => p.type === 'pods' && p.namespaces.type !== 'selector' && p.namespaces.type !== 'name')),
+    namespace: rules.some((r) => r.peers.some(isRelativePeer)),
     namedPorts: dir === 'ingress' && rules.some((r) => (r.ports ?? []).some((m) => m.type === 'named')),
   };
 }

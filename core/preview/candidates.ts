@@ -16,7 +16,7 @@ import { groupOf, type Group } from '../compile/group.js';
 import { namespaceMatches } from '../evaluate/match.js';
 import { objectKey } from '../lint/types.js';
 import { rangeContains } from '../net/ip.js';
-import { rulesFor, type Direction, type Peer, type Policy } from '../policy/model.js';
+import { isRelativePeer, rulesFor, type Direction, type Peer, type Policy } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import { SIDES, type Both, type Classes, type EndpointClass, type PodClass, type SnapshotSide } from './classes.js';
 
@@ -66,10 +66,9 @@ export function findCandidates(classes: Classes, groups: SubjectGroups, contents
   /** Classes a rule peer matches in one snapshot, for a subject (Self, sameLabels… are relative to it). */
   const peerClasses = (side: SnapshotSide, peer: Peer, subject: PodInfo): readonly number[] | 'all' => {
     const c = clusters[side];
-    const relative = peer.type === 'pods' && peer.namespaces.type !== 'selector' && peer.namespaces.type !== 'name';
     let bySubject = peerMemo[side].get(peer);
     if (!bySubject) peerMemo[side].set(peer, (bySubject = new Map()));
-    const memoKey = relative ? subject.nsIdx : -1;
+    const memoKey = isRelativePeer(peer) ? subject.nsIdx : -1;
     const cached = bySubject.get(memoKey);
     if (cached) return cached;
     let out: readonly number[] | 'all';

@@ -12,12 +12,10 @@ import type { Endpoint, Flow } from '../evaluate/endpoint.js';
 import { peerMatches } from '../evaluate/match.js';
 import { allowedRanges, sideRuns, type SideRun } from '../evaluate/side-runs.js';
 import type { Family } from '../net/ip.js';
-import { PROTOCOLS, rulesFor, type Direction, type Peer, type Policy, type Protocol, type Rule } from '../policy/model.js';
+import { isRelativePeer, PROTOCOLS, rulesFor, type Direction, type Peer, type Policy, type Protocol, type Rule } from '../policy/model.js';
 import type { Group } from '../compile/group.js';
 import type { SubjectGroups } from './candidates.js';
 import { endpointOf, type Classes, type EndpointClass, type PodClass, type SnapshotSide } from './classes.js';
-
-const isRelative = (p: Peer) => p.type === 'pods' && p.namespaces.type !== 'selector' && p.namespaces.type !== 'name';
 
 function peersOfRules(rules: Iterable<Rule>, keep: (p: Peer) => boolean = () => true): Peer[] {
   const out = new Set<Peer>();
@@ -79,7 +77,7 @@ export class SnapshotSides {
   ) {
     this.cluster = groups.clusters[side];
     const scoped = [...this.cluster.policies.admin, ...this.cluster.policies.baseline];
-    this.absolute = DIRS.map((d) => peersOfRules(rulesOf(scoped, d), (p) => !isRelative(p)));
+    this.absolute = DIRS.map((d) => peersOfRules(rulesOf(scoped, d), (p) => !isRelativePeer(p)));
     this.portNames = new Set(rulesOf(this.cluster.policies.all, 'egress').flatMap((r) => (r.ports ?? []).flatMap((m) => (m.type === 'named' ? [m.name] : []))));
     this.sigOfClass = DIRS.map(() => new Int32Array(classes.all.length));
   }
@@ -120,7 +118,7 @@ export class SnapshotSides {
     const scoped = [...c.policies.admin, ...c.policies.baseline].filter((p) => p.subject.type === 'cluster' && c.selectors.matchesNamespace(p.subject.namespaces, nsIdx));
     const mine = new Set(peersOfRules(rulesOf(scoped, dir)));
     const absolute = this.absolute[d]!.flatMap((p, i) => (mine.has(p) ? [i] : []));
-    const other = [...peersOfRules(rulesOf(scoped, dir), isRelative), ...peersOfRules(rulesOf(c.policies.byNamespace.get(c.namespaces[nsIdx]!.name) ?? [], dir))];
+    const other = [...peersOfRules(rulesOf(scoped, dir), isRelativePeer), ...peersOfRules(rulesOf(c.policies.byNamespace.get(c.namespaces[nsIdx]!.name) ?? [], dir))];
     this.reach[d]!.set(nsIdx, (r = { absolute, other }));
     return r;
   }
