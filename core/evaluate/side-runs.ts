@@ -47,12 +47,16 @@ export function sideRuns(cluster: Cluster, dir: Direction, subject: PodInfo, pee
   const runs: SideRun[] = [];
   for (const [lo, hi] of portSegments(portCuts(rules, to)[protocol])) {
     if (work) work.evaluations++;
-    const verdict = evaluateSide(cluster, dir, subject, peer, { ...flow, port: lo, protocol });
-    const last = runs[runs.length - 1];
-    if (last && decisionKey(last.verdict) === decisionKey(verdict)) runs[runs.length - 1] = { lo: last.lo, hi, verdict: last.verdict };
-    else runs.push({ lo, hi, verdict });
+    pushRun(runs, { lo, hi, verdict: evaluateSide(cluster, dir, subject, peer, { ...flow, port: lo, protocol }) }, (a, b) => decisionKey(a.verdict) === decisionKey(b.verdict));
   }
   return runs;
+}
+
+/** Appends a run that starts where the last one ends, or extends the last one when `same` says they decide alike. */
+export function pushRun<T extends { readonly lo: number; readonly hi: number }>(runs: T[], run: T, same: (a: T, b: T) => boolean): void {
+  const last = runs[runs.length - 1];
+  if (last && same(last, run)) runs[runs.length - 1] = { ...last, hi: run.hi };
+  else runs.push(run);
 }
 
 /** The allowed ports of a side, as sorted disjoint ranges (touching ranges merged). */

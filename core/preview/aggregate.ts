@@ -4,11 +4,10 @@
 // not thousands of pod pairs. A group that covers every pod of a namespace is named by the
 // namespace. Every aggregate keeps its parts (class pair, family) so it expands back to the
 // exact pairs it stands for.
-import type { SideVerdict, TraceTier } from '../evaluate/engine.js';
+import type { SideVerdict } from '../evaluate/engine.js';
 import { reasonOf } from '../evaluate/explain.js';
 import { formatPorts, type PortRanges } from '../evaluate/side-runs.js';
-import { PROTOCOLS, type PolicyRef } from '../policy/model.js';
-import type { RuleRef } from '../evaluate/engine.js';
+import { PROTOCOLS } from '../policy/model.js';
 import { workloadLabel } from '../snapshot/workload.js';
 import type { Both, Classes, EndpointClass } from './classes.js';
 import { flowKey, inLocality, type ClassChange, type FlowDecision } from './delta.js';
@@ -26,13 +25,8 @@ export type EndpointGroup =
   | { readonly kind: 'nodes'; readonly nodes: readonly string[] }
   | { readonly kind: 'external'; readonly cidrs: readonly string[] };
 
-/** The rule that decided one side; null rule/policy: NetworkPolicy isolation or the default. */
-export interface Decider {
-  readonly allowed: boolean;
-  readonly tier: TraceTier;
-  readonly policy: PolicyRef | null;
-  readonly rule: RuleRef | null;
-}
+/** The rule that decided one side (a side verdict without its trace); null rule/policy: NetworkPolicy isolation or the default. */
+export type Decider = Omit<SideVerdict, 'trace'>;
 
 export interface Explanation {
   readonly allowed: boolean;

@@ -6,7 +6,7 @@
 // for both snapshots, and when the side that can differ allows the same ports in both, the
 // other side is never looked at.
 import type { SideVerdict } from '../evaluate/engine.js';
-import { decisionKey, type PortRanges } from '../evaluate/side-runs.js';
+import { decisionKey, pushRun, type PortRanges } from '../evaluate/side-runs.js';
 import type { Family } from '../net/ip.js';
 import { PROTOCOLS, type Direction, type Protocol } from '../policy/model.js';
 import { forEachCandidate, type Candidates, type SubjectGroups } from './candidates.js';
@@ -66,9 +66,7 @@ function combine(egress: readonly Span[] | null, ingress: readonly Span[] | null
     const hi = Math.min(x.hi, y.hi);
     if (lo > hi) continue;
     const decision: FlowDecision = { allowed: (x.verdict?.allowed ?? true) && (y.verdict?.allowed ?? true), egress: x.verdict, ingress: y.verdict };
-    const last = out[out.length - 1];
-    if (last && flowKey(last.decision) === flowKey(decision)) out[out.length - 1] = { lo: last.lo, hi, decision: last.decision };
-    else out.push({ lo, hi, decision });
+    pushRun(out, { lo, hi, decision }, (a, b) => flowKey(a.decision) === flowKey(b.decision));
   }
   return out;
 }
