@@ -15,6 +15,7 @@ import { docsRoutes } from './routes/docs.js';
 import { matrixRoutes } from './routes/matrix.js';
 import { verdictRoutes } from './routes/verdicts.js';
 import { storedClusters } from './stored-cluster.js';
+import { changeReviewRoutes } from './routes/change-review.js';
 
 export interface AppDeps {
   readonly maxBodyBytes?: number;
@@ -54,6 +55,7 @@ export function createApp(deps: AppDeps = {}): OpenAPIHono {
   verdictRoutes(app);
   matrixRoutes(app);
   compileRoutes(app, deps.sha256Hex);
+  changeReviewRoutes(app, deps.sha256Hex);
   askRoutes(app, access, load);
   clusterRoutes(app, deps.store, access, deps.sha256Hex);
   clusterQueryRoutes(app, access, load);

@@ -32,7 +32,7 @@ export function storedClusters(store: SnapshotStore, cacheSize = 2): (cluster: s
     } else {
       const objects = await storeErrors(store.getSnapshotObjects(name, summary.version));
       if (!objects) throw new ApiError('not_found', `version ${summary.version} of cluster ${name} was stored without its snapshot objects (published by an older netpolc); publish it again`);
-      cluster = buildCluster({ objects: [...objects], ignored: {}, resourceVersion: summary.version });
+      cluster = buildCluster({ objects: [...objects], ignored: {}, resourceVersion: summary.version, paths: new Map() });
     }
     cache.set(key, cluster);
     while (cache.size > cacheSize) cache.delete(cache.keys().next().value!);

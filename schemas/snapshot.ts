@@ -38,13 +38,16 @@ type Schemas = typeof SCHEMAS;
 export type SnapshotObject = { [K in keyof Schemas]: z.infer<Schemas[K]> }[keyof Schemas];
 export const SUPPORTED_KINDS = Object.keys(SCHEMAS);
 
-const NAMESPACED = new Set(['Pod', 'Service', 'NetworkPolicy']);
+/** Kinds whose objects live in a namespace (`default` when metadata.namespace is absent). */
+export const NAMESPACED_KINDS: ReadonlySet<string> = new Set(['Pod', 'Service', 'NetworkPolicy']);
 
 export interface ParsedSnapshot {
   readonly objects: SnapshotObject[];
   /** Objects of kinds policy evaluation does not read (Deployments, ConfigMaps, …), by kind. */
   readonly ignored: Record<string, number>;
   readonly resourceVersion: string | undefined;
+  /** Where each object sits in the input, by `kind/namespace/name` (e.g. `$.items[3]`), so later stages can point at it. */
+  readonly paths: ReadonlyMap<string, string>;
 }
 
 export type SnapshotParse = { ok: true; snapshot: ParsedSnapshot } | { ok: false; issues: ValidationIssue[] };
@@ -149,7 +152,7 @@ export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
       continue;
     }
     const obj = parsed.data as SnapshotObject;
-    if (NAMESPACED.has(obj.kind) && !obj.metadata.namespace) obj.metadata.namespace = 'default';
+    if (NAMESPACED_KINDS.has(obj.kind) && !obj.metadata.namespace) obj.metadata.namespace = 'default';
     issues.push(...semanticIssues(obj, path, identity));
     // Kinds are unique across the accepted groups; extensions/v1beta1 and networking.k8s.io/v1
     // NetworkPolicies are the same resource served twice, so one name is one object.
@@ -160,7 +163,7 @@ export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
     objects.push(obj);
   }
   if (issues.length > 0) return { ok: false, issues };
-  return { ok: true, snapshot: { objects, ignored, resourceVersion } };
+  return { ok: true, snapshot: { objects, ignored, resourceVersion, paths: seen } };
 }
 
 /** Checks that need more than one field or the address parser. */

@@ -18,7 +18,7 @@ import type { Endpoint } from '../evaluate/endpoint.js';
 import { subjectSelects } from '../evaluate/match.js';
 import { elementaryIntervals, intervalIndex, portSegments, type Interval } from '../net/intervals.js';
 import { type Family, type IpAddr, type IpRange } from '../net/ip.js';
-import { PROTOCOLS, type Direction, type Policy, type Protocol, type Rule } from '../policy/model.js';
+import { isRelativePeer, PROTOCOLS, type Direction, type Policy, type Protocol, type Rule } from '../policy/model.js';
 import { ipKey, type PodInfo } from '../snapshot/cluster.js';
 
 export interface PortProto {
@@ -55,13 +55,13 @@ export const FULL_DETAIL: SubjectDetail = { labels: true, namespace: true, named
 export function detailFor(rules: readonly Rule[], dir: Direction, labels: boolean): SubjectDetail {
   return {
     labels,
-    namespace: rules.some((r) => r.peers.some((p) => p.type === 'pods' && p.namespaces.type !== 'selector' && p.namespaces.type !== 'name')),
+    namespace: rules.some((r) => r.peers.some(isRelativePeer)),
     namedPorts: dir === 'ingress' && rules.some((r) => (r.ports ?? []).some((m) => m.type === 'named')),
   };
 }
 
-const labelKey = (labels: Readonly<Record<string, string>>): string => JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-const namedPortsKey = (p: PodInfo): string => p.namedPorts.map((n) => `${n.name}/${n.port}/${n.protocol}`).sort().join(',');
+export const labelKey = (labels: Readonly<Record<string, string>>): string => JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+export const namedPortsKey = (p: PodInfo): string => p.namedPorts.map((n) => `${n.name}/${n.port}/${n.protocol}`).sort().join(',');
 const familiesKey = (p: PodInfo): string => [...new Set(p.ips.map((i) => i.family))].sort().join(',');
 
 const fullKeys = new WeakMap<PodInfo, string>();
@@ -115,18 +115,19 @@ export function selectedPods(cluster: Cluster, policy: Policy): readonly PodInfo
   return list;
 }
 
-function cidrCuts(rules: readonly Rule[]): IpRange[] {
+/** Every range and except of the rules' CIDR peers: where an address starts to matter differently. */
+export function cidrCuts(rules: readonly Rule[]): IpRange[] {
   const out: IpRange[] = [];
   for (const r of rules) for (const p of r.peers) if (p.type === 'cidrs') out.push(...p.ranges, ...p.except);
   return out;
 }
 
-/** An address of the interval that no pod or node owns, so it stands for "outside the cluster". */
-function unownedAddress(cluster: Cluster, family: Family, iv: Interval): IpAddr | null {
+/** An address of the interval that no pod or node of any of the clusters owns, so it stands for "outside the cluster". */
+export function unownedAddress(clusters: readonly Cluster[], family: Family, iv: Interval): IpAddr | null {
   for (const value of [iv.lo, iv.hi, iv.lo + 1n, (iv.lo + iv.hi) / 2n]) {
     if (value < iv.lo || value > iv.hi) continue;
     const ip = { family, value };
-    if (!cluster.ipOwners.has(ipKey(ip))) return ip;
+    if (!clusters.some((c) => c.ipOwners.has(ipKey(ip)))) return ip;
   }
   return null;
 }
@@ -170,7 +171,7 @@ function peerSet(cluster: Cluster, rules: readonly Rule[]): PeerSet {
   }
   for (const family of [4, 6] as const) {
     for (const iv of intervals[family]) {
-      const ip = unownedAddress(cluster, family, iv);
+      const ip = unownedAddress([cluster], family, iv);
       if (ip) all.push({ kind: 'external', ip });
     }
   }

@@ -38,6 +38,11 @@ export type Peer =
   /** Any endpoint whose address is in a range and not in an exception (ipBlock, networks). */
   | { readonly type: 'cidrs'; readonly ranges: readonly IpRange[]; readonly except: readonly IpRange[] };
 
+/** A pods peer whose namespaces depend on the subject pod's (Self, NotSelf, sameLabels, notSameLabels). */
+export function isRelativePeer(p: Peer): boolean {
+  return p.type === 'pods' && p.namespaces.type !== 'selector' && p.namespaces.type !== 'name';
+}
+
 export type PortMatch =
   | { readonly type: 'range'; readonly protocol: Protocol; readonly lo: number; readonly hi: number }
   /** Resolved on the destination pod; `protocol` null means the container port's own protocol. */

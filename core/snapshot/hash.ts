@@ -4,7 +4,8 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 
-function canonical(v: unknown): unknown {
+/** The same value with object keys sorted, so JSON.stringify of equal content is equal text. */
+export function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
   if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
   return v;

@@ -5,11 +5,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { buildCluster, type Cluster } from '../../core/cluster.js';
-import { parseSnapshot } from '../../schemas/snapshot.js';
+import { parseSnapshot, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
 
 export class InputError extends Error {}
 
-interface Source {
+export interface Source {
   readonly name: string;
   readonly text: string;
 }
@@ -58,29 +58,54 @@ function documents(sources: readonly Source[]): { doc: unknown; origin: string }
   return out;
 }
 
-export function loadCluster(sources: readonly Source[], progress: (msg: string) => void = () => {}): Cluster {
-  const docs = documents(sources);
+/** A parsed snapshot, and where each of its `$.items[i]…` paths came from ("<file> (document 2): $.spec…"). */
+export interface LoadedSnapshot {
+  readonly snapshot: ParsedSnapshot;
+  readonly where: (path: string) => string;
+}
+
+/** Objects of every document of every source (Lists flattened), with the origin of each. */
+export function collectItems(sources: readonly Source[]): { items: unknown[]; origins: string[] } {
   const items: unknown[] = [];
   const origins: string[] = [];
-  for (const { doc, origin } of docs) {
+  for (const { doc, origin } of documents(sources)) {
     const list = Array.isArray(doc) ? doc : doc && typeof doc === 'object' && Array.isArray((doc as { items?: unknown }).items) ? (doc as { items: unknown[] }).items : [doc];
     for (const item of list) {
       items.push(item);
       origins.push(origin);
     }
   }
+  return { items, origins };
+}
+
+/** Maps `$.items[i]rest` (as parseSnapshot reports at `$`) to the file and document of item i. */
+export const originOf = (origins: readonly string[]) => (path: string): string => {
+  const m = /^\$\.items\[(\d+)\](.*)$/.exec(path);
+  return m ? `${origins[Number(m[1])]}: ${m[2] ? `$${m[2]}` : '$'}` : path;
+};
+
+/** Every validation issue on its own line, with file, document, path and object. */
+export function issueLines(issues: readonly ValidationIssue[], where: (path: string) => string): string {
+  return issues
+    .map((i) => {
+      const obj = i.object ? ` (${[i.object.kind, [i.object.namespace, i.object.name].filter(Boolean).join('/')].filter(Boolean).join(' ')})` : '';
+      return `  ${where(i.path)}${obj}: ${i.message}`;
+    })
+    .join('\n');
+}
+
+export function loadSnapshot(sources: readonly Source[], progress: (msg: string) => void = () => {}, label = 'snapshot'): LoadedSnapshot {
+  const { items, origins } = collectItems(sources);
   if (items.length > 5000) progress(`read ${items.length} objects from ${sources.length} source(s)`);
   const parsed = parseSnapshot({ items });
-  if (!parsed.ok) {
-    const lines = parsed.issues.map((i) => {
-      const m = /^\$\.items\[(\d+)\](.*)$/.exec(i.path);
-      const where = m ? `${origins[Number(m[1])]}: ${m[2] ? `$${m[2]}` : '$'}` : i.path;
-      const obj = i.object ? ` (${[i.object.kind, [i.object.namespace, i.object.name].filter(Boolean).join('/')].filter(Boolean).join(' ')})` : '';
-      return `${where}${obj}: ${i.message}`;
-    });
-    throw new InputError(`invalid snapshot:\n  ${lines.join('\n  ')}`);
-  }
-  const cluster = buildCluster(parsed.snapshot);
-  if (items.length > 5000) progress(`indexed ${cluster.pods.length} pods, ${cluster.policies.all.length} policies`);
+  const where = originOf(origins);
+  if (!parsed.ok) throw new InputError(`invalid ${label}:\n${issueLines(parsed.issues, where)}`);
+  return { snapshot: parsed.snapshot, where };
+}
+
+export function loadCluster(sources: readonly Source[], progress: (msg: string) => void = () => {}): Cluster {
+  const { snapshot } = loadSnapshot(sources, progress);
+  const cluster = buildCluster(snapshot);
+  if (snapshot.objects.length > 5000) progress(`indexed ${cluster.pods.length} pods, ${cluster.policies.all.length} policies`);
   return cluster;
 }

@@ -1,19 +1,8 @@
 // The CLI as a pipeline runs it: the real bin, files, directories and stdin, exit codes.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const BIN = join(ROOT, 'bin', 'netpolc.mjs');
-const CLUSTER = join(ROOT, 'examples', 'cluster.json');
-
-function run(args: string[], input?: string) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, input, encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+import { CLUSTER, run, tempDir } from '../support/cli.js';
 
 describe('netpolc CLI', () => {
   it('answers a verdict from a file with both decision chains', () => {
@@ -35,11 +24,12 @@ describe('netpolc CLI', () => {
   });
 
   it('reads a directory of YAML and JSON files', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'netpolc-cli-'));
     const items = (JSON.parse(readFileSync(CLUSTER, 'utf8')) as { items: { kind: string }[] }).items;
-    writeFileSync(join(dir, 'workloads.json'), JSON.stringify({ kind: 'List', items: items.filter((o) => !o.kind.includes('Policy')) }));
-    writeFileSync(join(dir, 'policies.yaml'), items.filter((o) => o.kind.includes('Policy')).map((o) => stringify(o)).join('---\n'));
-    writeFileSync(join(dir, 'README.txt'), 'not read');
+    const dir = tempDir({
+      'workloads.json': JSON.stringify({ kind: 'List', items: items.filter((o) => !o.kind.includes('Policy')) }),
+      'policies.yaml': items.filter((o) => o.kind.includes('Policy')).map((o) => stringify(o)).join('---\n'),
+      'README.txt': 'not read',
+    });
     const r = run(['matrix', '--port', '5432', '--namespace', 'shop', dir]);
     expect(r.code).toBe(0);
     expect(r.out).toContain('5432/TCP (3 allowed, 1 denied)');

@@ -1,5 +1,5 @@
-// Property tests for the HTTP edge: whatever the body, POST /v1/verdicts and /v1/matrix
-// answer 200, 400, 413, 415 or 422 — never 500 — and every non-200 is a JSON error body.
+// Property tests for the HTTP edge: whatever the body, POST /v1/verdicts, /v1/matrix,
+// /v1/previews and /v1/lint answer 200, 400, 413, 415 or 422 — never 500 — and every non-200 is a JSON error body.
 // Bodies: random JSON values, mutations deep inside a valid request (delete, retype,
 // replace, rename, duplicate), the same as YAML, and random bytes/text under JSON and YAML
 // content types. A 500 fails with the cause the app logged.
@@ -19,7 +19,7 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : undefined;
 const params = (numRuns = RUNS) => ({ numRuns, ...(SEED !== undefined ? { seed: SEED } : {}) });
 
-const ROUTES = ['/v1/verdicts', '/v1/matrix'] as const;
+const ROUTES = ['/v1/verdicts', '/v1/matrix', '/v1/previews', '/v1/lint'] as const;
 type Route = (typeof ROUTES)[number];
 
 /** Posts and checks the contract; throws with the logged cause on a 500. */
@@ -177,7 +177,17 @@ const MATRIX: Json = {
   ipFamily: 'IPv4',
 };
 
-const BASE: Record<Route, Json> = { '/v1/verdicts': VERDICTS, '/v1/matrix': MATRIX };
+/** A change that edits the NetworkPolicy, deletes a pod and keeps the (slow) table delta out. */
+const PREVIEW: Json = {
+  base: SNAPSHOT,
+  changes: {
+    apply: [{ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'np', namespace: 'x' }, spec: { podSelector: {}, ingress: [{ from: [{ namespaceSelector: {} }], ports: [{ port: 'http' }, { protocol: 'UDP', port: 50, endPort: 60 }] }] } }],
+    delete: [{ kind: 'Pod', namespace: 'x', name: 'b' }],
+  },
+  tables: false,
+};
+
+const BASE: Record<Route, Json> = { '/v1/verdicts': VERDICTS, '/v1/matrix': MATRIX, '/v1/previews': PREVIEW, '/v1/lint': { snapshot: SNAPSHOT } };
 
 // ---------------------------------------------------------------------------------------
 // Mutations
@@ -344,14 +354,17 @@ describe('fuzz: the HTTP edge never answers 500', () => {
     );
   });
 
-  it('random JSON values in the request fields (snapshot, flows, ports, pods, ipFamily)', async () => {
+  it('random JSON values in the request fields (snapshot, flows, ports, pods, ipFamily, base, head, changes)', async () => {
     const anyJson = fc.jsonValue({ maxDepth: 4 }) as fc.Arbitrary<Json>;
     const field = (base: Json) => fc.oneof(anyJson, fc.constant(base), fc.constant(undefined));
     const s = SNAPSHOT;
     const verdicts = fc.record({ snapshot: field(s), flows: fc.oneof(field((VERDICTS as { flows: Json }).flows), fc.array(fc.record({ from: anyJson, to: anyJson, port: anyJson, protocol: anyJson, ipFamily: anyJson }, { requiredKeys: [] }), { maxLength: 3 })) }, { requiredKeys: [] });
     const matrix = fc.record({ snapshot: field(s), ports: anyJson, pods: fc.oneof(anyJson, fc.record({ namespaces: anyJson, selector: anyJson, names: anyJson }, { requiredKeys: [] })), ipFamily: anyJson }, { requiredKeys: [] });
+    const changes = fc.oneof(anyJson, fc.record({ apply: fc.oneof(anyJson, fc.array(anyJson, { maxLength: 2 })), delete: fc.oneof(anyJson, fc.array(fc.record({ kind: anyJson, namespace: anyJson, name: anyJson }, { requiredKeys: [] }), { maxLength: 2 })) }, { requiredKeys: [] }));
+    const previews = fc.record({ base: field(s), head: field(s), changes, tables: fc.oneof(anyJson, fc.constant(false)), lint: anyJson, detail: anyJson }, { requiredKeys: [] });
+    const lint = fc.record({ snapshot: field(s) }, { requiredKeys: [] });
     await fc.assert(
-      fc.asyncProperty(fc.oneof(verdicts.map((b) => ['/v1/verdicts', b] as const), matrix.map((b) => ['/v1/matrix', b] as const)), async ([route, body]) => {
+      fc.asyncProperty(fc.oneof(verdicts.map((b) => ['/v1/verdicts', b] as const), matrix.map((b) => ['/v1/matrix', b] as const), previews.map((b) => ['/v1/previews', b] as const), lint.map((b) => ['/v1/lint', b] as const)), async ([route, body]) => {
         await check(route, JSON.stringify(body), 'application/json');
       }),
       params(),

@@ -210,3 +210,22 @@ export function engineVerdict(cluster: Cluster, src: string, dst: string, f: { p
     throw e;
   }
 }
+
+/**
+ * A random change to a snapshot, as a pull request makes one: objects of another random
+ * snapshot applied (same kind and name replace the old object: relabelled pods and
+ * namespaces, edited or new policies, moved or readdressed pods) and objects deleted.
+ */
+export const changeArb = fc.record({ other: snapshotArb, apply: fc.uniqueArray(fc.nat(), { maxLength: 4 }), delete: fc.uniqueArray(fc.nat(), { maxLength: 3 }) });
+
+type Item = { kind: string; metadata: { name: string; namespace?: string } };
+
+export function changeOf(base: { items: readonly unknown[] }, c: { other: { items: readonly unknown[] }; apply: readonly number[]; delete: readonly number[] }) {
+  const items = base.items as Item[];
+  const others = c.other.items as Item[];
+  const pick = <T>(list: readonly T[], picks: readonly number[]) => [...new Set(picks.map((i) => i % list.length))].map((i) => list[i]!);
+  return {
+    apply: pick(others, c.apply),
+    delete: pick(items, c.delete).map((o) => ({ kind: o.kind, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), name: o.metadata.name })),
+  };
+}

@@ -1,0 +1,80 @@
+// How answers name things: endpoints ("10.0.0.7 (pod shop/web)"), ports on a destination, and
+// pod sets by namespace and workload label (the deciding rule: evaluate/explain.ts).
+import type { Cluster } from '../cluster.js';
+import { FlowError, type EndpointSpec } from '../evaluate/resolve.js';
+import { parseIp } from '../net/ip.js';
+import { PROTOCOLS, type Protocol } from '../policy/model.js';
+import { ipKey, type IpOwner, type PodInfo } from '../snapshot/cluster.js';
+import { NOT_WORKLOAD, WORKLOAD_KEYS } from '../snapshot/workload.js';
+
+const ownerOf = (cluster: Cluster, spec: EndpointSpec): IpOwner | undefined => {
+  if ('pod' in spec) return cluster.podByKey.has(spec.pod) ? { kind: 'pod', pod: cluster.podByKey.get(spec.pod)! } : undefined;
+  const ip = parseIp(spec.ip);
+  return ip ? cluster.ipOwners.get(ipKey(ip)) : undefined;
+};
+export function podOf(cluster: Cluster, spec: EndpointSpec): PodInfo | null {
+  const o = ownerOf(cluster, spec);
+  return o?.kind === 'pod' ? o.pod : null;
+}
+/** An address says whose it is: "10.0.0.7 (pod shop/web)". */
+export function nameOf(cluster: Cluster, spec: EndpointSpec): string {
+  const o = 'pod' in spec ? undefined : ownerOf(cluster, spec);
+  return 'pod' in spec ? spec.pod : o ? `${spec.ip} (${o.kind === 'pod' ? `pod ${o.pod.key}` : `node ${o.node.name}`})` : spec.ip;
+}
+
+/** A named port of the destination: of the asked protocol, or else the one it declares (TCP first). */
+export function namedPort(pod: PodInfo | null, name: string, protocol: Protocol | null): { port: number; protocol: Protocol } | null {
+  const found = (pod?.namedPorts ?? []).filter((np) => np.name === name && (protocol === null || np.protocol === protocol));
+  return found.sort((a, b) => PROTOCOLS.indexOf(a.protocol) - PROTOCOLS.indexOf(b.protocol))[0] ?? null;
+}
+export function portOn(cluster: Cluster, to: EndpointSpec, port: number | string, protocol: Protocol | null): { port: number; protocol: Protocol; text: string } {
+  if (typeof port === 'number') return { port, protocol: protocol ?? 'TCP', text: `${protocol ?? 'TCP'} ${port}` };
+  const np = namedPort(podOf(cluster, to), port, protocol);
+  if (!np) throw new FlowError('port', `${nameOf(cluster, to)} has no ${protocol ? `${protocol} ` : ''}port named "${port}"`);
+  return { ...np, text: `${np.protocol} ${np.port} (${port})` };
+}
+
+
+/**
+ * Whole namespaces ("all 12 pods of namespace shop"), else labels that pick out exactly some
+ * of these pods of a namespace ("pods app=web in shop (3)"; one pass, biggest first, never
+ * overlapping), else pod keys. `exclude` (the pod asked about) counts as no namespace member.
+ */
+export function describePods(cluster: Cluster, pods: readonly PodInfo[], exclude: PodInfo | null): string[] {
+  const other = exclude ? 'other ' : '';
+  if (pods.length > 1 && pods.length === cluster.pods.length - (exclude ? 1 : 0)) return [`all ${pods.length} ${other}pods in the cluster`];
+  const byNs = new Map<string, Set<PodInfo>>();
+  for (const p of pods) (byNs.get(p.namespace) ?? byNs.set(p.namespace, new Set()).get(p.namespace)!).add(p);
+  const out: string[] = [];
+  for (const [ns, chosen] of [...byNs].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const all = (cluster.podsByNamespace.get(ns) ?? []).filter((p) => p !== exclude);
+    if (chosen.size === all.length && all.length > 1) {
+      out.push(`all ${all.length} ${exclude?.namespace === ns ? other : ''}pods of namespace ${ns}`);
+      continue;
+    }
+    const total = new Map<string, number>();
+    const picked = new Map<string, PodInfo[]>();
+    for (const p of all) {
+      for (const [k, v] of Object.entries(p.labels)) {
+        if (NOT_WORKLOAD.has(k)) continue;
+        const kv = `${k}=${v}`;
+        total.set(kv, (total.get(kv) ?? 0) + 1);
+        if (chosen.has(p)) (picked.get(kv) ?? picked.set(kv, []).get(kv)!).push(p);
+      }
+    }
+    const rank = (kv: string) => {
+      const i = WORKLOAD_KEYS.indexOf(kv.slice(0, kv.indexOf('=')));
+      return i < 0 ? WORKLOAD_KEYS.length : i;
+    };
+    // A label names a group only if every pod of the namespace carrying it is in the set.
+    const labels = [...picked].filter(([kv, ps]) => ps.length >= 2 && ps.length === total.get(kv)).sort((a, b) => b[1].length - a[1].length || rank(a[0]) - rank(b[0]) || (a[0] < b[0] ? -1 : 1));
+    const covered = new Set<PodInfo>();
+    for (const [kv, ps] of labels) {
+      if (ps.some((p) => covered.has(p))) continue;
+      out.push(`pods ${kv} in ${ns} (${ps.length})`);
+      for (const p of ps) covered.add(p);
+    }
+    for (const p of chosen) if (!covered.has(p)) out.push(p.key);
+  }
+  return out;
+}

@@ -1,0 +1,51 @@
+// A head snapshot from a base and a change, the way a pull request changes manifests: objects
+// deleted by kind/namespace/name, then objects applied (upserted: an object with the same
+// kind/namespace/name replaces the old one, as `kubectl apply` does). Works on parsed objects,
+// so every object keeps the JSON path it came from (`$.base.items[3]`, `$.changes.apply[0]`).
+import { NAMESPACED_KINDS, SUPPORTED_KINDS, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
+import { objectKey } from '../lint/types.js';
+
+export interface ObjectRef {
+  readonly kind: string;
+  readonly namespace?: string | undefined;
+  readonly name: string;
+}
+
+export interface SnapshotChanges {
+  /** The applied objects, parsed like a snapshot (their paths point into the change). */
+  readonly apply: ParsedSnapshot;
+  readonly delete: readonly ObjectRef[];
+}
+
+const KINDS = new Set(SUPPORTED_KINDS.map((k) => k.slice(k.lastIndexOf('/') + 1)));
+
+/** Namespaced kinds default to `default`, as parseSnapshot does for objects. */
+export const refKey = (r: ObjectRef) => objectKey({ kind: r.kind, namespace: r.namespace ?? (NAMESPACED_KINDS.has(r.kind) ? 'default' : undefined), name: r.name });
+
+/**
+ * The head: base minus `delete`, then `apply` upserted. Deleting an object the base does not
+ * have is an issue at `deletePath[i]` (a typo would otherwise preview nothing); kinds
+ * netpolc does not read (Deployments, …) may be deleted freely.
+ */
+export function applyChanges(base: ParsedSnapshot, changes: SnapshotChanges, deletePath = '$.changes.delete'): { ok: true; snapshot: ParsedSnapshot } | { ok: false; issues: ValidationIssue[] } {
+  const byKey = new Map(base.objects.map((o) => [objectKey({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name }), o]));
+  const paths = new Map(base.paths);
+  const issues: ValidationIssue[] = [];
+  changes.delete.forEach((ref, i) => {
+    const key = refKey(ref);
+    if (byKey.delete(key)) paths.delete(key);
+    else if (KINDS.has(ref.kind)) issues.push({ path: `${deletePath}[${i}]`, message: `the base has no ${ref.kind} ${[ref.namespace ?? (NAMESPACED_KINDS.has(ref.kind) ? 'default' : ''), ref.name].filter(Boolean).join('/')} to delete` });
+  });
+  if (issues.length > 0) return { ok: false, issues };
+  for (const o of changes.apply.objects) {
+    const key = objectKey({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name });
+    // Re-inserting keeps the applied object's place last, as a new manifest would be.
+    byKey.delete(key);
+    byKey.set(key, o);
+    const at = changes.apply.paths.get(key);
+    if (at !== undefined) paths.set(key, at);
+  }
+  const ignored: Record<string, number> = { ...base.ignored };
+  for (const [kind, n] of Object.entries(changes.apply.ignored)) ignored[kind] = (ignored[kind] ?? 0) + n;
+  return { ok: true, snapshot: { objects: [...byKey.values()], ignored, resourceVersion: undefined, paths } };
+}

@@ -1,0 +1,17 @@
+// Which labels name a workload, for grouping pods the way people talk about them ("shop
+// app=web") rather than one by one.
+import type { Labels } from '../select/selector.js';
+
+// Preferred when several labels pick out the same pods; hash and per-pod labels never name a workload.
+export const WORKLOAD_KEYS = ['app.kubernetes.io/name', 'app', 'k8s-app', 'name', 'app.kubernetes.io/component', 'component'];
+export const NOT_WORKLOAD = new Set(['pod-template-hash', 'controller-revision-hash', 'pod-template-generation', 'statefulset.kubernetes.io/pod-name', 'apps.kubernetes.io/pod-index']);
+
+/** "app=web" by the first workload key a pod has, else its labels without per-pod ones, else "". */
+export function workloadLabel(labels: Labels): string {
+  for (const k of WORKLOAD_KEYS) if (labels[k] !== undefined) return `${k}=${labels[k]}`;
+  return Object.entries(labels)
+    .filter(([k]) => !NOT_WORKLOAD.has(k))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+}

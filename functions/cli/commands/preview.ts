@@ -1,0 +1,127 @@
+// `netpolc preview --base DIR|FILE|- (--head DIR|FILE|- | --changes FILE)`: what a change does
+// to connectivity, for a pull-request pipeline. Exit 1 when the change takes away flows that
+// were allowed, unless --allow-removed-flows; 2 for bad usage or input.
+import { nodeSha256Hex } from '../../node-sha256.js';
+import { parseArgs } from 'node:util';
+import { parseAllDocuments } from 'yaml';
+import { applyChanges, groupText, preview, withoutParts, type Preview, type PreviewStage } from '../../../core/preview/index.js';
+import { previewMarkdown } from '../../../core/preview/markdown.js';
+import { ObjectRefSchema } from '../../../schemas/api/preview.js';
+import { formatPath, parseSnapshot, type ParsedSnapshot } from '../../../schemas/snapshot.js';
+import { InputError, issueLines, loadSnapshot, readSources } from '../input.js';
+import { outputFormat, UsageError, type Io, type OutputFormat } from '../io.js';
+import { countText, findingLines } from './lint.js';
+
+/** Inputs over this many objects get progress and stage timings on stderr. */
+const LARGE = 5000;
+/** Changed-flow lines in text output; JSON has them all. */
+const MAX_TEXT_CHANGES = 50;
+
+interface Loaded {
+  readonly base: ParsedSnapshot;
+  readonly head: ParsedSnapshot;
+  /** Where a path of a lint finding of the base or the head came from. */
+  readonly where: { readonly base: (path: string) => string; readonly head: (path: string) => string };
+}
+
+/** A change file: one document `{apply: [objects], delete: [{kind, namespace, name}]}`. */
+function loadChanges(file: string, base: ParsedSnapshot, baseWhere: (p: string) => string, io: Io): Loaded {
+  const [source] = readSources([file], io.stdin);
+  const docs = parseAllDocuments(source!.text);
+  const doc = (Array.isArray(docs) ? docs : [docs]).filter((d) => d.contents !== null);
+  const first = doc[0];
+  if (doc.length !== 1 || first!.errors.length > 0) throw new InputError(`${source!.name}: expected one YAML or JSON document {apply: [...], delete: [...]}${first?.errors[0] ? `: ${first.errors[0].message.split('\n')[0]}` : ''}`);
+  const raw = first!.toJS() as { apply?: unknown; delete?: unknown } | null;
+  const at = (path: string) => `${source!.name}: ${path}`;
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new InputError(at('$: expected {apply: [...], delete: [...]}'));
+  const apply = parseSnapshot(raw.apply ?? [], '$.apply');
+  if (!apply.ok) throw new InputError(`invalid changes:\n${issueLines(apply.issues, at)}`);
+  const deletes = Array.isArray(raw.delete) ? raw.delete : raw.delete === undefined ? [] : null;
+  if (deletes === null) throw new InputError(at('$.delete: expected a list of {kind, namespace, name}'));
+  const refs = deletes.map((d, i) => {
+    const r = ObjectRefSchema.safeParse(d);
+    if (!r.success) throw new InputError(at(`${formatPath(`$.delete[${i}]`, r.error.issues[0]!.path)}: ${r.error.issues[0]!.message}`));
+    return r.data;
+  });
+  const head = applyChanges(base, { apply: apply.snapshot, delete: refs }, '$.delete');
+  if (!head.ok) throw new InputError(`invalid changes:\n${issueLines(head.issues, at)}`);
+  return { base, head: head.snapshot, where: { base: baseWhere, head: (p) => (p.startsWith('$.apply') ? at(p) : baseWhere(p)) } };
+}
+
+function load(values: { base?: string | undefined; head?: string | undefined; changes?: string | undefined }, io: Io): Loaded {
+  if (!values.base) throw new UsageError('preview needs --base (a file, a directory or - for stdin)');
+  if ((values.head === undefined) === (values.changes === undefined)) throw new UsageError('preview needs --head or --changes (one of them)');
+  if ([values.base, values.head, values.changes].filter((v) => v === '-').length > 1) throw new UsageError('only one of --base, --head, --changes can read stdin (-)');
+  const base = loadSnapshot(readSources([values.base], io.stdin), io.err, 'base snapshot');
+  if (values.changes !== undefined) return loadChanges(values.changes, base.snapshot, base.where, io);
+  const head = loadSnapshot(readSources([values.head!], io.stdin), io.err, 'head snapshot');
+  return { base: base.snapshot, head: head.snapshot, where: { base: base.where, head: head.where } };
+}
+
+function text(p: Preview, where: Loaded['where']): string {
+  const { removed, added, pods } = p.summary;
+  const plural = (k: number, word: string) => `${k} ${word}${k === 1 ? '' : 's'}`;
+  const lines = [`${plural(removed.pairs, 'endpoint pair')} lose flows (${plural(removed.aggregates, 'change')}), ${plural(added.pairs, 'pair')} gain flows (${plural(added.aggregates, 'change')})`];
+  if (pods.added.length + pods.removed.length + pods.changed > 0) lines.push(`pods: ${pods.added.length} added, ${pods.removed.length} removed, ${pods.changed} relabelled/readdressed/moved`);
+  for (const a of p.changes.slice(0, MAX_TEXT_CHANGES)) {
+    lines.push('', `${a.change.padEnd(7)} ${groupText(a.from)} → ${groupText(a.to)}  ${a.ports}  [${a.pairs} pair${a.pairs === 1 ? '' : 's'}]`, `        before: ${a.before.text}`, `        after:  ${a.after.text}`);
+  }
+  if (p.changes.length > MAX_TEXT_CHANGES) lines.push('', `… and ${p.changes.length - MAX_TEXT_CHANGES} more changes (--output json lists them all)`);
+  if (p.tables) {
+    const nodes = Object.entries(p.tables.nodes);
+    lines.push('', `rule tables: ${nodes.length} node${nodes.length === 1 ? '' : 's'} change, ${p.tables.unchangedNodes} unchanged`);
+    for (const [node, d] of nodes.slice(0, 10)) lines.push(`  ${node}: +${d.tablesAdded.length}/−${d.tablesRemoved.length} tables, +${d.rulesAdded}/−${d.rulesRemoved} rules, ${plural(d.podsRebound, 'pod')} rebound`);
+    if (nodes.length > 10) lines.push(`  … and ${nodes.length - 10} more nodes`);
+  }
+  if (p.lint) {
+    const fresh = p.lint.findings.filter((f) => f.new);
+    lines.push('', `lints of the head: ${countText(p.lint.findings)}; ${fresh.length} new, ${p.lint.resolved.length} resolved`, ...findingLines(fresh, where.head, 'text'));
+  }
+  return lines.join('\n');
+}
+
+/** Lint paths of the CLI's own assembled snapshots, pointed back at files and documents. */
+function locateFindings(p: Preview, where: Loaded['where']): Preview {
+  if (!p.lint) return p;
+  const at = (w: (path: string) => string) => <F extends { snapshotPath?: string; path: string }>(f: F): F => ({ ...f, snapshotPath: w(f.snapshotPath ?? f.path) });
+  return { ...p, lint: { findings: p.lint.findings.map(at(where.head)), resolved: p.lint.resolved.map(at(where.base)) } };
+}
+
+export function commandPreview(args: string[], io: Io): number {
+  const { values } = parseArgs({
+    args,
+    options: {
+      base: { type: 'string' },
+      head: { type: 'string' },
+      changes: { type: 'string' },
+      output: { type: 'string' },
+      detail: { type: 'string' },
+      'no-tables': { type: 'boolean', default: false },
+      'no-lint': { type: 'boolean', default: false },
+      'allow-removed-flows': { type: 'boolean', default: false },
+    },
+  });
+  const format: OutputFormat = outputFormat(values.output);
+  if (values.detail !== undefined && values.detail !== 'parts') throw new UsageError('--detail takes one value: parts');
+  const loaded = load(values, io);
+  const large = loaded.base.objects.length + loaded.head.objects.length > LARGE;
+  const stage = <T>(name: PreviewStage, run: () => T): T => {
+    const t0 = performance.now();
+    const out = run();
+    if (large) io.err(`${name}: ${Math.round(performance.now() - t0)} ms`);
+    return out;
+  };
+  const p = locateFindings(preview({ base: loaded.base, head: loaded.head }, { tables: !values['no-tables'], lint: !values['no-lint'], stage, sha256Hex: nodeSha256Hex }), loaded.where);
+  if (large) {
+    const { classes, work } = p.summary;
+    io.err(`classes: ${classes.pods} pod, ${classes.nodes} node, ${classes.external} external; ${work.pairs} candidate class pairs, ${work.evaluations} side evaluations`);
+  }
+  if (format === 'json') io.out(JSON.stringify(values.detail === 'parts' ? p : withoutParts(p), null, 2));
+  else if (format === 'markdown') io.out(previewMarkdown(p));
+  else io.out(text(p, loaded.where));
+  if (p.summary.removed.pairs > 0 && !values['allow-removed-flows']) {
+    io.err(`${p.summary.removed.pairs} endpoint pairs lose flows that were allowed; pass --allow-removed-flows if that is intended`);
+    return 1;
+  }
+  return 0;
+}

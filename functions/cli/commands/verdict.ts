@@ -1,0 +1,48 @@
+// `netpolc verdict`: can A reach B on a port, with both decision chains; `--expect` gates.
+import { parseArgs } from 'node:util';
+import { evaluate, type SideVerdict, type Verdict } from '../../../core/evaluate/engine.js';
+import { FlowError, resolveFlow, type EndpointSpec } from '../../../core/evaluate/resolve.js';
+import { InputError, loadCluster, readSources } from '../input.js';
+import { UsageError, type Io } from '../io.js';
+
+const endpoint = (s: string): EndpointSpec => (s.includes('/') ? { pod: s } : { ip: s });
+
+function sideText(name: string, s: SideVerdict | null): string {
+  if (!s) return `  ${name}: not a policy-subject pod`;
+  return `  ${name} (${s.tier}): ${s.trace.map((t) => t.message).join(' → ')}`;
+}
+
+function verdictText(v: Verdict, what: string, md: boolean): string {
+  const head = `${what}: ${v.allowed ? 'ALLOWED' : 'DENIED'}${v.reason ? ` (${v.reason})` : ''}`;
+  if (v.reason) return md ? `**${head}**` : head;
+  const lines = [sideText('egress', v.egress), sideText('ingress', v.ingress)];
+  return md ? [`**${head}**`, '', ...lines.map((l) => `- ${l.trim()}`)].join('\n') : [head, ...lines].join('\n');
+}
+
+export function commandVerdict(args: string[], io: Io): number {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { from: { type: 'string' }, to: { type: 'string' }, port: { type: 'string' }, protocol: { type: 'string', default: 'TCP' }, 'ip-family': { type: 'string' }, expect: { type: 'string' }, output: { type: 'string', default: 'text' } },
+  });
+  if (!values.from || !values.to || !values.port) throw new UsageError('verdict needs --from, --to and --port');
+  const protocol = values.protocol!.toUpperCase();
+  if (!['TCP', 'UDP', 'SCTP'].includes(protocol)) throw new UsageError(`--protocol must be TCP, UDP or SCTP`);
+  const cluster = loadCluster(readSources(positionals, io.stdin), io.err);
+  const port = /^\d+$/.test(values.port) ? Number(values.port) : values.port;
+  let v: Verdict;
+  try {
+    v = evaluate(cluster, resolveFlow(cluster, { from: endpoint(values.from), to: endpoint(values.to), port, protocol: protocol as 'TCP', ipFamily: values['ip-family'] as 'IPv4' | undefined }));
+  } catch (e) {
+    if (e instanceof FlowError) throw new InputError(`--${e.field === 'ipFamily' ? 'ip-family' : e.field}: ${e.message}`);
+    throw e;
+  }
+  const what = `${values.from} → ${values.to} ${values.port}/${protocol}`;
+  if (values.output === 'json') io.out(JSON.stringify({ ...v, warnings: cluster.warnings }, null, 2));
+  else io.out(verdictText(v, what, values.output === 'markdown'));
+  if (values.expect && values.expect !== (v.allowed ? 'allow' : 'deny')) {
+    io.err(`expected ${values.expect}, got ${v.allowed ? 'allow' : 'deny'}`);
+    return 1;
+  }
+  return 0;
+}

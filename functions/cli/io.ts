@@ -1,0 +1,20 @@
+// What every command shares: the process's streams, and the errors that end a command with
+// exit code 2 (bad usage, bad input) rather than a crash.
+export interface Io {
+  readonly out: (s: string) => void;
+  readonly err: (s: string) => void;
+  readonly stdin: () => string;
+}
+
+/** Bad arguments: printed with the usage text, exit 2. */
+export class UsageError extends Error {}
+
+export type OutputFormat = 'text' | 'json' | 'markdown';
+
+export function outputFormat(value: string | undefined): OutputFormat {
+  const v = value ?? 'text';
+  if (v !== 'text' && v !== 'json' && v !== 'markdown') throw new UsageError(`--output must be text, json or markdown, not "${v}"`);
+  return v;
+}
+
+export type Command = (args: string[], io: Io) => number;

@@ -1,0 +1,92 @@
+// POST /v1/previews: what a change to a cluster's manifests does to connectivity, before it is
+// merged — JSON by default, a pull-request comment with `Accept: text/markdown`.
+import type { Context } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Sha256Hex } from '../../core/compile/table-id.js';
+import { applyChanges, preview, withoutParts, type Preview, type PreviewStage } from '../../core/preview/index.js';
+import { previewMarkdown } from '../../core/preview/markdown.js';
+import { PREVIEW_DETAILS, PreviewRequestSchema, PreviewResponseSchema, type PreviewRequest } from '../../schemas/api/preview.js';
+import { ErrorSchema } from '../../schemas/api/verdicts.js';
+import { parseSnapshot, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
+import { invalid } from '../errors.js';
+import { readRequest } from '../request.js';
+import { apiFinding } from './lint.js';
+import { errorResponses, jsonBody } from './openapi-helpers.js';
+
+/** Base and head as parsed snapshots, every problem with its path into the request. */
+function snapshotsOf(req: PreviewRequest): { base: ParsedSnapshot; head: ParsedSnapshot } {
+  const issues: ValidationIssue[] = [];
+  const parse = (raw: unknown, at: string) => {
+    const p = parseSnapshot(raw, at);
+    if (!p.ok) issues.push(...p.issues);
+    return p.ok ? p.snapshot : null;
+  };
+  const base = parse(req.base, '$.base');
+  let head: ParsedSnapshot | null = null;
+  if (req.head !== undefined) head = parse(req.head, '$.head');
+  else {
+    const apply = parse(req.changes!.apply, '$.changes.apply');
+    if (base && apply) {
+      const applied = applyChanges(base, { apply, delete: req.changes!.delete }, '$.changes.delete');
+      if (applied.ok) head = applied.snapshot;
+      else issues.push(...applied.issues);
+    }
+  }
+  if (issues.length > 0 || !base || !head) throw invalid(issues);
+  return { base, head };
+}
+
+/** `?tables=false`, `?lint=false`, `?detail=parts` override the body's fields. */
+function queryOptions(c: Context, req: PreviewRequest): { tables: boolean; lint: boolean; detail: (typeof PREVIEW_DETAILS)[number] } {
+  const issues: ValidationIssue[] = [];
+  const flag = (name: 'tables' | 'lint') => {
+    const v = c.req.query(name);
+    if (v === undefined) return req[name];
+    if (v !== 'true' && v !== 'false') issues.push({ path: `$.query.${name}`, message: 'must be true or false' });
+    return v === 'true';
+  };
+  const [tables, lint] = [flag('tables'), flag('lint')];
+  const detail = c.req.query('detail') ?? req.detail;
+  if (!(PREVIEW_DETAILS as readonly string[]).includes(detail)) issues.push({ path: '$.query.detail', message: `one of ${PREVIEW_DETAILS.join(', ')}` });
+  if (issues.length > 0) throw invalid(issues);
+  return { tables, lint, detail: detail as (typeof PREVIEW_DETAILS)[number] };
+}
+
+function previewJson(p: Preview, detail: (typeof PREVIEW_DETAILS)[number]) {
+  const body = detail === 'parts' ? p : withoutParts(p);
+  return { ...body, lint: p.lint && { findings: p.lint.findings.map((f) => ({ ...apiFinding(f), new: f.new })), resolved: p.lint.resolved.map(apiFinding) } };
+}
+
+export function previewRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
+  app.openAPIRegistry.registerPath({
+    method: 'post',
+    path: '/v1/previews',
+    summary: 'Preview a change: the connectivity delta, the per-node rule-table delta and the lints of the result',
+    description:
+      'Send `{base, head}` (two snapshots) or `{base, changes: {apply: [objects], delete: [{kind, namespace, name}]}}`. Every (source, destination, port/protocol) whose verdict changes, grouped by namespace and workload, each group with the rule that decided before and after and its count of endpoint pairs; pods present in one snapshot only are counted, not reported as changes. Computed over classes of endpoints alike in both snapshots, not pair by pair. `Accept: text/markdown` returns a pull-request comment with a Mermaid graph of the changed edges. `Server-Timing` gives each stage.',
+    request: { body: jsonBody(PreviewRequestSchema) },
+    responses: {
+      200: { description: 'the preview', content: { 'application/json': { schema: PreviewResponseSchema }, 'text/markdown': { schema: { type: 'string' as const } } } },
+      ...errorResponses(ErrorSchema),
+    },
+  });
+
+  app.post('/v1/previews', async (c) => {
+    const req = await readRequest(c, PreviewRequestSchema);
+    const { tables, lint, detail } = queryOptions(c, req);
+    const snapshots = snapshotsOf(req);
+    const timings: string[] = [];
+    const stage = <T>(name: PreviewStage, run: () => T): T => {
+      const t0 = performance.now();
+      try {
+        return run();
+      } finally {
+        timings.push(`${name};dur=${(performance.now() - t0).toFixed(1)}`);
+      }
+    };
+    const p = preview(snapshots, { tables, lint, stage, ...(sha256Hex ? { sha256Hex } : {}) });
+    c.header('Server-Timing', timings.join(', '));
+    if ((c.req.header('accept') ?? '').includes('text/markdown')) return c.body(previewMarkdown(p), 200, { 'content-type': 'text/markdown; charset=utf-8' });
+    return c.json(previewJson(p, detail));
+  });
+}

@@ -1,0 +1,18 @@
+// The README's preview example is the CLI's real output for the files it names, so it cannot
+// drift from what netpolc prints.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, run } from '../support/cli.js';
+
+describe('README', () => {
+  it('shows the preview that `netpolc preview … --output markdown` prints for the example change', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const shown = /<!-- preview-example:start -->\n([\s\S]*?)<!-- preview-example:end -->/.exec(readme)?.[1];
+    expect(shown).toBeDefined();
+    const r = run(['preview', '--base', 'examples/cluster.json', '--changes', 'examples/preview-change.json', '--output', 'markdown']);
+    expect(r.code).toBe(1);
+    expect(shown).toBe(r.out);
+    expect(shown).toContain('```mermaid');
+  });
+});
