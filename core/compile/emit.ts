@@ -7,7 +7,7 @@ import { cidrCount, rangeToCidrs, type Family } from '../net/ip.js';
 import { PROTOCOLS, type Direction, type Protocol } from '../policy/model.js';
 import { peerRule, type IrAction, type IrProtocol, type IrRule, type PortRange } from './ir.js';
 import { lowerBound, type AddressIndex } from './address-index.js';
-import { forEachPoint, type Partition } from './partition.js';
+import { copyPoints, type Partition } from './partition.js';
 
 /** A merged address range; `point` is set when it is one pod's or node's address (the common case). */
 type Range = Interval & { readonly family: Family; readonly point?: number | undefined };
@@ -43,23 +43,31 @@ function pointsOf(p: Partition, cellIds: readonly number[], pattern: string, wan
   let at = 0;
   for (let j = 1; j < cellIds.length; j++) {
     const k = cellIds[j]!;
-    if ((pattern.charCodeAt(k) === want) === deviating) forEachPoint(p.classing, p.cells[k]!, (pt) => (out[at++] = pt));
+    if ((pattern.charCodeAt(k) === want) === deviating) at = copyPoints(p.classing, p.cells[k]!, out, at);
   }
   return lists > 1 ? out.sort() : out;
+}
+
+// One object shape for every range (mutated while merging): no per-merge allocation.
+interface MutableRange {
+  family: Family;
+  lo: bigint;
+  hi: bigint;
+  point: number | undefined;
+}
+
+function pushRange(out: MutableRange[], family: Family, lo: bigint, hi: bigint, point: number | undefined): void {
+  const last = out[out.length - 1];
+  if (last && last.family === family && last.hi + 1n === lo) {
+    last.hi = hi;
+    last.point = undefined;
+  } else out.push({ family, lo, hi, point });
 }
 
 /** The addresses of the cells a pattern marks with `want`, as merged ranges in address order. */
 function addressesOf(p: Partition, pattern: string, wantChar: string): Range[] {
   const want = wantChar.charCodeAt(0);
-  // One object shape for every range (mutated while merging): no per-merge allocation.
-  const out: { family: Family; lo: bigint; hi: bigint; point: number | undefined }[] = [];
-  const push = (family: Family, lo: bigint, hi: bigint, point?: number) => {
-    const last = out[out.length - 1];
-    if (last && last.family === family && last.hi + 1n === lo) {
-      last.hi = hi;
-      last.point = undefined;
-    } else out.push({ family, lo, hi, point });
-  };
+  const out: MutableRange[] = [];
   for (const family of [4, 6] as Family[]) {
     const fc = p.families[family];
     const { values, adjacent } = p.index.families[family];
@@ -71,17 +79,17 @@ function addressesOf(p: Partition, pattern: string, wantChar: string): Range[] {
         let cur = iv.lo;
         for (const h of pointsOf(p, cellIds, pattern, want, false)) {
           const v = values[h]!;
-          if (v > cur) push(family, cur, v - 1n);
+          if (v > cur) pushRange(out, family, cur, v - 1n, undefined);
           cur = v + 1n;
         }
-        if (cur <= iv.hi) push(family, cur, iv.hi);
+        if (cur <= iv.hi) pushRange(out, family, cur, iv.hi, undefined);
         continue;
       }
       const pts = pointsOf(p, cellIds, pattern, want, true);
       for (let a = 0; a < pts.length; ) {
         let b = a;
         while (b + 1 < pts.length && pts[b + 1] === pts[b]! + 1 && adjacent[pts[b]!]) b++;
-        push(family, values[pts[a]!]!, values[pts[b]!]!, a === b ? pts[a] : undefined);
+        pushRange(out, family, values[pts[a]!]!, values[pts[b]!]!, a === b ? pts[a] : undefined);
         a = b + 1;
       }
     }
@@ -113,8 +121,14 @@ const hostCidrs = new WeakMap<AddressIndex, Record<Family, string[]>>();
 
 /** Both families entirely: one rule with network "" (any). */
 function isWhole(ranges: readonly Range[]): boolean {
-  const whole = (fam: Family) => ranges.some((r) => r.family === fam && r.lo === 0n && r.hi === FULL[fam]);
-  return whole(4) && whole(6);
+  let v4 = false;
+  let v6 = false;
+  for (const r of ranges) {
+    if (r.lo !== 0n || r.hi !== FULL[r.family]) continue;
+    if (r.family === 4) v4 = true;
+    else v6 = true;
+  }
+  return v4 && v6;
 }
 
 function networks(p: Partition, ranges: readonly Range[]): string[] {
@@ -186,7 +200,9 @@ function ruleCount(entries: readonly Entry[], cap = Infinity): number {
 }
 
 function rulesOf(p: Partition, entries: readonly Entry[], action: IrAction, dir: Direction): IrRule[] {
-  return entries.flatMap((e) => networks(p, e.ranges).map((net) => peerRule(dir, action, e.protocol, net, e.ports)));
+  const out: IrRule[] = [];
+  for (const e of entries) for (const net of networks(p, e.ranges)) out.push(peerRule(dir, action, e.protocol, net, e.ports));
+  return out;
 }
 
 const catchAll = (action: IrAction): IrRule => ({ action, protocol: 'ANY', srcNetwork: '', srcPortRange: null, dstNetwork: '', dstPortRange: null });

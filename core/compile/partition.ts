@@ -32,16 +32,17 @@ export interface Cell {
 
 const EMPTY = new Int32Array(0);
 
-/** Calls fn with each point of a class cell, in address order. */
-export function forEachPoint(classing: Classing, cell: Cell, fn: (point: number) => void): void {
+/** Writes the points of a class cell, in address order, into out from position at; returns the next position. */
+export function copyPoints(classing: Classing, cell: Cell, out: Int32Array, at: number): number {
   const list = classing.members[cell.family][cell.cls]!;
   const removed = classing.removed[cell.family].get(cell.cls) ?? EMPTY;
   let r = cell.removedStart;
   for (let q = cell.start; q < cell.end; q++) {
     const pt = list[q]!;
     if (r < cell.removedEnd && removed[r] === pt) r++;
-    else fn(pt);
+    else out[at++] = pt;
   }
+  return at;
 }
 
 export interface FamilyCells {
@@ -97,13 +98,12 @@ function firstPoint(classing: Classing, cell: Cell): number {
 }
 
 function representative(cluster: Cluster, index: AddressIndex, classing: Classing, cell: Cell, lo: bigint): Endpoint {
-  const ip = (value: bigint) => ({ family: cell.family, value });
-  if (cell.cls === 0) return { kind: 'external', ip: ip(lo) };
+  if (cell.cls === 0) return { kind: 'external', ip: { family: cell.family, value: lo } };
   const point = firstPoint(classing, cell);
   const owner = index.families[cell.family].owner[point]!;
   const value = index.families[cell.family].values[point]!;
-  if (owner < index.podCount) return { kind: 'pod', pod: cluster.pods[owner]!, ip: ip(value) };
-  return { kind: 'node', node: cluster.nodes[owner - index.podCount]!, ip: ip(value) };
+  if (owner < index.podCount) return { kind: 'pod', pod: cluster.pods[owner]!, ip: { family: cell.family, value } };
+  return { kind: 'node', node: cluster.nodes[owner - index.podCount]!, ip: { family: cell.family, value } };
 }
 
 // Groups share CIDR sets (an ANP's networks, the same ipBlocks in many NetworkPolicies): cut each once.
