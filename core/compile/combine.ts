@@ -30,8 +30,6 @@ const host = (ip: string) => `${ip}/${ip.includes(':') ? 128 : 32}`;
 function pairRules(own: readonly ParsedRule[], other: readonly ParsedRule[], ownIp: IpAddr, otherIp: string, mode: CombineMode): IrRule[] {
   const peer = parseIp(otherIp)!;
   // from-pod: own sends to other (own egress: dst=peer; other's ingress: src=own).
-  const ownSays = (proto: (typeof PROTOCOLS)[number], port: number) => (mode === 'from-pod' ? permits(own, null, peer, proto, port) : permits(own, peer, null, proto, port));
-  const otherSays = (proto: (typeof PROTOCOLS)[number], port: number) => (mode === 'from-pod' ? permits(other, ownIp, null, proto, port) : permits(other, null, ownIp, proto, port));
   const permitted: IrRule[] = [];
   let differs = false;
   for (const proto of PROTOCOLS) {
@@ -39,8 +37,8 @@ function pairRules(own: readonly ParsedRule[], other: readonly ParsedRule[], own
     const bounds = [...new Set([1, ...cuts.filter((c) => c >= 1 && c <= 65535)])].sort((a, b) => a - b);
     bounds.forEach((lo, i) => {
       const hi = i + 1 < bounds.length ? bounds[i + 1]! - 1 : 65535;
-      const a = ownSays(proto, lo);
-      const both = a && otherSays(proto, lo);
+      const a = mode === 'from-pod' ? permits(own, null, peer, proto, lo) : permits(own, peer, null, proto, lo);
+      const both = a && (mode === 'from-pod' ? permits(other, ownIp, null, proto, lo) : permits(other, null, ownIp, proto, lo));
       if (a !== both) differs = true;
       if (!both) return;
       const last = permitted[permitted.length - 1];

@@ -28,18 +28,22 @@ export interface SubjectPolicies {
   readonly baseline: readonly Policy[];
 }
 
+/** Cluster-scoped policies that select the subject and have rules for dir. */
+function selecting(cluster: Cluster, list: readonly Policy[], dir: Direction, subject: PodInfo): Policy[] {
+  return list.filter((p) => (rulesFor(p, dir)?.length ?? 0) > 0 && subjectSelects(cluster, p, subject));
+}
+
 export function subjectPolicies(cluster: Cluster, dir: Direction, subject: PodInfo): SubjectPolicies {
-  const selecting = (list: readonly Policy[]) => list.filter((p) => (rulesFor(p, dir)?.length ?? 0) > 0 && subjectSelects(cluster, p, subject));
   const nps = (cluster.policies.byNamespace.get(subject.namespace) ?? []).filter((p) => rulesFor(p, dir) !== null && subjectSelects(cluster, p, subject));
   return {
     dir,
     subject,
-    admin: selecting(cluster.policies.admin),
+    admin: selecting(cluster, cluster.policies.admin, dir, subject),
     nps,
     isolating: nps.filter((p) => !p.legacy),
     // Proposal: "Traffic is allowed to a pod if namespace.networkPolicy.ingress.isolation is undefined …"
     legacyIsolated: dir === 'ingress' && cluster.namespaces[subject.nsIdx]!.legacyIngressIsolation,
-    baseline: selecting(cluster.policies.baseline),
+    baseline: selecting(cluster, cluster.policies.baseline, dir, subject),
   };
 }
 
