@@ -5,7 +5,7 @@ import { buildCluster } from '../core/cluster.js';
 import { compile } from '../core/compile/compile.js';
 import { IrSimulator } from '../core/compile/simulate.js';
 import { parseSnapshot } from '../schemas/snapshot.js';
-import { engineVerdict, flowAddresses, flowArb, pickFlow, snapshotArb } from './support/random-snapshot.js';
+import { checkedFlows, flowArb, snapshotArb } from './support/random-snapshot.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 
@@ -18,12 +18,8 @@ describe('compiled tables equal the verdict engine', () => {
         const cluster = buildCluster(parsed.snapshot);
         const { ir } = compile(cluster);
         const sim = new IrSimulator(ir);
-        const addresses = flowAddresses(ir);
-        for (const f of flows) {
-          const pair = pickFlow(addresses, f);
-          const verdict = pair && engineVerdict(cluster, pair[0], pair[1], f);
-          if (!pair || !verdict) continue;
-          const [src, dst] = pair;
+        for (const f of checkedFlows(cluster, ir, flows)) {
+          const { src, dst, verdict } = f;
           const s = sim.simulate(src, dst, f.protocol, f.port);
           if (s.allowed !== verdict.allowed) {
             const trace = (side: typeof verdict.egress) => side?.trace.map((t) => t.message).join(' → ');

@@ -14,7 +14,7 @@ import type { Ir, IrNode, IrRule, PortRange } from '../compile/ir.js';
 import { parseIp, type Family } from '../net/ip.js';
 import { DISPATCH_CHAINS, iptablesSimulator } from './iptables-sim.js';
 import { familyOf, referencedTables } from './nftables.js';
-import type { Dataplane } from './types.js';
+import { renderEachNode, type Dataplane } from './types.js';
 
 export interface IptablesPayloads {
   readonly ipv4: string;
@@ -99,8 +99,7 @@ export const iptables: Dataplane<IptablesPayloads> = {
   format: 'iptables',
   contentType: 'application/json',
   render(ir: Ir): Record<string, IptablesPayloads> {
-    const names = Object.keys(ir.nodes).sort();
-    return Object.fromEntries(names.map((n) => [n, { ipv4: renderPayload(n, ir.nodes[n]!, 4), ipv6: renderPayload(n, ir.nodes[n]!, 6) }]));
+    return renderEachNode(ir, (n, node) => ({ ipv4: renderPayload(n, node, 4), ipv6: renderPayload(n, node, 6) }));
   },
   simulator: iptablesSimulator,
 };

@@ -7,7 +7,7 @@
 import type { Ir, IrNode, IrRule, PortRange } from '../compile/ir.js';
 import { parseCidr, parseIp, type Family } from '../net/ip.js';
 import { nftablesSimulator } from './nftables-sim.js';
-import type { Dataplane } from './types.js';
+import { renderEachNode, type Dataplane } from './types.js';
 
 export const NFT_TABLE = 'inet netpolc';
 
@@ -188,8 +188,7 @@ export const nftables: Dataplane<string> = {
   format: 'nftables',
   contentType: 'text/plain; charset=utf-8',
   render(ir: Ir): Record<string, string> {
-    const names = Object.keys(ir.nodes).sort();
-    return Object.fromEntries(names.map((n) => [n, renderNode(n, ir.nodes[n]!)]));
+    return renderEachNode(ir, renderNode);
   },
   simulator: nftablesSimulator,
 };

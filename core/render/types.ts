@@ -1,7 +1,7 @@
 // The contract every dataplane renderer meets: render the IR per node, and a simulator that
 // reads only the rendered output (never the IR) and answers what that dataplane would do with
 // a flow. The property tests hold every simulator equal to the verdict engine.
-import type { Ir } from '../compile/ir.js';
+import type { Ir, IrNode } from '../compile/ir.js';
 
 export type Protocol = 'TCP' | 'UDP' | 'SCTP';
 
@@ -16,6 +16,11 @@ export interface FlowQuery {
 export interface DataplaneSimulator {
   /** Would a new connection src → dst:port/protocol be let through, end to end across nodes? */
   allowed(flow: FlowQuery): boolean;
+}
+
+/** One artifact per node, in node-name order (so output is deterministic byte for byte). */
+export function renderEachNode<T>(ir: Ir, render: (name: string, node: IrNode) => T): Record<string, T> {
+  return Object.fromEntries(Object.keys(ir.nodes).sort().map((n) => [n, render(n, ir.nodes[n]!)]));
 }
 
 export interface Dataplane<Rendered> {

@@ -63,25 +63,24 @@ export class SelectorCache {
 
   /** Every pod index the selector matches, resolved once. */
   podsMatching(id: SelectorId): readonly number[] {
-    let list = this.podLists.get(id);
-    if (!list) {
-      list = [];
-      for (let i = 0; i < this.sets.pods.length; i++) if (this.matchesPod(id, i)) list.push(i);
-      this.podLists.set(id, list);
-    }
-    return list;
+    return listOnce(this.podLists, id, this.sets.pods.length, (i) => this.matchesPod(id, i));
   }
 
   /** Every namespace index the selector matches, resolved once. */
   namespacesMatching(id: SelectorId): readonly number[] {
-    let list = this.nsLists.get(id);
-    if (!list) {
-      list = [];
-      for (let i = 0; i < this.sets.namespaces.length; i++) if (this.matchesNamespace(id, i)) list.push(i);
-      this.nsLists.set(id, list);
-    }
-    return list;
+    return listOnce(this.nsLists, id, this.sets.namespaces.length, (i) => this.matchesNamespace(id, i));
   }
+}
+
+/** The indexes below count that match, resolved once per selector. */
+function listOnce(lists: Map<SelectorId, number[]>, id: SelectorId, count: number, matches: (i: number) => boolean): readonly number[] {
+  let list = lists.get(id);
+  if (!list) {
+    list = [];
+    for (let i = 0; i < count; i++) if (matches(i)) list.push(i);
+    lists.set(id, list);
+  }
+  return list;
 }
 
 function memo(cells: Uint8Array, idx: number, compute: () => boolean): boolean {

@@ -2,6 +2,7 @@
 // answered from a stored version (?version=, latest by default).
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Cluster } from '../../core/cluster.js';
 import { z } from '@hono/zod-openapi';
 import { ErrorSchema, MatrixResponseSchema, StoredMatrixRequestSchema, StoredVerdictsRequestSchema, VerdictsResponseSchema } from '../../schemas/api/verdicts.js';
 import { requireAccess, type AccessPolicy } from '../access/check.js';
@@ -29,30 +30,37 @@ export function clusterQueryRoutes(app: OpenAPIHono, access: AccessPolicy, load:
   // The version answered goes in a header, so the bodies stay those of /v1/verdicts and /v1/matrix.
   const versionHeader = (version: string) => ({ 'x-netpolc-version': version });
 
-  app.openAPIRegistry.registerPath({
-    method: 'post',
-    path: '/v1/clusters/{cluster}/verdicts',
-    summary: 'Verdicts against a stored version: the /v1/verdicts body without the snapshot',
-    request: request(StoredVerdictsRequestSchema),
-    responses: { 200: { description: 'verdicts in request order; x-netpolc-version names the version', content: { 'application/json': { schema: VerdictsResponseSchema } } }, ...errorResponses(ErrorSchema), ...storedResponses },
-  });
-  app.post('/v1/clusters/:cluster/verdicts', read, async (c) => {
-    // The body first: a malformed request is the client's to fix even when the cluster is unknown.
-    const req = await readRequest(c, StoredVerdictsRequestSchema);
-    const { cluster, version } = await stored(c);
-    return c.json(answerVerdicts(cluster, req.flows), 200, versionHeader(version));
-  });
+  /** A stateless route's request minus the snapshot, answered from a stored version. */
+  const storedRoute = <Req>(route: { name: string; summary: string; description: string; body: z.ZodType<Req>; response: z.ZodTypeAny; answer: (cluster: Cluster, req: Req) => unknown }) => {
+    app.openAPIRegistry.registerPath({
+      method: 'post',
+      path: `/v1/clusters/{cluster}/${route.name}`,
+      summary: route.summary,
+      request: request(route.body),
+      responses: { 200: { description: `${route.description}; x-netpolc-version names the version`, content: { 'application/json': { schema: route.response } } }, ...errorResponses(ErrorSchema), ...storedResponses },
+    });
+    app.post(`/v1/clusters/:cluster/${route.name}`, read, async (c) => {
+      // The body first: a malformed request is the client's to fix even when the cluster is unknown.
+      const req = await readRequest(c, route.body);
+      const { cluster, version } = await stored(c);
+      return c.json(route.answer(cluster, req) as object, 200, versionHeader(version));
+    });
+  };
 
-  app.openAPIRegistry.registerPath({
-    method: 'post',
-    path: '/v1/clusters/{cluster}/matrix',
-    summary: 'All-pairs truth table of a stored version: the /v1/matrix body without the snapshot',
-    request: request(StoredMatrixRequestSchema),
-    responses: { 200: { description: 'one table per port/protocol; x-netpolc-version names the version', content: { 'application/json': { schema: MatrixResponseSchema } } }, ...errorResponses(ErrorSchema), ...storedResponses },
+  storedRoute({
+    name: 'verdicts',
+    summary: 'Verdicts against a stored version: the /v1/verdicts body without the snapshot',
+    description: 'verdicts in request order',
+    body: StoredVerdictsRequestSchema,
+    response: VerdictsResponseSchema,
+    answer: (cluster, req) => answerVerdicts(cluster, req.flows),
   });
-  app.post('/v1/clusters/:cluster/matrix', read, async (c) => {
-    const req = await readRequest(c, StoredMatrixRequestSchema);
-    const { cluster, version } = await stored(c);
-    return c.json(answerMatrix(cluster, req), 200, versionHeader(version));
+  storedRoute({
+    name: 'matrix',
+    summary: 'All-pairs truth table of a stored version: the /v1/matrix body without the snapshot',
+    description: 'one table per port/protocol',
+    body: StoredMatrixRequestSchema,
+    response: MatrixResponseSchema,
+    answer: answerMatrix,
   });
 }

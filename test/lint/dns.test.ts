@@ -1,7 +1,7 @@
 // egress-blocks-dns: egress isolation that also stops pods reaching kube-dns on 53.
 import { describe, expect, it } from 'vitest';
 import { lint, type Finding } from '../../core/lint/index.js';
-import { clusterOf, namespace, networkPolicy, node, pod, type K8sObject } from '../support/cluster-builders.js';
+import { clusterOf, namespace, networkPolicy, pod, smallCluster, type K8sObject } from '../support/cluster-builders.js';
 
 const dnsPod = pod('kube-system/coredns-1', {
   ip: '10.0.9.10',
@@ -9,16 +9,7 @@ const dnsPod = pod('kube-system/coredns-1', {
   labels: { 'k8s-app': 'kube-dns' },
   ports: [{ name: 'dns', containerPort: 53, protocol: 'UDP' }, { name: 'dns-tcp', containerPort: 53, protocol: 'TCP' }],
 });
-const base = (withDns = true): K8sObject[] => [
-  namespace('x'),
-  namespace('y'),
-  namespace('kube-system'),
-  node('n1', '172.18.0.2'),
-  pod('x/a', { ip: '10.0.1.10', node: 'n1', labels: { app: 'a' } }),
-  pod('x/b', { ip: '10.0.1.11', node: 'n1', labels: { app: 'b' } }),
-  pod('y/c', { ip: '10.0.2.12', node: 'n1', labels: { app: 'c' } }),
-  ...(withDns ? [dnsPod] : []),
-];
+const base = (withDns = true): K8sObject[] => [...smallCluster(), namespace('kube-system'), ...(withDns ? [dnsPod] : [])];
 const toDns = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } };
 const toY = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'y' } } };
 

@@ -17,7 +17,7 @@ import { nftablesSimulator } from '../../core/render/nftables-sim.js';
 import type { FlowQuery } from '../../core/render/types.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { clusterOf, namespace, networkPolicy, node, pod } from '../support/cluster-builders.js';
-import { engineVerdict, flowAddresses, flowArb, pickFlow, snapshotArb } from '../support/random-snapshot.js';
+import { checkedFlows, flowArb, snapshotArb } from '../support/random-snapshot.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 
@@ -67,14 +67,9 @@ describe('nftables and iptables simulators equal the verdict engine', () => {
         if (!parsed.ok) throw new Error(`generator produced an invalid snapshot: ${JSON.stringify(parsed.issues.slice(0, 3))}`);
         const cluster = buildCluster(parsed.snapshot);
         const dp = dataplanes(cluster);
-        const addresses = flowAddresses(dp.ir);
-        for (const f of flows) {
-          const pair = pickFlow(addresses, f);
-          const verdict = pair && engineVerdict(cluster, pair[0], pair[1], f);
-          if (!pair || !verdict) continue;
-          const [src, dst] = pair;
+        for (const { verdict, ...flow } of checkedFlows(cluster, dp.ir, flows)) {
           flowsChecked++;
-          const failures = compare(dp, { src, dst, port: f.port, protocol: f.protocol }, verdict);
+          const failures = compare(dp, flow, verdict);
           if (failures.length > 0) throw new Error(failures.join('\n\n'));
         }
       }),

@@ -6,7 +6,7 @@ import { compile } from '../../core/compile/compile.js';
 import { DATAPLANES } from '../../core/render/index.js';
 import { RenderLimitError } from '../../core/render/vpp-session.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
-import { engineVerdict, flowAddresses, flowArb, pickFlow, snapshotArb } from '../support/random-snapshot.js';
+import { checkedFlows, flowArb, snapshotArb } from '../support/random-snapshot.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 /** Formats whose model cannot match SCTP ports (documented in their modules). */
@@ -37,12 +37,8 @@ describe('renderers equal the verdict engine', () => {
           if (checkDeterminism) expect(JSON.stringify(dp.render(ir)), `${format} is deterministic`).toBe(JSON.stringify(out));
           return [{ format, out, sim: dp.simulator(out) }];
         });
-        const addresses = flowAddresses(ir);
-        for (const f of flows) {
-          const pair = pickFlow(addresses, f);
-          const v = pair && engineVerdict(cluster, pair[0], pair[1], f);
-          if (!pair || !v) continue;
-          const [src, dst] = pair;
+        for (const f of checkedFlows(cluster, ir, flows)) {
+          const { src, dst, verdict: v } = f;
           for (const r of rendered) {
             if (f.protocol === 'SCTP' && NO_SCTP_PORTS.has(r.format)) continue;
             const got = r.sim.allowed({ src, dst, protocol: f.protocol, port: f.port });

@@ -229,3 +229,24 @@ export function changeOf(base: { items: readonly unknown[] }, c: { other: { item
     delete: pick(items, c.delete).map((o) => ({ kind: o.kind, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), name: o.metadata.name })),
   };
 }
+
+/** A random flow resolved to two addresses of one family, with the engine's verdict for it. */
+export interface CheckedFlow {
+  readonly src: string;
+  readonly dst: string;
+  readonly port: number;
+  readonly protocol: 'TCP' | 'UDP' | 'SCTP';
+  readonly verdict: Verdict;
+}
+
+/** The random flows the property tests compare: those with a family-matched address pair the engine can answer. */
+export function checkedFlows(cluster: Cluster, ir: Parameters<typeof flowAddresses>[0], flows: readonly { from: number; to: number; port: number; protocol: 'TCP' | 'UDP' | 'SCTP' }[]): CheckedFlow[] {
+  const addresses = flowAddresses(ir);
+  const out: CheckedFlow[] = [];
+  for (const f of flows) {
+    const pair = pickFlow(addresses, f);
+    const verdict = pair && engineVerdict(cluster, pair[0], pair[1], f);
+    if (pair && verdict) out.push({ src: pair[0], dst: pair[1], port: f.port, protocol: f.protocol, verdict });
+  }
+  return out;
+}
