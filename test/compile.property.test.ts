@@ -3,7 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildCluster } from '../core/cluster.js';
 import { compile } from '../core/compile/compile.js';
+import { globalTable } from '../core/compile/combine.js';
 import { IrSimulator } from '../core/compile/simulate.js';
+import { tableId } from '../core/compile/table-id.js';
 import { parseSnapshot } from '../schemas/snapshot.js';
 import { checkedFlows, flowArb, snapshotArb } from './support/random-snapshot.js';
 
@@ -17,6 +19,12 @@ describe('compiled tables equal the verdict engine', () => {
         if (!parsed.ok) throw new Error(`generator produced an invalid snapshot: ${JSON.stringify(parsed.issues.slice(0, 3))}`);
         const cluster = buildCluster(parsed.snapshot);
         const { ir } = compile(cluster);
+        // Ids are content addresses however the compiler assembled them, and the global table
+        // is BuildGlobalTable over the node's own tables.
+        for (const node of Object.values(ir.nodes)) {
+          for (const [id, rules] of Object.entries(node.tables)) expect(tableId(rules)).toBe(id);
+          expect(node.tables[node.global!]).toEqual(globalTable(node, 'from-pod'));
+        }
         const sim = new IrSimulator(ir);
         for (const f of checkedFlows(cluster, ir, flows)) {
           const { src, dst, verdict } = f;
