@@ -10,7 +10,7 @@ import type { PodInfo } from '../snapshot/cluster.js';
 import { addressIndex } from './address-index.js';
 import { baseClassing, featuresOf, isBroad, refineClassing, type BaseClassing, type Feature } from './classes.js';
 import { emitTable } from './emit.js';
-import { groupOf, type Group } from './group.js';
+import { groupsByIdentity, type Group } from './group.js';
 import type { Ir, IrNode, IrPod, IrRule } from './ir.js';
 import { partition } from './partition.js';
 import { canonicalRules, concatCanonical, idOfCanonical, tableId, type Sha256Hex } from './table-id.js';
@@ -62,10 +62,12 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
   const subjects = cluster.pods.filter((pod) => pod.nodeName !== null && (!want || want.has(pod.nodeName)) && !pod.hostNetwork && pod.ips.length > 0);
   const pending = new Map<string, Pending>();
   const signatureOf = new Map<PodInfo, Record<Direction, string>>();
+  const subjectsOn = new Map<string, PodInfo[]>();
+  const groupOf = groupsByIdentity(cluster);
   for (const pod of subjects) {
     const sig = {} as Record<Direction, string>;
     for (const dir of ['ingress', 'egress'] as const) {
-      const group = groupOf(cluster, pod, dir);
+      const group = groupOf(pod, dir);
       sig[dir] = group.signature;
       if (!pending.has(group.signature)) {
         const features = featuresOf(cluster, group);
@@ -73,6 +75,9 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
       }
     }
     signatureOf.set(pod, sig);
+    const onNode = subjectsOn.get(pod.nodeName!);
+    if (onNode) onNode.push(pod);
+    else subjectsOn.set(pod.nodeName!, [pod]);
   }
 
   // Pass 2: each signature's table, once.
@@ -117,8 +122,7 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
       if (!tables[id]) tables[id] = prefixed ? [...nodeRules, ...bySignature.get(signature)!] : bySignature.get(signature)!;
       return id;
     };
-    for (const pod of subjects) {
-      if (pod.nodeName !== nodeName) continue;
+    for (const pod of subjectsOn.get(nodeName) ?? []) {
       const sig = signatureOf.get(pod)!;
       podEntries[pod.key] = { ips: pod.ips.map((ip) => formatIp(ip.family, ip.value)), ingress: tableFor(sig.ingress, 'ingress'), egress: tableFor(sig.egress, 'egress') };
       pods++;

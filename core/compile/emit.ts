@@ -26,8 +26,12 @@ function patterns(p: Partition): Record<Protocol, string[]> {
   return out;
 }
 
-/** Point indexes of the given cells (class cells only), in address order. */
-function pointsOf(p: Partition, cellIds: readonly number[], pattern: string, want: number, deviating: boolean): Int32Array {
+// pointsOf's output buffer, reused: addressesOf consumes each result before the next call,
+// and allocating a typed array per interval showed in profiles.
+let scratch = new Int32Array(1024);
+
+/** Point indexes of the given cells (class cells only), in address order, into scratch[0..n); returns n. */
+function pointsOf(p: Partition, cellIds: readonly number[], pattern: string, want: number, deviating: boolean): number {
   // cellIds[0] is the interval's external cell; the class cells follow.
   let n = 0;
   let lists = 0;
@@ -38,14 +42,15 @@ function pointsOf(p: Partition, cellIds: readonly number[], pattern: string, wan
       lists++;
     }
   }
-  const out = new Int32Array(n);
-  if (n === 0) return out;
+  if (n === 0) return 0;
+  if (scratch.length < n) scratch = new Int32Array(Math.max(n, scratch.length * 2));
   let at = 0;
   for (let j = 1; j < cellIds.length; j++) {
     const k = cellIds[j]!;
-    if ((pattern.charCodeAt(k) === want) === deviating) at = copyPoints(p.classing, p.cells[k]!, out, at);
+    if ((pattern.charCodeAt(k) === want) === deviating) at = copyPoints(p.classing, p.cells[k]!, scratch, at);
   }
-  return lists > 1 ? out.sort() : out;
+  if (lists > 1) scratch.subarray(0, n).sort();
+  return n;
 }
 
 // One object shape for every range (mutated while merging): no per-merge allocation.
@@ -77,18 +82,20 @@ function addressesOf(p: Partition, pattern: string, wantChar: string): Range[] {
       if (pattern.charCodeAt(cellIds[0]!) === want) {
         // The whole interval but the points of cells that do not deviate.
         let cur = iv.lo;
-        for (const h of pointsOf(p, cellIds, pattern, want, false)) {
-          const v = values[h]!;
+        const n = pointsOf(p, cellIds, pattern, want, false);
+        for (let q = 0; q < n; q++) {
+          const v = values[scratch[q]!]!;
           if (v > cur) pushRange(out, family, cur, v - 1n, undefined);
           cur = v + 1n;
         }
         if (cur <= iv.hi) pushRange(out, family, cur, iv.hi, undefined);
         continue;
       }
-      const pts = pointsOf(p, cellIds, pattern, want, true);
-      for (let a = 0; a < pts.length; ) {
+      const n = pointsOf(p, cellIds, pattern, want, true);
+      const pts = scratch;
+      for (let a = 0; a < n; ) {
         let b = a;
-        while (b + 1 < pts.length && pts[b + 1] === pts[b]! + 1 && adjacent[pts[b]!]) b++;
+        while (b + 1 < n && pts[b + 1] === pts[b]! + 1 && adjacent[pts[b]!]) b++;
         pushRange(out, family, values[pts[a]!]!, values[pts[b]!]!, a === b ? pts[a] : undefined);
         a = b + 1;
       }
@@ -170,7 +177,9 @@ function exceptionEntries(p: Partition, pats: Record<Protocol, string[]>, want: 
   const byShape = new Map<string, (typeof perProto)[number][]>();
   for (const e of perProto) {
     const k = `${e.key}@${e.ports[0]}-${e.ports[1]}`;
-    byShape.set(k, [...(byShape.get(k) ?? []), e]);
+    const same = byShape.get(k);
+    if (same) same.push(e);
+    else byShape.set(k, [e]);
   }
   const out: Entry[] = [];
   for (const group of byShape.values()) {

@@ -40,3 +40,19 @@ export function groupOf(cluster: Cluster, pod: PodInfo, dir: Direction): Group {
   }
   return { signature: parts.join('|'), dir, representative: pod, policies, sp, rules };
 }
+
+/**
+ * groupOf, once per pod identity: what groupOf reads of a pod is its namespace, its labels
+ * (selection) and, for ingress, its named ports; replicas of a Deployment share all three.
+ * Equal identity strings mean equal inputs (label order may differ between pods; that only
+ * costs a cache miss).
+ */
+export function groupsByIdentity(cluster: Cluster): (pod: PodInfo, dir: Direction) => Group {
+  const seen = new Map<string, Group>();
+  return (pod, dir) => {
+    const identity = `${dir}|${pod.nsIdx}|${JSON.stringify(pod.labels)}${dir === 'ingress' ? `|${JSON.stringify(pod.namedPorts)}` : ''}`;
+    let group = seen.get(identity);
+    if (!group) seen.set(identity, (group = groupOf(cluster, pod, dir)));
+    return group;
+  };
+}
