@@ -10,6 +10,8 @@
 import { parseIp, type IpAddr } from '../net/ip.js';
 import { PROTOCOLS } from '../policy/model.js';
 import type { IrNode, IrRule } from './ir.js';
+import { canonicalRules } from './table-id.js';
+import { canonicalOfRuns, canonicalRun, rulesOfRuns, type RuleRun } from './runs.js';
 import { parseRules, permits, segmentsOf, type ParsedRule } from './table-eval.js';
 
 export type CombineMode = 'from-pod' | 'to-pod';
@@ -94,6 +96,9 @@ export function combineNode(node: IrNode, mode: CombineMode): CombinedNode {
   return { local, global: globalTable(node, mode) };
 }
 
+// "add rule to allow the rest of the traffic"
+const PERMIT_REST: RuleRun = { action: 'PERMIT', protocol: 'ANY', srcPortRange: null, dstPortRange: null, varies: 'srcNetwork', fixed: '', networks: [''] };
+
 /** BuildGlobalTable alone: the other side's rules of every local pod, scoped to its addresses, then PERMIT. */
 export function globalTable(node: IrNode, mode: CombineMode): IrRule[] {
   const otherSide = mode === 'from-pod' ? 'ingress' : 'egress';
@@ -101,7 +106,56 @@ export function globalTable(node: IrNode, mode: CombineMode): IrRule[] {
   for (const [, pod] of Object.entries(node.pods).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     for (const r of scoped(node.tables[pod[otherSide]]!, pod.ips, mode)) global.push(r);
   }
-  // "add rule to allow the rest of the traffic"
-  global.push({ action: 'PERMIT', protocol: 'ANY', srcNetwork: '', srcPortRange: null, dstNetwork: '', dstPortRange: null });
+  for (const r of rulesOfRuns([PERMIT_REST])) global.push(r);
   return global;
+}
+
+/** A local pod as globalCanonical reads it: its addresses, and its other-side table as consecutive runs. */
+export interface GlobalPod {
+  readonly ips: readonly string[];
+  readonly parts: readonly (readonly RuleRun[])[];
+}
+
+// Per run: the networks scoped keeps for a pod address of each family (peer "" or the same family).
+const keptCache = new WeakMap<RuleRun, { v4: readonly string[]; v6: readonly string[] }>();
+
+function kept(run: RuleRun, v6: boolean): readonly string[] {
+  let k = keptCache.get(run);
+  if (!k) {
+    const nets = run.networks;
+    const has6 = nets.some((n) => n.includes(':'));
+    const has4 = nets.some((n) => n !== '' && !n.includes(':'));
+    k = { v4: has6 ? nets.filter((n) => !n.includes(':')) : nets, v6: has4 ? nets.filter((n) => n === '' || n.includes(':')) : nets };
+    keptCache.set(run, k);
+  }
+  return v6 ? k.v6 : k.v4;
+}
+
+/**
+ * canonicalRules(globalTable(node, mode)), pods given in key order, written from the runs of
+ * their tables (runs.ts): a single-address pod's share of a run is the same run with the pod's
+ * address as the fixed network, so no scoped rule is encoded one by one.
+ */
+export function globalCanonical(pods: readonly GlobalPod[], mode: CombineMode): string {
+  const scopedSide = mode === 'from-pod' ? 'dstNetwork' : 'srcNetwork';
+  const parts: string[] = [];
+  const push = (text: string) => {
+    if (text.length > 2) parts.push(text.slice(1, -1));
+  };
+  for (const pod of pods) {
+    const ip = pod.ips.length === 1 ? pod.ips[0]! : null;
+    for (const runs of pod.parts) {
+      for (const run of runs) {
+        if (ip === null || run.varies === scopedSide) {
+          // Several addresses interleave per rule, or the run varies the scoped side: as scoped writes it.
+          push(canonicalRules(scoped(rulesOfRuns([run]), pod.ips, mode)));
+          continue;
+        }
+        const text = canonicalRun({ ...run, fixed: host(ip), networks: kept(run, ip.includes(':')) });
+        if (text) parts.push(text);
+      }
+    }
+  }
+  push(canonicalOfRuns([PERMIT_REST]));
+  return `[${parts.join(',')}]`;
 }

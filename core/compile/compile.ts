@@ -5,7 +5,7 @@
 import type { Cluster } from '../cluster.js';
 import { formatIp, type IpAddr } from '../net/ip.js';
 import type { Direction } from '../policy/model.js';
-import { globalTable } from './combine.js';
+import { globalCanonical, globalTable, type GlobalPod } from './combine.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import { addressIndex } from './address-index.js';
 import { baseClassing, featuresOf, isBroad, refineClassing, type BaseClassing, type Feature } from './classes.js';
@@ -13,7 +13,8 @@ import { emitTable } from './emit.js';
 import { groupsByIdentity, type Group } from './group.js';
 import type { Ir, IrNode, IrPod, IrRule } from './ir.js';
 import { partition } from './partition.js';
-import { canonicalRules, concatCanonical, idOfCanonical, tableId, type Sha256Hex } from './table-id.js';
+import { canonicalOfRuns, rulesOfRuns, type RuleRun } from './runs.js';
+import { concatCanonical, idOfCanonical, type Sha256Hex } from './table-id.js';
 
 export interface CompileOptions {
   /** Only these nodes (all by default). */
@@ -29,6 +30,12 @@ export interface CompileStats {
   readonly rules: number;
 }
 
+/** A signature's table: its runs (for canonical forms) and its rules (for the IR). */
+interface SignatureTable {
+  readonly runs: readonly RuleRun[];
+  readonly rules: readonly IrRule[];
+}
+
 interface Pending {
   readonly group: Group;
   readonly features: readonly Feature[];
@@ -39,15 +46,16 @@ interface Pending {
  * One table per policy signature. Signatures are compiled ordered by their set of broad
  * features, so each base classing is built once and dropped once its signatures are done.
  */
-function compileSignatures(cluster: Cluster, pending: ReadonlyMap<string, Pending>): Map<string, IrRule[]> {
+function compileSignatures(cluster: Cluster, pending: ReadonlyMap<string, Pending>): Map<string, SignatureTable> {
   const index = addressIndex(cluster);
   const order = [...pending.entries()].sort(([ka, a], [kb, b]) => (a.broadKey < b.broadKey ? -1 : a.broadKey > b.broadKey ? 1 : ka < kb ? -1 : ka > kb ? 1 : 0));
-  const out = new Map<string, IrRule[]>();
+  const out = new Map<string, SignatureTable>();
   let base = null as { key: string; classing: BaseClassing } | null;
   for (const [signature, { group, features, broadKey }] of order) {
     if (base?.key !== broadKey) base = { key: broadKey, classing: baseClassing(cluster, features.filter((f) => isBroad(index, f))) };
     const classing = refineClassing(cluster, base.classing, features.filter((f) => !isBroad(index, f)));
-    out.set(signature, emitTable(partition(cluster, group, classing), group.dir));
+    const runs = emitTable(partition(cluster, group, classing), group.dir);
+    out.set(signature, { runs, rules: rulesOfRuns(runs) });
   }
   return out;
 }
@@ -86,7 +94,7 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
   // Canonical forms of the shared tables, encoded once: a node's ingress tables are its
   // node-address rules followed by a shared table.
   const canonical = new Map<string, string>();
-  const canonicalOf = (signature: string) => canonical.get(signature) ?? canonical.set(signature, canonicalRules(bySignature.get(signature)!)).get(signature)!;
+  const canonicalOf = (signature: string) => canonical.get(signature) ?? canonical.set(signature, canonicalOfRuns(bySignature.get(signature)!.runs)).get(signature)!;
   const egressIds = new Map<string, string>();
 
   // Pass 3: per node, bindings and the node's tables.
@@ -101,15 +109,12 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
     const tables: Record<string, readonly IrRule[]> = {};
     // "The node's own addresses are permitted into its pods": one leading rule per address,
     // so the rest of the table is compiled once per signature and shared across nodes.
-    const nodeRules: IrRule[] = nodeIps.map((ip) => ({
-      action: 'PERMIT',
-      protocol: 'ANY',
-      srcNetwork: `${formatIp(ip.family, ip.value)}/${ip.family === 4 ? 32 : 128}`,
-      srcPortRange: null,
-      dstNetwork: '',
-      dstPortRange: null,
-    }));
-    const nodeCanonical = canonicalRules(nodeRules);
+    const nodeRuns: RuleRun[] =
+      nodeIps.length === 0
+        ? []
+        : [{ action: 'PERMIT', protocol: 'ANY', srcPortRange: null, dstPortRange: null, varies: 'srcNetwork', fixed: '', networks: nodeIps.map((ip) => `${formatIp(ip.family, ip.value)}/${ip.family === 4 ? 32 : 128}`) }];
+    const nodeRules = rulesOfRuns(nodeRuns);
+    const nodeCanonical = canonicalOfRuns(nodeRuns);
     const ingressIds = new Map<string, string>();
     const tableFor = (signature: string, dir: Direction): string => {
       const prefixed = dir === 'ingress' && nodeRules.length > 0;
@@ -119,17 +124,21 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
         id = idOfCanonical(prefixed ? concatCanonical(nodeCanonical, canonicalOf(signature)) : canonicalOf(signature), hash);
         ids.set(signature, id);
       }
-      if (!tables[id]) tables[id] = prefixed ? [...nodeRules, ...bySignature.get(signature)!] : bySignature.get(signature)!;
+      if (!tables[id]) tables[id] = prefixed ? [...nodeRules, ...bySignature.get(signature)!.rules] : bySignature.get(signature)!.rules;
       return id;
     };
+    const globalPods: [string, GlobalPod][] = [];
     for (const pod of subjectsOn.get(nodeName) ?? []) {
       const sig = signatureOf.get(pod)!;
-      podEntries[pod.key] = { ips: pod.ips.map((ip) => formatIp(ip.family, ip.value)), ingress: tableFor(sig.ingress, 'ingress'), egress: tableFor(sig.egress, 'egress') };
+      const ips = pod.ips.map((ip) => formatIp(ip.family, ip.value));
+      podEntries[pod.key] = { ips, ingress: tableFor(sig.ingress, 'ingress'), egress: tableFor(sig.egress, 'egress') };
+      globalPods.push([pod.key, { ips, parts: [nodeRuns, bySignature.get(sig.ingress)!.runs] }]);
       pods++;
     }
     // Contiv's node-global table (from-pod orientation): local pods' ingress rules for traffic entering the node.
     const global = globalTable({ pods: podEntries, tables, global: null }, 'from-pod');
-    const globalId = tableId(global, hash);
+    globalPods.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const globalId = idOfCanonical(globalCanonical(globalPods.map(([, p]) => p), 'from-pod'), hash);
     tables[globalId] = global;
     const sortedTables = Object.fromEntries(Object.keys(tables).sort().map((id) => [id, tables[id]!]));
     for (const [id, t] of Object.entries(sortedTables)) {

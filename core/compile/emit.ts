@@ -5,7 +5,8 @@
 import type { Interval } from '../net/intervals.js';
 import { cidrCount, rangeToCidrs, type Family } from '../net/ip.js';
 import { PROTOCOLS, type Direction, type Protocol } from '../policy/model.js';
-import { peerRule, type IrAction, type IrProtocol, type IrRule, type PortRange } from './ir.js';
+import type { IrAction, IrProtocol, PortRange } from './ir.js';
+import type { RuleRun } from './runs.js';
 import { lowerBound, type AddressIndex } from './address-index.js';
 import { copyPoints, type Partition } from './partition.js';
 
@@ -208,15 +209,15 @@ function ruleCount(entries: readonly Entry[], cap = Infinity): number {
   return n;
 }
 
-function rulesOf(p: Partition, entries: readonly Entry[], action: IrAction, dir: Direction): IrRule[] {
-  const out: IrRule[] = [];
-  for (const e of entries) for (const net of networks(p, e.ranges)) out.push(peerRule(dir, action, e.protocol, net, e.ports));
-  return out;
+function runsOf(p: Partition, entries: readonly Entry[], action: IrAction, dir: Direction): RuleRun[] {
+  const varies = dir === 'ingress' ? 'srcNetwork' : 'dstNetwork';
+  return entries.map((e) => ({ action, protocol: e.protocol, srcPortRange: null, dstPortRange: e.ports, varies, fixed: '', networks: networks(p, e.ranges) }));
 }
 
-const catchAll = (action: IrAction): IrRule => ({ action, protocol: 'ANY', srcNetwork: '', srcPortRange: null, dstNetwork: '', dstPortRange: null });
+const catchAll = (action: IrAction): RuleRun => ({ action, protocol: 'ANY', srcPortRange: null, dstPortRange: null, varies: 'srcNetwork', fixed: '', networks: [''] });
 
-export function emitTable(p: Partition, dir: Direction): IrRule[] {
+/** The table as runs (runs.ts): the peer network varies along each, the pod's own side is "". */
+export function emitTable(p: Partition, dir: Direction): RuleRun[] {
   const pats = patterns(p);
   // Permit list: PERMIT what is allowed, then DENY the rest; deny list: the other way round.
   // The shorter one wins (counted before printing; a tie keeps the permit list).
@@ -231,5 +232,5 @@ export function emitTable(p: Partition, dir: Direction): IrRule[] {
     const n = ruleCount(permits);
     denyWins = ruleLowerBound(denies) < n && ruleCount(denies, n) < n;
   }
-  return denyWins ? [...rulesOf(p, denies, 'DENY', dir), catchAll('PERMIT')] : [...rulesOf(p, permits, 'PERMIT', dir), catchAll('DENY')];
+  return denyWins ? [...runsOf(p, denies, 'DENY', dir), catchAll('PERMIT')] : [...runsOf(p, permits, 'PERMIT', dir), catchAll('DENY')];
 }

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IrRule } from '../../core/compile/ir.js';
 import { canonicalRules, concatCanonical, idOfCanonical, portableSha256Hex, tableId } from '../../core/compile/table-id.js';
+import { canonicalOfRuns, rulesOfRuns, type RuleRun } from '../../core/compile/runs.js';
 import { nodeSha256Hex } from '../../functions/node-sha256.js';
 
 const rule: fc.Arbitrary<IrRule> = fc.record({
@@ -25,6 +26,23 @@ describe('table ids', () => {
   it('concatCanonical(a, b) is the canonical form of a followed by b', () => {
     fc.assert(fc.property(fc.array(rule, { maxLength: 5 }), fc.array(rule, { maxLength: 5 }), (a, b) => {
       expect(concatCanonical(canonicalRules(a), canonicalRules(b))).toBe(canonicalRules([...a, ...b]));
+    }));
+  });
+
+  it('the canonical form written from runs is the canonical form of their rules', () => {
+    const network = fc.oneof(fc.constant(''), fc.ipV4().map((ip) => `${ip}/32`), fc.ipV6().map((ip) => `${ip}/64`));
+    const ports = fc.option(fc.tuple(fc.integer({ min: 1, max: 65535 }), fc.integer({ min: 1, max: 65535 })));
+    const run: fc.Arbitrary<RuleRun> = fc.record({
+      action: fc.constantFrom('PERMIT', 'DENY'),
+      protocol: fc.constantFrom('ANY', 'TCP', 'UDP', 'SCTP'),
+      srcPortRange: ports,
+      dstPortRange: ports,
+      varies: fc.constantFrom('srcNetwork', 'dstNetwork'),
+      fixed: network,
+      networks: fc.array(network, { maxLength: 5 }),
+    });
+    fc.assert(fc.property(fc.array(run, { maxLength: 5 }), (runs) => {
+      expect(canonicalOfRuns(runs)).toBe(canonicalRules(rulesOfRuns(runs)));
     }));
   });
 
