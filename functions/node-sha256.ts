@@ -4,4 +4,9 @@
 import { createHash } from 'node:crypto';
 import type { Sha256Hex } from '../core/compile/table-id.js';
 
-export const nodeSha256Hex: Sha256Hex = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
+export const nodeSha256Hex: Sha256Hex = (text) => {
+  const h = createHash('sha256');
+  if (typeof text === 'string') h.update(text, 'utf8');
+  else for (const piece of text) h.update(piece, 'utf8');
+  return h.digest('hex');
+};

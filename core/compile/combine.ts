@@ -10,8 +10,8 @@
 import { parseIp, type IpAddr } from '../net/ip.js';
 import { PROTOCOLS } from '../policy/model.js';
 import type { IrNode, IrRule } from './ir.js';
-import { canonicalRules } from './table-id.js';
-import { canonicalOfRuns, canonicalRun, rulesOfRuns, type RuleRun } from './runs.js';
+import { CanonicalChunks, canonicalRules } from './table-id.js';
+import { appendRules, canonicalRun, rulesOfRuns, type RuleRun } from './runs.js';
 import { parseRules, permits, segmentsOf, type ParsedRule } from './table-eval.js';
 
 export type CombineMode = 'from-pod' | 'to-pod';
@@ -106,11 +106,11 @@ export function globalTable(node: IrNode, mode: CombineMode): IrRule[] {
   for (const [, pod] of Object.entries(node.pods).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     for (const r of scoped(node.tables[pod[otherSide]]!, pod.ips, mode)) global.push(r);
   }
-  for (const r of rulesOfRuns([PERMIT_REST])) global.push(r);
+  appendRules(global, PERMIT_REST);
   return global;
 }
 
-/** A local pod as globalCanonical reads it: its addresses, and its other-side table as consecutive runs. */
+/** A local pod as globalOfRuns reads it: its addresses, and its other-side table as consecutive runs. */
 export interface GlobalPod {
   readonly ips: readonly string[];
   readonly parts: readonly (readonly RuleRun[])[];
@@ -132,30 +132,34 @@ function kept(run: RuleRun, v6: boolean): readonly string[] {
 }
 
 /**
- * canonicalRules(globalTable(node, mode)), pods given in key order, written from the runs of
- * their tables (runs.ts): a single-address pod's share of a run is the same run with the pod's
- * address as the fixed network, so no scoped rule is encoded one by one.
+ * globalTable(node, mode) and its canonical form (in pieces), from the runs of the local pods'
+ * tables, pods given in key order. A single-address pod's share of a run is the same run with
+ * the pod's address as the fixed network: no rule is scoped or encoded one by one.
  */
-export function globalCanonical(pods: readonly GlobalPod[], mode: CombineMode): string {
+export function globalOfRuns(pods: readonly GlobalPod[], mode: CombineMode): { rules: IrRule[]; canonical: string[] } {
   const scopedSide = mode === 'from-pod' ? 'dstNetwork' : 'srcNetwork';
-  const parts: string[] = [];
-  const push = (text: string) => {
-    if (text.length > 2) parts.push(text.slice(1, -1));
-  };
+  const rules: IrRule[] = [];
+  const canonical = new CanonicalChunks();
   for (const pod of pods) {
     const ip = pod.ips.length === 1 ? pod.ips[0]! : null;
+    const fixed = ip === null ? '' : host(ip);
+    const v6 = ip !== null && ip.includes(':');
     for (const runs of pod.parts) {
       for (const run of runs) {
         if (ip === null || run.varies === scopedSide) {
           // Several addresses interleave per rule, or the run varies the scoped side: as scoped writes it.
-          push(canonicalRules(scoped(rulesOfRuns([run]), pod.ips, mode)));
+          const some = scoped(rulesOfRuns([run]), pod.ips, mode);
+          for (const r of some) rules.push(r);
+          canonical.add(canonicalRules(some).slice(1, -1));
           continue;
         }
-        const text = canonicalRun({ ...run, fixed: host(ip), networks: kept(run, ip.includes(':')) });
-        if (text) parts.push(text);
+        const networks = kept(run, v6);
+        appendRules(rules, run, fixed, networks);
+        canonical.add(canonicalRun(run, fixed, networks));
       }
     }
   }
-  push(canonicalOfRuns([PERMIT_REST]));
-  return `[${parts.join(',')}]`;
+  appendRules(rules, PERMIT_REST);
+  canonical.add(canonicalRun(PERMIT_REST));
+  return { rules, canonical: canonical.finish() };
 }

@@ -5,7 +5,7 @@
 import type { Cluster } from '../cluster.js';
 import { formatIp, type IpAddr } from '../net/ip.js';
 import type { Direction } from '../policy/model.js';
-import { globalCanonical, globalTable, type GlobalPod } from './combine.js';
+import { globalOfRuns, type GlobalPod } from './combine.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import { addressIndex } from './address-index.js';
 import { baseClassing, featuresOf, isBroad, refineClassing, type BaseClassing, type Feature } from './classes.js';
@@ -136,10 +136,10 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
       pods++;
     }
     // Contiv's node-global table (from-pod orientation): local pods' ingress rules for traffic entering the node.
-    const global = globalTable({ pods: podEntries, tables, global: null }, 'from-pod');
     globalPods.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const globalId = idOfCanonical(globalCanonical(globalPods.map(([, p]) => p), 'from-pod'), hash);
-    tables[globalId] = global;
+    const global = globalOfRuns(globalPods.map(([, p]) => p), 'from-pod');
+    const globalId = idOfCanonical(global.canonical, hash);
+    tables[globalId] = global.rules;
     const sortedTables = Object.fromEntries(Object.keys(tables).sort().map((id) => [id, tables[id]!]));
     for (const [id, t] of Object.entries(sortedTables)) {
       allTables.add(id);

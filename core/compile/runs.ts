@@ -20,26 +20,35 @@ export interface RuleRun {
   readonly networks: readonly string[];
 }
 
+/** Appends a run's rules to out; `fixed` and `networks` replace the run's own (see canonicalRun). */
+export function appendRules(out: IrRule[], run: RuleRun, fixed = run.fixed, networks = run.networks): void {
+  const { action, protocol, srcPortRange, dstPortRange } = run;
+  if (run.varies === 'srcNetwork') for (const net of networks) out.push({ action, protocol, srcNetwork: net, srcPortRange, dstNetwork: fixed, dstPortRange });
+  else for (const net of networks) out.push({ action, protocol, srcNetwork: fixed, srcPortRange, dstNetwork: net, dstPortRange });
+}
+
 export function rulesOfRuns(runs: readonly RuleRun[]): IrRule[] {
   const out: IrRule[] = [];
-  for (const run of runs) {
-    const { action, protocol, srcPortRange, dstPortRange, fixed } = run;
-    if (run.varies === 'srcNetwork') for (const net of run.networks) out.push({ action, protocol, srcNetwork: net, srcPortRange, dstNetwork: fixed, dstPortRange });
-    else for (const net of run.networks) out.push({ action, protocol, srcNetwork: fixed, srcPortRange, dstNetwork: net, dstPortRange });
-  }
+  for (const run of runs) appendRules(out, run);
   return out;
 }
 
-const J = JSON.stringify;
+/** JSON of a port range; what JSON.stringify writes for null or two integers. */
+const portsJson = (r: PortRange | null): string => (r === null ? 'null' : `[${r[0]},${r[1]}]`);
 
-/** A run's rules in canonical form (table-id.ts canonicalRules), without the outer brackets; "" for none. */
-export function canonicalRun(run: RuleRun): string {
-  if (run.networks.length === 0) return '';
-  // Every rule of the run is head + network + tail; the join writes them in one pass.
-  const lead = `[${J(run.action)},${J(run.protocol)},`;
-  const head = run.varies === 'srcNetwork' ? `${lead}"` : `${lead}${J(run.fixed)},${J(run.srcPortRange)},"`;
-  const tail = run.varies === 'srcNetwork' ? `",${J(run.srcPortRange)},${J(run.fixed)},${J(run.dstPortRange)}]` : `",${J(run.dstPortRange)}]`;
-  return head + run.networks.join(`${tail},${head}`) + tail;
+/**
+ * A run's rules in canonical form (table-id.ts canonicalRules), without the outer brackets; ""
+ * for none. `fixed` and `networks` replace the run's own (scoped copies of a run, unallocated).
+ */
+export function canonicalRun(run: RuleRun, fixed = run.fixed, networks = run.networks): string {
+  if (networks.length === 0) return '';
+  // Every rule of the run is head + network + tail; the join writes them in one pass. Strings
+  // are written without JSON.stringify: actions and protocols are fixed words, networks need no
+  // escaping (above), ports are integers.
+  const lead = `["${run.action}","${run.protocol}",`;
+  const head = run.varies === 'srcNetwork' ? `${lead}"` : `${lead}"${fixed}",${portsJson(run.srcPortRange)},"`;
+  const tail = run.varies === 'srcNetwork' ? `",${portsJson(run.srcPortRange)},"${fixed}",${portsJson(run.dstPortRange)}]` : `",${portsJson(run.dstPortRange)}]`;
+  return head + networks.join(`${tail},${head}`) + tail;
 }
 
 /** canonicalRules(rulesOfRuns(runs)). */

@@ -7,24 +7,67 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { IrRule } from './ir.js';
 
-/** SHA-256 of the UTF-8 encoding of text, as lower-case hex. */
-export type Sha256Hex = (text: string) => string;
+/**
+ * SHA-256 of the UTF-8 encoding of text, as lower-case hex. Text may come in pieces (hashed as
+ * their concatenation), so a long canonical form need not be built as one string: strings of
+ * megabytes go to V8's large-object space and each one brings a full collection nearer.
+ */
+export type Sha256Hex = (text: string | readonly string[]) => string;
 
-export const portableSha256Hex: Sha256Hex = (text) => bytesToHex(sha256(utf8ToBytes(text)));
+export const portableSha256Hex: Sha256Hex = (text) => {
+  if (typeof text === 'string') return bytesToHex(sha256(utf8ToBytes(text)));
+  const h = sha256.create();
+  for (const piece of text) h.update(utf8ToBytes(piece));
+  return bytesToHex(h.digest());
+};
 
 /** The rules as JSON tuples (V8's JSON.stringify beats hand-built strings here, measured). */
 export function canonicalRules(rules: readonly IrRule[]): string {
   return JSON.stringify(rules.map((r) => [r.action, r.protocol, r.srcNetwork, r.srcPortRange, r.dstNetwork, r.dstPortRange]));
 }
 
-/** canonicalRules([...a, ...b]) from canonicalRules(a) and canonicalRules(b), without re-encoding. */
-export function concatCanonical(a: string, b: string): string {
-  if (a === '[]') return b;
-  if (b === '[]') return a;
-  return `${a.slice(0, -1)},${b.slice(1)}`;
+/** canonicalRules([...a, ...b]) from canonicalRules(a) and canonicalRules(b), as pieces, without re-encoding. */
+export function concatCanonical(a: string, b: string): string[] {
+  if (a === '[]') return [b];
+  if (b === '[]') return [a];
+  return [a.slice(0, -1), ',', b.slice(1)];
 }
 
-export function idOfCanonical(canonical: string, sha256Hex: Sha256Hex = portableSha256Hex): string {
+/** Chunks of about this many characters: large enough to hash in few calls, small enough for V8's young generation. */
+const CHUNK = 32 * 1024;
+
+/** A canonical JSON array written item by item into chunks (pieces for Sha256Hex). */
+export class CanonicalChunks {
+  private readonly chunks: string[] = [];
+  private pending: string[] = [];
+  private size = 0;
+
+  /** Appends comma-separated items: a canonical form without its brackets ("" adds nothing). */
+  add(items: string): void {
+    if (items === '') return;
+    this.pending.push(items);
+    this.size += items.length;
+    if (this.size >= CHUNK) this.flush();
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    const text = this.pending.join(',');
+    this.chunks.push(this.chunks.length === 0 ? `[${text}` : `,${text}`);
+    this.pending = [];
+    this.size = 0;
+  }
+
+  /** The pieces; joined they are the canonical form. */
+  finish(): string[] {
+    this.flush();
+    if (this.chunks.length === 0) return ['[]'];
+    this.chunks.push(']');
+    return this.chunks;
+  }
+}
+
+export function idOfCanonical(canonical: string | readonly string[], sha256Hex: Sha256Hex = portableSha256Hex): string {
   return `t${sha256Hex(canonical).slice(0, 16)}`;
 }
 

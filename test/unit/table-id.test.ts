@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IrRule } from '../../core/compile/ir.js';
-import { canonicalRules, concatCanonical, idOfCanonical, portableSha256Hex, tableId } from '../../core/compile/table-id.js';
+import { CanonicalChunks, canonicalRules, concatCanonical, idOfCanonical, portableSha256Hex, tableId } from '../../core/compile/table-id.js';
 import { canonicalOfRuns, rulesOfRuns, type RuleRun } from '../../core/compile/runs.js';
 import { nodeSha256Hex } from '../../functions/node-sha256.js';
 
@@ -25,7 +25,7 @@ describe('table ids', () => {
 
   it('concatCanonical(a, b) is the canonical form of a followed by b', () => {
     fc.assert(fc.property(fc.array(rule, { maxLength: 5 }), fc.array(rule, { maxLength: 5 }), (a, b) => {
-      expect(concatCanonical(canonicalRules(a), canonicalRules(b))).toBe(canonicalRules([...a, ...b]));
+      expect(concatCanonical(canonicalRules(a), canonicalRules(b)).join('')).toBe(canonicalRules([...a, ...b]));
     }));
   });
 
@@ -44,6 +44,19 @@ describe('table ids', () => {
     fc.assert(fc.property(fc.array(run, { maxLength: 5 }), (runs) => {
       expect(canonicalOfRuns(runs)).toBe(canonicalRules(rulesOfRuns(runs)));
     }));
+  });
+
+  it('CanonicalChunks joined is the canonical form of the items, whatever the chunking', () => {
+    // Item texts up to ~70k characters, so some additions cross the 32 KiB chunk size.
+    const items = fc.array(fc.array(rule, { maxLength: 4 }).chain((rules) => fc.nat({ max: 1200 }).map((copies) => Array.from({ length: copies }, () => rules).flat())), { maxLength: 6 });
+    fc.assert(fc.property(items, (lists) => {
+      const chunks = new CanonicalChunks();
+      for (const rules of lists) chunks.add(canonicalRules(rules).slice(1, -1));
+      const pieces = chunks.finish();
+      expect(pieces.join('')).toBe(canonicalRules(lists.flat()));
+      expect(nodeSha256Hex(pieces)).toBe(nodeSha256Hex(pieces.join('')));
+      expect(portableSha256Hex(pieces)).toBe(nodeSha256Hex(pieces.join('')));
+    }), { numRuns: 60 });
   });
 
   it("node:crypto's SHA-256 gives the portable ids", () => {
