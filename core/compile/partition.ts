@@ -5,11 +5,11 @@
 // addresses. A cell's addresses are a slice of its class's sorted point list, so cells are
 // found by binary search, not by visiting pods.
 import type { Cluster } from '../cluster.js';
-import { decide, destinationOf, peerCandidates } from '../evaluate/decide.js';
+import { decide, destinationOf, peerCandidates, type PeerCandidates } from '../evaluate/decide.js';
 import type { Endpoint } from '../evaluate/endpoint.js';
 import { elementaryIntervals, intervalIndex, portSegments, type Interval } from '../net/intervals.js';
 import type { Family, IpRange } from '../net/ip.js';
-import { PROTOCOLS, type Protocol, type Rule } from '../policy/model.js';
+import { PROTOCOLS, type Protocol } from '../policy/model.js';
 import { addressIndex, lowerBound, type AddressIndex } from './address-index.js';
 import type { Classing } from './classes.js';
 import type { Group } from './group.js';
@@ -67,10 +67,6 @@ export interface Partition {
   readonly verdicts: Uint8Array;
 }
 
-const ruleIds = new WeakMap<Rule, number>();
-let nextRuleId = 0;
-const ruleId = (r: Rule): number => ruleIds.get(r) ?? ruleIds.set(r, nextRuleId++).get(r)!;
-
 const namedNumbersCache = new WeakMap<Cluster, Map<string, number[]>>();
 
 /** Every number a port name resolves to on some pod (egress named ports resolve on the destination). */
@@ -97,13 +93,49 @@ function firstPoint(classing: Classing, cell: Cell): number {
   throw new Error('empty cell');
 }
 
-function representative(cluster: Cluster, index: AddressIndex, classing: Classing, cell: Cell, lo: bigint): Endpoint {
-  if (cell.cls === 0) return { kind: 'external', ip: { family: cell.family, value: lo } };
+// Endpoints are made once per point and per interval and reused by every group: tens of
+// thousands of cells per compile each need one.
+const pointEndpoints = new WeakMap<AddressIndex, Record<Family, Endpoint[]>>();
+const externalEndpoints = new WeakMap<readonly Interval[], Endpoint[]>();
+
+function representative(cluster: Cluster, index: AddressIndex, classing: Classing, cell: Cell, intervals: readonly Interval[]): Endpoint {
+  const family = cell.family;
+  if (cell.cls === 0) {
+    const byInterval = externalEndpoints.get(intervals) ?? externalEndpoints.set(intervals, []).get(intervals)!;
+    return (byInterval[cell.interval] ??= { kind: 'external', ip: { family, value: intervals[cell.interval]!.lo } });
+  }
   const point = firstPoint(classing, cell);
-  const owner = index.families[cell.family].owner[point]!;
-  const value = index.families[cell.family].values[point]!;
-  if (owner < index.podCount) return { kind: 'pod', pod: cluster.pods[owner]!, ip: { family: cell.family, value } };
-  return { kind: 'node', node: cluster.nodes[owner - index.podCount]!, ip: { family: cell.family, value } };
+  const byPoint = pointEndpoints.get(index) ?? pointEndpoints.set(index, { 4: [], 6: [] }).get(index)!;
+  let e = byPoint[family][point];
+  if (!e) {
+    const owner = index.families[family].owner[point]!;
+    const ip = { family, value: index.families[family].values[point]! };
+    e = owner < index.podCount ? { kind: 'pod', pod: cluster.pods[owner]!, ip } : { kind: 'node', node: cluster.nodes[owner - index.podCount]!, ip };
+    byPoint[family][point] = e;
+  }
+  return e;
+}
+
+const keyCodes: number[] = [];
+
+/**
+ * A verdict row's key: the candidate hits' indexes (unique across tiers, so they name the
+ * lists) as UTF-16 code units — one string per cell, not one per hit. Indexes from 0xFFFF up
+ * take an escape and two units, so the code is prefix-free.
+ */
+function rowKey(prefix: string, cand: PeerCandidates): string {
+  keyCodes.length = 0;
+  for (const h of cand.admin) pushIndex(h.index);
+  for (const h of cand.np) pushIndex(h.index);
+  for (const h of cand.baseline) pushIndex(h.index);
+  let key = prefix;
+  for (let at = 0; at < keyCodes.length; at += 4096) key += String.fromCharCode.apply(null, keyCodes.slice(at, at + 4096));
+  return key;
+}
+
+function pushIndex(i: number): void {
+  if (i < 0xffff) keyCodes.push(i);
+  else keyCodes.push(0xffff, i >>> 16, i & 0xffff);
 }
 
 // Groups share CIDR sets (an ANP's networks, the same ipBlocks in many NetworkPolicies): cut each once.
@@ -185,15 +217,13 @@ export function partition(cluster: Cluster, group: Group, classing: Classing): P
   const sp = group.sp;
   const verdicts = new Uint8Array(cells.length * segmentCount);
   const rows = new Map<string, number>();
+  // Egress named ports resolve on the peer: its class decides too.
+  const byClass = group.dir === 'egress' && names.size > 0;
   cells.forEach((cell, k) => {
     const fc = families[cell.family];
-    const rep = representative(cluster, index, classing, cell, fc.intervals[cell.interval]!.lo);
+    const rep = representative(cluster, index, classing, cell, fc.intervals);
     const cand = peerCandidates(cluster, sp, rep);
-    let key = group.dir === 'egress' && names.size > 0 ? `@${cell.cls}` : '';
-    for (const hits of [cand.admin, cand.np, cand.baseline]) {
-      key += '|';
-      for (const h of hits) key += `${ruleId(h.rule)},`;
-    }
+    const key = rowKey(byClass ? `${cell.cls}@` : '', cand);
     const same = rows.get(key);
     if (same !== undefined) {
       verdicts.copyWithin(k * segmentCount, same * segmentCount, (same + 1) * segmentCount);

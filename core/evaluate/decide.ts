@@ -26,6 +26,18 @@ export interface SubjectPolicies {
   readonly legacyIsolated: boolean;
   /** Baseline-tier policies (BANP, Baseline-tier CNP) selecting the subject with rules for dir. */
   readonly baseline: readonly Policy[];
+  /**
+   * Every rule of those policies for dir, per tier in evaluation order; `index` numbers them
+   * across the tiers. peerCandidates picks from these, so a compiler asking for thousands of
+   * peers allocates no hit objects.
+   */
+  readonly hits: { readonly admin: readonly RuleHit[]; readonly np: readonly RuleHit[]; readonly baseline: readonly RuleHit[] };
+}
+
+function hitsOf(policies: readonly Policy[], dir: Direction, from: number): RuleHit[] {
+  const out: RuleHit[] = [];
+  for (const policy of policies) for (const rule of rulesFor(policy, dir) ?? []) out.push({ policy, rule, index: from + out.length });
+  return out;
 }
 
 /** Cluster-scoped policies that select the subject and have rules for dir. */
@@ -35,21 +47,28 @@ function selecting(cluster: Cluster, list: readonly Policy[], dir: Direction, su
 
 export function subjectPolicies(cluster: Cluster, dir: Direction, subject: PodInfo): SubjectPolicies {
   const nps = (cluster.policies.byNamespace.get(subject.namespace) ?? []).filter((p) => rulesFor(p, dir) !== null && subjectSelects(cluster, p, subject));
+  const admin = selecting(cluster, cluster.policies.admin, dir, subject);
+  const baseline = selecting(cluster, cluster.policies.baseline, dir, subject);
+  const adminHits = hitsOf(admin, dir, 0);
+  const npHits = hitsOf(nps, dir, adminHits.length);
   return {
     dir,
     subject,
-    admin: selecting(cluster, cluster.policies.admin, dir, subject),
+    admin,
     nps,
     isolating: nps.filter((p) => !p.legacy),
     // Proposal: "Traffic is allowed to a pod if namespace.networkPolicy.ingress.isolation is undefined …"
     legacyIsolated: dir === 'ingress' && cluster.namespaces[subject.nsIdx]!.legacyIngressIsolation,
-    baseline: selecting(cluster, cluster.policies.baseline, dir, subject),
+    baseline,
+    hits: { admin: adminHits, np: npHits, baseline: hitsOf(baseline, dir, adminHits.length + npHits.length) },
   };
 }
 
 export interface RuleHit {
   readonly policy: Policy;
   readonly rule: Rule;
+  /** Position among the subject's rules for the direction (SubjectPolicies.hits). */
+  readonly index: number;
 }
 
 /** Rules whose peers match the other endpoint, per tier, in evaluation order; ports not yet checked. */
@@ -59,17 +78,24 @@ export interface PeerCandidates {
   readonly baseline: readonly RuleHit[];
 }
 
-function matching(cluster: Cluster, policies: readonly Policy[], dir: Direction, subject: PodInfo, peer: Endpoint): RuleHit[] {
+function matching(cluster: Cluster, hits: readonly RuleHit[], subject: PodInfo, peer: Endpoint): RuleHit[] {
   const out: RuleHit[] = [];
-  for (const policy of policies) for (const rule of rulesFor(policy, dir)!) if (rule.peers.some((p) => peerMatches(cluster, p, peer, subject))) out.push({ policy, rule });
+  for (const h of hits) {
+    for (const p of h.rule.peers) {
+      if (peerMatches(cluster, p, peer, subject)) {
+        out.push(h);
+        break;
+      }
+    }
+  }
   return out;
 }
 
 export function peerCandidates(cluster: Cluster, sp: SubjectPolicies, peer: Endpoint): PeerCandidates {
   return {
-    admin: matching(cluster, sp.admin, sp.dir, sp.subject, peer),
-    np: matching(cluster, sp.nps, sp.dir, sp.subject, peer),
-    baseline: matching(cluster, sp.baseline, sp.dir, sp.subject, peer),
+    admin: matching(cluster, sp.hits.admin, sp.subject, peer),
+    np: matching(cluster, sp.hits.np, sp.subject, peer),
+    baseline: matching(cluster, sp.hits.baseline, sp.subject, peer),
   };
 }
 
@@ -92,7 +118,8 @@ export interface Decision {
 function firstWithPort(hits: readonly RuleHit[], port: number, protocol: Protocol, destination: PodInfo | null): RuleHit | null {
   for (const h of hits) {
     const ports = h.rule.ports;
-    if (ports === null || ports.some((m) => portMatches(m, port, protocol, destination))) return h;
+    if (ports === null) return h;
+    for (const m of ports) if (portMatches(m, port, protocol, destination)) return h;
   }
   return null;
 }

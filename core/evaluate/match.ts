@@ -72,5 +72,6 @@ export function peerMatches(cluster: Cluster, peer: Peer, endpoint: Endpoint, su
 export function portMatches(m: PortMatch, port: number, protocol: string, destination: PodInfo | null): boolean {
   if (m.type === 'range') return m.protocol === protocol && m.lo <= port && port <= m.hi;
   if (!destination) return false;
-  return destination.namedPorts.some((np) => np.name === m.name && np.port === port && np.protocol === protocol && (m.protocol === null || m.protocol === np.protocol));
+  for (const np of destination.namedPorts) if (np.name === m.name && np.port === port && np.protocol === protocol && (m.protocol === null || m.protocol === np.protocol)) return true;
+  return false;
 }

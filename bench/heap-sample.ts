@@ -1,0 +1,23 @@
+import { Session } from 'node:inspector/promises';
+import { GENERATORS } from './generate.js';
+import { parseSnapshot } from '../schemas/snapshot.js';
+import { buildCluster } from '../core/cluster.js';
+import { compile } from '../core/compile/compile.js';
+import { nodeSha256Hex } from '../functions/node-sha256.js';
+const parsed = parseSnapshot(JSON.parse(JSON.stringify(GENERATORS.M())));
+if (!parsed.ok) throw new Error('x');
+const cluster = buildCluster(parsed.snapshot);
+const s = new Session(); s.connect();
+await s.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+compile(cluster, { sha256Hex: nodeSha256Hex });
+const { profile } = await s.post('HeapProfiler.stopSampling');
+const self = new Map<string, number>();
+let total = 0;
+const walk = (n: any, stack: string) => {
+  const f = n.callFrame; const k = `${f.functionName || '(anon)'} ${f.url.split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
+  const sz = n.selfSize; total += sz; self.set(k, (self.get(k) ?? 0) + sz);
+  for (const c of n.children) walk(c, k);
+};
+walk(profile.head, '');
+console.log('total MB', (total / 1e6).toFixed(0));
+for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log((v / 1e6).toFixed(1).padStart(7), k);
