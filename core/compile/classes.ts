@@ -28,7 +28,7 @@ export interface Classing {
   /** Class ids are 1..classCount-1; owners with no feature are in no class (their addresses behave as external ones). */
   readonly classCount: number;
   /** Sorted point indexes of each class ≥ 1, per family (undefined or empty when none). */
-  readonly members: Readonly<Record<Family, readonly (readonly number[] | undefined)[]>>;
+  readonly members: Readonly<Record<Family, readonly (ArrayLike<number> | undefined)[]>>;
   /**
    * Points listed in members that left the class (sorted, a subset of the class's list). A
    * group's narrow features move a few owners out of large base classes; marking them is
@@ -76,6 +76,19 @@ function podsOf(cluster: Cluster, peer: Extract<Peer, { type: 'pods' }>, subject
   return Int32Array.from(out);
 }
 
+/** What a port name resolves to on a pod ("" when it has none); most pods name a port once. */
+function namedPortValue(pod: PodInfo, name: string): string {
+  let one = '';
+  let several: string[] | null = null;
+  for (const np of pod.namedPorts) {
+    if (np.name !== name) continue;
+    const v = `${np.port}/${np.protocol}`;
+    if (one === '') one = v;
+    else (several ??= [one]).push(v);
+  }
+  return several ? several.sort().join(',') : one;
+}
+
 /** The features of a group's rules: its pod and node peers, and (egress) the named ports it uses. */
 export function featuresOf(cluster: Cluster, group: Group): Feature[] {
   const subject = group.representative;
@@ -101,7 +114,7 @@ export function featuresOf(cluster: Cluster, group: Group): Feature[] {
         const byValue = new Map<string, number[]>();
         for (const pod of cluster.pods) {
           if (pod.hostNetwork || pod.ips.length === 0) continue;
-          const own = pod.namedPorts.filter((np) => np.name === m.name).map((np) => `${np.port}/${np.protocol}`).sort().join(',');
+          const own = namedPortValue(pod, m.name);
           if (own) (byValue.get(own) ?? byValue.set(own, []).get(own)!).push(pod.idx);
         }
         return [...byValue.keys()].sort().map((k) => Int32Array.from(byValue.get(k)!));
@@ -184,14 +197,18 @@ export function baseClassing(cluster: Cluster, broad: readonly Feature[]): BaseC
     if (c === 0) continue;
     classOf[o] = dense[c] ||= classCount++;
   }
-  const members = { 4: [], 6: [] } as Record<Family, number[][]>;
+  // Each family's points grouped by class in one buffer (a counting sort: points are visited
+  // in order, so each class's slice is sorted); a class's list is a view of its slice.
+  const members = { 4: [], 6: [] } as Record<Family, Int32Array[]>;
   for (const fam of [4, 6] as Family[]) {
     const owner = index.families[fam].owner;
-    const lists = members[fam];
-    for (let i = 0; i < owner.length; i++) {
-      const c = classOf[owner[i]!]!;
-      if (c > 0) (lists[c] ??= []).push(i);
-    }
+    const start = new Int32Array(classCount + 1);
+    for (let i = 0; i < owner.length; i++) start[classOf[owner[i]!]! + 1]!++;
+    for (let c = 1; c <= classCount; c++) start[c]! += start[c - 1]!;
+    const sorted = new Int32Array(owner.length);
+    const at = start.slice(0, classCount);
+    for (let i = 0; i < owner.length; i++) sorted[at[classOf[owner[i]!]!]!++] = i;
+    for (let c = 1; c < classCount; c++) if (start[c + 1]! > start[c]!) members[fam][c] = sorted.subarray(start[c], start[c + 1]);
   }
   return { classOf, classCount, members, removed: NONE_REMOVED };
 }
@@ -202,22 +219,25 @@ export function refineClassing(cluster: Cluster, base: BaseClassing, narrow: rea
   const index = addressIndex(cluster);
   // Only the owners the narrow features touch change class: keep those in a map.
   const moved = new Map<number, number>();
-  refine(base.classOf, moved, base.classCount, narrow);
-  const dense = new Map<number, number>();
-  for (const [o, c] of moved) {
-    let d = dense.get(c);
-    if (d === undefined) dense.set(c, (d = base.classCount + dense.size));
-    moved.set(o, d);
-  }
-  const classCount = base.classCount + dense.size;
-  const members = { 4: base.members[4].slice(), 6: base.members[6].slice() } as Record<Family, (readonly number[] | undefined)[]>;
+  const next = refine(base.classOf, moved, base.classCount, narrow);
+  // Moved owners and their new classes as arrays, classes renumbered densely after the base's.
+  const owners: number[] = [];
+  const classes: number[] = [];
+  const dense = new Int32Array(next - base.classCount);
+  let classCount = base.classCount;
+  moved.forEach((c, o) => {
+    owners.push(o);
+    classes.push((dense[c - base.classCount] ||= classCount++));
+  });
+  const members = { 4: base.members[4].slice(), 6: base.members[6].slice() } as Record<Family, (ArrayLike<number> | undefined)[]>;
   const removed = { 4: new Map(), 6: new Map() } as Record<Family, Map<number, Int32Array>>;
   for (const fam of [4, 6] as Family[]) {
     // Owners leaving a base class: their points are marked removed from its list.
     const leaving = new Map<number, number[]>();
     // Owners entering a new class bring their points.
     const added = new Map<number, number[]>();
-    for (const [o, c] of moved) {
+    for (let k = 0; k < owners.length; k++) {
+      const o = owners[k]!;
       const points = index.pointsOf[fam][o]!;
       if (points.length === 0) continue;
       const was = base.classOf[o]!;
@@ -225,11 +245,12 @@ export function refineClassing(cluster: Cluster, base: BaseClassing, narrow: rea
         const out = leaving.get(was) ?? leaving.set(was, []).get(was)!;
         for (const pt of points) out.push(pt);
       }
+      const c = classes[k]!;
       const list = added.get(c) ?? added.set(c, []).get(c)!;
       for (const pt of points) list.push(pt);
     }
-    for (const [c, list] of leaving) removed[fam].set(c, Int32Array.from(list).sort());
-    for (const [c, list] of added) members[fam][c] = list.sort((a, b) => a - b);
+    leaving.forEach((list, c) => removed[fam].set(c, Int32Array.from(list).sort()));
+    added.forEach((list, c) => (members[fam][c] = Int32Array.from(list).sort()));
   }
   return { classCount, members, removed };
 }

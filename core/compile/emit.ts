@@ -16,13 +16,17 @@ type Range = Interval & { readonly family: Family; readonly point?: number | und
 /** Per protocol and segment, which cells are allowed ('1') or not ('0'), one character per cell. */
 function patterns(p: Partition): Record<Protocol, string[]> {
   const out = {} as Record<Protocol, string[]>;
-  const chars = new Array<string>(p.cells.length);
+  const n = p.cells.length;
+  const codes = new Uint16Array(n);
   for (const proto of PROTOCOLS) {
-    out[proto] = p.segments[proto].map((_, s) => {
+    const list: string[] = (out[proto] = []);
+    for (let s = 0; s < p.segments[proto].length; s++) {
       const col = p.segmentOffset[proto] + s;
-      for (let k = 0; k < p.cells.length; k++) chars[k] = p.verdicts[k * p.segmentCount + col] ? '1' : '0';
-      return chars.join('');
-    });
+      for (let k = 0; k < n; k++) codes[k] = p.verdicts[k * p.segmentCount + col] ? 49 : 48;
+      let text = '';
+      for (let at = 0; at < n; at += 8192) text += String.fromCharCode.apply(null, codes.subarray(at, at + 8192) as unknown as number[]);
+      list.push(text);
+    }
   }
   return out;
 }
@@ -105,15 +109,43 @@ function addressesOf(p: Partition, pattern: string, wantChar: string): Range[] {
   return out;
 }
 
-/** Equal ranges, equal keys; a single owned address is keyed by its point (no bigint printing). */
-function rangeKey(p: Partition, r: Range): string {
-  if (r.point !== undefined) return `${r.family}p${r.point}`;
-  if (r.lo === r.hi) {
-    const values = p.index.families[r.family].values;
-    const at = lowerBound(values, r.lo);
-    if (values[at] === r.lo) return `${r.family}p${at}`;
+/** Range lists by content: equal lists get one small number (0 = the empty list). */
+class RangeListIds {
+  private readonly buckets = new Map<number, { hits: readonly Range[]; id: number }[]>();
+  private next = 1;
+
+  idOf(hits: readonly Range[]): number {
+    if (hits.length === 0) return 0;
+    const h = hashRanges(hits);
+    const bucket = this.buckets.get(h);
+    if (bucket) {
+      for (const b of bucket) if (sameRanges(b.hits, hits)) return b.id;
+      bucket.push({ hits, id: this.next });
+    } else this.buckets.set(h, [{ hits, id: this.next }]);
+    return this.next++;
   }
-  return `${r.family}:${r.lo}-${r.hi}`;
+}
+
+function hashRanges(hits: readonly Range[]): number {
+  let h = 0x811c9dc5 ^ hits.length;
+  for (const r of hits) {
+    // By address, not by point (a one-address range may or may not carry its point). Number()
+    // rounds IPv6 addresses: more collisions there, which sameRanges sorts out.
+    const v = (Number(r.lo) % 4294967296) ^ Math.imul(Number(r.hi) % 4294967296, 31);
+    h = Math.imul(h ^ r.family, 16777619);
+    h = Math.imul(h ^ v, 16777619);
+  }
+  return h >>> 0;
+}
+
+function sameRanges(a: readonly Range[], b: readonly Range[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.family !== y.family || x.lo !== y.lo || x.hi !== y.hi) return false;
+  }
+  return true;
 }
 
 interface Entry {
@@ -152,27 +184,31 @@ function networks(p: Partition, ranges: readonly Range[]): string[] {
 
 /** Exceptions to the catch-all: the cells whose verdict is `want`, per protocol and port range. */
 function exceptionEntries(p: Partition, pats: Record<Protocol, string[]>, want: string): Entry[] {
-  const perProto: { protocol: Protocol; key: string; ranges: readonly Range[]; ports: PortRange }[] = [];
+  const perProto: { protocol: Protocol; key: number; ranges: readonly Range[]; ports: PortRange }[] = [];
   // Which cells deviate decides the exception ranges: compute them once per distinct pattern.
-  const byPattern = new Map<string, { key: string; hits: readonly Range[] }>();
+  // Equal range lists get one small number (0 = none), so later keys are short.
+  const byPattern = new Map<string, { key: number; hits: readonly Range[] }>();
+  const listIds = new RangeListIds();
   for (const proto of PROTOCOLS) {
     let open: (typeof perProto)[number] | null = null;
-    p.segments[proto].forEach(([lo, hi], si) => {
+    const segs = p.segments[proto];
+    for (let si = 0; si < segs.length; si++) {
+      const [lo, hi] = segs[si]!;
       const pattern = pats[proto][si]!;
       let found = byPattern.get(pattern);
       if (!found) {
         const hits = addressesOf(p, pattern, want);
-        found = { key: hits.map((h) => rangeKey(p, h)).join(','), hits };
+        found = { key: listIds.idOf(hits), hits };
         byPattern.set(pattern, found);
       }
       const { key, hits } = found;
       if (open && open.key === key && open.ports[1] + 1 === lo) open.ports = [open.ports[0], hi];
       else {
-        if (open && open.key !== '') perProto.push(open);
+        if (open && open.key !== 0) perProto.push(open);
         open = { protocol: proto, key, ranges: hits, ports: [lo, hi] };
       }
-    });
-    if (open && (open as { key: string }).key !== '') perProto.push(open);
+    }
+    if (open && (open as { key: number }).key !== 0) perProto.push(open);
   }
   // The same exception on the same ports for every protocol is one ANY rule.
   const byShape = new Map<string, (typeof perProto)[number][]>();

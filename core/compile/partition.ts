@@ -5,7 +5,7 @@
 // addresses. A cell's addresses are a slice of its class's sorted point list, so cells are
 // found by binary search, not by visiting pods.
 import type { Cluster } from '../cluster.js';
-import { decide, destinationOf, peerCandidates, type PeerCandidates } from '../evaluate/decide.js';
+import { allows, destinationOf, peerCandidates, type PeerCandidates } from '../evaluate/decide.js';
 import type { Endpoint } from '../evaluate/endpoint.js';
 import { elementaryIntervals, intervalIndex, portSegments, type Interval } from '../net/intervals.js';
 import type { Family, IpRange } from '../net/ip.js';
@@ -234,7 +234,7 @@ export function partition(cluster: Cluster, group: Group, classing: Classing): P
     for (const proto of PROTOCOLS) {
       const base = k * segmentCount + segmentOffset[proto];
       const segs = segments[proto];
-      for (let s = 0; s < segs.length; s++) if (decide(sp, cand, segs[s]![0], proto, destination).allowed) verdicts[base + s] = 1;
+      for (let s = 0; s < segs.length; s++) if (allows(sp, cand, segs[s]![0], proto, destination)) verdicts[base + s] = 1;
     }
   });
   return { index, classing, cells, families, segments, segmentOffset, segmentCount, verdicts };

@@ -50,15 +50,26 @@ export class SelectorCache {
   }
 
   matchesPod(id: SelectorId, podIdx: number): boolean {
-    return memo((this.podMemo[id] ??= new Uint8Array(this.sets.pods.length)), podIdx, () => this.compiled[id]!.matches(this.sets.pods[podIdx]!.labels));
+    return this.answer(this.podMemo, this.sets.pods, id, podIdx);
   }
 
   matchesNamespace(id: SelectorId, nsIdx: number): boolean {
-    return memo((this.nsMemo[id] ??= new Uint8Array(this.sets.namespaces.length)), nsIdx, () => this.compiled[id]!.matches(this.sets.namespaces[nsIdx]!.labels));
+    return this.answer(this.nsMemo, this.sets.namespaces, id, nsIdx);
   }
 
   matchesNode(id: SelectorId, nodeIdx: number): boolean {
-    return memo((this.nodeMemo[id] ??= new Uint8Array(this.sets.nodes.length)), nodeIdx, () => this.compiled[id]!.matches(this.sets.nodes[nodeIdx]!.labels));
+    return this.answer(this.nodeMemo, this.sets.nodes, id, nodeIdx);
+  }
+
+  // No closure per question: these are asked millions of times while compiling.
+  private answer(memos: (Uint8Array | undefined)[], items: readonly { readonly labels: Labels }[], id: SelectorId, idx: number): boolean {
+    const cells = (memos[id] ??= new Uint8Array(items.length));
+    const cell = cells[idx];
+    if (cell === YES) return true;
+    if (cell === NO) return false;
+    const v = this.compiled[id]!.matches(items[idx]!.labels);
+    cells[idx] = v ? YES : NO;
+    return v;
   }
 
   /** Every pod index the selector matches, resolved once. */
@@ -81,14 +92,5 @@ function listOnce(lists: Map<SelectorId, number[]>, id: SelectorId, count: numbe
     lists.set(id, list);
   }
   return list;
-}
-
-function memo(cells: Uint8Array, idx: number, compute: () => boolean): boolean {
-  const cell = cells[idx];
-  if (cell === YES) return true;
-  if (cell === NO) return false;
-  const v = compute();
-  cells[idx] = v ? YES : NO;
-  return v;
 }
 
