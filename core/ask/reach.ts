@@ -114,7 +114,7 @@ export function reach(cluster: Cluster, q: SetQuery, work: Work = newWork()): Re
   for (const pod of cluster.pods) {
     if (pod === fixedPod) continue;
     const group = pod.hostNetwork ? null : groupOf(cluster, pod, who ? 'egress' : 'ingress');
-    const signature = group?.signature ?? `host@${pod.nodeName}`;
+    const signature = group?.policySignature ?? `host@${pod.nodeName}`;
     const labels = JSON.stringify(Object.entries(pod.labels).sort());
     const identity = [pod.hostNetwork ? `host@${pod.nodeName}` : '', pod.namespace, labels, pod.ips.map((i) => i.family).join(), cidrBits(cidrPeers, pod), who ? '' : JSON.stringify(pod.namedPorts)].join('|');
     const key = `${signature}|${identity}`;

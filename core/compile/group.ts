@@ -1,12 +1,21 @@
-// Pods that the same policies select (with the same resolved named ports) compile to the
-// same table: their policy signature is the grouping key.
+// Pods whose policies say the same thing compile to the same table. The grouping key is the
+// content of what the verdict engine reads (decide.ts): the rules of each tier in order, whether
+// the NetworkPolicy tier isolates, and what depends on the pod itself. Different policies with
+// equal rules (one NetworkPolicy per Deployment, written from one template) share a table, so
+// it is compiled once (M: 6,046 policy sets, 4,459 contents).
 import type { Cluster } from '../cluster.js';
-import { subjectPolicies, type SubjectPolicies } from '../evaluate/decide.js';
-import { rulesFor, type Direction, type Peer, type Policy, type Rule } from '../policy/model.js';
+import { subjectPolicies, type RuleHit, type SubjectPolicies } from '../evaluate/decide.js';
+import { isRelativePeer, rulesFor, type Direction, type NamespaceMatch, type Peer, type Policy, type PortMatch, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 
 export interface Group {
+  /** Equal for pods whose tables are equal (the compiler's grouping key). */
   readonly signature: string;
+  /**
+   * The same, but naming the policies rather than what they say: pods that share it have the
+   * same verdicts for the same reasons (answers and previews that cite policies group by this).
+   */
+  readonly policySignature: string;
   readonly dir: Direction;
   /** A pod of the group; every pod of the group gets the same verdicts. */
   readonly representative: PodInfo;
@@ -17,10 +26,50 @@ export interface Group {
   readonly rules: readonly Rule[];
 }
 
-const RELATIVE = new Set(['self', 'notSelf', 'sameLabels', 'notSameLabels']);
+function namespacesKey(m: NamespaceMatch): string {
+  switch (m.type) {
+    case 'selector':
+      return `s${m.selector}`;
+    case 'name':
+      return `n${JSON.stringify(m.name)}`;
+    case 'self':
+    case 'notSelf':
+      return m.type;
+    case 'sameLabels':
+    case 'notSameLabels':
+      return `${m.type}${JSON.stringify(m.keys)}`;
+  }
+}
 
-function isRelative(p: Peer): boolean {
-  return p.type === 'pods' && RELATIVE.has(p.namespaces.type);
+function peerKey(p: Peer): string {
+  switch (p.type) {
+    case 'any':
+    case 'none':
+      return p.type;
+    case 'pods':
+      return `pods(${namespacesKey(p.namespaces)},${p.pods ?? '*'})`;
+    case 'nodes':
+      return `nodes(${p.selector})`;
+    case 'cidrs':
+      return `cidrs(${p.ranges.map((r) => `${r.family}:${r.lo}-${r.hi}`).join(' ')}/${p.except.map((r) => `${r.family}:${r.lo}-${r.hi}`).join(' ')})`;
+  }
+}
+
+const portKey = (m: PortMatch): string => (m.type === 'range' ? `${m.protocol}:${m.lo}-${m.hi}` : `named(${JSON.stringify(m.name)},${m.protocol ?? ''})`);
+
+/** What a rule says (action, peers, ports) as a small number, equal for equal content; per cluster, as selector ids are. */
+const contentIds = new WeakMap<Cluster, { byRule: WeakMap<Rule, number>; byText: Map<string, number> }>();
+
+function contentId(cluster: Cluster, rule: Rule): number {
+  const ids = contentIds.get(cluster) ?? contentIds.set(cluster, { byRule: new WeakMap(), byText: new Map() }).get(cluster)!;
+  let id = ids.byRule.get(rule);
+  if (id === undefined) {
+    const text = `${rule.action}|${rule.peers.map(peerKey).join(';')}|${rule.ports === null ? '*' : rule.ports.map(portKey).join(';')}`;
+    id = ids.byText.get(text);
+    if (id === undefined) ids.byText.set(text, (id = ids.byText.size));
+    ids.byRule.set(rule, id);
+  }
+  return id;
 }
 
 export function groupOf(cluster: Cluster, pod: PodInfo, dir: Direction): Group {
@@ -28,17 +77,20 @@ export function groupOf(cluster: Cluster, pod: PodInfo, dir: Direction): Group {
   const sp = subjectPolicies(cluster, dir, pod);
   const policies = [...sp.admin, ...sp.nps, ...sp.baseline];
   const rules = policies.flatMap((p) => rulesFor(p, dir)!);
-  const parts: string[] = [dir, policies.map((p) => p.id).join(',')];
-  // The proposal's namespace annotation isolates ingress by itself.
-  if (dir === 'ingress' && cluster.namespaces[pod.nsIdx]!.legacyIngressIsolation) parts.push('legacy-isolated');
+  const tier = (hits: readonly RuleHit[]) => hits.map((h) => contentId(cluster, h.rule)).join(',');
+  // decide reads each tier's rules in order (first match; Pass skips the rest of its tier) and,
+  // for NetworkPolicies, only whether any isolates (the proposal's namespace annotation isolates
+  // ingress by itself).
+  const parts: string[] = [dir, tier(sp.hits.admin), sp.isolating.length > 0 || sp.legacyIsolated ? 'isolated' : 'open', tier(sp.hits.np), tier(sp.hits.baseline)];
   // Namespace-relative peers (Self, sameLabels, …) depend on the subject's namespace.
-  if (rules.some((r) => r.peers.some(isRelative))) parts.push(`ns=${pod.namespace}`);
+  if (rules.some((r) => r.peers.some(isRelativePeer))) parts.push(`ns=${pod.namespace}`);
   // Ingress named ports resolve on the subject itself.
   if (dir === 'ingress') {
     const names = new Set(rules.flatMap((r) => (r.ports ?? []).filter((m) => m.type === 'named').map((m) => (m.type === 'named' ? m.name : ''))));
     if (names.size > 0) parts.push(pod.namedPorts.filter((np) => names.has(np.name)).map((np) => `${np.name}=${np.port}/${np.protocol}`).sort().join(','));
   }
-  return { signature: parts.join('|'), dir, representative: pod, policies, sp, rules };
+  const own = parts.slice(5).join('|');
+  return { signature: parts.join('|'), policySignature: `${dir}|${policies.map((p) => p.id).join(',')}|${parts[2]}|${own}`, dir, representative: pod, policies, sp, rules };
 }
 
 /**

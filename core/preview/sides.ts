@@ -100,7 +100,7 @@ export class SnapshotSides {
     let id = this.sigOfClass[d]![subject.id]!;
     if (id === 0) {
       const g = this.groups.of(this.side, subject.rep[this.side], dir);
-      id = this.intern(this.sigIds, g.signature);
+      id = this.intern(this.sigIds, g.policySignature);
       this.sigGroups[id] ??= g;
       this.sigOfClass[d]![subject.id] = id;
     }
