@@ -11,7 +11,7 @@
 import type { Cluster } from '../cluster.js';
 import { namespaceMatches } from '../evaluate/match.js';
 import type { Family } from '../net/ip.js';
-import type { Peer } from '../policy/model.js';
+import { peerKey, type Peer } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import { addressIndex, type AddressIndex } from './address-index.js';
 import type { Group } from './group.js';
@@ -40,8 +40,8 @@ export interface Classing {
 const NONE_REMOVED: Classing['removed'] = { 4: new Map(), 6: new Map() };
 
 const RELATIVE_NS = new Set(['self', 'notSelf', 'sameLabels', 'notSameLabels']);
-const peerIds = new WeakMap<Peer, number>();
-let nextPeerId = 0;
+// Features are keyed by what the peer says: the same selector in ten thousand NetworkPolicies is one feature.
+const peerKeys = new WeakMap<Peer, string>();
 const featureCache = new WeakMap<Cluster, Map<string, Feature>>();
 
 function cached(cluster: Cluster, id: string, build: () => Int32Array[]): Feature {
@@ -55,8 +55,10 @@ function cached(cluster: Cluster, id: string, build: () => Int32Array[]): Featur
   return f;
 }
 
-function peerId(peer: Peer): number {
-  return peerIds.get(peer) ?? peerIds.set(peer, nextPeerId++).get(peer)!;
+function peerId(peer: Peer): string {
+  let k = peerKeys.get(peer);
+  if (k === undefined) peerKeys.set(peer, (k = peerKey(peer)));
+  return k;
 }
 
 /** Pods a `pods` peer selects, for a subject (Self, sameLabels … are relative to its namespace). */

@@ -124,7 +124,7 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
         id = idOfCanonical(prefixed ? concatCanonical(nodeCanonical, canonicalOf(signature)) : canonicalOf(signature), hash);
         ids.set(signature, id);
       }
-      if (!tables[id]) tables[id] = prefixed ? [...nodeRules, ...bySignature.get(signature)!.rules] : bySignature.get(signature)!.rules;
+      if (!tables[id]) tables[id] = prefixed ? nodeRules.concat(bySignature.get(signature)!.rules) : bySignature.get(signature)!.rules;
       return id;
     };
     const globalPods: [string, GlobalPod][] = [];

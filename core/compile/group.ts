@@ -5,7 +5,7 @@
 // it is compiled once (M: 6,046 policy sets, 4,459 contents).
 import type { Cluster } from '../cluster.js';
 import { subjectPolicies, type RuleHit, type SubjectPolicies } from '../evaluate/decide.js';
-import { isRelativePeer, rulesFor, type Direction, type NamespaceMatch, type Peer, type Policy, type PortMatch, type Rule } from '../policy/model.js';
+import { isRelativePeer, peerKey, portKey, rulesFor, type Direction, type Policy, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 
 export interface Group {
@@ -25,37 +25,6 @@ export interface Group {
   readonly sp: SubjectPolicies;
   readonly rules: readonly Rule[];
 }
-
-function namespacesKey(m: NamespaceMatch): string {
-  switch (m.type) {
-    case 'selector':
-      return `s${m.selector}`;
-    case 'name':
-      return `n${JSON.stringify(m.name)}`;
-    case 'self':
-    case 'notSelf':
-      return m.type;
-    case 'sameLabels':
-    case 'notSameLabels':
-      return `${m.type}${JSON.stringify(m.keys)}`;
-  }
-}
-
-function peerKey(p: Peer): string {
-  switch (p.type) {
-    case 'any':
-    case 'none':
-      return p.type;
-    case 'pods':
-      return `pods(${namespacesKey(p.namespaces)},${p.pods ?? '*'})`;
-    case 'nodes':
-      return `nodes(${p.selector})`;
-    case 'cidrs':
-      return `cidrs(${p.ranges.map((r) => `${r.family}:${r.lo}-${r.hi}`).join(' ')}/${p.except.map((r) => `${r.family}:${r.lo}-${r.hi}`).join(' ')})`;
-  }
-}
-
-const portKey = (m: PortMatch): string => (m.type === 'range' ? `${m.protocol}:${m.lo}-${m.hi}` : `named(${JSON.stringify(m.name)},${m.protocol ?? ''})`);
 
 /** What a rule says (action, peers, ports) as a small number, equal for equal content; per cluster, as selector ids are. */
 const contentIds = new WeakMap<Cluster, { byRule: WeakMap<Rule, number>; byText: Map<string, number> }>();

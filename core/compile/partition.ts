@@ -189,13 +189,15 @@ function familyCells(index: AddressIndex, classing: Classing, family: Family, ra
 export function partition(cluster: Cluster, group: Group, classing: Classing): Partition {
   const index = addressIndex(cluster);
   const subject = group.representative;
-  const ranges: IpRange[] = group.rules.flatMap((r) => r.peers.flatMap((p) => (p.type === 'cidrs' ? [...p.ranges, ...p.except] : [])));
+  const ranges: IpRange[] = [];
+  for (const r of group.rules) for (const p of r.peers) if (p.type === 'cidrs') ranges.push(...p.ranges, ...p.except);
   const cells: Cell[] = [];
   const families = { 4: familyCells(index, classing, 4, ranges, cells), 6: familyCells(index, classing, 6, ranges, cells) };
 
   // Port segments per protocol, cut at every range of that protocol and every number a named
   // port of the rules resolves to (on any destination pod for egress, on the subject for ingress).
-  const names = new Set(group.rules.flatMap((r) => (r.ports ?? []).flatMap((m) => (m.type === 'named' ? [m.name] : []))));
+  const names = new Set<string>();
+  for (const r of group.rules) for (const m of r.ports ?? []) if (m.type === 'named') names.add(m.name);
   const namedNumbers: [number, number][] = [];
   for (const name of names) {
     const numbers = group.dir === 'egress' ? namedPortNumbers(cluster, name) : subject.namedPorts.filter((np) => np.name === name).map((np) => np.port);

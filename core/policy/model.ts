@@ -48,6 +48,38 @@ export type PortMatch =
   /** Resolved on the destination pod; `protocol` null means the container port's own protocol. */
   | { readonly type: 'named'; readonly name: string; readonly protocol: Protocol | null };
 
+function namespacesKey(m: NamespaceMatch): string {
+  switch (m.type) {
+    case 'selector':
+      return `s${m.selector}`;
+    case 'name':
+      return `n${JSON.stringify(m.name)}`;
+    case 'self':
+    case 'notSelf':
+      return m.type;
+    case 'sameLabels':
+    case 'notSameLabels':
+      return `${m.type}${JSON.stringify(m.keys)}`;
+  }
+}
+
+/** What a peer says, as a string: equal for peers that match the same endpoints (within one cluster: selector ids are its). */
+export function peerKey(p: Peer): string {
+  switch (p.type) {
+    case 'any':
+    case 'none':
+      return p.type;
+    case 'pods':
+      return `pods(${namespacesKey(p.namespaces)},${p.pods ?? '*'})`;
+    case 'nodes':
+      return `nodes(${p.selector})`;
+    case 'cidrs':
+      return `cidrs(${p.ranges.map((r) => `${r.family}:${r.lo}-${r.hi}`).join(' ')}/${p.except.map((r) => `${r.family}:${r.lo}-${r.hi}`).join(' ')})`;
+  }
+}
+
+export const portKey = (m: PortMatch): string => (m.type === 'range' ? `${m.protocol}:${m.lo}-${m.hi}` : `named(${JSON.stringify(m.name)},${m.protocol ?? ''})`);
+
 export interface Rule {
   readonly index: number;
   readonly name?: string | undefined;
