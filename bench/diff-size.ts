@@ -35,7 +35,7 @@ const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 const pct = (part: number, whole: number) => (whole === 0 ? '-' : `${((100 * part) / whole).toFixed(1)}%`);
 
 async function main(): Promise<void> {
-  const app = createApp({ store: createMemoryStore(), access: { kind: 'anonymous' }, sha256Hex: nodeSha256Hex, logError: (e) => { throw e; } });
+  const app = createApp({ store: createMemoryStore({ sha256Hex: nodeSha256Hex }), access: { kind: 'anonymous' }, sha256Hex: nodeSha256Hex, logError: (e) => { throw e; } });
   const v1 = GENERATORS[size]();
   const v2 = structuredClone(v1);
   const { pod, policy, app: label } = podSelectedByLabel(v2.items);

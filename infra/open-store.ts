@@ -5,6 +5,7 @@ import type { StoreSettings } from './store/config.js';
 import { createDynamoDbClient, createDynamoDbStore, createTableIfMissing } from './store/dynamodb.js';
 import { createMemoryStore } from './store/memory.js';
 import type { SnapshotStore } from './store/types.js';
+import type { Sha256Hex } from '../core/compile/table-id.js';
 
 export interface OpenStore {
   readonly store: SnapshotStore;
@@ -13,20 +14,22 @@ export interface OpenStore {
   close(): Promise<void>;
 }
 
-export async function openStore(s: StoreSettings): Promise<OpenStore> {
+/** `sha256Hex`: the SHA-256 the store checks table ids with (node:crypto's from the Node adapter). */
+export async function openStore(s: StoreSettings, o: { readonly sha256Hex?: Sha256Hex } = {}): Promise<OpenStore> {
+  const hash = o.sha256Hex ? { sha256Hex: o.sha256Hex } : {};
   switch (s.kind) {
     case 'memory':
-      return { store: createMemoryStore({ retentionSeconds: s.retentionSeconds }), description: 'in memory (STORE=memory): lost at exit', close: async () => undefined };
+      return { store: createMemoryStore({ retentionSeconds: s.retentionSeconds, ...hash }), description: 'in memory (STORE=memory): lost at exit', close: async () => undefined };
     case 'embedded': {
       const local = await startLocalDynamo({ path: s.path, tableName: s.tableName });
-      const store = createDynamoDbStore({ client: local.client, tableName: s.tableName, retentionSeconds: s.retentionSeconds });
+      const store = createDynamoDbStore({ client: local.client, tableName: s.tableName, retentionSeconds: s.retentionSeconds, ...hash });
       return { store, description: `embedded DynamoDB (dynalite) in ${s.path}, table ${s.tableName}`, close: () => local.close() };
     }
     case 'dynamodb': {
       const client = createDynamoDbClient({ ...(s.endpoint ? { endpoint: s.endpoint } : {}), ...(s.region ? { region: s.region } : {}), dummyCredentials: s.dummyCredentials });
       // Against a local endpoint the table is ours to create; on AWS the stack (infra/template.yaml) owns it.
       if (s.endpoint) await createTableIfMissing(client, s.tableName);
-      const store = createDynamoDbStore({ client, tableName: s.tableName, retentionSeconds: s.retentionSeconds });
+      const store = createDynamoDbStore({ client, tableName: s.tableName, retentionSeconds: s.retentionSeconds, ...hash });
       return { store, description: `DynamoDB table ${s.tableName}${s.endpoint ? ` at ${s.endpoint}` : ''}`, close: async () => client.destroy() };
     }
   }

@@ -5,6 +5,7 @@ import { storeConfigured, storeSettingsFromEnv, type StoreEnv } from './store/co
 import { createDynamoDbClient, createDynamoDbStore } from './store/dynamodb.js';
 import { createMemoryStore } from './store/memory.js';
 import type { SnapshotStore } from './store/types.js';
+import type { Sha256Hex } from '../core/compile/table-id.js';
 
 export interface ServerlessStoreOptions {
   /**
@@ -13,6 +14,8 @@ export interface ServerlessStoreOptions {
    * (Lambda's execution role).
    */
   readonly credentials: 'explicit' | 'chain';
+  /** SHA-256 for table ids (Lambda passes node:crypto's; the Worker keeps the portable one). */
+  readonly sha256Hex?: Sha256Hex;
 }
 
 const text = (v: string | number | undefined): string | undefined => (v === undefined || String(v).trim() === '' ? undefined : String(v).trim());
@@ -22,7 +25,8 @@ export function serverlessStoreFromEnv(env: StoreEnv, o: ServerlessStoreOptions)
   if (!storeConfigured(env)) return undefined;
   const s = storeSettingsFromEnv(env, 'dynamodb');
   if (s.kind === 'embedded') throw new Error('STORE=embedded runs only in the Node server (npm start); use STORE=dynamodb or memory');
-  if (s.kind === 'memory') return createMemoryStore({ retentionSeconds: s.retentionSeconds });
+  const hash = o.sha256Hex ? { sha256Hex: o.sha256Hex } : {};
+  if (s.kind === 'memory') return createMemoryStore({ retentionSeconds: s.retentionSeconds, ...hash });
   const [accessKeyId, secretAccessKey, sessionToken] = [text(env.AWS_ACCESS_KEY_ID), text(env.AWS_SECRET_ACCESS_KEY), text(env.AWS_SESSION_TOKEN)];
   if (o.credentials === 'explicit') {
     if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) throw new Error('set both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
@@ -34,5 +38,5 @@ export function serverlessStoreFromEnv(env: StoreEnv, o: ServerlessStoreOptions)
     ...(s.region ? { region: s.region } : {}),
     ...(o.credentials === 'explicit' && accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } } : { dummyCredentials: s.dummyCredentials }),
   });
-  return createDynamoDbStore({ client, tableName: s.tableName, retentionSeconds: s.retentionSeconds });
+  return createDynamoDbStore({ client, tableName: s.tableName, retentionSeconds: s.retentionSeconds, ...hash });
 }

@@ -30,7 +30,7 @@ try {
   process.exit(1);
 }
 const { deps, host, port } = config;
-const opened = await openStore(storeSettingsFromEnv(process.env));
+const opened = await openStore(storeSettingsFromEnv(process.env), { sha256Hex: nodeSha256Hex });
 const app = createApp({ ...deps, store: opened.store, sha256Hex: nodeSha256Hex });
 const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
   console.log(`netpolc listening on http://${host}:${info.port} (docs: /docs, contract: /openapi.json)`);

@@ -3,7 +3,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { IrNode, IrPod, IrRule } from '../../core/compile/ir.js';
-import { canonicalRules, tableId } from '../../core/compile/table-id.js';
+import { canonicalRules, tableId, type Sha256Hex } from '../../core/compile/table-id.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { StoreCorruptionError, type CompileFigures } from './types.js';
 
@@ -20,7 +20,7 @@ const ACTIONS = new Set(['PERMIT', 'DENY']);
 const PROTOCOLS = new Set(['ANY', 'TCP', 'UDP', 'SCTP']);
 const isRange = (v: unknown): v is [number, number] => Array.isArray(v) && v.length === 2 && v.every((n) => Number.isInteger(n));
 
-export function decodeTable(id: string, bytes: Uint8Array): IrRule[] {
+export function decodeTable(id: string, bytes: Uint8Array, sha256Hex?: Sha256Hex): IrRule[] {
   const rows: unknown = JSON.parse(fromUtf8(bytes));
   if (!Array.isArray(rows)) throw new StoreCorruptionError(`table ${id}: not a rule list`);
   const rules = rows.map((row: unknown): IrRule => {
@@ -33,7 +33,8 @@ export function decodeTable(id: string, bytes: Uint8Array): IrRule[] {
     return { action: action as IrRule['action'], protocol: protocol as IrRule['protocol'], srcNetwork, srcPortRange, dstNetwork, dstPortRange };
   });
   // Content addressing is only worth something if it is checked where the content comes back.
-  if (tableId(rules) !== id) throw new StoreCorruptionError(`table ${id}: stored rules hash to ${tableId(rules)}`);
+  const actual = tableId(rules, sha256Hex);
+  if (actual !== id) throw new StoreCorruptionError(`table ${id}: stored rules hash to ${actual}`);
   return rules;
 }
 

@@ -1,5 +1,6 @@
 // What every stage of the shared store needs: the backend and the policies around it.
 import type { ItemBackend } from './backend.js';
+import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.js';
 import { DEFAULT_CHUNK_BYTES } from './blob.js';
 
 export interface SnapshotStoreOptions {
@@ -11,6 +12,8 @@ export interface SnapshotStoreOptions {
   readonly now?: () => number;
   /** Parallel item updates when a version is retired. */
   readonly concurrency?: number;
+  /** SHA-256 for checking table ids on write and read (the portable one by default; Node entries pass node:crypto's). */
+  readonly sha256Hex?: Sha256Hex;
 }
 
 export interface StoreContext {
@@ -20,6 +23,7 @@ export interface StoreContext {
   readonly concurrency: number;
   readonly nowSeconds: () => number;
   readonly nowIso: () => string;
+  readonly sha256Hex: Sha256Hex;
 }
 
 export const DEFAULT_RETENTION_SECONDS = 7 * 24 * 3600;
@@ -33,5 +37,6 @@ export function storeContext(backend: ItemBackend, o: SnapshotStoreOptions = {})
     concurrency: o.concurrency ?? 16,
     nowSeconds: () => Math.floor(now() / 1000),
     nowIso: () => new Date(now()).toISOString(),
+    sha256Hex: o.sha256Hex ?? portableSha256Hex,
   };
 }

@@ -2,7 +2,7 @@
 // version is reachable (reads start at the header, manifests are keyed by the header's snapshot
 // hash), so a crash anywhere leaves at most unreferenced items, and a retry writes what is missing.
 import type { IrRule } from '../../core/compile/ir.js';
-import { tableId } from '../../core/compile/table-id.js';
+import { tableId, type Sha256Hex } from '../../core/compile/table-id.js';
 import { writeBlobs, HEAD_SK } from './blob.js';
 import { contentHash, encodeManifest, encodeNodes, encodeObjects, encodeTable, manifestOf, manifestTableIds, type HeaderBody } from './codec.js';
 import type { StoreContext } from './context.js';
@@ -22,7 +22,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   const existing = await ctx.backend.getItem(headerKey(cluster, version));
   if (existing && !isExpired(existing, ctx.nowSeconds())) return settle(ctx, cluster, version, snap, existing, 'unchanged');
 
-  const tables = collectTables(snap);
+  const tables = collectTables(snap, ctx.sha256Hex);
   await writeMissingTables(ctx, tables);
   const objectsHash = await writeManifests(ctx, cluster, version, snap);
 
@@ -50,14 +50,15 @@ async function settle(ctx: StoreContext, cluster: string, version: string, snap:
 }
 
 /** Every distinct table of the snapshot, each checked against its content address. */
-function collectTables(snap: CompiledSnapshot): Map<string, readonly IrRule[]> {
+function collectTables(snap: CompiledSnapshot, sha256Hex: Sha256Hex): Map<string, readonly IrRule[]> {
   const tables = new Map<string, readonly IrRule[]>();
   for (const [node, ir] of Object.entries(snap.nodes)) {
     checkName('node', node);
     for (const [id, rules] of Object.entries(ir.tables)) {
       if (tables.has(id)) continue;
       // A wrong id would poison every version sharing it: refuse rather than store.
-      if (tableId(rules) !== id) throw new StoreInputError('table', `table ${id} on node ${node} does not hash to its id (${tableId(rules)})`);
+      const actual = tableId(rules, sha256Hex);
+      if (actual !== id) throw new StoreInputError('table', `table ${id} on node ${node} does not hash to its id (${actual})`);
       tables.set(id, rules);
     }
     for (const id of manifestTableIds(manifestOf(ir))) {

@@ -99,7 +99,7 @@ export async function getTables(ctx: StoreContext, ids: readonly string[]): Prom
   const tables = new Map<string, readonly IrRule[]>();
   for (const id of unique) {
     const blob = complete.get(tablePk(id));
-    if (blob) tables.set(id, decodeTable(id, blob.bytes));
+    if (blob) tables.set(id, decodeTable(id, blob.bytes, ctx.sha256Hex));
   }
   return tables;
 }

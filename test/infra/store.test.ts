@@ -10,6 +10,8 @@ import { MemoryBackend } from '../../infra/store/memory.js';
 import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
 import { StoreCorruptionError, StoreInputError, VersionConflictError, type SnapshotStore } from '../../infra/store/types.js';
 import { exampleSnapshot, syntheticSnapshot } from './support.js';
+import type { Sha256Hex } from '../../core/compile/table-id.js';
+import { nodeSha256Hex } from '../../functions/node-sha256.js';
 
 const RETENTION = 3600;
 const clock = { now: Date.parse('2026-06-01T00:00:00Z') };
@@ -199,6 +201,27 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     const forged = { ...snap, nodes: { 'node-0': { ...node, tables: { ...node.tables, [id!]: [] } } } };
     await expect(store.publish(cluster, '1', forged)).rejects.toThrow(/does not hash to its id/);
     expect(await store.getHeader(cluster, '1')).toBeNull();
+  });
+
+  it('checks table ids with the SHA-256 it is given, on write and on read', async () => {
+    const hashed: number[] = [];
+    const sha256Hex: Sha256Hex = (text) => {
+      hashed.push(1);
+      return nodeSha256Hex(text);
+    };
+    const store = createSnapshotStore(backends[kind]!(), { retentionSeconds: RETENTION, now: () => clock.now, sha256Hex });
+    const cluster = `${kind}-c${++clusters}`;
+    const snap = syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant: 1 });
+    const ids = new Set(Object.values(snap.nodes).flatMap((n) => Object.keys(n.tables)));
+    await store.publish(cluster, '1', snap);
+    expect(hashed.length).toBe(ids.size);
+    const read = await store.getTables([...ids]);
+    expect(hashed.length).toBe(2 * ids.size);
+    for (const id of ids) expect(read.get(id)).toEqual(Object.values(snap.nodes).find((n) => n.tables[id])!.tables[id]);
+    const node = snap.nodes['node-0']!;
+    const [id] = Object.keys(node.tables);
+    const forged = { ...snap, nodes: { ...snap.nodes, 'node-0': { ...node, tables: { ...node.tables, [id!]: [] } } } };
+    await expect(store.publish(cluster, '2', forged)).rejects.toThrow(/does not hash to its id/);
   });
 });
 
