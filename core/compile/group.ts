@@ -70,8 +70,15 @@ export function groupOf(cluster: Cluster, pod: PodInfo, dir: Direction): Group {
  */
 export function groupsByIdentity(cluster: Cluster): (pod: PodInfo, dir: Direction) => Group {
   const seen = new Map<string, Group>();
+  // Encoded once per pod, for both directions.
+  const identities = new Map<PodInfo, { egress: string; ingress: string }>();
   return (pod, dir) => {
-    const identity = `${dir}|${pod.nsIdx}|${JSON.stringify(pod.labels)}${dir === 'ingress' ? `|${JSON.stringify(pod.namedPorts)}` : ''}`;
+    let id = identities.get(pod);
+    if (!id) {
+      const egress = `${pod.nsIdx}|${JSON.stringify(pod.labels)}`;
+      identities.set(pod, (id = { egress, ingress: `${egress}|${JSON.stringify(pod.namedPorts)}` }));
+    }
+    const identity = `${dir}|${id[dir]}`;
     let group = seen.get(identity);
     if (!group) seen.set(identity, (group = groupOf(cluster, pod, dir)));
     return group;
