@@ -120,6 +120,7 @@ export interface GlobalPod {
 const keptCache = new WeakMap<RuleRun, { v4: readonly string[]; v6: readonly string[] }>();
 
 function kept(run: RuleRun, v6: boolean): readonly string[] {
+  if (run.family !== undefined) return (run.family === 6) === v6 ? run.networks : [];
   let k = keptCache.get(run);
   if (!k) {
     const nets = run.networks;

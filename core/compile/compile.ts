@@ -112,7 +112,18 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
     const nodeRuns: RuleRun[] =
       nodeIps.length === 0
         ? []
-        : [{ action: 'PERMIT', protocol: 'ANY', srcPortRange: null, dstPortRange: null, varies: 'srcNetwork', fixed: '', networks: nodeIps.map((ip) => `${formatIp(ip.family, ip.value)}/${ip.family === 4 ? 32 : 128}`) }];
+        : [
+            {
+              action: 'PERMIT',
+              protocol: 'ANY',
+              srcPortRange: null,
+              dstPortRange: null,
+              varies: 'srcNetwork',
+              fixed: '',
+              networks: nodeIps.map((ip) => `${formatIp(ip.family, ip.value)}/${ip.family === 4 ? 32 : 128}`),
+              family: nodeIps.every((ip) => ip.family === nodeIps[0]!.family) ? nodeIps[0]!.family : undefined,
+            },
+          ];
     const nodeRules = rulesOfRuns(nodeRuns);
     const nodeCanonical = canonicalOfRuns(nodeRuns);
     const ingressIds = new Map<string, string>();

@@ -247,7 +247,12 @@ function ruleCount(entries: readonly Entry[], cap = Infinity): number {
 
 function runsOf(p: Partition, entries: readonly Entry[], action: IrAction, dir: Direction): RuleRun[] {
   const varies = dir === 'ingress' ? 'srcNetwork' : 'dstNetwork';
-  return entries.map((e) => ({ action, protocol: e.protocol, srcPortRange: null, dstPortRange: e.ports, varies, fixed: '', networks: networks(p, e.ranges) }));
+  return entries.map((e) => {
+    const nets = networks(p, e.ranges);
+    // One family, unless the ranges mix them or cover everything (network "").
+    const family = nets[0] === '' || e.ranges.some((r) => r.family !== e.ranges[0]!.family) ? undefined : e.ranges[0]?.family;
+    return { action, protocol: e.protocol, srcPortRange: null, dstPortRange: e.ports, varies, fixed: '', networks: nets, family };
+  });
 }
 
 const catchAll = (action: IrAction): RuleRun => ({ action, protocol: 'ANY', srcPortRange: null, dstPortRange: null, varies: 'srcNetwork', fixed: '', networks: [''] });

@@ -18,6 +18,8 @@ export interface RuleRun {
    * printed by formatIp/rangeToCidrs (digits, hex letters, '.', ':', '/').
    */
   readonly networks: readonly string[];
+  /** Set when every network is a CIDR of this family (none is ""), so readers need not look. */
+  readonly family?: 4 | 6 | undefined;
 }
 
 /** Appends a run's rules to out; `fixed` and `networks` replace the run's own (see canonicalRun). */
