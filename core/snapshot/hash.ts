@@ -1,8 +1,7 @@
 // The identity of a snapshot's content: SHA-256 of its validated objects in a canonical order,
 // so re-sending the same cluster (other key order, other whitespace, YAML or JSON) is the same.
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
+import { portableSha256Hex, type Sha256Hex } from '../compile/table-id.js';
 
 /** The same value with object keys sorted, so JSON.stringify of equal content is equal text. */
 export function canonical(v: unknown): unknown {
@@ -11,8 +10,9 @@ export function canonical(v: unknown): unknown {
   return v;
 }
 
-export function snapshotHash(objects: readonly SnapshotObject[]): string {
-  const key = (o: SnapshotObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
-  const sorted = [...objects].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-  return bytesToHex(sha256(utf8ToBytes(JSON.stringify(canonical(sorted)))));
+/** `sha256Hex`: the portable SHA-256 by default; Node entries pass node:crypto's (same digest). */
+export function snapshotHash(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex = portableSha256Hex): string {
+  const keyed = objects.map((o) => ({ key: `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`, o }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return sha256Hex(JSON.stringify(canonical(keyed.map((k) => k.o))));
 }

@@ -42,7 +42,7 @@ async function publish(c: Context, store: SnapshotStore, cluster: string, raw: u
   const objects: Record<string, number> = {};
   for (const o of parsed.snapshot.objects) objects[o.kind] = (objects[o.kind] ?? 0) + 1;
   const result = await storeErrors(
-    store.publish(cluster, version, { snapshotHash: snapshotHash(parsed.snapshot.objects), objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, nodes: ir.nodes, items: parsed.snapshot.objects }),
+    store.publish(cluster, version, { snapshotHash: snapshotHash(parsed.snapshot.objects, sha256Hex), objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, nodes: ir.nodes, items: parsed.snapshot.objects }),
   );
   return c.json({ cluster, version, status: result.status, latest: result.latest, header: result.header }, result.status === 'created' ? 201 : 200);
 }

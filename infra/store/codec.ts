@@ -3,7 +3,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { IrNode, IrPod, IrRule } from '../../core/compile/ir.js';
-import { canonicalRules, tableId, type Sha256Hex } from '../../core/compile/table-id.js';
+import { idOfCanonical, type Sha256Hex } from '../../core/compile/table-id.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { StoreCorruptionError, type CompileFigures } from './types.js';
 
@@ -13,15 +13,21 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 export const utf8 = (s: string): Uint8Array => encoder.encode(s);
 export const fromUtf8 = (b: Uint8Array): string => decoder.decode(b);
 
-/** The table's canonical rules, exactly what its id hashes: the stored bytes prove their own id. */
-export const encodeTable = (rules: readonly IrRule[]): Uint8Array => utf8(canonicalRules(rules));
+// A table is stored as its canonical rules (table-id.ts canonicalRules, written by publish.ts),
+// exactly what its id hashes: the stored bytes prove their own id.
 
 const ACTIONS = new Set(['PERMIT', 'DENY']);
 const PROTOCOLS = new Set(['ANY', 'TCP', 'UDP', 'SCTP']);
 const isRange = (v: unknown): v is [number, number] => Array.isArray(v) && v.length === 2 && v.every((n) => Number.isInteger(n));
 
 export function decodeTable(id: string, bytes: Uint8Array, sha256Hex?: Sha256Hex): IrRule[] {
-  const rows: unknown = JSON.parse(fromUtf8(bytes));
+  // Content addressing is only worth something if it is checked where the content comes back.
+  // The stored text is the canonical form the id hashes, so the text itself is checked: any
+  // other text (even another encoding of the same rules) fails.
+  const text = fromUtf8(bytes);
+  const actual = idOfCanonical(text, sha256Hex);
+  if (actual !== id) throw new StoreCorruptionError(`table ${id}: stored rules hash to ${actual}`);
+  const rows: unknown = JSON.parse(text);
   if (!Array.isArray(rows)) throw new StoreCorruptionError(`table ${id}: not a rule list`);
   const rules = rows.map((row: unknown): IrRule => {
     if (!Array.isArray(row) || row.length !== 6) throw new StoreCorruptionError(`table ${id}: malformed rule`);
@@ -32,9 +38,6 @@ export function decodeTable(id: string, bytes: Uint8Array, sha256Hex?: Sha256Hex
     if ((srcPortRange !== null && !isRange(srcPortRange)) || (dstPortRange !== null && !isRange(dstPortRange))) throw new StoreCorruptionError(`table ${id}: malformed port range`);
     return { action: action as IrRule['action'], protocol: protocol as IrRule['protocol'], srcNetwork, srcPortRange, dstNetwork, dstPortRange };
   });
-  // Content addressing is only worth something if it is checked where the content comes back.
-  const actual = tableId(rules, sha256Hex);
-  if (actual !== id) throw new StoreCorruptionError(`table ${id}: stored rules hash to ${actual}`);
   return rules;
 }
 

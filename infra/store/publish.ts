@@ -1,10 +1,9 @@
 // publish: tables → manifests, node list and snapshot objects → header → pointer. Until the header is written nothing of the
 // version is reachable (reads start at the header, manifests are keyed by the header's snapshot
 // hash), so a crash anywhere leaves at most unreferenced items, and a retry writes what is missing.
-import type { IrRule } from '../../core/compile/ir.js';
-import { tableId, type Sha256Hex } from '../../core/compile/table-id.js';
+import { canonicalRules, idOfCanonical, type Sha256Hex } from '../../core/compile/table-id.js';
 import { writeBlobs, HEAD_SK } from './blob.js';
-import { contentHash, encodeManifest, encodeNodes, encodeObjects, encodeTable, manifestOf, manifestTableIds, type HeaderBody } from './codec.js';
+import { contentHash, encodeManifest, encodeNodes, encodeObjects, manifestOf, manifestTableIds, utf8, type HeaderBody } from './codec.js';
 import type { StoreContext } from './context.js';
 import { headerItem, isExpired, summaryFromItem } from './header.js';
 import { checkName, headerKey, manifestPk, nodesPk, objectsPk, tablePk } from './keys.js';
@@ -49,17 +48,21 @@ async function settle(ctx: StoreContext, cluster: string, version: string, snap:
   return { status, header: { ...summary, nodes: Object.keys(snap.nodes).sort() }, latest };
 }
 
-/** Every distinct table of the snapshot, each checked against its content address. */
-function collectTables(snap: CompiledSnapshot, sha256Hex: Sha256Hex): Map<string, readonly IrRule[]> {
-  const tables = new Map<string, readonly IrRule[]>();
+/**
+ * Every distinct table of the snapshot, each checked against its content address, in its
+ * canonical form: what the id hashes is what is stored (encoded once).
+ */
+function collectTables(snap: CompiledSnapshot, sha256Hex: Sha256Hex): Map<string, string> {
+  const tables = new Map<string, string>();
   for (const [node, ir] of Object.entries(snap.nodes)) {
     checkName('node', node);
     for (const [id, rules] of Object.entries(ir.tables)) {
       if (tables.has(id)) continue;
       // A wrong id would poison every version sharing it: refuse rather than store.
-      const actual = tableId(rules, sha256Hex);
+      const canonical = canonicalRules(rules);
+      const actual = idOfCanonical(canonical, sha256Hex);
       if (actual !== id) throw new StoreInputError('table', `table ${id} on node ${node} does not hash to its id (${actual})`);
-      tables.set(id, rules);
+      tables.set(id, canonical);
     }
     for (const id of manifestTableIds(manifestOf(ir))) {
       if (!(id in ir.tables)) throw new StoreInputError('table', `node ${node} refers to table ${id} that it does not carry`);
@@ -69,7 +72,7 @@ function collectTables(snap: CompiledSnapshot, sha256Hex: Sha256Hex): Map<string
 }
 
 /** Tables are immutable and shared: only ids whose head is not stored yet are written. */
-async function writeMissingTables(ctx: StoreContext, tables: ReadonlyMap<string, readonly IrRule[]>): Promise<void> {
+async function writeMissingTables(ctx: StoreContext, tables: ReadonlyMap<string, string>): Promise<void> {
   const ids = [...tables.keys()];
   const stored = await ctx.backend.getItems(
     ids.map((id) => ({ pk: tablePk(id), sk: HEAD_SK })),
@@ -79,7 +82,7 @@ async function writeMissingTables(ctx: StoreContext, tables: ReadonlyMap<string,
   const missing = ids.filter((id) => !present.has(tablePk(id)));
   await writeBlobs(
     ctx.backend,
-    missing.map((id) => ({ pk: tablePk(id), bytes: encodeTable(tables.get(id)!) })),
+    missing.map((id) => ({ pk: tablePk(id), bytes: utf8(tables.get(id)!) })),
     ctx.chunkBytes,
   );
 }
