@@ -43,39 +43,43 @@ function listenSctp(port, host) {
   return new Promise((resolve) => setTimeout(resolve, 100));
 }
 
-function probeTcp(host, port, timeoutMs) {
+/**
+ * A socket probe's one answer: the first of open, refused (ECONNREFUSED: no listener, or ICMP
+ * port-unreachable on a connected UDP socket), error or timeout; then timers and socket go.
+ * `start(sock, done, later)` wires the socket; `later` schedules work cancelled with the probe.
+ */
+function probeSocket(sock, timeoutMs, openOn, start) {
   return new Promise((resolve) => {
-    const sock = net.connect({ host, port });
+    const timers = [];
+    let settled = false;
     const done = (result) => {
-      clearTimeout(timer);
-      sock.destroy();
+      if (settled) return;
+      settled = true;
+      for (const t of timers) clearTimeout(t);
+      if (typeof sock.destroy === 'function') sock.destroy();
+      else sock.close();
       resolve(result);
     };
-    const timer = setTimeout(() => done('timeout'), timeoutMs);
-    sock.once('connect', () => done('open'));
+    const later = (fn, ms) => timers.push(setTimeout(fn, ms));
+    later(() => done('timeout'), timeoutMs);
+    sock.once(openOn, () => done('open'));
     sock.once('error', (e) => done(e.code === 'ECONNREFUSED' ? 'refused' : `error:${e.code}`));
+    start(sock, done, later);
   });
 }
 
+function probeTcp(host, port, timeoutMs) {
+  return probeSocket(net.connect({ host, port }), timeoutMs, 'connect', () => {});
+}
+
 function probeUdp(host, port, timeoutMs) {
-  return new Promise((resolve) => {
-    const sock = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
-    let resend = null;
-    const done = (result) => {
-      clearTimeout(timer);
-      clearTimeout(resend);
-      sock.close();
-      resolve(result);
-    };
-    const timer = setTimeout(() => done('timeout'), timeoutMs);
-    sock.once('message', () => done('open'));
-    // A connected socket reports ICMP port-unreachable as ECONNREFUSED (no listener).
-    sock.once('error', (e) => done(e.code === 'ECONNREFUSED' ? 'refused' : `error:${e.code}`));
-    sock.connect(port, host, () => {
-      const ping = () => sock.send('ping', (e) => e && done(`error:${e.code}`));
+  const sock = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
+  return probeSocket(sock, timeoutMs, 'message', (s, done, later) => {
+    s.connect(port, host, () => {
+      const ping = () => s.send('ping', (e) => e && done(`error:${e.code}`));
       ping();
       // One resend within the timeout rides out a neighbour-resolution hiccup.
-      resend = setTimeout(ping, Math.floor(timeoutMs / 2));
+      later(ping, Math.floor(timeoutMs / 2));
     });
   });
 }
