@@ -62,7 +62,7 @@ function peerId(peer: Peer): string {
 }
 
 /** Pods a `pods` peer selects, for a subject (Self, sameLabels … are relative to its namespace). */
-function podsOf(cluster: Cluster, peer: Extract<Peer, { type: 'pods' }>, subject: PodInfo): Int32Array {
+export function podsOf(cluster: Cluster, peer: Extract<Peer, { type: 'pods' }>, subject: PodInfo): Int32Array {
   const out: number[] = [];
   // A NetworkPolicy's podSelector peer names its own namespace: look at that one only.
   const m = peer.namespaces;

@@ -1,0 +1,101 @@
+// Compiles a cluster into the set form (ir.ts): one tiered table per group of pods whose
+// policies say the same thing (compile/group.ts), over sets shared by every table and node.
+// Stages: group → tables (with their sets' definitions) → members (once per set) → nodes.
+import type { Cluster } from '../cluster.js';
+import { groupsByIdentity } from '../compile/group.js';
+import { portableSha256Hex, type Sha256Hex } from '../compile/table-id.js';
+import { formatIp } from '../net/ip.js';
+import type { Direction } from '../policy/model.js';
+import { SET_IR_VERSION, type IrSet, type RuleTable, type RuleTableId, type SetId, type SetIr, type SetNode, type SetPod } from './ir.js';
+import { contentId, SetRegistry } from './registry.js';
+import { ruleTable } from './tables.js';
+
+export interface SetCompileOptions {
+  /** Only these nodes (all by default). */
+  readonly nodes?: readonly string[];
+  /** SHA-256 for ids; the portable one by default (compile/table-id.ts). */
+  readonly sha256Hex?: Sha256Hex;
+}
+
+export interface SetCompileStats {
+  readonly pods: number;
+  readonly groups: number;
+  readonly tables: number;
+  /** Set rules over all distinct tables. */
+  readonly rules: number;
+  readonly sets: number;
+  /** Address blocks and port elements over all sets. */
+  readonly members: number;
+}
+
+const byKey = <T>(entries: Iterable<[string, T]>): Record<string, T> => Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+/** The sets a table names. */
+function setsOf(table: RuleTable): SetId[] {
+  const out: SetId[] = [];
+  for (const tier of [table.admin, table.networkPolicy.rules, table.baseline]) for (const r of tier) if (r.set !== null) out.push(r.set);
+  return out;
+}
+
+export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}): { ir: SetIr; stats: SetCompileStats } {
+  const want = opts.nodes ? new Set(opts.nodes) : null;
+  const sha256Hex = opts.sha256Hex ?? portableSha256Hex;
+  const registry = new SetRegistry(cluster, sha256Hex);
+  const groupOf = groupsByIdentity(cluster);
+  const tableIdOf = new Map<string, RuleTableId>();
+  const tables = new Map<RuleTableId, RuleTable>();
+  const tableFor = (pod: Cluster['pods'][number], dir: Direction): RuleTableId => {
+    const group = groupOf(pod, dir);
+    let id = tableIdOf.get(group.signature);
+    if (id === undefined) {
+      const table = ruleTable(cluster, registry, group);
+      id = contentId('r', JSON.stringify(table), sha256Hex);
+      tableIdOf.set(group.signature, id);
+      if (!tables.has(id)) tables.set(id, table);
+    }
+    return id;
+  };
+
+  const nodeNames = [...new Set([...cluster.nodes.map((n) => n.name), ...cluster.pods.flatMap((p) => (p.nodeName ? [p.nodeName] : []))])].sort();
+  const podsOn = new Map<string, Cluster['pods'][number][]>();
+  for (const pod of cluster.pods) if (pod.nodeName !== null) (podsOn.get(pod.nodeName) ?? podsOn.set(pod.nodeName, []).get(pod.nodeName)!).push(pod);
+  const nodes: Record<string, SetNode> = {};
+  const usedSets = new Set<SetId>();
+  const usedTables = new Set<RuleTableId>();
+  let podCount = 0;
+  for (const name of nodeNames) {
+    if (want && !want.has(name)) continue;
+    const pods: [string, SetPod][] = [];
+    const nodeTables = new Set<RuleTableId>();
+    // Host-network pods and pods without addresses get no tables: they are not policy subjects.
+    for (const pod of podsOn.get(name) ?? []) {
+      if (pod.hostNetwork || pod.ips.length === 0) continue;
+      const ingress = tableFor(pod, 'ingress');
+      const egress = tableFor(pod, 'egress');
+      nodeTables.add(ingress).add(egress);
+      pods.push([pod.key, { ips: pod.ips.map((ip) => formatIp(ip.family, ip.value)), ingress, egress }]);
+    }
+    const nodeSets = new Set<SetId>();
+    for (const id of nodeTables) for (const s of setsOf(tables.get(id)!)) nodeSets.add(s);
+    for (const s of nodeSets) usedSets.add(s);
+    for (const t of nodeTables) usedTables.add(t);
+    podCount += pods.length;
+    nodes[name] = {
+      addresses: (cluster.nodeByName.get(name)?.ips ?? []).map((ip) => formatIp(ip.family, ip.value)),
+      pods: byKey(pods),
+      sets: [...nodeSets].sort(),
+      tables: [...nodeTables].sort(),
+    };
+  }
+
+  const sets = byKey<IrSet>([...usedSets].map((id) => [id, registry.get(id)]));
+  const usedTableEntries = byKey<RuleTable>([...usedTables].map((id) => [id, tables.get(id)!]));
+  let rules = 0;
+  for (const t of Object.values(usedTableEntries)) rules += t.admin.length + t.networkPolicy.rules.length + t.baseline.length;
+  let members = 0;
+  for (const s of Object.values(sets)) members += s.kind === 'addresses' ? s.v4.length + s.v6.length : s.elements.length;
+  return {
+    ir: { version: SET_IR_VERSION, sets, tables: usedTableEntries, nodes },
+    stats: { pods: podCount, groups: tableIdOf.size, tables: usedTables.size, rules, sets: usedSets.size, members },
+  };
+}

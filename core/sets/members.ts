@@ -1,0 +1,98 @@
+// Who is in a set today: the addresses a peer selects, merged per family, or (egress named
+// ports) the (address, protocol, port) elements of its destination pods. An address counts for
+// the owner cluster.ipOwners names (node addresses first, then the first pod), the same reading
+// as the verdict engine (evaluate/resolve.ts), so a set holds an address iff the peer matches
+// the endpoint that address resolves to.
+import type { Cluster } from '../cluster.js';
+import { podsOf } from '../compile/classes.js';
+import { mergeRanges, subtractRanges, type Interval } from '../net/intervals.js';
+import { formatIp, rangeContains, rangeToCidrs, type Family, type IpAddr } from '../net/ip.js';
+import type { Peer, PortMatch } from '../policy/model.js';
+import { ipKey, type PodInfo } from '../snapshot/cluster.js';
+import type { PortElement } from './ir.js';
+
+export interface AddressMembers {
+  readonly v4: readonly string[];
+  readonly v6: readonly string[];
+}
+
+/** The pod's addresses that resolve to it (not to a node or an earlier pod sharing them). */
+function ownedAddresses(cluster: Cluster, pod: PodInfo): IpAddr[] {
+  return pod.ips.filter((ip) => {
+    const o = cluster.ipOwners.get(ipKey(ip));
+    return o?.kind === 'pod' && o.pod === pod;
+  });
+}
+
+/** Pods (never host-network ones, never pods without addresses) whose owned addresses a peer may hold. */
+function candidatePods(cluster: Cluster, peer: Peer, subject: PodInfo): readonly PodInfo[] {
+  switch (peer.type) {
+    case 'none':
+    case 'nodes':
+      // "It selects the nodeIPs as the peer type": nodes have no named ports and are not pods.
+      return [];
+    case 'any':
+    case 'cidrs':
+      return cluster.pods.filter((p) => !p.hostNetwork && p.ips.length > 0);
+    case 'pods':
+      return Array.from(podsOf(cluster, peer, subject), (i) => cluster.pods[i]!);
+  }
+}
+
+function cidrsOf(family: Family, ranges: readonly Interval[]): string[] {
+  return mergeRanges(ranges).flatMap((r) => rangeToCidrs({ family, lo: r.lo, hi: r.hi }));
+}
+
+/** The addresses a (non-any) peer matches, for a subject (relative namespace forms need it). */
+export function addressMembers(cluster: Cluster, peer: Peer, subject: PodInfo): AddressMembers {
+  const ranges: Record<Family, Interval[]> = { 4: [], 6: [] };
+  switch (peer.type) {
+    case 'cidrs':
+      // "ipBlock … except: a slice of CIDRs that should not be included within an IPBlock".
+      for (const family of [4, 6] as const) {
+        const own = peer.ranges.filter((r) => r.family === family);
+        ranges[family] = subtractRanges(own, peer.except.filter((r) => r.family === family));
+      }
+      break;
+    case 'nodes':
+      for (const node of cluster.nodes) {
+        if (!cluster.selectors.matchesNode(peer.selector, node.idx)) continue;
+        for (const ip of node.ips) {
+          const o = cluster.ipOwners.get(ipKey(ip));
+          if (o?.kind === 'node' && o.node === node) ranges[ip.family].push({ lo: ip.value, hi: ip.value });
+        }
+      }
+      break;
+    case 'pods':
+      for (const pod of candidatePods(cluster, peer, subject)) for (const ip of ownedAddresses(cluster, pod)) ranges[ip.family].push({ lo: ip.value, hi: ip.value });
+      break;
+    case 'any':
+    case 'none':
+      break;
+  }
+  return { v4: cidrsOf(4, ranges[4]), v6: cidrsOf(6, ranges[6]) };
+}
+
+/**
+ * Egress named ports "resolve on the destination pod": the elements (address, protocol, port)
+ * of every pod the peer matches that names the port (with the rule's protocol, when it has one).
+ */
+export function portElements(cluster: Cluster, peer: Peer, m: Extract<PortMatch, { type: 'named' }>, subject: PodInfo): PortElement[] {
+  const keyed: { family: Family; value: bigint; element: PortElement }[] = [];
+  for (const pod of candidatePods(cluster, peer, subject)) {
+    const named = pod.namedPorts.filter((np) => np.name === m.name && (m.protocol === null || m.protocol === np.protocol));
+    if (named.length === 0) continue;
+    for (const ip of ownedAddresses(cluster, pod)) {
+      if (peer.type === 'cidrs' && !(peer.ranges.some((r) => rangeContains(r, ip)) && !peer.except.some((r) => rangeContains(r, ip)))) continue;
+      const text = formatIp(ip.family, ip.value);
+      for (const np of named) keyed.push({ family: ip.family, value: ip.value, element: [text, np.protocol, np.port] });
+    }
+  }
+  keyed.sort((a, b) => a.family - b.family || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0) || (a.element[1] < b.element[1] ? -1 : a.element[1] > b.element[1] ? 1 : 0) || a.element[2] - b.element[2]);
+  const out: PortElement[] = [];
+  for (const k of keyed) {
+    const last = out[out.length - 1];
+    if (!last || last[0] !== k.element[0] || last[1] !== k.element[1] || last[2] !== k.element[2]) out.push(k.element);
+  }
+  return out;
+}

@@ -1,0 +1,65 @@
+// A group's rules as a tiered table over sets. The tiers are the verdict engine's
+// (evaluate/decide.ts walkTiers), kept as tiers instead of being flattened: Pass and isolation
+// mean what they mean there. Each rule becomes one set rule per peer (peers are OR-ed, so
+// consecutive rules with one action and port list are the rule), and egress named ports become
+// rules over ports sets (they resolve on each destination pod).
+import type { Cluster } from '../cluster.js';
+import type { RuleHit } from '../evaluate/decide.js';
+import type { Group } from '../compile/group.js';
+import type { PortMatch } from '../policy/model.js';
+import type { PodInfo } from '../snapshot/cluster.js';
+import { namedPortDefinition, peerDefinition } from './definitions.js';
+import type { PortSpec, RuleTable, SetDefinition, SetId, SetRule } from './ir.js';
+import type { SetRegistry } from './registry.js';
+
+/** Ingress named ports resolve on the subject: "a named port on the destination pod". */
+function subjectPorts(subject: PodInfo, m: Extract<PortMatch, { type: 'named' }>): PortSpec[] {
+  return subject.namedPorts.filter((np) => np.name === m.name && (m.protocol === null || m.protocol === np.protocol)).map((np) => [np.protocol, np.port, np.port] as const);
+}
+
+/** A tier's set rules, in order; a rule identical to an earlier one of its tier can never match first and is left out. */
+function tierRules(cluster: Cluster, registry: SetRegistry, group: Group, hits: readonly RuleHit[]): SetRule[] {
+  const subject = group.representative;
+  const out: SetRule[] = [];
+  const seen = new Set<string>();
+  const push = (action: SetRule['action'], set: SetId | null, ports: readonly PortSpec[] | null) => {
+    const key = `${set}|${ports === null ? '*' : ports.map((p) => p.join(':')).join(',')}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ action, set, ports });
+  };
+  for (const { rule } of hits) {
+    // Legacy proposal: "ports: [] … matches no traffic"; such a rule never matches.
+    if (rule.ports !== null && rule.ports.length === 0) continue;
+    const ranges: PortSpec[] = [];
+    const named: Extract<PortMatch, { type: 'named' }>[] = [];
+    for (const m of rule.ports ?? []) {
+      if (m.type === 'range') ranges.push([m.protocol, m.lo, m.hi]);
+      else if (group.dir === 'ingress') ranges.push(...subjectPorts(subject, m));
+      else named.push(m);
+    }
+    for (const peer of rule.peers) {
+      // A `none` peer (fail-closed Allow, domainNames) matches no endpoint.
+      if (peer.type === 'none') continue;
+      const definition: SetDefinition | null = peerDefinition(cluster, peer, subject);
+      const set = definition === null ? null : registry.addresses(definition, peer, subject);
+      if (rule.ports === null) push(rule.action, set, null);
+      else if (ranges.length > 0) push(rule.action, set, ranges);
+      for (const m of named) push(rule.action, registry.ports(namedPortDefinition(definition, m), peer, m, subject), null);
+    }
+  }
+  return out;
+}
+
+export function ruleTable(cluster: Cluster, registry: SetRegistry, group: Group): RuleTable {
+  const { sp } = group;
+  // "if any NetworkPolicy selects the pod for that direction, the flow is allowed iff one of
+  // their rules matches"; the proposal's namespace annotation isolates ingress by itself.
+  const isolated = sp.isolating.length > 0 || sp.legacyIsolated;
+  return {
+    direction: group.dir,
+    admin: tierRules(cluster, registry, group, sp.hits.admin),
+    networkPolicy: { isolated, rules: isolated ? tierRules(cluster, registry, group, sp.hits.np) : [] },
+    baseline: tierRules(cluster, registry, group, sp.hits.baseline),
+  };
+}
