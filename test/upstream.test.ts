@@ -8,6 +8,8 @@ import { evaluate } from '../core/evaluate/engine.js';
 import { resolveFlow, type EndpointSpec } from '../core/evaluate/resolve.js';
 import { compile } from '../core/compile/compile.js';
 import { IrSimulator } from '../core/compile/simulate.js';
+import { compileSets } from '../core/sets/compile.js';
+import { SetIrSimulator } from '../core/sets/simulate.js';
 import { formatIp, parseIp } from '../core/net/ip.js';
 import type { Cluster } from '../core/cluster.js';
 import { expectations, FIXTURES, loadSuite, probedPods, replay, type EndpointRef, type Family } from './support/upstream.js';
@@ -51,6 +53,7 @@ for (const folder of SUITES) {
             if (!parsed.ok) throw new Error(`step ${index}: snapshot invalid: ${JSON.stringify(parsed.issues.slice(0, 5), null, 2)}`);
             const cluster = buildCluster(parsed.snapshot);
             const sim = new IrSimulator(compile(cluster).ir);
+            const setSim = new SetIrSimulator(compileSets(cluster).ir);
             const pods = probedPods(objects);
             for (const probe of step.probes) {
               for (const exp of expectations(probe, pods, objects, family)) {
@@ -67,7 +70,11 @@ for (const folder of SUITES) {
                 if (src && dst) {
                   const s = sim.simulate(src, dst, exp.protocol, exp.port);
                   if (s.allowed !== exp.allowed) {
-                    failures.push(`IR step ${index} ${src} → ${dst} ${exp.port}/${exp.protocol}: expected ${exp.allowed ? 'allow' : 'deny'}, tables say ${s.allowed ? 'allow' : 'deny'} (egress ${s.egress?.table} rule ${s.egress?.index}, ingress ${s.ingress?.table} rule ${s.ingress?.index})`);
+                    failures.push(`ir-flat step ${index} ${src} → ${dst} ${exp.port}/${exp.protocol}: expected ${exp.allowed ? 'allow' : 'deny'}, tables say ${s.allowed ? 'allow' : 'deny'} (egress ${s.egress?.table} rule ${s.egress?.index}, ingress ${s.ingress?.table} rule ${s.ingress?.index})`);
+                  }
+                  const t = setSim.simulate(src, dst, exp.protocol, exp.port);
+                  if (t.allowed !== exp.allowed) {
+                    failures.push(`ir step ${index} ${src} → ${dst} ${exp.port}/${exp.protocol}: expected ${exp.allowed ? 'allow' : 'deny'}, set form says ${t.allowed ? 'allow' : 'deny'} (egress ${JSON.stringify(t.egress)}, ingress ${JSON.stringify(t.ingress)})`);
                   }
                 }
               }
