@@ -48,7 +48,7 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}): { i
     const group = groupOf(pod, dir);
     let id = tableIdOf.get(group.signature);
     if (id === undefined) {
-      const table = ruleTable(cluster, registry, group);
+      const table = ruleTable(registry, group);
       id = contentId('r', JSON.stringify(table), sha256Hex);
       tableIdOf.set(group.signature, id);
       if (!tables.has(id)) tables.set(id, table);

@@ -2,9 +2,10 @@
 // however many tables use it. Owned by one compile call (no module state).
 import type { Cluster } from '../cluster.js';
 import { portableSha256Hex, type Sha256Hex } from '../compile/table-id.js';
-import type { Peer, PortMatch } from '../policy/model.js';
+import { isRelativePeer, peerKey, type Peer, type PortMatch } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import type { IrSet, SetDefinition, SetId } from './ir.js';
+import { namedPortDefinition, peerDefinition } from './definitions.js';
 import { addressMembers, portElements } from './members.js';
 
 /** `prefix` + 16 hex digits of the SHA-256 of text: the ids of this form. */
@@ -12,9 +13,11 @@ export const contentId = (prefix: string, text: string, sha256Hex: Sha256Hex): s
 
 export class SetRegistry {
   private readonly sets = new Map<SetId, IrSet>();
-  // Definitions are written once per (peer object, subject namespace): ten thousand policies
-  // from one template repeat the same peers.
-  private readonly idOfPeer = new Map<Peer, Map<string, SetId>>();
+  // Ids by what a peer says (policy/model.ts peerKey, plus the subject's namespace for relative
+  // peers): ten thousand policies from one template repeat the same peers, and each set's
+  // definition is written and hashed once.
+  private readonly idOfPeer = new Map<string, SetId>();
+  private readonly peerKeys = new WeakMap<Peer, string>();
 
   constructor(
     private readonly cluster: Cluster,
@@ -26,39 +29,41 @@ export class SetRegistry {
     return { id, known: this.sets.has(id) };
   }
 
-  private cachedId(peer: Peer, subject: PodInfo, tag: string): SetId | undefined {
-    return this.idOfPeer.get(peer)?.get(`${tag}@${subject.namespace}`);
+  private keyOf(peer: Peer, subject: PodInfo, tag: string): string {
+    let key = this.peerKeys.get(peer);
+    if (key === undefined) this.peerKeys.set(peer, (key = peerKey(peer)));
+    return isRelativePeer(peer) ? `${key}|${tag}@${subject.namespace}` : `${key}|${tag}`;
   }
 
-  private remember(peer: Peer, subject: PodInfo, tag: string, id: SetId): SetId {
-    const byNs = this.idOfPeer.get(peer) ?? this.idOfPeer.set(peer, new Map()).get(peer)!;
-    byNs.set(`${tag}@${subject.namespace}`, id);
-    return id;
-  }
-
-  /** The id of a peer's address set, resolving its members the first time. */
-  addresses(definition: SetDefinition, peer: Peer, subject: PodInfo): SetId {
-    const cached = this.cachedId(peer, subject, '');
+  /** The id of a peer's address set (null for any address), resolving its members the first time. */
+  addresses(peer: Peer, subject: PodInfo): SetId | null {
+    if (peer.type === 'any') return null;
+    const key = this.keyOf(peer, subject, '');
+    const cached = this.idOfPeer.get(key);
     if (cached !== undefined) return cached;
+    const definition = peerDefinition(this.cluster, peer, subject)!;
     const { id, known } = this.idOf(definition);
     if (!known) {
       const { v4, v6 } = addressMembers(this.cluster, peer, subject);
       this.sets.set(id, { kind: 'addresses', definition, v4, v6, hash: contentId('m', JSON.stringify([v4, v6]), this.sha256Hex) });
     }
-    return this.remember(peer, subject, '', id);
+    this.idOfPeer.set(key, id);
+    return id;
   }
 
   /** The id of an egress named port's ports set over a peer. */
-  ports(definition: SetDefinition, peer: Peer, m: Extract<PortMatch, { type: 'named' }>, subject: PodInfo): SetId {
-    const tag = `${m.name}/${m.protocol ?? ''}`;
-    const cached = this.cachedId(peer, subject, tag);
+  ports(peer: Peer, m: Extract<PortMatch, { type: 'named' }>, subject: PodInfo): SetId {
+    const key = this.keyOf(peer, subject, `${JSON.stringify(m.name)}/${m.protocol ?? ''}`);
+    const cached = this.idOfPeer.get(key);
     if (cached !== undefined) return cached;
+    const definition = namedPortDefinition(peerDefinition(this.cluster, peer, subject), m);
     const { id, known } = this.idOf(definition);
     if (!known) {
       const elements = portElements(this.cluster, peer, m, subject);
       this.sets.set(id, { kind: 'ports', definition, elements, hash: contentId('m', JSON.stringify(elements), this.sha256Hex) });
     }
-    return this.remember(peer, subject, tag, id);
+    this.idOfPeer.set(key, id);
+    return id;
   }
 
   get(id: SetId): IrSet {

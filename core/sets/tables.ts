@@ -3,13 +3,11 @@
 // mean what they mean there. Each rule becomes one set rule per peer (peers are OR-ed, so
 // consecutive rules with one action and port list are the rule), and egress named ports become
 // rules over ports sets (they resolve on each destination pod).
-import type { Cluster } from '../cluster.js';
 import type { RuleHit } from '../evaluate/decide.js';
 import type { Group } from '../compile/group.js';
 import type { PortMatch } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
-import { namedPortDefinition, peerDefinition } from './definitions.js';
-import type { PortSpec, RuleTable, SetDefinition, SetId, SetRule } from './ir.js';
+import type { PortSpec, RuleTable, SetId, SetRule } from './ir.js';
 import type { SetRegistry } from './registry.js';
 
 /** Ingress named ports resolve on the subject: "a named port on the destination pod". */
@@ -18,7 +16,7 @@ function subjectPorts(subject: PodInfo, m: Extract<PortMatch, { type: 'named' }>
 }
 
 /** A tier's set rules, in order; a rule identical to an earlier one of its tier can never match first and is left out. */
-function tierRules(cluster: Cluster, registry: SetRegistry, group: Group, hits: readonly RuleHit[]): SetRule[] {
+function tierRules(registry: SetRegistry, group: Group, hits: readonly RuleHit[]): SetRule[] {
   const subject = group.representative;
   const out: SetRule[] = [];
   const seen = new Set<string>();
@@ -41,25 +39,22 @@ function tierRules(cluster: Cluster, registry: SetRegistry, group: Group, hits: 
     for (const peer of rule.peers) {
       // A `none` peer (fail-closed Allow, domainNames) matches no endpoint.
       if (peer.type === 'none') continue;
-      const definition: SetDefinition | null = peerDefinition(cluster, peer, subject);
-      const set = definition === null ? null : registry.addresses(definition, peer, subject);
-      if (rule.ports === null) push(rule.action, set, null);
-      else if (ranges.length > 0) push(rule.action, set, ranges);
-      for (const m of named) push(rule.action, registry.ports(namedPortDefinition(definition, m), peer, m, subject), null);
+      if (rule.ports === null || ranges.length > 0) push(rule.action, registry.addresses(peer, subject), rule.ports === null ? null : ranges);
+      for (const m of named) push(rule.action, registry.ports(peer, m, subject), null);
     }
   }
   return out;
 }
 
-export function ruleTable(cluster: Cluster, registry: SetRegistry, group: Group): RuleTable {
+export function ruleTable(registry: SetRegistry, group: Group): RuleTable {
   const { sp } = group;
   // "if any NetworkPolicy selects the pod for that direction, the flow is allowed iff one of
   // their rules matches"; the proposal's namespace annotation isolates ingress by itself.
   const isolated = sp.isolating.length > 0 || sp.legacyIsolated;
   return {
     direction: group.dir,
-    admin: tierRules(cluster, registry, group, sp.hits.admin),
-    networkPolicy: { isolated, rules: isolated ? tierRules(cluster, registry, group, sp.hits.np) : [] },
-    baseline: tierRules(cluster, registry, group, sp.hits.baseline),
+    admin: tierRules(registry, group, sp.hits.admin),
+    networkPolicy: { isolated, rules: isolated ? tierRules(registry, group, sp.hits.np) : [] },
+    baseline: tierRules(registry, group, sp.hits.baseline),
   };
 }
