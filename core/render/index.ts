@@ -1,15 +1,29 @@
-// The dataplane formats by name, for the compile route, the CLI and the property tests.
+// The dataplane formats by name, for the compile route, the stored-node route, the CLI and the
+// property tests. Formats with named sets of their own render the set form (SetDataplane);
+// the others render flat tables (Dataplane), derived on demand.
 import { iptables } from './iptables.js';
 import { nftables } from './nftables.js';
 import { openstackSg } from './openstack-sg.js';
-import type { Dataplane } from './types.js';
+import type { Ir } from '../compile/ir.js';
+import type { SetIr } from '../sets/ir.js';
+import type { Dataplane, SetDataplane } from './types.js';
 import { vppAcl } from './vpp-acl.js';
 import { vppSession } from './vpp-session.js';
 
-export const DATAPLANES: Record<string, Dataplane<unknown>> = {
+export type AnyDataplane = (Dataplane<unknown> & { readonly input?: 'flat' }) | SetDataplane<unknown>;
+
+export const DATAPLANES: Record<string, AnyDataplane> = {
   'vpp-acl': vppAcl as Dataplane<unknown>,
   'vpp-session': vppSession as Dataplane<unknown>,
   nftables: nftables as Dataplane<unknown>,
   iptables: iptables as Dataplane<unknown>,
   'openstack-sg': openstackSg as Dataplane<unknown>,
 };
+
+/** Whether a format renders the set form (else the flat tables). */
+export const rendersSets = (d: AnyDataplane): d is SetDataplane<unknown> => d.input === 'sets';
+
+/** Renders a format from the form it reads: the set form, or flat tables made on demand. */
+export function renderFormat(d: AnyDataplane, sets: () => SetIr, flat: () => Ir): Record<string, unknown> {
+  return rendersSets(d) ? d.render(sets()) : d.render(flat());
+}

@@ -7,7 +7,7 @@ import { compile } from '../../core/compile/compile.js';
 import type { Sha256Hex } from '../../core/compile/table-id.js';
 import type { IrNode } from '../../core/compile/ir.js';
 import { diffNode } from '../../core/diff/node-tables.js';
-import { DATAPLANES } from '../../core/render/index.js';
+import { DATAPLANES, renderFormat } from '../../core/render/index.js';
 import { snapshotHash } from '../../core/snapshot/hash.js';
 import { COMPILE_FORMATS } from '../../schemas/api/compile.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
@@ -72,7 +72,13 @@ async function nodeTablesResponse(c: Context, store: SnapshotStore, cluster: str
   const irNode: IrNode = { pods: current.pods, tables: Object.fromEntries(tables), global: current.global };
   if (format === 'ir') return c.json({ cluster, node, version, full: true, ...irNode });
   // Rendered formats are whole artifacts (an nft script is applied atomically), never diffs.
-  const rendered = DATAPLANES[format]!.render({ nodes: { [node]: irNode } })[node];
+  const rendered = renderFormat(
+    DATAPLANES[format]!,
+    () => {
+      throw new ApiError('invalid', `format ${format} is not served from stored versions yet`);
+    },
+    () => ({ nodes: { [node]: irNode } }),
+  )[node];
   if (typeof rendered === 'string') return c.text(rendered, 200);
   return c.json({ cluster, node, version, full: true, format, rendered });
 }

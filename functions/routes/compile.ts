@@ -1,8 +1,9 @@
-// POST /v1/compile: per-node rule tables (IR) or a rendered dataplane format.
+// POST /v1/compile: the set form (ir), flat tables (ir-flat) or a rendered dataplane format.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { compile } from '../../core/compile/compile.js';
 import type { Sha256Hex } from '../../core/compile/table-id.js';
-import { DATAPLANES } from '../../core/render/index.js';
+import { DATAPLANES, renderFormat } from '../../core/render/index.js';
+import { compileSets } from '../../core/sets/compile.js';
 import { CompileRequestSchema, CompileResponseSchema } from '../../schemas/api/compile.js';
 import { ErrorSchema } from '../../schemas/api/verdicts.js';
 import { RenderLimitError } from '../../core/render/vpp-session.js';
@@ -14,9 +15,9 @@ export function compileRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
   app.openAPIRegistry.registerPath({
     method: 'post',
     path: '/v1/compile',
-    summary: 'Per-node compiled rule tables, as IR or rendered for a dataplane',
+    summary: 'Compiled policy per node: the set form, flat rule tables, or rendered for a dataplane',
     description:
-      'Every pod gets an ingress table (traffic arriving at it) and an egress table (traffic leaving it): ordered first-match 6-tuple rules ending with a catch-all, content-addressed and shared by pods with identical rules. The tables equal the verdict engine (property-tested on random snapshots).',
+      'format=ir (default): the set form — tiered rules (Admin, NetworkPolicy, Baseline, default) over shared address sets, each table and set once, nodes naming what they need. format=ir-flat: per pod an ingress and an egress table of ordered first-match 6-tuple rules, the node-global table. Other formats render for a dataplane (nftables, iptables and openstack-sg from the set form; VPP from flat tables). Every form equals the verdict engine (property-tested on random snapshots).',
     request: { body: jsonBody(CompileRequestSchema) },
     responses: { 200: { description: 'compiled nodes', content: { 'application/json': { schema: CompileResponseSchema } } }, ...errorResponses(ErrorSchema) },
   });
@@ -24,13 +25,32 @@ export function compileRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
   app.post('/v1/compile', async (c) => {
     const req = await readRequest(c, CompileRequestSchema);
     const cluster = clusterFrom(req.snapshot);
-    const { ir, stats } = compile(cluster, { ...(req.nodes ? { nodes: req.nodes } : {}), ...(sha256Hex ? { sha256Hex } : {}) });
-    if (req.format === 'ir') return c.json({ format: req.format, nodes: ir.nodes, stats, warnings: cluster.warnings });
+    const opts = { ...(req.nodes ? { nodes: req.nodes } : {}), ...(sha256Hex ? { sha256Hex } : {}) };
+    if (req.format === 'ir') {
+      const { ir, stats } = compileSets(cluster, opts);
+      return c.json({ format: req.format, ...ir, stats, warnings: cluster.warnings });
+    }
+    // Flat tables are derived only when asked for (or for a format that reads them).
+    let stats: Record<string, number> = {};
+    const flatIr = () => {
+      const out = compile(cluster, opts);
+      stats = { ...out.stats };
+      return out.ir;
+    };
+    if (req.format === 'ir-flat') {
+      const nodes = flatIr().nodes;
+      return c.json({ format: req.format, nodes, stats, warnings: cluster.warnings });
+    }
     const dataplane = DATAPLANES[req.format];
     if (!dataplane) throw new ApiError('invalid', `format "${req.format}" is not available in this build`);
+    const setIr = () => {
+      const out = compileSets(cluster, opts);
+      stats = { ...out.stats };
+      return out.ir;
+    };
     let nodes: Record<string, unknown>;
     try {
-      nodes = dataplane.render(ir);
+      nodes = renderFormat(dataplane, setIr, flatIr);
     } catch (e) {
       // A format that cannot express this snapshot within its limits: the client's choice to change.
       if (e instanceof RenderLimitError) throw invalid([{ path: '$.format', message: e.message }]);

@@ -113,8 +113,36 @@ describe('documentation', () => {
 });
 
 describe('POST /v1/compile', () => {
-  it('returns the IR with shared, content-addressed tables and a node-global table', async () => {
-    const res = await post('/v1/compile', { snapshot: example.snapshot, format: 'ir' });
+  it('returns the set form: tiered tables over shared sets, each once, nodes naming what they need', async () => {
+    const res = await post('/v1/compile', { snapshot: example.snapshot });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body.format).toBe('ir');
+    expect(body.version).toBe('netpolc.io/ir/v2');
+    const n2 = body.nodes['node-2'];
+    expect(n2.addresses.length).toBeGreaterThan(0);
+    const db = n2.pods['shop/db'];
+    expect(db.ips).toEqual(['10.244.2.20', 'fd00:10:244:2::14']);
+    // shop/db's ingress: the Admin tier passes shop traffic down, its NetworkPolicy isolates it
+    // and lets shop/web in on postgres, the Baseline tier denies the rest.
+    const ingress = body.tables[db.ingress];
+    expect(ingress.direction).toBe('ingress');
+    expect(ingress.admin.map((r: any) => r.action)).toContain('pass');
+    expect(ingress.networkPolicy.isolated).toBe(true);
+    expect(ingress.networkPolicy.rules[0].ports).toEqual([['TCP', 5432, 5432]]);
+    const web = body.sets[ingress.networkPolicy.rules[0].set];
+    expect(web.kind).toBe('addresses');
+    expect(web.definition).toEqual({ type: 'pods', namespaces: { name: 'shop' }, pods: { matchLabels: { app: 'web' } } });
+    expect(web.v4).toEqual(['10.244.1.10/32']);
+    for (const id of n2.tables) expect(body.tables[id]).toBeDefined();
+    for (const id of n2.sets) expect(body.sets[id]).toBeDefined();
+    // Deterministic byte for byte.
+    const again = await (await post('/v1/compile', { snapshot: example.snapshot })).text();
+    expect(again).toBe(JSON.stringify(body));
+  });
+
+  it('returns flat tables as ir-flat: shared, content-addressed tables and a node-global table', async () => {
+    const res = await post('/v1/compile', { snapshot: example.snapshot, format: 'ir-flat' });
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
     const n2 = body.nodes['node-2'];
@@ -124,7 +152,7 @@ describe('POST /v1/compile', () => {
     for (const id of [db.ingress, db.egress, n2.global]) expect(n2.tables[id]).toBeDefined();
     for (const table of Object.values(n2.tables) as any[][]) expect(table[table.length - 1]).toMatchObject({ protocol: 'ANY', srcNetwork: '', dstNetwork: '', dstPortRange: null });
     // Deterministic byte for byte.
-    const again = await (await post('/v1/compile', { snapshot: example.snapshot, format: 'ir' })).text();
+    const again = await (await post('/v1/compile', { snapshot: example.snapshot, format: 'ir-flat' })).text();
     expect(again).toBe(JSON.stringify(body));
   });
 

@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildCluster } from '../../core/cluster.js';
 import { compile } from '../../core/compile/compile.js';
-import { DATAPLANES } from '../../core/render/index.js';
+import { compileSets } from '../../core/sets/compile.js';
+import { DATAPLANES, renderFormat } from '../../core/render/index.js';
 import { RenderLimitError } from '../../core/render/vpp-session.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { checkedFlows, flowArb, snapshotArb } from '../support/random-snapshot.js';
@@ -23,18 +24,19 @@ describe('renderers equal the verdict engine', () => {
         if (!parsed.ok) throw new Error('invalid generated snapshot');
         const cluster = buildCluster(parsed.snapshot);
         const { ir } = compile(cluster);
+        const sets = compileSets(cluster).ir;
         // Rendering twice and comparing bytes is costly on multi-MB outputs: every 20th snapshot.
         const checkDeterminism = run++ % 20 === 0;
         const rendered = Object.entries(DATAPLANES).flatMap(([format, dp]) => {
           let out;
           try {
-            out = dp.render(ir);
+            out = renderFormat(dp, () => sets, () => ir);
           } catch (e) {
             // A documented refusal (vpp-session's per-node rule limit), not a wrong answer.
             if (e instanceof RenderLimitError) return (refused++, []);
             throw e;
           }
-          if (checkDeterminism) expect(JSON.stringify(dp.render(ir)), `${format} is deterministic`).toBe(JSON.stringify(out));
+          if (checkDeterminism) expect(JSON.stringify(renderFormat(dp, () => sets, () => ir)), `${format} is deterministic`).toBe(JSON.stringify(out));
           return [{ format, out, sim: dp.simulator(out) }];
         });
         for (const f of checkedFlows(cluster, ir, flows)) {

@@ -1,19 +1,33 @@
-// `netpolc compile`: per-node rule tables, as IR or rendered for a dataplane.
+// `netpolc compile`: the set form (ir), flat tables (ir-flat) or a rendered dataplane format.
 import { nodeSha256Hex } from '../../node-sha256.js';
 import { parseArgs } from 'node:util';
 import { compile } from '../../../core/compile/compile.js';
-import { DATAPLANES } from '../../../core/render/index.js';
+import { DATAPLANES, renderFormat } from '../../../core/render/index.js';
+import { compileSets } from '../../../core/sets/compile.js';
 import { loadCluster, readSources } from '../input.js';
 import { UsageError, type Io } from '../io.js';
+
+const FORMATS = ['ir', 'ir-flat', ...Object.keys(DATAPLANES)];
 
 export function commandCompile(args: string[], io: Io): number {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { format: { type: 'string', default: 'ir' }, node: { type: 'string', multiple: true }, output: { type: 'string' } } });
   const format = values.format!;
-  if (format !== 'ir' && !DATAPLANES[format]) throw new UsageError(`--format must be one of ir, ${Object.keys(DATAPLANES).join(', ')}`);
+  if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
   const cluster = loadCluster(readSources(positionals, io.stdin), io.err);
-  const { ir, stats } = compile(cluster, { ...(values.node ? { nodes: values.node } : {}), sha256Hex: nodeSha256Hex });
-  io.err(`compiled ${stats.pods} pods into ${stats.tables} tables (${stats.rules} rules) on ${Object.keys(ir.nodes).length} node(s)`);
-  const nodes = format === 'ir' ? ir.nodes : DATAPLANES[format]!.render(ir);
+  const opts = { ...(values.node ? { nodes: values.node } : {}), sha256Hex: nodeSha256Hex };
+  if (format === 'ir') {
+    const { ir, stats } = compileSets(cluster, opts);
+    io.err(`compiled ${stats.pods} pods into ${stats.tables} tables (${stats.rules} rules) over ${stats.sets} sets on ${Object.keys(ir.nodes).length} node(s)`);
+    io.out(JSON.stringify(ir, null, 2));
+    return 0;
+  }
+  const flat = () => {
+    const { ir, stats } = compile(cluster, opts);
+    io.err(`compiled ${stats.pods} pods into ${stats.tables} tables (${stats.rules} flat rules) on ${Object.keys(ir.nodes).length} node(s)`);
+    return ir;
+  };
+  const sets = () => compileSets(cluster, opts).ir;
+  const nodes = format === 'ir-flat' ? flat().nodes : renderFormat(DATAPLANES[format]!, sets, flat);
   // A single node of a text format is printed as is, ready for `nft -f -` or `iptables-restore`.
   const only = Object.values(nodes);
   if (only.length === 1 && typeof only[0] === 'string' && values.output !== 'json') io.out(only[0]);
