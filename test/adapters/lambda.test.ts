@@ -67,6 +67,16 @@ describe('Lambda handler (API Gateway v2 events)', () => {
     expectExampleVerdicts(json(res));
   });
 
+  it('compiles the set form byte for byte as the CLI and the Node server do (examples/compiled-ir.json)', async () => {
+    const handler = await loadHandler();
+    const cluster = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'cluster.json'), 'utf8');
+    const res = await handler(httpApiEvent('POST', '/v1/compile', { body: `{"snapshot":${cluster}}`, contentType: 'application/json' }));
+    expect(res.statusCode).toBe(200);
+    const { version, sets, tables, nodes } = json(res);
+    const expected = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'compiled-ir.json'), 'utf8');
+    expect(JSON.stringify({ version, sets, tables, nodes })).toBe(JSON.stringify(JSON.parse(expected)));
+  });
+
   it('decodes a base64-encoded body (isBase64Encoded: true)', async () => {
     const handler = await loadHandler();
     const res = await handler(httpApiEvent('POST', '/v1/verdicts', { body: exampleText, contentType: 'application/json', base64: true }));

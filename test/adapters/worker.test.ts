@@ -108,6 +108,15 @@ describe.skipIf(unavailable !== null)('Cloudflare Worker under workerd', () => {
     expectExampleVerdicts((await res.json()) as { verdicts: any[]; warnings: string[] });
   });
 
+  it('compiles the set form byte for byte as the CLI and the Node server do (examples/compiled-ir.json)', async () => {
+    const cluster = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'cluster.json'), 'utf8');
+    const res = await call('/v1/compile', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"snapshot":${cluster}}` });
+    expect(res.status).toBe(200);
+    const { version, sets, tables, nodes } = (await res.json()) as Record<string, unknown>;
+    const expected = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'compiled-ir.json'), 'utf8');
+    expect(JSON.stringify({ version, sets, tables, nodes })).toBe(JSON.stringify(JSON.parse(expected)));
+  });
+
   it('serves /openapi.json', async () => {
     const res = await call('/openapi.json');
     expect(res.status).toBe(200);
