@@ -16,7 +16,7 @@
 //                        runs without the full compile: parse figures, a compile sample, the naive baseline)
 //   --heap-mb N          --max-old-space-size of the children (default 12288)
 //   --report             re-print the report of bench/results/latest.json without running anything
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -57,6 +57,21 @@ interface Quantiles {
   readonly median: number;
   readonly p99: number;
   readonly max: number;
+}
+
+/** The set form (format ir): core/sets/compile.ts stats plus sizes. */
+interface SetFigures {
+  readonly pods: number;
+  readonly groups: number;
+  readonly tables: number;
+  readonly rules: number;
+  readonly sets: number;
+  readonly members: number;
+  /** JSON.stringify(ir).length: every set and table once, every node's manifest. */
+  readonly bytes: number;
+  readonly maxRulesPerTable: number;
+  /** Per node with pods: its manifest plus the sets and tables it needs, as JSON bytes. */
+  readonly nodeBytes: Quantiles;
 }
 
 interface IrFigures {
@@ -105,6 +120,7 @@ interface SizeResult {
   jsonBytes?: number;
   phases: Record<string, Phase>;
   ir?: IrFigures;
+  sets?: SetFigures;
   naive?: NaiveFigures;
   naiveExpanded?: NaiveFigures;
   /** compile(cluster, {nodes: sample}) on a few nodes, extrapolated to all nodes hosting pods. */
@@ -158,6 +174,7 @@ async function child(size: Size, opts: { repeat: number; profile: boolean; naive
   const { parseSnapshot } = await import('../schemas/snapshot.js');
   const { buildCluster } = await import('../core/cluster.js');
   const { compile } = await import('../core/compile/compile.js');
+  const { compileSets } = await import('../core/sets/compile.js');
   const { nodeSha256Hex } = await import('../functions/node-sha256.js');
   const { naiveCounts, naiveRulesOf, naiveIrJson, isSubject } = await import('./naive.js');
 
@@ -235,7 +252,22 @@ async function child(size: Size, opts: { repeat: number; profile: boolean; naive
   }
 
   let podsOnNode: (name: string) => number = () => 0;
-  if (opts.compile) podsOnNode = await compileAndMeasure();
+  if (opts.compile) {
+    // The set form (format ir): tiered tables over shared sets, each once for the whole cluster.
+    const sets = time('compileSets', () => compileSets(cluster, { sha256Hex: nodeSha256Hex }), opts.repeat);
+    const perNodeBytes: number[] = [];
+    for (const node of Object.values(sets.ir.nodes)) {
+      let b = JSON.stringify(node).length;
+      for (const id of node.sets) b += JSON.stringify(sets.ir.sets[id]).length;
+      for (const id of node.tables) b += JSON.stringify(sets.ir.tables[id]).length;
+      if (Object.keys(node.pods).length > 0) perNodeBytes.push(b);
+    }
+    const tableRules = Object.values(sets.ir.tables).map((t) => t.admin.length + t.networkPolicy.rules.length + t.baseline.length);
+    const setFigures: SetFigures = { ...sets.stats, bytes: JSON.stringify(sets.ir).length, maxRulesPerTable: Math.max(0, ...tableRules), nodeBytes: quantiles(perNodeBytes) };
+    emit('sets', setFigures);
+    gcNow();
+    podsOnNode = await compileAndMeasure();
+  }
   else podsOnNode = (name) => subjectsOn.get(name) ?? 0;
 
   async function compileAndMeasure(): Promise<(name: string) => number> {
@@ -506,6 +538,7 @@ function runSize(size: Size, args: { repeat: number; profile: boolean; naive: bo
         case 'objects': result.objects = value as number; break;
         case 'jsonBytes': result.jsonBytes = value as number; break;
         case 'warnings': result.warnings = value as string[]; break;
+        case 'sets': result.sets = value as SetFigures; process.stderr.write(`  [${size}] set form: ${JSON.stringify(value)}\n`); break;
         case 'ir': result.ir = value as IrFigures; process.stderr.write(`  [${size}] IR: ${JSON.stringify(value)}\n`); break;
         case 'naive': result.naive = value as NaiveFigures; process.stderr.write(`  [${size}] naive: ${JSON.stringify(value)}\n`); break;
         case 'naiveExpanded': result.naiveExpanded = value as NaiveFigures; process.stderr.write(`  [${size}] naive (per port): ${JSON.stringify(value)}\n`); break;
@@ -585,7 +618,15 @@ function table(results: readonly SizeResult[]): string {
     ['JSON.parse ms (floor)', (r) => fmtMs(r.phases.jsonParse?.ms)],
     ['parseSnapshot ms', (r) => fmtMs(r.phases.parseSnapshot?.ms)],
     ['buildCluster ms', (r) => fmtMs(r.phases.buildCluster?.ms)],
-    ['compile ms wall', (r) => (r.phases.compile ? fmtMs(r.phases.compile.ms) : r.compileSkipped ? 'not run' : r.status === 'timeout' ? `> ${r.reason?.match(/\d+ min/)?.[0] ?? '?'}` : '—')],
+    ['set form: compile ms wall', (r) => fmtMs(r.phases.compileSets?.ms)],
+    ['set form: peak heap in compile MB', (r) => fmtMb(r.gc?.compileSets?.peakUsedMb)],
+    ['set form: tables / rules / max per table', (r) => (r.sets ? `${fmtInt(r.sets.tables)} / ${fmtInt(r.sets.rules)} / ${r.sets.maxRulesPerTable}` : '—')],
+    ['set form: sets / members', (r) => (r.sets ? `${fmtInt(r.sets.sets)} / ${fmtInt(r.sets.members)}` : '—')],
+    ['set form: JSON (ir)', (r) => fmtBytes(r.sets?.bytes)],
+    ['set form: per node med/p99/max bytes', (r) => fmtQ(r.sets?.nodeBytes)],
+    ['RATIO ir-flat / ir bytes', (r) => fmtRatio(ratio(r.ir?.bytes, r.sets?.bytes))],
+    ['RATIO set form compile / JSON.parse', (r) => fmtRatio(ratio(r.phases.compileSets?.ms, r.phases.jsonParse?.ms))],
+    ['flat (ir-flat): compile ms wall', (r) => (r.phases.compile ? fmtMs(r.phases.compile.ms) : r.compileSkipped ? 'not run' : r.status === 'timeout' ? `> ${r.reason?.match(/\d+ min/)?.[0] ?? '?'}` : '—')],
     ['compile ms cpu', (r) => fmtMs(r.phases.compile?.cpuMs)],
     ['compile sample: per node', (r) => (r.compileSample ? `${fmtDur(r.compileSample.msPerNode)} (${r.compileSample.nodes.length} nodes)` : '—')],
     ['  × nodes with pods (upper bound)', (r) => (r.compileSample ? `~${fmtDur(r.compileSample.extrapolatedMs)} (×${r.compileSample.hostingNodes})` : '—')],
@@ -638,7 +679,9 @@ function growth(results: readonly SizeResult[]): string {
     ['JSON.parse', (r) => r.phases.jsonParse?.ms],
     ['parseSnapshot', (r) => r.phases.parseSnapshot?.ms],
     ['buildCluster', (r) => r.phases.buildCluster?.ms],
-    ['compile', (r) => r.phases.compile?.ms],
+    ['compile (set form)', (r) => r.phases.compileSets?.ms],
+    ['set form JSON bytes', (r) => r.sets?.bytes],
+    ['compile (flat)', (r) => r.phases.compile?.ms],
     ['compile (sample-extrapolated)', (r) => r.compileSample?.extrapolatedMs],
     ['peak heap in compile', (r) => r.gc?.compile?.peakUsedMb],
     ['distinct tables', (r) => r.ir?.distinctTables],
@@ -733,6 +776,13 @@ async function parent(argv: string[]): Promise<void> {
   }
 
   report(results, micro);
+
+  // The request path over HTTP, each size against JSON.parse of its own request body.
+  if (!flag('--no-http')) {
+    console.log(`\n[http] POST /v1/compile and PUT …/snapshots through the real server on loopback (bench/request-path.ts ${sizes.join(' ')})…`);
+    const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'request-path.ts'), ...sizes], { cwd: ROOT, stdio: 'inherit' });
+    if (r.status !== 0) process.exitCode = 1;
+  }
 
   mkdirSync(RESULTS, { recursive: true });
   const file = join(RESULTS, 'latest.json');

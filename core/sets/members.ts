@@ -16,12 +16,50 @@ export interface AddressMembers {
   readonly v6: readonly string[];
 }
 
-/** The pod's addresses that resolve to it (not to a node or an earlier pod sharing them). */
-function ownedAddresses(cluster: Cluster, pod: PodInfo): IpAddr[] {
-  return pod.ips.filter((ip) => {
-    const o = cluster.ipOwners.get(ipKey(ip));
-    return o?.kind === 'pod' && o.pod === pod;
-  });
+/** An address a pod owns, with its host prefix printed once (it recurs in every set the pod is in). */
+interface Owned {
+  readonly ip: IpAddr;
+  readonly text: string;
+  readonly host: string;
+}
+
+/**
+ * Per compile: each pod's addresses that resolve to it (not to a node or an earlier pod sharing
+ * them), looked up and printed once however many sets hold the pod.
+ */
+export class OwnedAddresses {
+  private readonly byPod: (readonly Owned[] | undefined)[] = [];
+
+  constructor(private readonly cluster: Cluster) {}
+
+  of(pod: PodInfo): readonly Owned[] {
+    let list = this.byPod[pod.idx];
+    if (list === undefined) {
+      const out: Owned[] = [];
+      for (const ip of pod.ips) {
+        const o = this.cluster.ipOwners.get(ipKey(ip));
+        if (o?.kind !== 'pod' || o.pod !== pod) continue;
+        const text = formatIp(ip.family, ip.value);
+        out.push({ ip, text, host: `${text}/${ip.family === 4 ? 32 : 128}` });
+      }
+      this.byPod[pod.idx] = list = out;
+    }
+    return list;
+  }
+}
+
+/** Pod addresses as merged CIDR blocks: runs of consecutive addresses become ranges, single ones their host prefix. */
+function podCidrs(family: Family, owned: Owned[]): string[] {
+  owned.sort((a, b) => (a.ip.value < b.ip.value ? -1 : a.ip.value > b.ip.value ? 1 : 0));
+  const out: string[] = [];
+  for (let i = 0; i < owned.length; ) {
+    let j = i;
+    while (j + 1 < owned.length && owned[j + 1]!.ip.value <= owned[j]!.ip.value + 1n) j++;
+    if (j === i || owned[j]!.ip.value === owned[i]!.ip.value) out.push(owned[i]!.host);
+    else for (const c of rangeToCidrs({ family, lo: owned[i]!.ip.value, hi: owned[j]!.ip.value })) out.push(c);
+    i = j + 1;
+  }
+  return out;
 }
 
 /** Pods (never host-network ones, never pods without addresses) whose owned addresses a peer may hold. */
@@ -44,9 +82,14 @@ function cidrsOf(family: Family, ranges: readonly Interval[]): string[] {
 }
 
 /** The addresses a (non-any) peer matches, for a subject (relative namespace forms need it). */
-export function addressMembers(cluster: Cluster, peer: Peer, subject: PodInfo): AddressMembers {
+export function addressMembers(cluster: Cluster, owned: OwnedAddresses, peer: Peer, subject: PodInfo): AddressMembers {
   const ranges: Record<Family, Interval[]> = { 4: [], 6: [] };
   switch (peer.type) {
+    case 'pods': {
+      const byFamily: Record<Family, Owned[]> = { 4: [], 6: [] };
+      for (const pod of candidatePods(cluster, peer, subject)) for (const o of owned.of(pod)) byFamily[o.ip.family].push(o);
+      return { v4: podCidrs(4, byFamily[4]), v6: podCidrs(6, byFamily[6]) };
+    }
     case 'cidrs':
       // "ipBlock … except: a slice of CIDRs that should not be included within an IPBlock".
       for (const family of [4, 6] as const) {
@@ -63,9 +106,6 @@ export function addressMembers(cluster: Cluster, peer: Peer, subject: PodInfo): 
         }
       }
       break;
-    case 'pods':
-      for (const pod of candidatePods(cluster, peer, subject)) for (const ip of ownedAddresses(cluster, pod)) ranges[ip.family].push({ lo: ip.value, hi: ip.value });
-      break;
     case 'any':
     case 'none':
       break;
@@ -77,14 +117,13 @@ export function addressMembers(cluster: Cluster, peer: Peer, subject: PodInfo): 
  * Egress named ports "resolve on the destination pod": the elements (address, protocol, port)
  * of every pod the peer matches that names the port (with the rule's protocol, when it has one).
  */
-export function portElements(cluster: Cluster, peer: Peer, m: Extract<PortMatch, { type: 'named' }>, subject: PodInfo): PortElement[] {
+export function portElements(cluster: Cluster, owned: OwnedAddresses, peer: Peer, m: Extract<PortMatch, { type: 'named' }>, subject: PodInfo): PortElement[] {
   const keyed: { family: Family; value: bigint; element: PortElement }[] = [];
   for (const pod of candidatePods(cluster, peer, subject)) {
     const named = pod.namedPorts.filter((np) => np.name === m.name && (m.protocol === null || m.protocol === np.protocol));
     if (named.length === 0) continue;
-    for (const ip of ownedAddresses(cluster, pod)) {
+    for (const { ip, text } of owned.of(pod)) {
       if (peer.type === 'cidrs' && !(peer.ranges.some((r) => rangeContains(r, ip)) && !peer.except.some((r) => rangeContains(r, ip)))) continue;
-      const text = formatIp(ip.family, ip.value);
       for (const np of named) keyed.push({ family: ip.family, value: ip.value, element: [text, np.protocol, np.port] });
     }
   }

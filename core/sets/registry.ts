@@ -6,7 +6,7 @@ import { isRelativePeer, peerKey, type Peer, type PortMatch } from '../policy/mo
 import type { PodInfo } from '../snapshot/cluster.js';
 import type { IrSet, SetDefinition, SetId } from './ir.js';
 import { namedPortDefinition, peerDefinition } from './definitions.js';
-import { addressMembers, portElements } from './members.js';
+import { addressMembers, OwnedAddresses, portElements } from './members.js';
 
 /** `prefix` + 16 hex digits of the SHA-256 of text: the ids of this form. */
 export const contentId = (prefix: string, text: string, sha256Hex: Sha256Hex): string => `${prefix}${sha256Hex(text).slice(0, 16)}`;
@@ -18,11 +18,14 @@ export class SetRegistry {
   // definition is written and hashed once.
   private readonly idOfPeer = new Map<string, SetId>();
   private readonly peerKeys = new WeakMap<Peer, string>();
+  private readonly owned: OwnedAddresses;
 
   constructor(
     private readonly cluster: Cluster,
     private readonly sha256Hex: Sha256Hex = portableSha256Hex,
-  ) {}
+  ) {
+    this.owned = new OwnedAddresses(cluster);
+  }
 
   private idOf(definition: SetDefinition): { id: SetId; known: boolean } {
     const id = contentId('s', JSON.stringify(definition), this.sha256Hex);
@@ -44,7 +47,7 @@ export class SetRegistry {
     const definition = peerDefinition(this.cluster, peer, subject)!;
     const { id, known } = this.idOf(definition);
     if (!known) {
-      const { v4, v6 } = addressMembers(this.cluster, peer, subject);
+      const { v4, v6 } = addressMembers(this.cluster, this.owned, peer, subject);
       this.sets.set(id, { kind: 'addresses', definition, v4, v6, hash: contentId('m', JSON.stringify([v4, v6]), this.sha256Hex) });
     }
     this.idOfPeer.set(key, id);
@@ -59,7 +62,7 @@ export class SetRegistry {
     const definition = namedPortDefinition(peerDefinition(this.cluster, peer, subject), m);
     const { id, known } = this.idOf(definition);
     if (!known) {
-      const elements = portElements(this.cluster, peer, m, subject);
+      const elements = portElements(this.cluster, this.owned, peer, m, subject);
       this.sets.set(id, { kind: 'ports', definition, elements, hash: contentId('m', JSON.stringify(elements), this.sha256Hex) });
     }
     this.idOfPeer.set(key, id);

@@ -1,0 +1,96 @@
+// The request path end to end, as a client sees it: the real server (`npm start`'s entry,
+// functions/adapters/node.ts) in its own process on loopback, and in this process JSON.parse of
+// the very bytes sent, so each figure is a ratio measured in one run.
+//
+//   node --import tsx bench/request-path.ts [S] [M] [L] [--store embedded|memory] [--heap-mb N]
+//
+// Per size: POST /v1/compile (format ir, the set form) three times, median wall time and
+// response bytes; then PUT /v1/clusters/bench/snapshots/1 (request → stored version, 201) on the
+// chosen store. The server runs with --max-old-space-size=N (default 1536): a size that needs
+// more heap fails here instead of passing unmeasured. Peak RSS is the server's VmHWM.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GENERATORS, type SizeName as Size } from './generate.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const argv = process.argv.slice(2);
+const opt = (name: string, dflt: string) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1]! : dflt;
+};
+const sizes = argv.filter((a): a is Size => a === 'S' || a === 'M' || a === 'L');
+const store = opt('--store', 'embedded');
+const heapMb = Number(opt('--heap-mb', '1536'));
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+async function startServer(port: number, dataDir: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, '--import', 'tsx', join(ROOT, 'functions', 'adapters', 'node.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', STORE: store, DATA_DIR: dataDir, MAX_BODY_BYTES: String(512 * 1024 * 1024) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => (d.toString().includes('listening') ? resolve() : undefined));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  return child;
+}
+
+function peakRssMb(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+async function timed(url: string, init: RequestInit): Promise<{ ms: number; status: number; bytes: number }> {
+  const t = performance.now();
+  const res = await fetch(url, init);
+  const body = await res.arrayBuffer();
+  return { ms: performance.now() - t, status: res.status, bytes: body.byteLength };
+}
+
+const rows: Record<string, unknown>[] = [];
+for (const [i, size] of sizes.entries()) {
+  const list = GENERATORS[size]();
+  const snapshotText = JSON.stringify(list);
+  const compileBody = `{"snapshot":${snapshotText}}`;
+  const parse: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    const t = performance.now();
+    JSON.parse(compileBody);
+    parse.push(performance.now() - t);
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'netpolc-bench-'));
+  const port = 18787 + i;
+  const server = await startServer(port, dataDir);
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    const compiles: { ms: number; status: number; bytes: number }[] = [];
+    for (let r = 0; r < 3; r++) compiles.push(await timed(`${base}/v1/compile`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: compileBody }));
+    if (compiles.some((c) => c.status !== 200)) throw new Error(`${size}: /v1/compile answered ${compiles.map((c) => c.status).join(', ')}`);
+    const put = await timed(`${base}/v1/clusters/bench/snapshots/1`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: snapshotText });
+    if (put.status !== 201) throw new Error(`${size}: PUT answered ${put.status}`);
+    const compileMs = median(compiles.map((c) => c.ms));
+    const parseMs = median(parse);
+    rows.push({
+      size,
+      requestMiB: +(Buffer.byteLength(compileBody) / 2 ** 20).toFixed(1),
+      jsonParseMs: Math.round(parseMs),
+      compileMs: Math.round(compileMs),
+      compileOverParse: +(compileMs / parseMs).toFixed(1),
+      responseMiB: +(compiles[0]!.bytes / 2 ** 20).toFixed(2),
+      putStoredMs: Math.round(put.ms),
+      serverPeakRssMb: Math.round(peakRssMb(server.pid!)),
+      heapLimitMb: heapMb,
+      store,
+    });
+    console.log(JSON.stringify(rows[rows.length - 1]));
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+console.table(rows);
