@@ -27,11 +27,19 @@ export function familyOfText(text: string): Family | null {
   return null;
 }
 
+// Snapshots name each address twice or more (validation, then the cluster index, then rules):
+// ip-num's parse is the dominant cost of reading them, so answers are kept, bounded.
+const ipCache = new Map<string, IpAddr | null>();
+const IP_CACHE_MAX = 200_000;
+
 export function parseIp(text: string): IpAddr | null {
+  const hit = ipCache.get(text);
+  if (hit !== undefined) return hit;
   const family = familyOfText(text);
-  if (family === 4) return { family, value: IPv4.fromDecimalDottedString(text).getValue() };
-  if (family === 6) return { family, value: IPv6.fromString(text).getValue() };
-  return null;
+  const ip: IpAddr | null = family === 4 ? { family, value: IPv4.fromDecimalDottedString(text).getValue() } : family === 6 ? { family, value: IPv6.fromString(text).getValue() } : null;
+  if (ipCache.size >= IP_CACHE_MAX) ipCache.clear();
+  ipCache.set(text, ip);
+  return ip;
 }
 
 /**
