@@ -56,6 +56,9 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}): { i
     return id;
   };
 
+  const setsByTable = new Map<RuleTableId, SetId[]>();
+  const setsOfTable = (id: RuleTableId): SetId[] => setsByTable.get(id) ?? setsByTable.set(id, setsOf(tables.get(id)!)).get(id)!;
+
   const nodeNames = [...new Set([...cluster.nodes.map((n) => n.name), ...cluster.pods.flatMap((p) => (p.nodeName ? [p.nodeName] : []))])].sort();
   const podsOn = new Map<string, Cluster['pods'][number][]>();
   for (const pod of cluster.pods) if (pod.nodeName !== null) (podsOn.get(pod.nodeName) ?? podsOn.set(pod.nodeName, []).get(pod.nodeName)!).push(pod);
@@ -76,7 +79,7 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}): { i
       pods.push([pod.key, { ips: pod.ips.map((ip) => formatIp(ip.family, ip.value)), ingress, egress }]);
     }
     const nodeSets = new Set<SetId>();
-    for (const id of nodeTables) for (const s of setsOf(tables.get(id)!)) nodeSets.add(s);
+    for (const id of nodeTables) for (const s of setsOfTable(id)) nodeSets.add(s);
     for (const s of nodeSets) usedSets.add(s);
     for (const t of nodeTables) usedTables.add(t);
     podCount += pods.length;
