@@ -4,7 +4,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { API_LIMITS } from '../schemas/api/verdicts.js';
 import { ApiError } from './errors.js';
-import type { SnapshotStore } from '../infra/store/types.js';
+import { StoreCorruptionError, type SnapshotStore } from '../infra/store/types.js';
 import type { Sha256Hex } from '../core/compile/table-id.js';
 import { closedAccess, requireToken, type AccessPolicy } from './access/check.js';
 import { askRoutes } from './routes/ask.js';
@@ -16,6 +16,9 @@ import { matrixRoutes } from './routes/matrix.js';
 import { verdictRoutes } from './routes/verdicts.js';
 import { storedClusters } from './stored-cluster.js';
 import { changeReviewRoutes } from './routes/change-review.js';
+import { accessLog, type AccessLine } from './ops/access-log.js';
+import { opsRoutes } from './ops/health.js';
+import { Metrics } from './ops/metrics.js';
 
 export interface AppDeps {
   readonly maxBodyBytes?: number;
@@ -30,12 +33,18 @@ export interface AppDeps {
   readonly access?: AccessPolicy;
   /** Where unexpected errors are reported (console by default). */
   readonly logError?: (e: unknown) => void;
+  /** Where the access log goes, one line per request (none by default; the entry adapters log to stdout). */
+  readonly logAccess?: ((line: AccessLine) => void) | null;
+  /** Request, compile, publish and store-error figures served at /metrics (a fresh set by default). */
+  readonly metrics?: Metrics;
 }
 
 export function createApp(deps: AppDeps = {}): OpenAPIHono {
   const app = new OpenAPIHono();
   const maxBodyBytes = deps.maxBodyBytes ?? API_LIMITS.maxBodyBytes;
   const logError = deps.logError ?? ((e: unknown) => console.error(e));
+  const metrics = deps.metrics ?? new Metrics();
+  app.use('*', accessLog(metrics, deps.logAccess ?? null));
 
   app.use(
     '/v1/*',
@@ -54,7 +63,8 @@ export function createApp(deps: AppDeps = {}): OpenAPIHono {
 
   verdictRoutes(app);
   matrixRoutes(app);
-  compileRoutes(app, deps.sha256Hex);
+  opsRoutes(app, deps.store, metrics);
+  compileRoutes(app, deps.sha256Hex, metrics);
   changeReviewRoutes(app, deps.sha256Hex);
   askRoutes(app, access, load);
   clusterRoutes(app, deps.store, access, deps.sha256Hex);
@@ -65,6 +75,7 @@ export function createApp(deps: AppDeps = {}): OpenAPIHono {
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json(err.toJSON(), err.status, err.more.headers ?? {});
     // Anything else is our bug, not the client's input: log it, answer without internals.
+    if (err instanceof StoreCorruptionError) metrics.storeErrors.inc({ kind: err.name });
     logError(err);
     return c.json(new ApiError('internal', 'internal error; this is a bug in netpolc, please report it').toJSON(), 500);
   });

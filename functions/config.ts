@@ -3,6 +3,7 @@
 //   MAX_BODY_BYTES            request body limit (default 64 MiB)
 //   NETPOLC_TOKENS            access tokens for /v1/clusters/*, as hashes with scopes (functions/access/tokens.ts)
 //   NETPOLC_ALLOW_ANONYMOUS   true: a Worker or Lambda without tokens serves stored clusters to anyone
+//   ACCESS_LOG                true (default): one JSON line per request on stdout; false: none
 import type { AppDeps } from './app.js';
 import type { AccessPolicy } from './access/check.js';
 import { parseTokens } from './access/tokens.js';
@@ -44,5 +45,7 @@ export function accessFromEnv(env: EnvSource, platform: Platform): AccessPolicy 
 }
 
 export function depsFromEnv(env: EnvSource, platform: Platform): AppDeps {
-  return { maxBodyBytes: positiveInteger('MAX_BODY_BYTES', env.MAX_BODY_BYTES), access: accessFromEnv(env, platform) };
+  // stdout is where each platform collects logs (journald, CloudWatch, Workers Logs).
+  const logAccess = text(env.ACCESS_LOG) === undefined || flag('ACCESS_LOG', env.ACCESS_LOG) ? (line: unknown) => console.log(JSON.stringify(line)) : null;
+  return { maxBodyBytes: positiveInteger('MAX_BODY_BYTES', env.MAX_BODY_BYTES), access: accessFromEnv(env, platform), logAccess };
 }

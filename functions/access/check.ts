@@ -56,15 +56,20 @@ export async function authenticate(policy: AccessPolicy, authorization: string |
 }
 
 /** Throws the 401/403/503 ApiError unless the request's token (or the policy) allows `need`. */
-export async function authorize(policy: AccessPolicy, authorization: string | undefined, need: Need): Promise<void> {
+export async function authorize(policy: AccessPolicy, authorization: string | undefined, need: Need): Promise<readonly Grant[] | 'anonymous'> {
   const grants = await authenticate(policy, authorization, describeNeed(need));
   if (grants !== 'anonymous' && !grants.some((g) => grantAllows(g, need))) throw new ApiError('forbidden', `the token's scope does not allow to ${describeNeed(need)}`);
+  return grants;
 }
+
+/** The grants as the access log names them (the token itself is never logged). */
+const scopeText = (grants: readonly Grant[] | 'anonymous'): string =>
+  grants === 'anonymous' ? 'anonymous' : grants.map((g) => `${g.access}:cluster=${g.cluster}${g.node ? `,node=${g.node}` : ''}`).join(' ');
 
 /** Route middleware: checks before the handler reads the body, with the route's own (decoded) parameters. */
 export function requireAccess(policy: AccessPolicy, needOf: (c: Context) => Need): MiddlewareHandler {
   return async (c, next) => {
-    await authorize(policy, c.req.header('authorization'), needOf(c));
+    c.set('tokenScope', scopeText(await authorize(policy, c.req.header('authorization'), needOf(c))));
     await next();
   };
 }
@@ -72,7 +77,7 @@ export function requireAccess(policy: AccessPolicy, needOf: (c: Context) => Need
 /** For every path under a prefix: a valid token of any scope (401 otherwise), so unknown routes answer nobody anonymous. */
 export function requireToken(policy: AccessPolicy): MiddlewareHandler {
   return async (c, next) => {
-    await authenticate(policy, c.req.header('authorization'));
+    c.set('tokenScope', scopeText(await authenticate(policy, c.req.header('authorization'))));
     await next();
   };
 }

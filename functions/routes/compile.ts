@@ -10,8 +10,9 @@ import { RenderLimitError } from '../../core/render/vpp-session.js';
 import { ApiError, invalid } from '../errors.js';
 import { clusterFrom, readRequest } from '../request.js';
 import { errorResponses, jsonBody } from './openapi-helpers.js';
+import type { Metrics } from '../ops/metrics.js';
 
-export function compileRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
+export function compileRoutes(app: OpenAPIHono, sha256Hex: Sha256Hex | undefined, metrics: Metrics): void {
   app.openAPIRegistry.registerPath({
     method: 'post',
     path: '/v1/compile',
@@ -26,14 +27,20 @@ export function compileRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
     const req = await readRequest(c, CompileRequestSchema);
     const cluster = clusterFrom(req.snapshot);
     const opts = { ...(req.nodes ? { nodes: req.nodes } : {}), ...(sha256Hex ? { sha256Hex } : {}) };
+    const timedCompile = <T>(form: 'ir' | 'ir-flat', run: () => T): T => {
+      const started = performance.now();
+      const out = run();
+      metrics.compile.observe((performance.now() - started) / 1000, { form });
+      return out;
+    };
     if (req.format === 'ir') {
-      const { ir, stats } = compileSets(cluster, opts);
+      const { ir, stats } = timedCompile('ir', () => compileSets(cluster, opts));
       return c.json({ format: req.format, ...ir, stats, warnings: cluster.warnings });
     }
     // Flat tables are derived only when asked for (or for a format that reads them).
     let stats: Record<string, number> = {};
     const flatIr = () => {
-      const out = compile(cluster, opts);
+      const out = timedCompile('ir-flat', () => compile(cluster, opts));
       stats = { ...out.stats };
       return out.ir;
     };
@@ -44,7 +51,7 @@ export function compileRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
     const dataplane = DATAPLANES[req.format];
     if (!dataplane) throw new ApiError('invalid', `format "${req.format}" is not available in this build`);
     const setIr = () => {
-      const out = compileSets(cluster, opts);
+      const out = timedCompile('ir', () => compileSets(cluster, opts));
       stats = { ...out.stats };
       return out.ir;
     };
