@@ -69,7 +69,9 @@ export function groupOf(cluster: Cluster, pod: PodInfo, dir: Direction): Group {
  * costs a cache miss).
  */
 export function groupsByIdentity(cluster: Cluster): (pod: PodInfo, dir: Direction) => Group {
-  const seen = new Map<string, Group>();
+  // One map per direction, keyed by the identity string itself: a concatenated key would be a
+  // new string to flatten and hash on every lookup (~10⁵ pods × 2 directions at L).
+  const seen: Record<Direction, Map<string, Group>> = { ingress: new Map(), egress: new Map() };
   // Encoded once per pod, for both directions.
   const identities = new Map<PodInfo, { egress: string; ingress: string }>();
   return (pod, dir) => {
@@ -78,9 +80,9 @@ export function groupsByIdentity(cluster: Cluster): (pod: PodInfo, dir: Directio
       const egress = `${pod.nsIdx}|${JSON.stringify(pod.labels)}`;
       identities.set(pod, (id = { egress, ingress: `${egress}|${JSON.stringify(pod.namedPorts)}` }));
     }
-    const identity = `${dir}|${id[dir]}`;
-    let group = seen.get(identity);
-    if (!group) seen.set(identity, (group = groupOf(cluster, pod, dir)));
+    const identity = id[dir];
+    let group = seen[dir].get(identity);
+    if (!group) seen[dir].set(identity, (group = groupOf(cluster, pod, dir)));
     return group;
   };
 }
