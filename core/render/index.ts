@@ -15,7 +15,7 @@ export type AnyDataplane = (Dataplane<unknown> & { readonly input?: 'flat' }) | 
 export const DATAPLANES: Record<string, AnyDataplane> = {
   'vpp-acl': vppAcl as Dataplane<unknown>,
   'vpp-session': vppSession as Dataplane<unknown>,
-  nftables: nftables as Dataplane<unknown>,
+  nftables: nftables as SetDataplane<unknown>,
   iptables: iptables as Dataplane<unknown>,
   'openstack-sg': openstackSg as Dataplane<unknown>,
 };

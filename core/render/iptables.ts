@@ -13,7 +13,7 @@
 import type { Ir, IrNode, IrRule, PortRange } from '../compile/ir.js';
 import { parseIp, type Family } from '../net/ip.js';
 import { DISPATCH_CHAINS, iptablesSimulator } from './iptables-sim.js';
-import { familyOf, referencedTables } from './nftables.js';
+import { familyOf, referencedTables } from './flat-tables.js';
 import { renderEachNode, type Dataplane } from './types.js';
 
 export interface IptablesPayloads {

@@ -11,7 +11,9 @@ type Match =
   | { kind: 'ct'; states: readonly string[] }
   | { kind: 'addr'; family: Family; dir: 'saddr' | 'daddr'; ranges: readonly IpRange[] | null; set: string | null }
   | { kind: 'l4proto'; protocols: readonly string[] }
-  | { kind: 'port'; protocol: string | null; dir: 'sport' | 'dport'; lo: number; hi: number }
+  | { kind: 'port'; protocol: string | null; dir: 'sport' | 'dport'; ranges: readonly (readonly [number, number])[] }
+  /** `ip daddr . meta l4proto . th dport @set`: an (address, protocol, port) element lookup. */
+  | { kind: 'concat'; family: Family; dir: 'saddr' | 'daddr'; set: string }
   | { kind: 'icmpv6' };
 
 interface NftRule {
@@ -29,6 +31,8 @@ interface NftChain {
 
 interface NftTable {
   readonly sets: Map<string, IpRange[]>;
+  /** Concatenated address . inet_proto . inet_service sets, as "family:value|protocol|port". */
+  readonly concatSets: Map<string, Set<string>>;
   /** Verdict maps, keyed by "family:value" of the address. */
   readonly maps: Map<string, Map<string, Verdict>>;
   readonly chains: Map<string, NftChain>;
@@ -74,6 +78,14 @@ function parseRule(line: string): NftRule {
       i += 3;
     } else if ((a === 'ip' || a === 'ip6') && (b === 'saddr' || b === 'daddr') && c) {
       const family: Family = a === 'ip' ? 4 : 6;
+      if (c === '.') {
+        const tail = w.slice(i + 3, i + 9).join(' ');
+        const m = /^meta l4proto \. th dport @(\S+)$/.exec(tail);
+        if (!m) throw new Error(`nft: unsupported concatenation in "${line}"`);
+        matches.push({ kind: 'concat', family, dir: b, set: m[1]! });
+        i += 9;
+        continue;
+      }
       if (c === 'vmap') {
         const map = w[i + 3];
         if (!map?.startsWith('@') || i + 4 !== w.length) throw new Error(`nft: unsupported vmap statement "${line}"`);
@@ -86,8 +98,7 @@ function parseRule(line: string): NftRule {
       matches.push({ kind: 'l4proto', protocols: listItems(c) });
       i += 3;
     } else if ((a === 'tcp' || a === 'udp' || a === 'sctp' || a === 'th') && (b === 'sport' || b === 'dport') && c) {
-      const [lo, hi] = parseRange(c);
-      matches.push({ kind: 'port', protocol: a === 'th' ? null : a, dir: b, lo, hi });
+      matches.push({ kind: 'port', protocol: a === 'th' ? null : a, dir: b, ranges: listItems(c).map(parseRange) });
       i += 3;
     } else if (a === 'icmpv6' && b === 'type' && c) {
       matches.push({ kind: 'icmpv6' });
@@ -111,7 +122,7 @@ function rangeOf(text: string, family: Family): IpRange {
 export function parseNftScript(script: string): Map<string, NftTable> {
   const tables = new Map<string, NftTable>();
   const lines = script.split('\n').map((l) => l.replace(/#.*$/, '').trim()).filter(Boolean);
-  const newTable = (): NftTable => ({ sets: new Map(), maps: new Map(), chains: new Map() });
+  const newTable = (): NftTable => ({ sets: new Map(), concatSets: new Map(), maps: new Map(), chains: new Map() });
   let i = 0;
   const next = () => {
     const l = lines[i++];
@@ -141,12 +152,22 @@ export function parseNftScript(script: string): Map<string, NftTable> {
         const name = block[2]!;
         const chain: NftChain = { name, hook: null, policy: 'accept', rules: [] };
         let family: Family | null = null;
+        let concat = false;
         for (let body = next(); body !== '}'; body = next()) {
-          const type = /^type (ipv4_addr|ipv6_addr)( : verdict)?$/.exec(body);
+          const type = /^type (ipv4_addr|ipv6_addr)( : verdict| \. inet_proto \. inet_service)?$/.exec(body);
+          if (kind === 'set' && type?.[2]?.startsWith(' .')) concat = true;
           const base = /^type filter hook (\w+) priority [\w-]+; policy (accept|drop);$/.exec(body);
           if (kind !== 'chain' && type) family = type[1] === 'ipv4_addr' ? 4 : 6;
           else if (kind === 'set' && (body === 'flags interval' || body === 'auto-merge')) continue;
-          else if (kind === 'set' && body.startsWith('elements = {') && family) table.sets.set(name, elements(body).map((e) => rangeOf(e, family!)));
+          else if (kind === 'set' && body.startsWith('elements = {') && family && concat) {
+            const keys = new Set<string>();
+            for (const e of elements(body)) {
+              const [addr, proto, port] = e.split(' . ');
+              if (!addr || !proto || !port || !/^\d+$/.test(port)) throw new Error(`nft: malformed concatenated element "${e}"`);
+              keys.add(`${addrKey({ family, value: rangeOf(addr, family).lo })}|${proto}|${Number(port)}`);
+            }
+            table.concatSets.set(name, keys);
+          } else if (kind === 'set' && body.startsWith('elements = {') && family) table.sets.set(name, elements(body).map((e) => rangeOf(e, family!)));
           else if (kind === 'map' && body.startsWith('elements = {') && family) {
             const entries = new Map<string, Verdict>();
             for (const e of elements(body)) {
@@ -159,7 +180,8 @@ export function parseNftScript(script: string): Map<string, NftTable> {
           else throw new Error(`nft: unsupported ${kind} statement "${body}"`);
         }
         if (kind === 'map' && !table.maps.has(name)) table.maps.set(name, new Map());
-        if (kind === 'set' && !table.sets.has(name)) table.sets.set(name, []);
+        if (kind === 'set' && concat && !table.concatSets.has(name)) table.concatSets.set(name, new Set());
+        else if (kind === 'set' && !concat && !table.sets.has(name)) table.sets.set(name, []);
         if (kind === 'chain') table.chains.set(name, chain);
       }
     } else throw new Error(`nft: unsupported statement "${line}"`);
@@ -184,7 +206,14 @@ function matches(m: Match, p: Packet, table: NftTable): boolean {
       return m.protocols.includes(p.protocol);
     case 'port':
       if (m.dir === 'sport') throw new Error('nft: a source-port match cannot be simulated (a flow has no source port)');
-      return (m.protocol === null || m.protocol === p.protocol) && m.lo <= p.dport && p.dport <= m.hi;
+      return (m.protocol === null || m.protocol === p.protocol) && m.ranges.some(([lo, hi]) => lo <= p.dport && p.dport <= hi);
+    case 'concat': {
+      const addr = m.dir === 'saddr' ? p.src : p.dst;
+      if (addr.family !== m.family) return false;
+      const set = table.concatSets.get(m.set);
+      if (!set) throw new Error(`nft: rule uses undefined set @${m.set}`);
+      return set.has(`${addrKey(addr)}|${p.protocol}|${p.dport}`);
+    }
     case 'icmpv6':
       return false; // flows are TCP, UDP or SCTP
   }

@@ -1,13 +1,21 @@
-// Renders the IR as one `nft -f` script per node: a chain per shared table, named interval
-// sets where consecutive rules differ only in one network, and verdict maps from a local pod's
-// address to its chain. Base chains sit where pod traffic crosses the node: forward (routed
-// pod traffic, both sides) and input (pod → its own node, egress side). Node → pod traffic
-// leaves through output, which is not hooked: "traffic to and from the node where a Pod is
+// Renders the set form as one `nft -f` script per node: every set the node's pods need as
+// named sets (interval sets of addresses; concatenated address . protocol . port sets for
+// egress named ports), one chain per table with a sub-chain per tier, and verdict maps from a
+// local pod's address to its table chain. Base chains sit where pod traffic crosses the node:
+// forward (routed pod traffic, both sides) and input (pod → its own node, egress side). Node →
+// pod traffic leaves through output, which is not hooked, and traffic from the node's own
+// addresses is accepted before the ingress side: "traffic to and from the node where a Pod is
 // running is always allowed".
-import type { Ir, IrNode, IrRule, PortRange } from '../compile/ir.js';
-import { parseCidr, parseIp, type Family } from '../net/ip.js';
+//
+// Tiers: a table's chain is entered by `jump` from a verdict map, so `return` anywhere below
+// it (reached by `goto`, which does not push) goes back to the base chain, where the other
+// side's check still runs; `drop` ends the packet. Allow is `return`, Deny is `drop`, and Pass
+// (KEP-2091: "skip any remaining ANP rules, and then pass execution to any NetworkPolicies")
+// is a `goto` to the next tier's chain.
+import { parseIp, type Family } from '../net/ip.js';
+import type { IrSet, PortSpec, RuleTable, SetIr, SetNode, SetRule } from '../sets/ir.js';
 import { nftablesSimulator } from './nftables-sim.js';
-import { renderEachNode, type Dataplane } from './types.js';
+import { renderEachSetNode, type SetDataplane } from './types.js';
 
 export const NFT_TABLE = 'inet netpolc';
 
@@ -17,97 +25,80 @@ export const POD_MAPS = {
   ingress: { 4: 'pod_ingress_v4', 6: 'pod_ingress_v6' },
 } as const;
 
-// Parsing CIDR text is the renderers' hot spot; tables repeat the same few networks.
-const families = new Map<string, Family>();
+/** The node's own addresses (node-local traffic). */
+const NODE_SETS = { 4: 'node_addresses_v4', 6: 'node_addresses_v6' } as const;
 
-/** The family of an IR network, validated once per distinct text. */
-export function familyOf(cidr: string): Family {
-  let family = families.get(cidr);
-  if (family === undefined) {
-    const range = parseCidr(cidr);
-    if (!range) throw new Error(`IR network "${cidr}" is not a CIDR`);
-    if (families.size > 10_000) families.clear();
-    families.set(cidr, (family = range.family));
+const IP = { 4: 'ip', 6: 'ip6' } as const;
+const ADDR_TYPE = { 4: 'ipv4_addr', 6: 'ipv6_addr' } as const;
+const setName = (id: string, family: Family) => `${id}_v${family}`;
+const NP_CHAIN = (table: string) => `${table}_np`;
+const BASELINE_CHAIN = (table: string) => `${table}_baseline`;
+
+function setBlock(name: string, type: string, interval: boolean, elements: readonly string[]): string {
+  const lines = [`\tset ${name} {`, `\t\ttype ${type}`];
+  if (interval) lines.push('\t\tflags interval');
+  if (elements.length > 0) lines.push(`\t\telements = { ${elements.join(', ')} }`);
+  return [...lines, '\t}'].join('\n');
+}
+
+/** A set as nft sets, one per family; empty ones too, so membership changes never rename anything. */
+function renderSet(id: string, set: IrSet): string[] {
+  if (set.kind === 'addresses') return [setBlock(setName(id, 4), ADDR_TYPE[4], true, set.v4), setBlock(setName(id, 6), ADDR_TYPE[6], true, set.v6)];
+  return ([4, 6] as const).map((family) =>
+    setBlock(
+      setName(id, family),
+      `${ADDR_TYPE[family]} . inet_proto . inet_service`,
+      false,
+      set.elements.filter(([a]) => a.includes(':') === (family === 6)).map(([a, p, n]) => `${a} . ${p.toLowerCase()} . ${n}`),
+    ),
+  );
+}
+
+const portText = (lo: number, hi: number) => (lo === hi ? `${lo}` : `${lo}-${hi}`);
+
+/** The port part of a rule: one match per protocol (OR-ed by writing one rule each). */
+function portMatches(ports: readonly PortSpec[] | null): string[] {
+  if (ports === null) return [''];
+  const byProtocol = new Map<string, string[]>();
+  for (const [p, lo, hi] of ports) (byProtocol.get(p) ?? byProtocol.set(p, []).get(p)!).push(portText(lo, hi));
+  return [...byProtocol].map(([p, list]) => `meta l4proto ${p.toLowerCase()} th dport ${list.length === 1 ? list[0] : `{ ${list.join(', ')} }`}`);
+}
+
+/** nft rules for one set rule: per family of the peer set, per protocol of its ports. */
+function ruleLines(sets: SetIr['sets'], rule: SetRule, peer: 'saddr' | 'daddr', verdict: string): string[] {
+  const out: string[] = [];
+  const set = rule.set === null ? null : sets[rule.set];
+  if (rule.set !== null && !set) throw new Error(`set form references missing set ${rule.set}`);
+  if (set?.kind === 'ports') {
+    // Egress named ports: the destination's (address, protocol, port) is one set lookup.
+    for (const family of [4, 6] as const) out.push(`${IP[family]} ${peer} . meta l4proto . th dport @${setName(rule.set!, family)} ${verdict}`);
+    return out;
   }
-  return family;
-}
-
-/** Consecutive IR rules that differ only in one network: first-match order is kept by a union. */
-interface RuleGroup {
-  readonly rule: IrRule;
-  vary: 'src' | 'dst' | null;
-  readonly networks: string[];
-}
-
-const samePorts = (a: PortRange | null, b: PortRange | null) => (a === null ? b === null : b !== null && a[0] === b[0] && a[1] === b[1]);
-
-function joinable(g: RuleGroup, r: IrRule): 'src' | 'dst' | null {
-  const a = g.rule;
-  if (a.action !== r.action || a.protocol !== r.protocol || !samePorts(a.srcPortRange, r.srcPortRange) || !samePorts(a.dstPortRange, r.dstPortRange)) return null;
-  if (g.vary !== 'dst' && a.dstNetwork === r.dstNetwork && a.srcNetwork !== '' && r.srcNetwork !== '') return 'src';
-  if (g.vary !== 'src' && a.srcNetwork === r.srcNetwork && a.dstNetwork !== '' && r.dstNetwork !== '') return 'dst';
-  return null;
-}
-
-function groupRules(rules: readonly IrRule[]): RuleGroup[] {
-  const groups: RuleGroup[] = [];
-  for (const r of rules) {
-    const last = groups.at(-1);
-    const vary = last ? joinable(last, r) : null;
-    if (last && vary) {
-      last.vary = vary;
-      last.networks.push(vary === 'src' ? r.srcNetwork : r.dstNetwork);
-    } else groups.push({ rule: r, vary: null, networks: [] });
+  for (const ports of portMatches(rule.ports)) {
+    if (set) for (const family of [4, 6] as const) out.push([`${IP[family]} ${peer} @${setName(rule.set!, family)}`, ports, verdict].filter(Boolean).join(' '));
+    else out.push([ports, verdict].filter(Boolean).join(' '));
   }
-  return groups;
+  return out;
 }
 
-const portText = (p: PortRange) => (p[0] === p[1] ? `${p[0]}` : `${p[0]}-${p[1]}`);
-
-function protocolMatch(rule: IrRule): string[] {
-  const ports = [rule.srcPortRange && `sport ${portText(rule.srcPortRange)}`, rule.dstPortRange && `dport ${portText(rule.dstPortRange)}`].filter((p): p is string => p !== null);
-  if (rule.protocol === 'ANY') return ports.length === 0 ? [] : ['meta l4proto { tcp, udp, sctp }', ...ports.map((p) => `th ${p}`)];
-  const proto = rule.protocol.toLowerCase();
-  return ports.length === 0 ? [`meta l4proto ${proto}`] : ports.map((p) => `${proto} ${p}`);
+function chainBlock(name: string, lines: readonly string[]): string {
+  return [`\tchain ${name} {`, ...lines.map((l) => `\t\t${l}`), '\t}'].join('\n');
 }
 
-interface ChainText {
-  readonly sets: string[];
-  readonly rules: string[];
-}
+const VERDICT = { allow: 'return', deny: 'drop' } as const;
 
-/** One IR table as a chain: PERMIT returns to the caller (the other side's check), DENY drops. */
-function renderChain(chain: string, rules: readonly IrRule[]): ChainText {
-  const sets: string[] = [];
-  const lines: string[] = [];
-  groupRules(rules).forEach((g, gi) => {
-    const verdict = g.rule.action === 'PERMIT' ? 'return' : 'drop';
-    const tail = [...protocolMatch(g.rule), verdict];
-    const fixed = (net: string, dir: 'saddr' | 'daddr') => (net === '' ? null : { family: familyOf(net), text: `${familyOf(net) === 4 ? 'ip' : 'ip6'} ${dir} ${net}` });
-    if (!g.vary) {
-      const src = fixed(g.rule.srcNetwork, 'saddr');
-      const dst = fixed(g.rule.dstNetwork, 'daddr');
-      // A rule naming one family's source and the other's destination matches no packet.
-      if (src && dst && src.family !== dst.family) return;
-      lines.push([src?.text, dst?.text, ...tail].filter(Boolean).join(' '));
-      return;
-    }
-    const all = [g.vary === 'src' ? g.rule.srcNetwork : g.rule.dstNetwork, ...g.networks];
-    const other = fixed(g.vary === 'src' ? g.rule.dstNetwork : g.rule.srcNetwork, g.vary === 'src' ? 'daddr' : 'saddr');
-    for (const family of [4, 6] as const) {
-      const nets = all.filter((n) => familyOf(n) === family);
-      if (nets.length === 0 || (other && other.family !== family)) continue;
-      let operand = nets[0]!;
-      if (nets.length > 1) {
-        operand = `${chain}_${gi}_v${family}`;
-        sets.push([`\tset ${operand} {`, `\t\ttype ${family === 4 ? 'ipv4_addr' : 'ipv6_addr'}`, '\t\tflags interval', '\t\tauto-merge', `\t\telements = { ${nets.join(', ')} }`, '\t}'].join('\n'));
-        operand = `@${operand}`;
-      }
-      const varied = `${family === 4 ? 'ip' : 'ip6'} ${g.vary === 'src' ? 'saddr' : 'daddr'} ${operand}`;
-      lines.push((g.vary === 'src' ? [varied, other?.text] : [other?.text, varied]).filter(Boolean).concat(tail).join(' '));
-    }
-  });
-  return { sets, rules: lines };
+/** A table as chains: admin (the table's own chain), NetworkPolicy, Baseline. */
+function renderTable(sets: SetIr['sets'], id: string, table: RuleTable): string[] {
+  const peer = table.direction === 'ingress' ? 'saddr' : 'daddr';
+  const np = NP_CHAIN(id);
+  const baseline = BASELINE_CHAIN(id);
+  const admin = table.admin.flatMap((r) => ruleLines(sets, r, peer, r.action === 'pass' ? `goto ${np}` : VERDICT[r.action]));
+  // "if any NetworkPolicy selects the pod for that direction, the flow is allowed iff one of
+  // their rules matches, and that answer is final"; otherwise the tier is skipped.
+  const npLines = table.networkPolicy.isolated ? [...table.networkPolicy.rules.flatMap((r) => ruleLines(sets, r, peer, 'return')), 'drop'] : [`goto ${baseline}`];
+  // Baseline Pass goes to the default, allow: `return` as well.
+  const baselineLines = table.baseline.flatMap((r) => ruleLines(sets, r, peer, r.action === 'deny' ? 'drop' : 'return'));
+  return [chainBlock(id, [...admin, `goto ${np}`]), chainBlock(np, npLines), chainBlock(baseline, baselineLines)];
 }
 
 interface PodEntry {
@@ -119,12 +110,12 @@ interface PodEntry {
   readonly egress: string;
 }
 
-function podEntries(node: IrNode): PodEntry[] {
+function podEntries(node: SetNode): PodEntry[] {
   const out: PodEntry[] = [];
   for (const [key, pod] of Object.entries(node.pods)) {
     for (const ip of pod.ips) {
       const addr = parseIp(ip);
-      if (!addr) throw new Error(`IR pod ${key} has a malformed address "${ip}"`);
+      if (!addr) throw new Error(`set form pod ${key} has a malformed address "${ip}"`);
       out.push({ key, family: addr.family, value: addr.value, ip, ingress: pod.ingress, egress: pod.egress });
     }
   }
@@ -133,42 +124,45 @@ function podEntries(node: IrNode): PodEntry[] {
 
 function renderMap(name: string, family: Family, entries: readonly PodEntry[], side: 'ingress' | 'egress'): string {
   const own = entries.filter((e) => e.family === family);
-  const lines = [`\tmap ${name} {`, `\t\ttype ${family === 4 ? 'ipv4_addr' : 'ipv6_addr'} : verdict`];
+  const lines = [`\tmap ${name} {`, `\t\ttype ${ADDR_TYPE[family]} : verdict`];
   if (own.length > 0) lines.push('\t\telements = {', ...own.map((e) => `\t\t\t${e.ip} : jump ${e[side]}, # ${e.key}`), '\t\t}');
   return [...lines, '\t}'].join('\n');
 }
 
-/**
- * The tables local pods use, sorted. The node-global table is left out: it serves dataplanes
- * that filter one direction only, and these hook both sides of every pod.
- */
-export function referencedTables(node: IrNode): string[] {
-  const ids = new Set(Object.values(node.pods).flatMap((p) => [p.ingress, p.egress]));
-  for (const id of ids) if (!node.tables[id]) throw new Error(`IR references missing table ${id}`);
-  return [...ids].sort();
-}
-
-export function renderNode(name: string, node: IrNode): string {
-  const rendered = referencedTables(node).map((id) => ({ id, ...renderChain(id, node.tables[id]!) }));
+export function renderNode(ir: SetIr, name: string, node: SetNode): string {
   const entries = podEntries(node);
+  const nodeAddresses = { 4: node.addresses.filter((a) => !a.includes(':')), 6: node.addresses.filter((a) => a.includes(':')) };
   const egressMaps = [`\t\tip saddr vmap @${POD_MAPS.egress[4]}`, `\t\tip6 saddr vmap @${POD_MAPS.egress[6]}`];
   const out = [
-    `# netpolc: nftables ruleset for node ${name}. Apply with nft -f; re-applying replaces the table atomically.`,
+    `# netpolc: nftables ruleset for node ${name} (set form). Apply with nft -f; re-applying replaces the table atomically.`,
     // Creating then deleting makes the delete valid on a first run, all in one transaction.
     `table ${NFT_TABLE} {}`,
     `delete table ${NFT_TABLE}`,
     `table ${NFT_TABLE} {`,
-    ...rendered.flatMap((c) => c.sets),
+    ...node.sets.flatMap((id) => {
+      const set = ir.sets[id];
+      if (!set) throw new Error(`set form node ${name} needs missing set ${id}`);
+      return renderSet(id, set);
+    }),
+    setBlock(NODE_SETS[4], ADDR_TYPE[4], false, nodeAddresses[4]),
+    setBlock(NODE_SETS[6], ADDR_TYPE[6], false, nodeAddresses[6]),
     renderMap(POD_MAPS.egress[4], 4, entries, 'egress'),
     renderMap(POD_MAPS.egress[6], 6, entries, 'egress'),
     renderMap(POD_MAPS.ingress[4], 4, entries, 'ingress'),
     renderMap(POD_MAPS.ingress[6], 6, entries, 'ingress'),
-    ...rendered.map((c) => [`\tchain ${c.id} {`, ...c.rules.map((r) => `\t\t${r}`), '\t}'].join('\n')),
+    ...node.tables.flatMap((id) => {
+      const table = ir.tables[id];
+      if (!table) throw new Error(`set form node ${name} needs missing table ${id}`);
+      return renderTable(ir.sets, id, table);
+    }),
     '\tchain forward {',
     '\t\ttype filter hook forward priority filter; policy accept;',
     // Policies act on connections: replies and related ICMP of an allowed connection pass.
     '\t\tct state established,related accept',
     ...egressMaps,
+    // Node-local: from this node's own addresses into its pods, before the ingress side.
+    `\t\tip saddr @${NODE_SETS[4]} accept`,
+    `\t\tip6 saddr @${NODE_SETS[6]} accept`,
     `\t\tip daddr vmap @${POD_MAPS.ingress[4]}`,
     `\t\tip6 daddr vmap @${POD_MAPS.ingress[6]}`,
     '\t}',
@@ -184,11 +178,12 @@ export function renderNode(name: string, node: IrNode): string {
   return `${out.join('\n')}\n`;
 }
 
-export const nftables: Dataplane<string> = {
+export const nftables: SetDataplane<string> = {
   format: 'nftables',
   contentType: 'text/plain; charset=utf-8',
-  render(ir: Ir): Record<string, string> {
-    return renderEachNode(ir, renderNode);
+  input: 'sets',
+  render(ir: SetIr): Record<string, string> {
+    return renderEachSetNode(ir, (name, node) => renderNode(ir, name, node));
   },
   simulator: nftablesSimulator,
 };

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCluster, type Cluster } from '../../core/cluster.js';
 import { compile } from '../../core/compile/compile.js';
 import type { Ir } from '../../core/compile/ir.js';
+import { compileSets } from '../../core/sets/compile.js';
+import type { SetIr } from '../../core/sets/ir.js';
 import { evaluate } from '../../core/evaluate/engine.js';
 import { FlowError, resolveFlow, type EndpointSpec } from '../../core/evaluate/resolve.js';
 import { iptables } from '../../core/render/iptables.js';
@@ -73,17 +75,17 @@ interface PairProbe extends ProbeRequest {
 
 const totals = { probes: 0, open: 0, closed: 0, sctpSkipped: 0, startedAt: Date.now() };
 
-function apply(topo: Topology, dataplane: DataplaneName | 'none', ir: Ir | null) {
+function apply(topo: Topology, dataplane: DataplaneName | 'none', forms: Forms | null) {
   for (const node of topo.nodes.values()) {
     const exec = (cmd: string, input: string) => run('ip', ['netns', 'exec', node.ns, cmd, ...(cmd === 'nft' ? ['-f', '-'] : [])], input);
     if (dataplane === 'nftables') {
-      const script = nftables.render(ir!)[node.name];
+      const script = nftables.render(forms!.sets)[node.name];
       if (!script) throw new Error(`no nftables script for node ${node.name}`);
       // Twice: re-applying must replace, not fail or stack.
       exec('nft', script);
       exec('nft', script);
     } else if (dataplane === 'iptables') {
-      const payload = iptables.render(ir!)[node.name];
+      const payload = iptables.render(forms!.flat)[node.name];
       if (!payload) throw new Error(`no iptables payload for node ${node.name}`);
       for (let i = 0; i < 2; i++) {
         exec('iptables-restore', payload.ipv4);
@@ -96,6 +98,12 @@ function apply(topo: Topology, dataplane: DataplaneName | 'none', ir: Ir | null)
       if (!NO_IPV6) exec('ip6tables-restore', empty);
     }
   }
+}
+
+/** Both compiled forms of a step: nftables renders the set form, iptables flat tables. */
+interface Forms {
+  readonly flat: Ir;
+  readonly sets: SetIr;
 }
 
 /** Every pod and node pair (a node to a node is no policy's business) on each probed port. */
@@ -121,12 +129,12 @@ function pairsOf(topo: Topology, objects: Parameters<typeof probedPods>[0], port
 const spec = (e: Endpoint, topo: Topology, family: Family): EndpointSpec => (e.kind === 'pod' ? { pod: e.key } : { ip: family === 'IPv4' ? topo.nodes.get(e.name)!.v4 : topo.nodes.get(e.name)!.v6! });
 const label = (e: Endpoint) => (e.kind === 'pod' ? e.key : `node ${e.name}`);
 
-async function probeStep(topo: Topology, agents: Map<string, Agent>, cluster: Cluster, ir: Ir, dataplane: DataplaneName, pairs: PairProbe[], family: Family): Promise<string[]> {
+async function probeStep(topo: Topology, agents: Map<string, Agent>, cluster: Cluster, forms: Forms, dataplane: DataplaneName, pairs: PairProbe[], family: Family): Promise<string[]> {
   const nsOf = (e: Endpoint) => (e.kind === 'pod' ? topo.pods.get(e.key)!.ns : topo.nodes.get(e.name)!.ns);
   const byNs = new Map<string, PairProbe[]>();
   for (const p of pairs) byNs.set(nsOf(p.from), [...(byNs.get(nsOf(p.from)) ?? []), p]);
   const answered = await Promise.all([...byNs].map(async ([ns, list]) => (await agents.get(ns)!.probe(list, PROBE_TIMEOUT_MS)).map((r, i) => [list[i]!, r] as [PairProbe, ProbeResult])));
-  const sim = dataplane === 'nftables' ? nftablesSimulator(nftables.render(ir)) : iptablesSimulator(iptables.render(ir));
+  const sim = dataplane === 'nftables' ? nftablesSimulator(nftables.render(forms.sets)) : iptablesSimulator(iptables.render(forms.flat));
   const failures: string[] = [];
   for (const [p, result] of answered.flat()) {
     let verdict;
@@ -160,14 +168,14 @@ async function runCase(suite: Suite, c: UpstreamCase, family: Family, topo: Topo
       const parsed = parseSnapshot({ items: objects });
       if (!parsed.ok) throw new Error(`step ${index}: invalid snapshot ${JSON.stringify(parsed.issues.slice(0, 3))}`);
       const cluster = buildCluster(parsed.snapshot);
-      const { ir } = compile(cluster);
-      apply(topo, dataplane, ir);
+      const forms: Forms = { flat: compile(cluster).ir, sets: compileSets(cluster).ir };
+      apply(topo, dataplane, forms);
       const ports = [...new Map(step.probes.map((p) => [`${p.port}/${p.protocol}`, { port: p.port, protocol: p.protocol }])).values()];
       const usable = ports.filter((p) => p.protocol !== 'SCTP' || !NO_SCTP);
       const pairs = pairsOf(topo, objects, usable, family);
       totals.sctpSkipped += pairsOf(topo, objects, ports.filter((p) => !usable.includes(p)), family).length;
       probes += pairs.length;
-      failures.push(...(await probeStep(topo, agents, cluster, ir, dataplane, pairs, family)).map((f) => `step ${index}: ${f}`));
+      failures.push(...(await probeStep(topo, agents, cluster, forms, dataplane, pairs, family)).map((f) => `step ${index}: ${f}`));
     }
     apply(topo, 'none', null);
     console.info(`[dataplane] ${c.name} [${family}] ${dataplane}: ${probes} pairs probed, ${failures.length} disagreements, ${Date.now() - started} ms`);

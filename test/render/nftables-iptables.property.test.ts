@@ -7,6 +7,7 @@ import { buildCluster, type Cluster } from '../../core/cluster.js';
 import { compile } from '../../core/compile/compile.js';
 import type { Ir, IrAction, IrPod, IrProtocol, IrRule, PortRange } from '../../core/compile/ir.js';
 import { IrSimulator } from '../../core/compile/simulate.js';
+import { compileSets } from '../../core/sets/compile.js';
 import { tableId } from '../../core/compile/table-id.js';
 import { evaluate, type Verdict } from '../../core/evaluate/engine.js';
 import { resolveFlow } from '../../core/evaluate/resolve.js';
@@ -21,12 +22,13 @@ import { checkedFlows, flowArb, snapshotArb } from '../support/random-snapshot.j
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 
-/** Both dataplanes of one cluster, rendered and read back. */
+/** Both dataplanes of one cluster, rendered and read back: nftables from the set form, iptables from flat tables. */
 function dataplanes(cluster: Cluster) {
   const { ir } = compile(cluster);
-  const nft = nftables.render(ir);
+  const sets = compileSets(cluster).ir;
+  const nft = nftables.render(sets);
   const ipt = iptables.render(ir);
-  return { ir, nft, ipt, nftSim: nftablesSimulator(nft), iptSim: iptablesSimulator(ipt) };
+  return { ir, sets, nft, ipt, nftSim: nftablesSimulator(nft), iptSim: iptablesSimulator(ipt) };
 }
 
 /** The chains a trace went through, as rendered, so a failure shows the rules themselves. */
@@ -105,21 +107,21 @@ const irArb = fc.tuple(fc.array(irTable, { minLength: 1, maxLength: 4 }), fc.arr
   return { nodes };
 });
 
-describe('nftables and iptables simulators equal the IR simulator', () => {
-  it(`on ${RUNS} random IRs, 40 flows each`, () => {
+describe('the iptables simulator equals the flat-table simulator', () => {
+  it(`on ${RUNS} random flat IRs, 40 flows each`, () => {
     const addresses = [...POD_IPS.flat(), '172.18.0.2', '10.0.1.99', '192.0.2.9', 'fd00::1:ff', '2001:db8::1'];
     let flowsChecked = 0;
     fc.assert(
       fc.property(irArb, fc.array(flowArb, { minLength: 40, maxLength: 40 }), (ir, flows) => {
-        const [nft, ipt] = [nftables.render(ir), iptables.render(ir)];
-        const [nftSim, iptSim, irSim] = [nftablesSimulator(nft), iptablesSimulator(ipt), new IrSimulator(ir)];
+        const ipt = iptables.render(ir);
+        const [iptSim, irSim] = [iptablesSimulator(ipt), new IrSimulator(ir)];
         for (const f of flows) {
           const [src, dst] = [addresses[f.from % addresses.length]!, addresses[f.to % addresses.length]!];
           if (src.includes(':') !== dst.includes(':')) continue;
           const flow: FlowQuery = { src, dst, port: f.port, protocol: f.protocol };
           const want = irSim.simulate(src, dst, f.protocol, f.port);
           flowsChecked++;
-          for (const [name, got, chains] of [['nftables', nftSim.explain(flow), (t: string[]) => nftChains(nft, t)], ['iptables', iptSim.explain(flow), (t: string[]) => iptChains(ipt, src.includes(':') ? 6 : 4, t)]] as const) {
+          for (const [name, got, chains] of [['iptables', iptSim.explain(flow), (t: string[]) => iptChains(ipt, src.includes(':') ? 6 : 4, t)]] as const) {
             if (got.allowed === want.allowed) continue;
             const tables = [want.egress, want.ingress].map((s) => s && `${s.table} (rule ${s.index}): ${JSON.stringify(irSim.table(s.table))}`);
             throw new Error([`flow ${src} → ${dst} ${f.port}/${f.protocol}: IR ${want.allowed ? 'allow' : 'deny'}, ${name} ${got.allowed ? 'allow' : 'deny'}`, `IR egress ${tables[0]}`, `IR ingress ${tables[1]}`, `${name} trace:`, ...got.trace, 'rendered chains:', chains([...got.trace])].join('\n'));
@@ -128,7 +130,7 @@ describe('nftables and iptables simulators equal the IR simulator', () => {
       }),
       { numRuns: RUNS },
     );
-    console.info(`render property: ${RUNS} random IRs, ${flowsChecked} flows checked against both simulators`);
+    console.info(`render property: ${RUNS} random flat IRs, ${flowsChecked} flows checked against the iptables simulator`);
   }, 300_000);
 });
 
@@ -151,12 +153,12 @@ describe('rendered shape', () => {
   it('renders the same bytes twice', () => {
     const { ir } = compile(exceptCluster());
     const again = compile(exceptCluster()).ir;
-    expect(nftables.render(again)).toStrictEqual(nftables.render(ir));
+    expect(nftables.render(compileSets(exceptCluster()).ir)).toStrictEqual(nftables.render(compileSets(exceptCluster()).ir));
     expect(iptables.render(again)).toStrictEqual(iptables.render(ir));
   });
 
   it('writes one table per node script: the replace preamble, sets, verdict maps, hooked base chains', () => {
-    const { nft, ir } = dataplanes(exceptCluster());
+    const { nft, sets: ir } = dataplanes(exceptCluster());
     expect(Object.keys(nft)).toEqual(['n1', 'n2']);
     const script = nft.n1!;
     expect(script.match(/^table inet netpolc \{$/gm)).toHaveLength(1);
@@ -167,23 +169,27 @@ describe('rendered shape', () => {
     expect(script).toContain('type filter hook forward priority filter; policy accept;');
     expect(script).toContain('type filter hook input priority filter; policy accept;');
     expect(script.indexOf('ct state established,related accept')).toBeLessThan(script.indexOf('ip saddr vmap @pod_egress_v4'));
-    // One chain per shared table: every pod's chains are defined once.
+    // One chain per shared table (and one per later tier): every pod's chains are defined once.
     const used = new Set(Object.values(ir.nodes.n1!.pods).flatMap((p) => [p.ingress, p.egress]));
     expect(used.size).toBeLessThan(2 * Object.keys(ir.nodes.n1!.pods).length);
-    for (const id of used) expect(script.match(new RegExp(`\\tchain ${id} \\{`, 'g'))).toHaveLength(1);
+    for (const id of used) for (const chain of [id, `${id}_np`, `${id}_baseline`]) expect(script.match(new RegExp(`\\tchain ${chain} \\{`, 'g'))).toHaveLength(1);
+    // Every set the node needs, once per family, named by the set's id.
+    for (const id of ir.nodes.n1!.sets) for (const f of [4, 6]) expect(script.match(new RegExp(`\\tset ${id}_v${f} \\{`, 'g'))).toHaveLength(1);
     expect(script).not.toContain('hook output');
   });
 
   it('an ipBlock with several excepts becomes a named interval set, and both dataplanes honour the holes', () => {
     const cluster = exceptCluster();
     const dp = dataplanes(cluster);
-    const sets = [...dp.nft.n1!.matchAll(/\tset (\S+) \{\n\t\ttype ipv4_addr\n\t\tflags interval\n\t\tauto-merge\n\t\telements = \{ ([^}]*) \}/g)];
-    const permitted = sets.map((m) => m[2]!.split(', ')).find((e) => e.includes('10.0.3.0/24'));
-    expect(permitted, dp.nft.n1).toBeDefined();
+    const [id, set] = Object.entries(dp.sets.sets).find(([, s]) => s.definition.type === 'cidrs')!;
+    expect(set.definition).toEqual({ type: 'cidrs', cidrs: ['10.0.0.0/16'], except: ['10.0.1.0/24', '10.0.2.0/24'] });
+    const block = new RegExp(`\\tset ${id}_v4 \\{\\n\\t\\ttype ipv4_addr\\n\\t\\tflags interval\\n\\t\\telements = \\{ ([^}]*) \\}`).exec(dp.nft.n1!);
+    expect(block, dp.nft.n1).not.toBeNull();
+    const permitted = block![1]!.split(', ');
     expect(permitted).toEqual(expect.arrayContaining(['10.0.0.0/24', '10.0.3.0/24', '10.0.128.0/17']));
     expect(permitted).not.toContain('10.0.1.0/24');
     expect(permitted).not.toContain('10.0.2.0/24');
-    expect(dp.nft.n1).toMatch(new RegExp(`ip saddr @${sets.find((m) => m[2]!.includes('10.0.3.0/24'))![1]} tcp dport 80 return`));
+    expect(dp.nft.n1).toContain(`ip saddr @${id}_v4 meta l4proto tcp th dport 80 return`);
     const server = '10.0.0.10';
     const cases: [string, number, boolean][] = [
       ['10.0.5.20', 80, true], // client pod, inside the cidr
