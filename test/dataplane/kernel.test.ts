@@ -22,9 +22,9 @@ import { Agent, buildTopology, removeStale, run, teardown, type ProbeRequest, ty
 const PREFIX = `npc${process.pid}-`;
 const PROBE_TIMEOUT_MS = 1000;
 
-/** 3–5 cases per suite that between them cover default deny, ipBlock/except, named ports, UDP, ANP Pass/Deny, node peers. */
+/** 2–5 cases per suite that between them cover default deny, ipBlock/except, named ports (ingress, and egress: nftables' concatenated sets), UDP, ANP Pass/Deny, node peers. */
 const CASES: Record<string, string[]> = {
-  'k8s-e2e-netpol': ['default-deny-ingress', 'egress-cidr-except', 'ingress-one-named-port', 'default-deny-ingress-udp'],
+  'k8s-e2e-netpol': ['default-deny-ingress', 'egress-cidr-except', 'ingress-one-named-port', 'egress-one-named-port', 'default-deny-ingress-udp'],
   'npapi-v1alpha1': ['anp-integration', 'anp-egress-node-peers'],
 };
 
