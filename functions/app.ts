@@ -14,7 +14,7 @@ import { compileRoutes } from './routes/compile.js';
 import { docsRoutes } from './routes/docs.js';
 import { matrixRoutes } from './routes/matrix.js';
 import { verdictRoutes } from './routes/verdicts.js';
-import { storedClusters } from './stored-cluster.js';
+import { storedClusters, storedFlatNodes } from './stored-cluster.js';
 import { changeReviewRoutes } from './routes/change-review.js';
 import { accessLog, type AccessLine } from './ops/access-log.js';
 import { opsRoutes } from './ops/health.js';
@@ -67,7 +67,8 @@ export function createApp(deps: AppDeps = {}): OpenAPIHono {
   compileRoutes(app, deps.sha256Hex, metrics);
   changeReviewRoutes(app, deps.sha256Hex);
   askRoutes(app, access, load);
-  clusterRoutes(app, deps.store, access, deps.sha256Hex);
+  const flatOf = load ? storedFlatNodes(load, deps.sha256Hex) : () => Promise.reject(new ApiError('unavailable', 'no snapshot store is configured for this deployment'));
+  clusterRoutes(app, deps.store, access, deps.sha256Hex, flatOf, metrics);
   clusterQueryRoutes(app, access, load);
   docsRoutes(app);
 

@@ -2,6 +2,9 @@
 // store, built once and kept for the next questions about the same version (a chat bot asks
 // several in a row; building an S-sized cluster again each time would dominate).
 import { buildCluster, type Cluster } from '../core/cluster.js';
+import { compile } from '../core/compile/compile.js';
+import type { IrNode } from '../core/compile/ir.js';
+import type { Sha256Hex } from '../core/compile/table-id.js';
 import { StoreInputError, VersionConflictError, type SnapshotStore } from '../infra/store/types.js';
 import { ApiError, invalid } from './errors.js';
 
@@ -37,5 +40,28 @@ export function storedClusters(store: SnapshotStore, cacheSize = 2): (cluster: s
     cache.set(key, cluster);
     while (cache.size > cacheSize) cache.delete(cache.keys().next().value!);
     return { version: summary.version, cluster };
+  };
+}
+
+/** One node's flat tables (ir-flat) of a stored version. */
+export type FlatNodes = (cluster: string, version: string, node: string) => Promise<IrNode>;
+
+/**
+ * Flat tables are derived on read, for the node asked for, from the version's stored objects
+ * (the store keeps the set form), and kept with the loaded cluster (storedClusters' small
+ * cache): a version stored again with other content is another cluster object, never stale.
+ */
+export function storedFlatNodes(load: ReturnType<typeof storedClusters>, sha256Hex: Sha256Hex | undefined): FlatNodes {
+  const byCluster = new WeakMap<Cluster, Map<string, IrNode>>();
+  return async (name, version, node) => {
+    const stored = await load(name, version);
+    const nodes = byCluster.get(stored.cluster) ?? byCluster.set(stored.cluster, new Map()).get(stored.cluster)!;
+    let flat = nodes.get(node);
+    if (!flat) {
+      flat = compile(stored.cluster, { nodes: [node], ...(sha256Hex ? { sha256Hex } : {}) }).ir.nodes[node];
+      if (!flat) throw new ApiError('not_found', `node ${node} is not part of version ${stored.version} of cluster ${name}`);
+      nodes.set(node, flat);
+    }
+    return flat;
   };
 }

@@ -7,7 +7,8 @@ import { portableSha256Hex, type Sha256Hex } from '../compile/table-id.js';
 import { formatIp } from '../net/ip.js';
 import type { Direction } from '../policy/model.js';
 import { SET_IR_VERSION, type IrSet, type RuleTable, type RuleTableId, type SetId, type SetIr, type SetNode, type SetPod } from './ir.js';
-import { contentId, SetRegistry } from './registry.js';
+import { contentId } from './ids.js';
+import { SetRegistry } from './registry.js';
 import { ruleTable } from './tables.js';
 
 export interface SetCompileOptions {

@@ -4,12 +4,11 @@ import type { Cluster } from '../cluster.js';
 import { portableSha256Hex, type Sha256Hex } from '../compile/table-id.js';
 import { isRelativePeer, peerKey, type Peer, type PortMatch } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
+import { contentId } from './ids.js';
 import type { IrSet, SetDefinition, SetId } from './ir.js';
 import { namedPortDefinition, peerDefinition } from './definitions.js';
 import { addressMembers, OwnedAddresses, portElements } from './members.js';
 
-/** `prefix` + 16 hex digits of the SHA-256 of text: the ids of this form. */
-export const contentId = (prefix: string, text: string, sha256Hex: Sha256Hex): string => `${prefix}${sha256Hex(text).slice(0, 16)}`;
 
 export class SetRegistry {
   private readonly sets = new Map<SetId, IrSet>();

@@ -3,19 +3,25 @@
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { requireAccess, type AccessPolicy } from '../access/check.js';
-import { compile } from '../../core/compile/compile.js';
 import type { Sha256Hex } from '../../core/compile/table-id.js';
 import type { IrNode } from '../../core/compile/ir.js';
-import { diffNode } from '../../core/diff/node-tables.js';
-import { DATAPLANES, renderFormat } from '../../core/render/index.js';
+import { diffNode, type NodeBindings } from '../../core/diff/node-tables.js';
+import { nodeDelta, type NodeSlice } from '../../core/diff/set-node.js';
+import { DATAPLANES, renderFormat, rendersSets } from '../../core/render/index.js';
+import { compileSets } from '../../core/sets/compile.js';
+import { SET_IR_VERSION, type SetIr } from '../../core/sets/ir.js';
 import { snapshotHash } from '../../core/snapshot/hash.js';
 import { COMPILE_FORMATS } from '../../schemas/api/compile.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
-import type { NodeTables, SnapshotStore } from '../../infra/store/types.js';
+import { StoreCorruptionError, type NodeTables, type SnapshotStore } from '../../infra/store/types.js';
 import { buildCluster } from '../../core/cluster.js';
 import { parseBody } from '../body.js';
 import { ApiError, invalid } from '../errors.js';
-import { storeErrors } from '../stored-cluster.js';
+import { storeErrors, type FlatNodes } from '../stored-cluster.js';
+import type { Metrics } from '../ops/metrics.js';
+
+/** What diffNode reads of a flat node. */
+const flatBindings = (n: IrNode): NodeBindings => ({ pods: n.pods, global: n.global, tableIds: Object.keys(n.tables).sort() });
 
 export const ACCESS_RESPONSES = {
   401: { description: 'no valid bearer token (when tokens are configured); WWW-Authenticate: Bearer' },
@@ -32,22 +38,48 @@ async function snapshotBody(c: Context): Promise<unknown> {
   return isObject(body) && 'snapshot' in body && !('items' in body) ? body.snapshot : body;
 }
 
-async function publish(c: Context, store: SnapshotStore, cluster: string, raw: unknown, versionFromPath: string | null, sha256Hex: Sha256Hex | undefined) {
+async function publish(c: Context, store: SnapshotStore, cluster: string, raw: unknown, versionFromPath: string | null, sha256Hex: Sha256Hex | undefined, metrics: Metrics) {
   const parsed = parseSnapshot(raw, '$');
   if (!parsed.ok) throw invalid(parsed.issues);
   const version = versionFromPath ?? parsed.snapshot.resourceVersion;
   if (!version) throw invalid([{ path: '$.metadata.resourceVersion', message: 'POST needs the List\'s metadata.resourceVersion (or PUT …/snapshots/{resourceVersion})' }]);
   const started = performance.now();
-  const { ir, stats } = compile(buildCluster(parsed.snapshot), sha256Hex ? { sha256Hex } : {});
+  // A version stores the set form; flat tables and rendered artifacts are derived on read.
+  const { ir, stats } = compileSets(buildCluster(parsed.snapshot), sha256Hex ? { sha256Hex } : {});
+  metrics.compile.observe((performance.now() - started) / 1000, { form: 'ir' });
   const objects: Record<string, number> = {};
   for (const o of parsed.snapshot.objects) objects[o.kind] = (objects[o.kind] ?? 0) + 1;
   const result = await storeErrors(
-    store.publish(cluster, version, { snapshotHash: snapshotHash(parsed.snapshot.objects, sha256Hex), objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, nodes: ir.nodes, items: parsed.snapshot.objects }),
+    store.publish(cluster, version, { snapshotHash: snapshotHash(parsed.snapshot.objects, sha256Hex), objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir, items: parsed.snapshot.objects }),
   );
+  metrics.publish.observe((performance.now() - started) / 1000, { status: result.status });
   return c.json({ cluster, version, status: result.status, latest: result.latest, header: result.header }, result.status === 'created' ? 201 : 200);
 }
 
-async function nodeTablesResponse(c: Context, store: SnapshotStore, cluster: string, node: string) {
+/** A node's slice of a stored version: every table and set its manifest names, or an error naming what is missing. */
+async function storedSlice(store: SnapshotStore, m: NodeTables): Promise<NodeSlice> {
+  const [tables, bodies] = await Promise.all([storeErrors(store.getTables(m.tableIds)), storeErrors(store.getSets(Object.values(m.sets)))]);
+  const missing = [...m.tableIds.filter((id) => !tables.has(id)).map((id) => `table ${id}`), ...Object.entries(m.sets).filter(([, b]) => !bodies.has(b)).map(([id, b]) => `set ${id} (body ${b})`)];
+  // Never a 200 with fewer tables or sets than the node's pods need.
+  if (missing.length > 0) throw new StoreCorruptionError(`version ${m.version} of cluster ${m.cluster}, node ${m.node}: the store does not have ${missing.join(', ')}`);
+  return { addresses: m.addresses, pods: m.pods, sets: Object.fromEntries(Object.entries(m.sets).map(([id, b]) => [id, bodies.get(b)!])), tables: Object.fromEntries(m.tableIds.map((id) => [id, tables.get(id)!])) };
+}
+
+const asSetIr = (node: string, slice: NodeSlice): SetIr => ({
+  version: SET_IR_VERSION,
+  sets: slice.sets,
+  tables: slice.tables,
+  nodes: { [node]: { addresses: slice.addresses, pods: slice.pods, sets: Object.keys(slice.sets), tables: Object.keys(slice.tables) } },
+});
+
+/** If-None-Match as RFC 9110 compares for GET: weakly (W/ prefixes ignored), any of a list, or *. */
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const bare = etag.replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((t) => t.trim() === '*' || t.trim().replace(/^W\//, '') === bare);
+}
+
+async function nodeTablesResponse(c: Context, store: SnapshotStore, flatOf: FlatNodes, cluster: string, node: string) {
   const format = c.req.query('format') ?? 'ir';
   if (!(COMPILE_FORMATS as readonly string[]).includes(format)) throw invalid([{ path: '$.query.format', message: `one of ${COMPILE_FORMATS.join(', ')}` }]);
   const version = c.req.query('version') ?? (await storeErrors(store.latest(cluster)))?.version;
@@ -58,32 +90,33 @@ async function nodeTablesResponse(c: Context, store: SnapshotStore, cluster: str
   c.header('ETag', etag);
   // On a 304 too: an agent learns which version its unchanged tables belong to.
   c.header('x-netpolc-version', version);
-  if (c.req.header('if-none-match') === etag) return c.body(null, 304);
+  if (matches(c.req.header('if-none-match'), etag)) return c.body(null, 304);
 
   const since = c.req.query('since');
-  // An unknown or expired `since` gets the full tables: an agent can always act on the answer.
-  const previous: NodeTables | null = since && format === 'ir' ? await storeErrors(store.getNodeTables(cluster, since, node)) : null;
-  if (previous) {
-    const d = diffNode(previous, current);
-    const tables = await storeErrors(store.getTables(d.tablesAdded));
-    return c.json({ cluster, node, from: since, to: version, full: false, tablesAdded: Object.fromEntries(tables), tablesRemoved: d.tablesRemoved, bindingsChanged: d.bindingsChanged, global: current.global });
+  // An unknown or expired `since` gets the full artifact: an agent can always act on the answer.
+  const previous: NodeTables | null = since && (format === 'ir' || format === 'ir-flat') ? await storeErrors(store.getNodeTables(cluster, since, node)) : null;
+  if (format === 'ir-flat') {
+    const flat = await flatOf(cluster, version, node);
+    if (previous) {
+      const d = diffNode(flatBindings(await flatOf(cluster, since!, node)), flatBindings(flat));
+      return c.json({ cluster, node, from: since, to: version, full: false, tablesAdded: Object.fromEntries(d.tablesAdded.map((id) => [id, flat.tables[id]!])), tablesRemoved: d.tablesRemoved, bindingsChanged: d.bindingsChanged, global: flat.global });
+    }
+    return c.json({ cluster, node, version, full: true, ...flat });
   }
-  const tables = await storeErrors(store.getTables(current.tableIds));
-  const irNode: IrNode = { pods: current.pods, tables: Object.fromEntries(tables), global: current.global };
-  if (format === 'ir') return c.json({ cluster, node, version, full: true, ...irNode });
+  const slice = await storedSlice(store, current);
+  if (format === 'ir') {
+    if (previous) return c.json({ cluster, node, from: since, to: version, full: false, format, delta: nodeDelta(await storedSlice(store, previous), slice) });
+    return c.json({ cluster, node, version, full: true, format, ir: asSetIr(node, slice) });
+  }
   // Rendered formats are whole artifacts (an nft script is applied atomically), never diffs.
-  const rendered = renderFormat(
-    DATAPLANES[format]!,
-    () => {
-      throw new ApiError('invalid', `format ${format} is not served from stored versions yet`);
-    },
-    () => ({ nodes: { [node]: irNode } }),
-  )[node];
+  const dataplane = DATAPLANES[format]!;
+  const flat: IrNode | null = rendersSets(dataplane) ? null : await flatOf(cluster, version, node);
+  const rendered = renderFormat(dataplane, () => asSetIr(node, slice), () => ({ nodes: { [node]: flat! } }))[node];
   if (typeof rendered === 'string') return c.text(rendered, 200);
   return c.json({ cluster, node, version, full: true, format, rendered });
 }
 
-export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined, access: AccessPolicy, sha256Hex?: Sha256Hex): void {
+export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined, access: AccessPolicy, sha256Hex: Sha256Hex | undefined, flatOf: FlatNodes, metrics: Metrics): void {
   const need = (): SnapshotStore => {
     if (!store) throw new ApiError('unavailable', 'no snapshot store is configured for this deployment');
     return store;
@@ -93,7 +126,7 @@ export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined
     ['post', '/v1/clusters/{cluster}/snapshots', "Compile and store a snapshot under its List's metadata.resourceVersion"],
     ['get', '/v1/clusters/{cluster}/snapshots', 'Stored versions, newest first (limit, cursor)'],
     ['get', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'One stored version: nodes, object counts, compile figures'],
-    ['get', '/v1/clusters/{cluster}/nodes/{node}/tables', "A node's tables (format, version; since=rv for a diff); ETag / If-None-Match"],
+    ['get', '/v1/clusters/{cluster}/nodes/{node}/tables', "A node's part of a stored version: format=ir (default) the set form's slice for the node, or with since=rv the delta (set members added and removed, sets and tables added and removed, bindings changed); format=ir-flat flat tables (since=rv: tables added and removed); other formats the rendered artifact. version=rv (default: latest); ETag / If-None-Match (weak tags too) → 304"],
   ] as const) {
     app.openAPIRegistry.registerPath({ method, path, summary, responses: { 200: { description: 'OK' }, ...ACCESS_RESPONSES, 404: { description: 'unknown cluster, version or node' }, 409: { description: 'same version, other content' }, 422: { description: 'invalid snapshot or parameters' }, 503: { description: 'no store configured, or no tokens on a serverless deployment' } } });
   }
@@ -104,8 +137,8 @@ export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined
   const read = requireAccess(access, (c) => ({ access: 'read', cluster: cluster(c) }));
   const readNode = requireAccess(access, (c) => ({ access: 'read', cluster: cluster(c), node: c.req.param('node')! }));
 
-  app.put('/v1/clusters/:cluster/snapshots/:version', write, async (c) => publish(c, need(), c.req.param('cluster'), await snapshotBody(c), c.req.param('version'), sha256Hex));
-  app.post('/v1/clusters/:cluster/snapshots', write, async (c) => publish(c, need(), c.req.param('cluster'), await snapshotBody(c), null, sha256Hex));
+  app.put('/v1/clusters/:cluster/snapshots/:version', write, async (c) => publish(c, need(), c.req.param('cluster'), await snapshotBody(c), c.req.param('version'), sha256Hex, metrics));
+  app.post('/v1/clusters/:cluster/snapshots', write, async (c) => publish(c, need(), c.req.param('cluster'), await snapshotBody(c), null, sha256Hex, metrics));
   app.get('/v1/clusters/:cluster/snapshots', read, async (c) => {
     const limit = c.req.query('limit');
     return c.json(await storeErrors(need().listVersions(c.req.param('cluster'), { ...(limit ? { limit: Number(limit) } : {}), cursor: c.req.query('cursor') ?? null })));
@@ -115,5 +148,5 @@ export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined
     if (!header) throw new ApiError('not_found', `version ${c.req.param('version')} of cluster ${c.req.param('cluster')} is not stored (or expired)`);
     return c.json(header);
   });
-  app.get('/v1/clusters/:cluster/nodes/:node/tables', readNode, async (c) => nodeTablesResponse(c, need(), c.req.param('cluster'), c.req.param('node')));
+  app.get('/v1/clusters/:cluster/nodes/:node/tables', readNode, async (c) => nodeTablesResponse(c, need(), flatOf, c.req.param('cluster'), c.req.param('node')));
 }

@@ -2,8 +2,9 @@
 // headers as JSON. TextEncoder and @noble/hashes only, so the store runs on Node, Lambda and workerd.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import type { IrNode, IrPod, IrRule } from '../../core/compile/ir.js';
-import { idOfCanonical, type Sha256Hex } from '../../core/compile/table-id.js';
+import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.js';
+import type { IrSet, RuleTable, SetNode, SetPod } from '../../core/sets/ir.js';
+import { contentId } from '../../core/sets/ids.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { StoreCorruptionError, type CompileFigures } from './types.js';
 
@@ -13,41 +14,58 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 export const utf8 = (s: string): Uint8Array => encoder.encode(s);
 export const fromUtf8 = (b: Uint8Array): string => decoder.decode(b);
 
-// A table is stored as its canonical rules (table-id.ts canonicalRules, written by publish.ts),
-// exactly what its id hashes: the stored bytes prove their own id.
+// Tables and set bodies are stored as the JSON their content ids hash (core/sets: a table's id
+// hashes its JSON; a set body's content id hashes its JSON, definition and members), so the
+// stored bytes prove their own id and are checked where they come back.
 
-const ACTIONS = new Set(['PERMIT', 'DENY']);
-const PROTOCOLS = new Set(['ANY', 'TCP', 'UDP', 'SCTP']);
-const isRange = (v: unknown): v is [number, number] => Array.isArray(v) && v.length === 2 && v.every((n) => Number.isInteger(n));
+const ACTIONS = new Set(['allow', 'deny', 'pass']);
+const PROTOCOLS = new Set(['TCP', 'UDP', 'SCTP']);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
-export function decodeTable(id: string, bytes: Uint8Array, sha256Hex?: Sha256Hex): IrRule[] {
-  // Content addressing is only worth something if it is checked where the content comes back.
-  // The stored text is the canonical form the id hashes, so the text itself is checked: any
-  // other text (even another encoding of the same rules) fails.
+/** The content id of a set body: `e` + 16 hex digits of the SHA-256 of its JSON. */
+export const setContentId = (text: string, sha256Hex: Sha256Hex = portableSha256Hex): string => contentId('e', text, sha256Hex);
+
+function checkedText(kind: 'table' | 'set', id: string, bytes: Uint8Array, expected: (text: string) => string): string {
   const text = fromUtf8(bytes);
-  const actual = idOfCanonical(text, sha256Hex);
-  if (actual !== id) throw new StoreCorruptionError(`table ${id}: stored rules hash to ${actual}`);
-  const rows: unknown = JSON.parse(text);
-  if (!Array.isArray(rows)) throw new StoreCorruptionError(`table ${id}: not a rule list`);
-  const rules = rows.map((row: unknown): IrRule => {
-    if (!Array.isArray(row) || row.length !== 6) throw new StoreCorruptionError(`table ${id}: malformed rule`);
-    const [action, protocol, srcNetwork, srcPortRange, dstNetwork, dstPortRange] = row as unknown[];
-    if (!ACTIONS.has(action as string) || !PROTOCOLS.has(protocol as string) || typeof srcNetwork !== 'string' || typeof dstNetwork !== 'string') {
-      throw new StoreCorruptionError(`table ${id}: malformed rule`);
-    }
-    if ((srcPortRange !== null && !isRange(srcPortRange)) || (dstPortRange !== null && !isRange(dstPortRange))) throw new StoreCorruptionError(`table ${id}: malformed port range`);
-    return { action: action as IrRule['action'], protocol: protocol as IrRule['protocol'], srcNetwork, srcPortRange, dstNetwork, dstPortRange };
-  });
-  return rules;
+  const actual = expected(text);
+  if (actual !== id) throw new StoreCorruptionError(`${kind} ${id}: stored content hashes to ${actual}`);
+  return text;
 }
 
-/** A node's bindings, pods sorted by key so equal bindings give equal bytes (and hash) in every version. */
+function isRule(r: unknown): boolean {
+  if (!isObject(r) || !ACTIONS.has(r.action as string) || !(r.set === null || typeof r.set === 'string')) return false;
+  return r.ports === null || (Array.isArray(r.ports) && r.ports.every((p) => Array.isArray(p) && p.length === 3 && PROTOCOLS.has(p[0]) && Number.isInteger(p[1]) && Number.isInteger(p[2])));
+}
+
+export function decodeTable(id: string, bytes: Uint8Array, sha256Hex?: Sha256Hex): RuleTable {
+  const text = checkedText('table', id, bytes, (t) => contentId('r', t, sha256Hex ?? portableSha256Hex));
+  const t: unknown = JSON.parse(text);
+  const tiers = isObject(t) && isObject(t.networkPolicy) ? [t.admin, t.networkPolicy.rules, t.baseline] : [];
+  if (!isObject(t) || (t.direction !== 'ingress' && t.direction !== 'egress') || tiers.length !== 3 || !tiers.every((tier) => Array.isArray(tier) && tier.every(isRule)) || typeof (t.networkPolicy as Record<string, unknown>).isolated !== 'boolean') {
+    throw new StoreCorruptionError(`table ${id}: not a rule table`);
+  }
+  return t as unknown as RuleTable;
+}
+
+export function decodeSet(contentIdOf: string, bytes: Uint8Array, sha256Hex?: Sha256Hex): IrSet {
+  const text = checkedText('set', contentIdOf, bytes, (t) => setContentId(t, sha256Hex));
+  const s: unknown = JSON.parse(text);
+  const ok = isObject(s) && isObject(s.definition) && typeof s.hash === 'string' && ((s.kind === 'addresses' && isStrings(s.v4) && isStrings(s.v6)) || (s.kind === 'ports' && Array.isArray(s.elements)));
+  if (!ok) throw new StoreCorruptionError(`set ${contentIdOf}: not a set`);
+  return s as unknown as IrSet;
+}
+
+/** A node's manifest, pods sorted by key so equal manifests give equal bytes (and hash) in every version. */
 export interface Manifest {
-  readonly pods: Readonly<Record<string, IrPod>>;
-  readonly global: string | null;
+  readonly addresses: readonly string[];
+  readonly pods: Readonly<Record<string, SetPod>>;
+  /** Set id → content id of its body. */
+  readonly sets: Readonly<Record<string, string>>;
+  readonly tables: readonly string[];
 }
 
-export function manifestOf(node: IrNode): Manifest {
+export function manifestOf(node: SetNode, setContentIds: ReadonlyMap<string, string>): Manifest {
   const pods = Object.fromEntries(
     Object.keys(node.pods)
       .sort()
@@ -56,25 +74,17 @@ export function manifestOf(node: IrNode): Manifest {
         return [k, { ips: [...p.ips], ingress: p.ingress, egress: p.egress }];
       }),
   );
-  return { pods, global: node.global };
+  return { addresses: [...node.addresses], pods, sets: Object.fromEntries([...node.sets].sort().map((id) => [id, setContentIds.get(id)!])), tables: [...node.tables].sort() };
 }
 
-export const encodeManifest = (m: Manifest): Uint8Array => utf8(JSON.stringify({ global: m.global, pods: m.pods }));
+export const encodeManifest = (m: Manifest): Uint8Array => utf8(JSON.stringify({ addresses: m.addresses, pods: m.pods, sets: m.sets, tables: m.tables }));
 
 export function decodeManifest(bytes: Uint8Array): Manifest {
   const m = JSON.parse(fromUtf8(bytes)) as Partial<Manifest> | null;
-  if (!m || typeof m !== 'object' || typeof m.pods !== 'object' || m.pods === null || !(m.global === null || typeof m.global === 'string')) {
+  if (!m || typeof m !== 'object' || !isObject(m.pods) || !isObject(m.sets) || !isStrings(m.addresses) || !isStrings(m.tables)) {
     throw new StoreCorruptionError('malformed node manifest');
   }
-  return { pods: m.pods, global: m.global };
-}
-
-/** Every table a manifest refers to, sorted. */
-export function manifestTableIds(m: Manifest): string[] {
-  const ids = new Set<string>();
-  for (const p of Object.values(m.pods)) ids.add(p.ingress).add(p.egress);
-  if (m.global !== null) ids.add(m.global);
-  return [...ids].sort();
+  return { addresses: m.addresses, pods: m.pods, sets: m.sets as Record<string, string>, tables: m.tables };
 }
 
 /** `h` + 32 hex digits of SHA-256: short enough for an ETag, long enough never to collide by accident. */
@@ -86,6 +96,7 @@ export interface HeaderBody {
   readonly objects: Readonly<Record<string, number>>;
   readonly compile: CompileFigures;
   readonly tableCount: number;
+  readonly setCount?: number;
   readonly publishedAt: string;
 }
 

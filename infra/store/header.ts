@@ -27,6 +27,7 @@ export function summaryFromItem(cluster: string, item: Item): VersionSummary {
     snapshotHash,
     nodeCount: b.nodeCount,
     tableCount: b.tableCount,
+    ...(b.setCount !== undefined ? { setCount: b.setCount } : {}),
     objects: b.objects,
     compile: b.compile,
     publishedAt: b.publishedAt,

@@ -1,7 +1,9 @@
 // Item keys of the single-table layout and the version order that the latest pointer, the
 // listing and the diff all share. Layout (pk / sk):
-//   t#<tableId>                                   / <chunk>      content-addressed table, shared by all versions
-//   m#<cluster>#<version>#<snapshotHash>#<node>   / <chunk>      one node's manifest (pod → table ids)
+//   t#<tableId>                                   / <chunk>      content-addressed rule table, shared by all versions
+//   e#<setContentId>                              / <chunk>      a set's body (definition and members), content-addressed:
+//                                                                a set keeps its id when members change, its body does not
+//   m#<cluster>#<version>#<snapshotHash>#<node>   / <chunk>      one node's manifest (pods → table ids, set id → body id)
 //   n#<cluster>#<version>#<snapshotHash>          / <chunk>      the version's node names (kept out of the
 //                                                                header so listings and agent polls stay small)
 //   s#<cluster>#<version>#<snapshotHash>          / <chunk>      the snapshot objects, checked on read against the
@@ -57,12 +59,19 @@ export const clusterPk = (cluster: string): string => `c#${cluster}`;
 export const headerKey = (cluster: string, version: string): ItemKey => ({ pk: clusterPk(cluster), sk: `${HEADER_SK_PREFIX}${versionKey(version)}` });
 export const pointerKey = (cluster: string): ItemKey => ({ pk: clusterPk(cluster), sk: POINTER_SK });
 export const tablePk = (id: string): string => `t#${id}`;
+export const setPk = (contentId: string): string => `e#${contentId}`;
 export const nodesPk = (cluster: string, version: string, snapshotHash: string): string => `n#${cluster}#${version}#${snapshotHash}`;
 export const objectsPk = (cluster: string, version: string, snapshotHash: string): string => `s#${cluster}#${version}#${snapshotHash}`;
 export const manifestPk = (cluster: string, version: string, snapshotHash: string, node: string): string => `m#${cluster}#${version}#${snapshotHash}#${node}`;
 
-/** A table id as tableId() makes it; anything else would not be a content address. */
+/** A table id as the set form makes it; anything else would not be a content address. */
 export function checkTableId(id: string): string {
-  if (!/^t[0-9a-f]{16}$/.test(id)) throw new StoreInputError('table', `not a table id: ${JSON.stringify(id)}`);
+  if (!/^r[0-9a-f]{16}$/.test(id)) throw new StoreInputError('table', `not a table id: ${JSON.stringify(id)}`);
+  return id;
+}
+
+/** A set body's content id (codec.ts setContentId). */
+export function checkSetContentId(id: string): string {
+  if (!/^e[0-9a-f]{16}$/.test(id)) throw new StoreInputError('set', `not a set content id: ${JSON.stringify(id)}`);
   return id;
 }

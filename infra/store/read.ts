@@ -1,13 +1,13 @@
 // Reads. Everything starts at a header (or the pointer to one): a version without a header, or
 // whose TTL has passed, does not exist, whatever else of it is stored.
-import type { IrRule } from '../../core/compile/ir.js';
+import type { IrSet, RuleTable } from '../../core/sets/ir.js';
 import { readBlobs } from './blob.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
-import { contentHash, decodeManifest, decodeNodes, decodeObjects, decodeTable, manifestTableIds } from './codec.js';
+import { contentHash, decodeManifest, decodeNodes, decodeObjects, decodeSet, decodeTable } from './codec.js';
 import type { StoreContext } from './context.js';
 import { isExpired, summaryFromItem } from './header.js';
 import type { Item } from './backend.js';
-import { HEADER_SK_PREFIX, checkName, checkTableId, clusterPk, headerKey, manifestPk, nodesPk, objectsPk, pointerKey, tablePk, versionKey } from './keys.js';
+import { HEADER_SK_PREFIX, checkName, checkSetContentId, checkTableId, clusterPk, headerKey, manifestPk, nodesPk, objectsPk, pointerKey, setPk, tablePk, versionKey } from './keys.js';
 import { StoreCorruptionError, StoreInputError, type ListVersionsOptions, type NodeTables, type VersionHeader, type VersionPage, type VersionSummary } from './types.js';
 
 async function visibleHeaderItem(ctx: StoreContext, cluster: string, version: string): Promise<Item | null> {
@@ -88,21 +88,27 @@ export async function getNodeTables(ctx: StoreContext, cluster: string, version:
   // No manifest under a visible header: the node is not part of this version.
   if (!blob) return null;
   const manifest = decodeManifest(blob.bytes);
-  return { cluster, version, node, pods: manifest.pods, global: manifest.global, tableIds: manifestTableIds(manifest), hash: contentHash(blob.bytes) };
+  return { cluster, version, node, addresses: manifest.addresses, pods: manifest.pods, sets: manifest.sets, tableIds: manifest.tables, hash: contentHash(blob.bytes) };
 }
 
-export async function getTables(ctx: StoreContext, ids: readonly string[]): Promise<ReadonlyMap<string, readonly IrRule[]>> {
-  const unique = [...new Set(ids.map(checkTableId))];
-  const { complete, incomplete } = await readBlobs(ctx.backend, unique.map(tablePk));
-  // Tables never expire and their heads are written after their chunks: a gap is corruption.
-  if (incomplete.length > 0) throw new StoreCorruptionError(`tables with missing chunks: ${incomplete.join(', ')}`);
-  const tables = new Map<string, readonly IrRule[]>();
+/** Content-addressed items by id; ids not stored are absent. Heads are written after their chunks: a gap is corruption. */
+async function readContent<T>(ctx: StoreContext, kind: string, ids: readonly string[], check: (id: string) => string, pkOf: (id: string) => string, decode: (id: string, bytes: Uint8Array) => T): Promise<ReadonlyMap<string, T>> {
+  const unique = [...new Set(ids.map(check))];
+  const { complete, incomplete } = await readBlobs(ctx.backend, unique.map(pkOf));
+  if (incomplete.length > 0) throw new StoreCorruptionError(`${kind} with missing chunks: ${incomplete.join(', ')}`);
+  const out = new Map<string, T>();
   for (const id of unique) {
-    const blob = complete.get(tablePk(id));
-    if (blob) tables.set(id, decodeTable(id, blob.bytes, ctx.sha256Hex));
+    const blob = complete.get(pkOf(id));
+    if (blob) out.set(id, decode(id, blob.bytes));
   }
-  return tables;
+  return out;
 }
+
+export const getTables = (ctx: StoreContext, ids: readonly string[]): Promise<ReadonlyMap<string, RuleTable>> =>
+  readContent(ctx, 'tables', ids, checkTableId, tablePk, (id, bytes) => decodeTable(id, bytes, ctx.sha256Hex));
+
+export const getSets = (ctx: StoreContext, ids: readonly string[]): Promise<ReadonlyMap<string, IrSet>> =>
+  readContent(ctx, 'sets', ids, checkSetContentId, setPk, (id, bytes) => decodeSet(id, bytes, ctx.sha256Hex));
 
 export async function getSnapshotObjects(ctx: StoreContext, cluster: string, version: string): Promise<readonly SnapshotObject[] | null> {
   const header = await visibleHeaderItem(ctx, cluster, version);

@@ -2,7 +2,7 @@
 import type { ItemBackend } from './backend.js';
 import { storeContext, type SnapshotStoreOptions } from './context.js';
 import { publish } from './publish.js';
-import { getHeader, getNodeTables, getSnapshotObjects, getTables, latest, listVersions } from './read.js';
+import { getHeader, getNodeTables, getSets, getSnapshotObjects, getTables, latest, listVersions } from './read.js';
 import type { SnapshotStore } from './types.js';
 
 export function createSnapshotStore(backend: ItemBackend, opts: SnapshotStoreOptions = {}): SnapshotStore {
@@ -14,6 +14,7 @@ export function createSnapshotStore(backend: ItemBackend, opts: SnapshotStoreOpt
     listVersions: (cluster, o) => listVersions(ctx, cluster, o),
     getNodeTables: (cluster, version, node) => getNodeTables(ctx, cluster, version, node),
     getTables: (ids) => getTables(ctx, ids),
+    getSets: (ids) => getSets(ctx, ids),
     getSnapshotObjects: (cluster, version) => getSnapshotObjects(ctx, cluster, version),
   };
 }

@@ -1,15 +1,20 @@
 // The store port: what routes need to keep compiled snapshots per (cluster, resourceVersion)
 // and serve node agents. Plain TypeScript, no AWS types: DynamoDB and memory both implement it.
-import type { CompileStats } from '../../core/compile/compile.js';
-import type { IrNode, IrPod, IrRule } from '../../core/compile/ir.js';
+import type { IrSet, RuleTable, SetIr, SetPod } from '../../core/sets/ir.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 
-/** Figures of the compile run kept in the header (CompileStats, plus timing when the route has it). */
-export interface CompileFigures extends CompileStats {
+/** Figures of the compile run kept in the header (the compiler's stats, plus timing when the route has it). */
+export interface CompileFigures {
+  readonly pods: number;
+  readonly groups: number;
+  readonly tables: number;
+  readonly rules: number;
+  readonly sets?: number;
+  readonly members?: number;
   readonly durationMs?: number;
 }
 
-/** What a route hands to publish: the compiler's per-node IR and the header figures. */
+/** What a route hands to publish: the set form (core/sets) and the header figures. */
 export interface CompiledSnapshot {
   /**
    * Identity of the snapshot's content (e.g. SHA-256 of the canonical snapshot). Equal hash for
@@ -20,8 +25,8 @@ export interface CompiledSnapshot {
   /** Object counts by kind (Pod, Namespace, NetworkPolicy, ...). */
   readonly objects: Readonly<Record<string, number>>;
   readonly compile: CompileFigures;
-  /** compile(cluster).ir.nodes: per node the pods' table bindings and the tables themselves. */
-  readonly nodes: Readonly<Record<string, IrNode>>;
+  /** compileSets(cluster).ir: every set and table once, per node what its pods need. */
+  readonly ir: SetIr;
   /**
    * The validated snapshot objects (parseSnapshot's output), kept so a stored version can
    * answer verdicts, matrices and questions without the client sending the snapshot again.
@@ -37,6 +42,8 @@ export interface VersionSummary {
   readonly nodeCount: number;
   /** Distinct tables across all nodes of this version. */
   readonly tableCount: number;
+  /** Distinct sets across all nodes of this version (absent for versions stored before sets). */
+  readonly setCount?: number;
   readonly objects: Readonly<Record<string, number>>;
   readonly compile: CompileFigures;
   /** ISO 8601, when the header was written. */
@@ -58,18 +65,21 @@ export interface PublishResult {
   readonly latest: boolean;
 }
 
-/** One node's bindings in one version: what an agent needs besides the tables themselves. */
+/** One node's manifest in one version: its pods' bindings and what of the set form it needs. */
 export interface NodeTables {
   readonly cluster: string;
   readonly version: string;
   readonly node: string;
-  readonly pods: Readonly<Record<string, IrPod>>;
-  readonly global: string | null;
-  /** Every table id the node uses (pods' ingress/egress and global), sorted. */
+  /** The node's own addresses (node-local traffic). */
+  readonly addresses: readonly string[];
+  readonly pods: Readonly<Record<string, SetPod>>;
+  /** Set id → content id of the set's stored body (definition and members) in this version. */
+  readonly sets: Readonly<Record<string, string>>;
+  /** Every table id the node's pods use, sorted. */
   readonly tableIds: readonly string[];
   /**
-   * Content hash of this node's bindings (pods, global, table ids). Equal across versions when
-   * nothing changed for the node: usable as an ETag and to answer a diff with "no change" cheaply.
+   * Content hash of the manifest (bindings, the sets' content ids, table ids). Equal across
+   * versions exactly when nothing changed for the node, members of its sets included: an ETag.
    */
   readonly hash: string;
 }
@@ -101,8 +111,10 @@ export interface SnapshotStore {
   listVersions(cluster: string, opts?: ListVersionsOptions): Promise<VersionPage>;
   /** null when the version is not visible or the node is not part of it. */
   getNodeTables(cluster: string, version: string, node: string): Promise<NodeTables | null>;
-  /** Rules by table id; ids that are not stored are absent from the map. */
-  getTables(ids: readonly string[]): Promise<ReadonlyMap<string, readonly IrRule[]>>;
+  /** Tables by id; ids that are not stored are absent from the map. */
+  getTables(ids: readonly string[]): Promise<ReadonlyMap<string, RuleTable>>;
+  /** Set bodies by content id (NodeTables.sets values); ids that are not stored are absent. */
+  getSets(contentIds: readonly string[]): Promise<ReadonlyMap<string, IrSet>>;
   /**
    * The version's snapshot objects as published (parsed and validated then, so trusted now);
    * null when the version is not visible, or was stored before objects were kept.
@@ -127,7 +139,7 @@ export class VersionConflictError extends Error {
 export class StoreInputError extends Error {
   override readonly name = 'StoreInputError';
   constructor(
-    readonly field: 'cluster' | 'version' | 'node' | 'snapshotHash' | 'cursor' | 'limit' | 'table',
+    readonly field: 'cluster' | 'version' | 'node' | 'snapshotHash' | 'cursor' | 'limit' | 'table' | 'set',
     message: string,
   ) {
     super(message);

@@ -160,8 +160,10 @@ describe('Lambda handler with the DynamoDB store (dynalite) and tokens', () => {
 
     const tables = (query: string, headers: Record<string, string> = {}) => handler(httpApiEvent('GET', '/v1/clusters/prod/nodes/node-2/tables', { query, headers: { ...agent.header, ...headers } }));
     const diff = json(await tables('since=1'));
-    expect(diff).toMatchObject({ node: 'node-2', from: '1', to: '2', full: false });
-    expect(Object.keys(diff.tablesAdded).length + diff.tablesRemoved.length).toBeGreaterThan(0);
+    expect(diff).toMatchObject({ node: 'node-2', from: '1', to: '2', full: false, format: 'ir' });
+    expect(Object.keys(diff.delta.setsChanged).length).toBeGreaterThan(0);
+    const flat = json(await tables('since=1&format=ir-flat'));
+    expect(Object.keys(flat.tablesAdded).length + flat.tablesRemoved.length).toBeGreaterThan(0);
     const nft = await tables('format=nftables');
     expect(nft.statusCode).toBe(200);
     expect(nft.body).toContain('table inet netpolc');

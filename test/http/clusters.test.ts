@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.js';
 import { createMemoryStore } from '../../infra/store/memory.js';
+import { applyNodeDelta, type NodeSlice } from '../../core/diff/set-node.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const base = JSON.parse(readFileSync(join(ROOT, 'examples', 'cluster.json'), 'utf8')) as { items: any[] };
@@ -55,26 +56,57 @@ describe('/v1/clusters: snapshots and node tables', () => {
     expect(((await clash.json()) as any).error).toBe('conflict');
   });
 
-  it('a node agent applying v1 full, then diffs to v2 and v3, ends with exactly the full tables of v3', async () => {
+  it('a node agent applying v1 full, then flat diffs to v2 and v3, ends with exactly the full flat tables of v3', async () => {
     const { put, tables } = setup();
     for (const [rv, body] of [['1', v1], ['2', v2], ['3', v3]] as const) expect((await put(rv, body)).status).toBe(201);
     for (const node of ['node-1', 'node-2']) {
-      let state = fromFull(await (await tables(node, '?version=1')).json());
-      const d2 = (await (await tables(node, '?version=2&since=1')).json()) as any;
+      let state = fromFull(await (await tables(node, '?format=ir-flat&version=1')).json());
+      const d2 = (await (await tables(node, '?format=ir-flat&version=2&since=1')).json()) as any;
       expect(d2.full).toBe(false);
       state = applyDiff(state, d2);
-      const d3 = (await (await tables(node, '?version=3&since=2')).json()) as any;
+      const d3 = (await (await tables(node, '?format=ir-flat&version=3&since=2')).json()) as any;
       state = applyDiff(state, d3);
-      const full3 = fromFull(await (await tables(node)).json());
+      const full3 = fromFull(await (await tables(node, '?format=ir-flat')).json());
       expect(state).toEqual(full3);
       // An unknown `since` is answered with the full tables, never an error.
-      const unknown = (await (await tables(node, '?since=999')).json()) as any;
+      const unknown = (await (await tables(node, '?format=ir-flat&since=999')).json()) as any;
       expect(unknown.full).toBe(true);
       expect(fromFull(unknown)).toEqual(full3);
     }
     // shop/web lost the label shop/db's NetworkPolicy admits: shop/db's node (node-2) changes.
-    const d = (await (await tables('node-2', '?version=2&since=1')).json()) as any;
+    const d = (await (await tables('node-2', '?format=ir-flat&version=2&since=1')).json()) as any;
     expect(Object.keys(d.tablesAdded).length + d.tablesRemoved.length).toBeGreaterThan(0);
+  });
+
+  it('a node agent applying v1 full, then set-form deltas to v2 and v3, ends with exactly the slice of v3', async () => {
+    const { put, tables } = setup();
+    for (const [rv, body] of [['1', v1], ['2', v2], ['3', v3]] as const) expect((await put(rv, body)).status).toBe(201);
+    const slice = (b: any): NodeSlice => {
+      const n = b.ir.nodes[b.node];
+      return { addresses: n.addresses, pods: n.pods, sets: b.ir.sets, tables: b.ir.tables };
+    };
+    for (const node of ['node-1', 'node-2']) {
+      let state = slice(await (await tables(node, '?version=1')).json());
+      const d2 = (await (await tables(node, '?version=2&since=1')).json()) as any;
+      expect(d2).toMatchObject({ full: false, format: 'ir', from: '1', to: '2' });
+      state = applyNodeDelta(state, d2.delta);
+      const d3 = (await (await tables(node, '?version=3&since=2')).json()) as any;
+      state = applyNodeDelta(state, d3.delta);
+      const full3 = (await (await tables(node)).json()) as any;
+      expect(full3).toMatchObject({ full: true, format: 'ir', version: '3' });
+      expect(full3.ir.version).toBe('netpolc.io/ir/v2');
+      expect(state).toEqual(slice(full3));
+      const unknown = (await (await tables(node, '?since=999')).json()) as any;
+      expect(unknown.full).toBe(true);
+      expect(slice(unknown)).toEqual(slice(full3));
+    }
+    // shop/web lost the label shop/db's NetworkPolicy admits: on shop/db's node (node-2) that is
+    // a member change of the set "pods with app=web in shop" — same set id, same tables.
+    const d = (await (await tables('node-2', '?version=2&since=1')).json()) as any;
+    const changed = Object.values(d.delta.setsChanged) as any[];
+    expect(changed.some((c) => c.remove.v4.includes('10.244.1.10/32'))).toBe(true);
+    expect(d.delta.tablesAdded).toEqual({});
+    expect(d.delta.bindingsChanged).toEqual({});
   });
 
   it('answers 304 to If-None-Match when nothing changed for the node, and lists versions newest first', async () => {

@@ -29,7 +29,7 @@ describe('embedded store', () => {
 
     const second = await openStore(settings);
     expect((await second.store.latest('c'))?.version).toBe('5');
-    expect((await second.store.getNodeTables('c', '5', 'node-1'))?.pods).toEqual(snap.nodes['node-1']!.pods);
+    expect((await second.store.getNodeTables('c', '5', 'node-1'))?.pods).toEqual(snap.ir.nodes['node-1']!.pods);
     await second.close();
   });
 

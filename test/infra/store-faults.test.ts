@@ -24,25 +24,27 @@ const storeWith = (wrap?: SendWrapper): SnapshotStore =>
   createDynamoDbStore({ client: wrap ? wrappedClient(local.endpoint, wrap) : local.client, tableName: local.tableName, backoff: BACKOFF, retentionSeconds: 3600, chunkBytes: 2048 });
 
 async function expectVersion(store: SnapshotStore, cluster: string, version: string, snap: CompiledSnapshot): Promise<void> {
-  for (const [node, ir] of Object.entries(snap.nodes)) {
+  for (const [node, n] of Object.entries(snap.ir.nodes)) {
     const got = await store.getNodeTables(cluster, version, node);
-    expect(got?.pods).toEqual(ir.pods);
-    expect(Object.fromEntries(await store.getTables(got!.tableIds))).toEqual(ir.tables);
+    expect(got?.pods).toEqual(n.pods);
+    expect(Object.fromEntries(await store.getTables(got!.tableIds))).toEqual(Object.fromEntries(n.tables.map((id) => [id, snap.ir.tables[id]])));
+    const sets = await store.getSets(Object.values(got!.sets));
+    expect(Object.fromEntries(Object.entries(got!.sets).map(([id, content]) => [id, sets.get(content)]))).toEqual(Object.fromEntries(n.sets.map((id) => [id, snap.ir.sets[id]])));
   }
 }
 
 async function hasTtl(cluster: string, version: string, snap: CompiledSnapshot): Promise<boolean[]> {
   const backend = new DynamoDbBackend({ client: local.client, tableName: local.tableName });
-  const keys = [headerKey(cluster, version), { pk: nodesPk(cluster, version, snap.snapshotHash), sk: '0' }, ...Object.keys(snap.nodes).map((n) => ({ pk: manifestPk(cluster, version, snap.snapshotHash, n), sk: '0' }))];
+  const keys = [headerKey(cluster, version), { pk: nodesPk(cluster, version, snap.snapshotHash), sk: '0' }, ...Object.keys(snap.ir.nodes).map((n) => ({ pk: manifestPk(cluster, version, snap.snapshotHash, n), sk: '0' }))];
   return Promise.all(keys.map(async (k) => (await backend.getItem(k))?.[TTL_ATTRIBUTE] !== undefined));
 }
 
 describe('DynamoDB store under failures', () => {
   const s1 = syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant: 1 });
-  // A table of several chunks, so the publish also has chunk tails to write before the table heads.
-  const s2 = syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant: 2, bigTableRules: 200 });
-  // Tables are shared by content across clusters: a fresh variant per run keeps every table write in play.
-  const fresh = (variant: number) => syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant, bigTableRules: 200 });
+  // A set of several chunks, so the publish also has chunk tails to write before the heads.
+  const s2 = syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant: 2, bigSetMembers: 200 });
+  // Tables and set bodies are shared by content across clusters: a fresh variant per run keeps every write in play.
+  const fresh = (variant: number) => syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant, bigSetMembers: 200 });
 
   it('a failure at any write keeps the previous version intact and the new one invisible until complete; a retry completes it', async () => {
     const healthy = storeWith();

@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
 import { TTL_ATTRIBUTE, type ItemBackend } from '../../infra/store/backend.js';
 import { DynamoDbBackend } from '../../infra/store/dynamodb.js';
-import { compareVersions, headerKey, manifestPk, nodesPk, objectsPk, tablePk } from '../../infra/store/keys.js';
+import { compareVersions, headerKey, manifestPk, nodesPk, objectsPk, setPk, tablePk } from '../../infra/store/keys.js';
 import { MemoryBackend } from '../../infra/store/memory.js';
 import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
 import { StoreCorruptionError, StoreInputError, VersionConflictError, type SnapshotStore } from '../../infra/store/types.js';
-import { exampleSnapshot, syntheticSnapshot } from './support.js';
+import { addressSet, exampleSnapshot, syntheticSnapshot } from './support.js';
 import type { Sha256Hex } from '../../core/compile/table-id.js';
 import { nodeSha256Hex } from '../../functions/node-sha256.js';
 
@@ -41,21 +41,24 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     const snap = exampleSnapshot();
     const res = await store.publish(cluster, '42', snap);
     expect(res).toMatchObject({ status: 'created', latest: true, header: { cluster, version: '42', snapshotHash: 'example-1', expiresAt: null } });
-    expect(res.header.nodes).toEqual(Object.keys(snap.nodes).sort());
+    expect(res.header.nodes).toEqual(Object.keys(snap.ir.nodes).sort());
     expect(res.header.compile).toEqual(snap.compile);
     const { nodes: _nodes, ...summary } = res.header;
     expect(await store.latest(cluster)).toEqual(summary);
     expect(await store.getHeader(cluster, '42')).toEqual(res.header);
-    for (const [node, ir] of Object.entries(snap.nodes)) {
+    for (const [node, n] of Object.entries(snap.ir.nodes)) {
       const got = await store.getNodeTables(cluster, '42', node);
-      expect(got?.pods).toEqual(ir.pods);
-      expect(got?.global).toBe(ir.global);
-      expect(got?.tableIds).toEqual(Object.keys(ir.tables).sort());
+      expect(got?.pods).toEqual(n.pods);
+      expect(got?.addresses).toEqual(n.addresses);
+      expect(got?.tableIds).toEqual(n.tables);
+      expect(Object.keys(got!.sets)).toEqual(n.sets);
       const tables = await store.getTables(got!.tableIds);
-      expect(Object.fromEntries(tables)).toEqual(ir.tables);
+      expect(Object.fromEntries(tables)).toEqual(Object.fromEntries(n.tables.map((id) => [id, snap.ir.tables[id]])));
+      const sets = await store.getSets(Object.values(got!.sets));
+      for (const [id, content] of Object.entries(got!.sets)) expect(sets.get(content)).toEqual(snap.ir.sets[id]);
     }
     expect(await store.getNodeTables(cluster, '42', 'no-such-node')).toBeNull();
-    expect(await store.getNodeTables(cluster, '41', Object.keys(snap.nodes)[0]!)).toBeNull();
+    expect(await store.getNodeTables(cluster, '41', Object.keys(snap.ir.nodes)[0]!)).toBeNull();
     expect(await store.latest(`${cluster}-unknown`)).toBeNull();
   });
 
@@ -70,7 +73,7 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     expect(err).toMatchObject({ storedSnapshotHash: 'synthetic-1', offeredSnapshotHash: 'synthetic-2' });
     // The stored version is untouched.
     const node0 = await store.getNodeTables(cluster, '7', 'node-0');
-    expect(node0?.pods).toEqual(syntheticSnapshot({ nodes: 2, podsPerNode: 3, variant: 1 }).nodes['node-0']!.pods);
+    expect(node0?.pods).toEqual(syntheticSnapshot({ nodes: 2, podsPerNode: 3, variant: 1 }).ir.nodes['node-0']!.pods);
   });
 
   it('lists versions newest first (resourceVersions compare numerically), page by page', async () => {
@@ -111,7 +114,7 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     expect(await ttlOf(objectsPk(cluster, '1', s1.snapshotHash))).toBe(expected);
     expect(await ttlOf(objectsPk(cluster, '2', 'synthetic-2'))).toBeUndefined();
     expect(await ttlOf(headerKey(cluster, '2').pk, headerKey(cluster, '2').sk)).toBeUndefined();
-    for (const id of Object.keys(s1.nodes['node-0']!.tables)) expect(await ttlOf(tablePk(id))).toBeUndefined();
+    for (const id of s1.ir.nodes['node-0']!.tables) expect(await ttlOf(tablePk(id))).toBeUndefined();
     expect((await store.getHeader(cluster, '1'))?.expiresAt).toBe(new Date(expected * 1000).toISOString());
 
     clock.now += (RETENTION + 1) * 1000;
@@ -139,22 +142,23 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     expect((await store.latest(cluster))?.version).toBe('b1');
   });
 
-  it('splits tables and manifests over 400 KB into chunks and reassembles them', async () => {
+  it('splits sets and manifests over 400 KB into chunks and reassembles them', async () => {
     const { backend, store, cluster } = kit();
-    const snap = syntheticSnapshot({ nodes: 1, podsPerNode: 4000, variant: 1, bigTableRules: 12_000 });
-    const node = snap.nodes['node-0']!;
-    const bigId = node.pods['ns-0/pod-0']!.ingress;
-    expect(JSON.stringify(node.tables[bigId]).length).toBeGreaterThan(1_000_000);
+    const snap = syntheticSnapshot({ nodes: 1, podsPerNode: 4000, variant: 1, bigSetMembers: 40_000 });
+    const node = snap.ir.nodes['node-0']!;
+    const bigId = Object.entries(snap.ir.sets).find(([, s]) => s.kind === 'addresses' && s.v4.length === 40_000)![0];
+    expect(JSON.stringify(snap.ir.sets[bigId]).length).toBeGreaterThan(500_000);
     await store.publish(cluster, '1', snap);
-    const head = await backend.getItem({ pk: tablePk(bigId), sk: '0' });
+    const got = await store.getNodeTables(cluster, '1', 'node-0');
+    const head = await backend.getItem({ pk: setPk(got!.sets[bigId]!), sk: '0' });
     expect(head?.chunks).toBeGreaterThan(1);
     const manifestHead = await backend.getItem({ pk: manifestPk(cluster, '1', snap.snapshotHash, 'node-0'), sk: '0' });
     expect(manifestHead?.chunks).toBeGreaterThan(1);
-    const got = await store.getNodeTables(cluster, '1', 'node-0');
     expect(got?.pods).toEqual(node.pods);
+    const sets = await store.getSets([got!.sets[bigId]!]);
+    expect(sets.get(got!.sets[bigId]!)).toEqual(snap.ir.sets[bigId]);
     const tables = await store.getTables(got!.tableIds);
-    expect(tables.get(bigId)).toEqual(node.tables[bigId]);
-    expect(tables.size).toBe(Object.keys(node.tables).length);
+    expect(tables.size).toBe(node.tables.length);
   });
 
   it('keeps the snapshot objects with the version, chunked, checked against their hash on read', async () => {
@@ -179,27 +183,45 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     expect(await store.getSnapshotObjects(cluster, '1')).toBeNull();
   });
 
-  it('gives equal node hashes when a node did not change between versions', async () => {
+  it('gives equal node hashes when nothing changed for a node, and another when only members of its sets did', async () => {
     const { store, cluster } = kit();
-    const a = syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant: 1 });
-    const b = { ...a, snapshotHash: 'other', nodes: { ...a.nodes, 'node-1': syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant: 2 }).nodes['node-1']! } };
-    await store.publish(cluster, '1', a);
-    await store.publish(cluster, '2', b);
+    const a = syntheticSnapshot({ nodes: 3, podsPerNode: 2, variant: 1 });
+    // Version 2: node-1 gets other tables; node-2 keeps its tables but a set it uses gains a member.
+    const [extraId, extra] = addressSet('extra', 2);
+    const [grownId, grown] = addressSet('extra', 3);
+    expect(grownId).toBe(extraId); // members changed, id kept
+    const withSet = (snap: ReturnType<typeof syntheticSnapshot>, set: typeof extra) => ({
+      ...snap,
+      ir: { ...snap.ir, sets: { ...snap.ir.sets, [extraId]: set }, nodes: { ...snap.ir.nodes, 'node-2': { ...snap.ir.nodes['node-2']!, sets: [...snap.ir.nodes['node-2']!.sets, extraId].sort() } } },
+    });
+    const v1 = withSet(a, extra);
+    const other = syntheticSnapshot({ nodes: 3, podsPerNode: 2, variant: 2 });
+    const v2base = withSet(a, grown);
+    const v2 = { ...v2base, snapshotHash: 'other', ir: { ...v2base.ir, tables: { ...v2base.ir.tables, ...other.ir.tables }, nodes: { ...v2base.ir.nodes, 'node-1': other.ir.nodes['node-1']! } } };
+    await store.publish(cluster, '1', v1);
+    await store.publish(cluster, '2', v2);
     const hash = async (v: string, n: string) => (await store.getNodeTables(cluster, v, n))?.hash;
     expect(await hash('1', 'node-0')).toBe(await hash('2', 'node-0'));
     expect(await hash('1', 'node-1')).not.toBe(await hash('2', 'node-1'));
+    expect(await hash('1', 'node-2')).not.toBe(await hash('2', 'node-2'));
+    const [m1, m2] = [await store.getNodeTables(cluster, '1', 'node-2'), await store.getNodeTables(cluster, '2', 'node-2')];
+    expect(m2!.tableIds).toEqual(m1!.tableIds);
+    expect(m2!.sets[extraId]).not.toBe(m1!.sets[extraId]);
   });
 
-  it('refuses names it cannot key and tables that do not match their id', async () => {
+  it('refuses names it cannot key, and tables or sets that do not match their id', async () => {
     const { store, cluster } = kit();
     const snap = syntheticSnapshot({ nodes: 1, podsPerNode: 1, variant: 1 });
     await expect(store.publish('a#b', '1', snap)).rejects.toBeInstanceOf(StoreInputError);
     await expect(store.publish(cluster, '', snap)).rejects.toBeInstanceOf(StoreInputError);
     await expect(store.getTables(['not-an-id'])).rejects.toBeInstanceOf(StoreInputError);
-    const node = snap.nodes['node-0']!;
-    const [id] = Object.keys(node.tables);
-    const forged = { ...snap, nodes: { 'node-0': { ...node, tables: { ...node.tables, [id!]: [] } } } };
+    await expect(store.getSets(['not-an-id'])).rejects.toBeInstanceOf(StoreInputError);
+    const [id, table] = Object.entries(snap.ir.tables)[0]!;
+    const forged = { ...snap, ir: { ...snap.ir, tables: { ...snap.ir.tables, [id]: { ...table, admin: [{ action: 'allow' as const, set: null, ports: null }] } } } };
     await expect(store.publish(cluster, '1', forged)).rejects.toThrow(/does not hash to its id/);
+    const [setId, set] = Object.entries(snap.ir.sets)[0]!;
+    const forgedSet = { ...snap, ir: { ...snap.ir, sets: { ...snap.ir.sets, [setId]: { ...set, definition: { type: 'cidrs' as const, cidrs: ['0.0.0.0/0'], except: [] } } } } };
+    await expect(store.publish(cluster, '1', forgedSet)).rejects.toThrow(/does not hash to its id/);
     expect(await store.getHeader(cluster, '1')).toBeNull();
   });
 
@@ -212,15 +234,16 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     const store = createSnapshotStore(backends[kind]!(), { retentionSeconds: RETENTION, now: () => clock.now, sha256Hex });
     const cluster = `${kind}-c${++clusters}`;
     const snap = syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant: 1 });
-    const ids = new Set(Object.values(snap.nodes).flatMap((n) => Object.keys(n.tables)));
+    const ids = Object.keys(snap.ir.tables);
+    const sets = Object.keys(snap.ir.sets).length;
     await store.publish(cluster, '1', snap);
-    expect(hashed.length).toBe(ids.size);
-    const read = await store.getTables([...ids]);
-    expect(hashed.length).toBe(2 * ids.size);
-    for (const id of ids) expect(read.get(id)).toEqual(Object.values(snap.nodes).find((n) => n.tables[id])!.tables[id]);
-    const node = snap.nodes['node-0']!;
-    const [id] = Object.keys(node.tables);
-    const forged = { ...snap, nodes: { ...snap.nodes, 'node-0': { ...node, tables: { ...node.tables, [id!]: [] } } } };
+    // Each table once; each set twice (its definition against its id, its body for its content id).
+    expect(hashed.length).toBe(ids.length + 2 * sets);
+    const read = await store.getTables(ids);
+    expect(hashed.length).toBe(2 * ids.length + 2 * sets);
+    for (const id of ids) expect(read.get(id)).toEqual(snap.ir.tables[id]);
+    const [id, table] = Object.entries(snap.ir.tables)[0]!;
+    const forged = { ...snap, ir: { ...snap.ir, tables: { ...snap.ir.tables, [id]: { ...table, baseline: [{ action: 'deny' as const, set: null, ports: null }] } } } };
     await expect(store.publish(cluster, '2', forged)).rejects.toThrow(/does not hash to its id/);
   });
 });

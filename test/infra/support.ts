@@ -1,9 +1,10 @@
 // Snapshots to publish and clients that misbehave on purpose, for the store tests.
 import { readFileSync } from 'node:fs';
 import { buildCluster } from '../../core/cluster.js';
-import { compile } from '../../core/compile/compile.js';
-import type { IrNode, IrPod, IrRule } from '../../core/compile/ir.js';
-import { tableId } from '../../core/compile/table-id.js';
+import { portableSha256Hex } from '../../core/compile/table-id.js';
+import { compileSets } from '../../core/sets/compile.js';
+import { SET_IR_VERSION, type IrSet, type RuleTable, type SetNode, type SetPod } from '../../core/sets/ir.js';
+import { contentId } from '../../core/sets/ids.js';
 import { createDynamoDbClient } from '../../infra/store/dynamodb.js';
 import type { CompiledSnapshot } from '../../infra/store/types.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
@@ -13,55 +14,72 @@ export function exampleSnapshot(): CompiledSnapshot {
   const raw: unknown = JSON.parse(readFileSync(new URL('../../examples/cluster.json', import.meta.url), 'utf8'));
   const parsed = parseSnapshot(raw);
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
-  const { ir, stats } = compile(buildCluster(parsed.snapshot));
-  return { snapshotHash: 'example-1', objects: { Pod: stats.pods }, compile: stats, nodes: ir.nodes, items: parsed.snapshot.objects };
+  const { ir, stats } = compileSets(buildCluster(parsed.snapshot));
+  return { snapshotHash: 'example-1', objects: { Pod: stats.pods }, compile: stats, ir, items: parsed.snapshot.objects };
 }
 
-const CATCH_ALL: IrRule = { action: 'DENY', protocol: 'ANY', srcNetwork: '', srcPortRange: null, dstNetwork: '', dstPortRange: null };
-
-/** Distinct rule per i: a /32 and a port, so tables built from different i's differ. */
-export function rule(i: number): IrRule {
-  return { action: 'PERMIT', protocol: 'TCP', srcNetwork: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}/32`, srcPortRange: null, dstNetwork: '', dstPortRange: [1 + (i % 65000), 1 + (i % 65000)] };
+/** A table whose content is distinct per seed: an allow on its own port per seed. */
+export function tableOf(seeds: readonly number[], direction: 'ingress' | 'egress' = 'ingress', set: string | null = null): RuleTable {
+  return { direction, admin: [], networkPolicy: { isolated: true, rules: seeds.map((i) => ({ action: 'allow', set, ports: [['TCP', 1 + (i % 65000), 1 + (i % 65000)]] })) }, baseline: [] };
 }
 
-export const tableOf = (seeds: readonly number[]): readonly IrRule[] => [...seeds.map(rule), CATCH_ALL];
+const id = (prefix: 'r' | 's', value: unknown) => contentId(prefix, JSON.stringify(value), portableSha256Hex);
+
+/** An address set with `count` /32 members from `base` (its definition names `name`, so its id is stable). */
+export function addressSet(name: string, count: number, base = 0): [string, IrSet] {
+  const definition = { type: 'cidrs', cidrs: [name], except: [] } as const;
+  const v4 = Array.from({ length: count }, (_, i) => `10.${((base + i) >> 16) & 255}.${((base + i) >> 8) & 255}.${(base + i) & 255}/32`);
+  return [id('s', definition), { kind: 'addresses', definition: { type: 'cidrs', cidrs: [name], except: [] }, v4, v6: [], hash: contentId('m', JSON.stringify([v4, []]), portableSha256Hex) }];
+}
 
 export interface SyntheticSpec {
   readonly nodes: number;
   readonly podsPerNode: number;
-  /** Changes the egress tables (and the hash): versions with different variants share ingress and global tables only. */
+  /** Changes the egress tables and the members of the shared set (and the hash): versions with different variants share ingress tables only. */
   readonly variant: number;
-  /** Adds one table of this many rules to node-0's first pod (~74 bytes a rule). */
-  readonly bigTableRules?: number;
+  /** Gives node-0 a set of this many members (~18 bytes each), to be stored in chunks. */
+  readonly bigSetMembers?: number;
   readonly hash?: string;
 }
 
 export function syntheticSnapshot(spec: SyntheticSpec): CompiledSnapshot {
-  const nodes: Record<string, IrNode> = {};
-  const ids = new Set<string>();
+  const tables: Record<string, RuleTable> = {};
+  const sets: Record<string, IrSet> = {};
+  const nodes: Record<string, SetNode> = {};
+  const add = (t: RuleTable): string => {
+    const tid = id('r', t);
+    tables[tid] = t;
+    return tid;
+  };
+  // One set every node uses: its id stays, its members follow the variant.
+  const [sharedId, shared] = addressSet('shared', 3, 1000 * spec.variant);
+  sets[sharedId] = shared;
   for (let n = 0; n < spec.nodes; n++) {
-    const pods: Record<string, IrPod> = {};
-    const tables: Record<string, readonly IrRule[]> = {};
-    const add = (rules: readonly IrRule[]): string => {
-      const id = tableId(rules);
-      tables[id] = rules;
-      ids.add(id);
-      return id;
-    };
+    const pods: Record<string, SetPod> = {};
+    const nodeSets = [sharedId];
+    let big: string | null = null;
+    if (n === 0 && spec.bigSetMembers) {
+      const [bigId, set] = addressSet('big', spec.bigSetMembers, 13 * spec.variant);
+      sets[bigId] = set;
+      nodeSets.push(bigId);
+      big = bigId;
+    }
+    const used = new Set<string>();
     for (let p = 0; p < spec.podsPerNode; p++) {
-      const big = n === 0 && p === 0 && spec.bigTableRules;
-      const ingress = add(big ? tableOf(Array.from({ length: spec.bigTableRules! }, (_, i) => 100_000 + 13 * spec.variant + i)) : tableOf([p % 3]));
-      const egress = add(tableOf([1000 + spec.variant, p % 2]));
+      const ingress = add(tableOf([p % 3], 'ingress', big && p === 0 ? big : sharedId));
+      const egress = add(tableOf([1000 + spec.variant, p % 2], 'egress', sharedId));
+      used.add(ingress).add(egress);
       pods[`ns-${n}/pod-${p}`] = { ips: [`10.244.${n}.${p + 1}`], ingress, egress };
     }
-    nodes[`node-${n}`] = { pods, tables, global: add(tableOf([5000 + n])) };
+    nodes[`node-${n}`] = { addresses: [`172.18.${n >> 8}.${n & 255}`], pods, sets: nodeSets.sort(), tables: [...used].sort() };
   }
   const pods = spec.nodes * spec.podsPerNode;
+  const sortKeys = <T>(r: Record<string, T>) => Object.fromEntries(Object.keys(r).sort().map((k) => [k, r[k]!]));
   return {
     snapshotHash: spec.hash ?? `synthetic-${spec.variant}`,
     objects: { Pod: pods, Node: spec.nodes },
-    compile: { pods, groups: 3, tables: ids.size, rules: 0, durationMs: 1 },
-    nodes,
+    compile: { pods, groups: 3, tables: Object.keys(tables).length, rules: 0, durationMs: 1 },
+    ir: { version: SET_IR_VERSION, sets: sortKeys(sets), tables: sortKeys(tables), nodes },
     // No cluster objects behind synthetic tables; the example snapshot carries real ones.
     items: [],
   };

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildCluster } from '../../core/cluster.js';
 import { portableSha256Hex } from '../../core/compile/table-id.js';
-import { contentId } from '../../core/sets/registry.js';
+import { contentId } from '../../core/sets/ids.js';
 import { compileSets } from '../../core/sets/compile.js';
 import { SetIrSimulator } from '../../core/sets/simulate.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
