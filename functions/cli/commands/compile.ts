@@ -15,10 +15,13 @@ export function commandCompile(args: string[], io: Io): number {
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
   const cluster = loadCluster(readSources(positionals, io.stdin), io.err);
   const opts = { ...(values.node ? { nodes: values.node } : {}), sha256Hex: nodeSha256Hex };
-  if (format === 'ir') {
+  const sets = () => {
     const { ir, stats } = compileSets(cluster, opts);
     io.err(`compiled ${stats.pods} pods into ${stats.tables} tables (${stats.rules} rules) over ${stats.sets} sets on ${Object.keys(ir.nodes).length} node(s)`);
-    io.out(JSON.stringify(ir, null, 2));
+    return ir;
+  };
+  if (format === 'ir') {
+    io.out(JSON.stringify(sets(), null, 2));
     return 0;
   }
   const flat = () => {
@@ -26,7 +29,6 @@ export function commandCompile(args: string[], io: Io): number {
     io.err(`compiled ${stats.pods} pods into ${stats.tables} tables (${stats.rules} flat rules) on ${Object.keys(ir.nodes).length} node(s)`);
     return ir;
   };
-  const sets = () => compileSets(cluster, opts).ir;
   const nodes = format === 'ir-flat' ? flat().nodes : renderFormat(DATAPLANES[format]!, sets, flat);
   // A single node of a text format is printed as is, ready for `nft -f -` or `iptables-restore`.
   const only = Object.values(nodes);
