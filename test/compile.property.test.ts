@@ -8,12 +8,13 @@ import { IrSimulator } from '../core/compile/simulate.js';
 import { tableId } from '../core/compile/table-id.js';
 import { parseSnapshot } from '../schemas/snapshot.js';
 import { checkedFlows, flowArb, snapshotArb } from './support/random-snapshot.js';
+import { assertProperty } from './support/property.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 
 describe('compiled tables equal the verdict engine', () => {
   it(`on ${RUNS} random snapshots, 40 flows each`, () => {
-    fc.assert(
+    assertProperty(
       fc.property(snapshotArb, fc.array(flowArb, { minLength: 40, maxLength: 40 }), (snapshot, flows) => {
         const parsed = parseSnapshot(snapshot);
         if (!parsed.ok) throw new Error(`generator produced an invalid snapshot: ${JSON.stringify(parsed.issues.slice(0, 3))}`);
@@ -43,7 +44,7 @@ describe('compiled tables equal the verdict engine', () => {
           }
         }
       }),
-      { numRuns: RUNS },
+      { file: import.meta.url, env: ['PROPERTY_RUNS'], numRuns: RUNS },
     );
   });
 });

@@ -4,7 +4,7 @@ import type { Cluster } from '../cluster.js';
 import { FlowError, type EndpointSpec } from '../evaluate/resolve.js';
 import { parseIp } from '../net/ip.js';
 import { PROTOCOLS, type Protocol } from '../policy/model.js';
-import { ipKey, type IpOwner, type PodInfo } from '../snapshot/cluster.js';
+import { ipKey, type IpOwner, type NodeInfo, type PodInfo } from '../snapshot/cluster.js';
 import { NOT_WORKLOAD, WORKLOAD_KEYS } from '../snapshot/workload.js';
 
 const ownerOf = (cluster: Cluster, spec: EndpointSpec): IpOwner | undefined => {
@@ -15,6 +15,12 @@ const ownerOf = (cluster: Cluster, spec: EndpointSpec): IpOwner | undefined => {
 export function podOf(cluster: Cluster, spec: EndpointSpec): PodInfo | null {
   const o = ownerOf(cluster, spec);
   return o?.kind === 'pod' ? o.pod : null;
+}
+/** The node a flow end is: a node's address, or a host-network pod ("its address is its node's", resolve.ts). */
+export function nodeOf(cluster: Cluster, spec: EndpointSpec): NodeInfo | null {
+  const o = ownerOf(cluster, spec);
+  if (o?.kind === 'node') return o.node;
+  return o?.pod.hostNetwork && o.pod.nodeName ? cluster.nodeByName.get(o.pod.nodeName) ?? null : null;
 }
 /** An address says whose it is: "10.0.0.7 (pod shop/web)". */
 export function nameOf(cluster: Cluster, spec: EndpointSpec): string {

@@ -1,7 +1,8 @@
 // Which ports a flow is allowed on, and who reaches a fixed endpoint (or what it reaches),
 // with bounded work: the other pods fall into classes that every rule treats alike (the
 // compiler's policy signature, namespace, labels, address families, node of host-network pods,
-// named ports of destinations, membership in the fixed endpoint's CIDR peers). A class is
+// named ports of destinations, membership in the fixed endpoint's CIDR peers, and whether the
+// pod runs on the fixed endpoint's node when that endpoint is a node). A class is
 // evaluated once for one port; for every port, each side once per segment of its own rules'
 // port cuts, a side shared by classes (same signature) only once. Past MAX_EVALUATIONS engine
 // calls the remaining classes are skipped. (M-sized bench snapshot: ~55k calls, under 0.5 s.)
@@ -16,7 +17,7 @@ import { FlowError, resolveFlow, type EndpointSpec } from '../evaluate/resolve.j
 import { rangeContains } from '../net/ip.js';
 import { PROTOCOLS, type Direction, type Peer, type Protocol, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
-import { namedPort, podOf, portOn } from './describe.js';
+import { namedPort, nodeOf, podOf, portOn } from './describe.js';
 import type { Query } from './parse.js';
 
 export const MAX_EVALUATIONS = 300_000;
@@ -107,6 +108,10 @@ export function reach(cluster: Cluster, q: SetQuery, work: Work = newWork()): Re
   const fixedRules = rulesOf(cluster, fixedPod, who ? 'ingress' : 'egress');
   const cidrPeers = fixedRules.flatMap((r) => r.peers.filter((p): p is Extract<Peer, { type: 'cidrs' }> => p.type === 'cidrs'));
   const fixedPort = who && q.port !== null ? portOn(cluster, fixed, q.port, q.protocol) : null;
+  // "traffic to and from the node where a Pod is running is always allowed": when the fixed
+  // endpoint is a node (its address, or a host-network pod: its traffic is its node's), a pod
+  // on that node and one elsewhere differ even if every rule treats them alike (engine.ts).
+  const fixedNode = nodeOf(cluster, fixed);
 
   // A class key has two halves: what the pod's own side depends on (its policies: the group
   // signature) and what the fixed endpoint's side sees of it (its identity as a peer).
@@ -117,7 +122,8 @@ export function reach(cluster: Cluster, q: SetQuery, work: Work = newWork()): Re
     const signature = group?.policySignature ?? `host@${pod.nodeName}`;
     const labels = JSON.stringify(Object.entries(pod.labels).sort());
     const identity = [pod.hostNetwork ? `host@${pod.nodeName}` : '', pod.namespace, labels, pod.ips.map((i) => i.family).join(), cidrBits(cidrPeers, pod), who ? '' : JSON.stringify(pod.namedPorts)].join('|');
-    const key = `${signature}|${identity}`;
+    const locality = fixedNode === null ? '' : pod.nodeName === fixedNode.name ? 'local' : 'remote';
+    const key = `${signature}|${identity}|${locality}`;
     (classes.get(key) ?? classes.set(key, { members: [], rules: group?.rules ?? [], signature, identity }).get(key)!).members.push(pod);
   }
 

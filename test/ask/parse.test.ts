@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ACCEPTED_FORMS, isParseFailure, MAX_QUESTION_LENGTH, parseQuestion, type Query } from '../../core/ask/parse.js';
+import { assertProperty } from '../support/property.js';
 
 const pod = (key: string) => ({ pod: key });
 const ip = (text: string) => ({ ip: text });
@@ -117,13 +118,13 @@ describe('nonsense comes back as the accepted forms, never a throw', () => {
   });
 
   it('arbitrary strings (any code unit, up to 600 long) never throw', () => {
-    fc.assert(
+    assertProperty(
       fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 600 }), fc.array(fc.constantFrom('can', 'who', 'what', 'is', 'allowed', 'to', 'reach', 'on', 'tcp', '53/udp', 'shop/web', '10.0.0.1', '?', 'postgres', '99999'), { maxLength: 12 }).map((w) => w.join(' '))), (q) => {
         const got = parseQuestion(q);
         if (isParseFailure(got)) expect(got.acceptedForms).toBe(ACCEPTED_FORMS);
         else expect(['can', 'who', 'what']).toContain(got.kind);
       }),
-      { numRuns: 1000 },
+      { file: import.meta.url, numRuns: 1000 },
     );
   });
 });

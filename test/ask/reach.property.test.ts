@@ -13,6 +13,7 @@ import { parseIp } from '../../core/net/ip.js';
 import { ipKey, type PodInfo } from '../../core/snapshot/cluster.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { EXTERNAL, NODES, snapshotArb } from '../support/random-snapshot.js';
+import { assertProperty } from '../support/property.js';
 
 const RUNS = Math.max(50, Math.floor(Number(process.env.PROPERTY_RUNS ?? 1000) / 4));
 // Every port the generator writes, its neighbours, and the ends of its ranges (p+500, p+1000).
@@ -36,7 +37,7 @@ describe('who/what classes and port segments equal per-pod verdicts', () => {
   it(`on ${RUNS} random snapshots`, () => {
     const port = fc.option(fc.constantFrom<number | string>(53, 80, 444, 5432, 'web', 'dns', 'db'), { nil: null });
     const protocol = fc.option(fc.constantFrom(...PROTOCOLS), { nil: null });
-    fc.assert(
+    assertProperty(
       fc.property(snapshotArb, fc.nat(), fc.boolean(), port, protocol, (snapshot, pick, who, p, proto) => {
         const parsed = parseSnapshot(snapshot);
         if (!parsed.ok) throw new Error('generator produced an invalid snapshot');
@@ -77,7 +78,7 @@ describe('who/what classes and port segments equal per-pod verdicts', () => {
           }
         }
       }),
-      { numRuns: RUNS },
+      { file: import.meta.url, numRuns: RUNS },
     );
   });
 });

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { stringify as toYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.js';
+import { assertProperty } from '../support/property.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -346,11 +347,11 @@ describe('fuzz: the HTTP edge never answers 500', () => {
   });
 
   it('random JSON values', async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.constantFrom(...ROUTES), fc.jsonValue({ maxDepth: 5 }), async (route, value) => {
         await check(route, JSON.stringify(value), 'application/json');
       }),
-      params(),
+      { ...params(), file: import.meta.url, env: ['FUZZ_RUNS'] },
     );
   });
 
@@ -363,26 +364,26 @@ describe('fuzz: the HTTP edge never answers 500', () => {
     const changes = fc.oneof(anyJson, fc.record({ apply: fc.oneof(anyJson, fc.array(anyJson, { maxLength: 2 })), delete: fc.oneof(anyJson, fc.array(fc.record({ kind: anyJson, namespace: anyJson, name: anyJson }, { requiredKeys: [] }), { maxLength: 2 })) }, { requiredKeys: [] }));
     const previews = fc.record({ base: field(s), head: field(s), changes, tables: fc.oneof(anyJson, fc.constant(false)), lint: anyJson, detail: anyJson }, { requiredKeys: [] });
     const lint = fc.record({ snapshot: field(s) }, { requiredKeys: [] });
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.oneof(verdicts.map((b) => ['/v1/verdicts', b] as const), matrix.map((b) => ['/v1/matrix', b] as const), previews.map((b) => ['/v1/previews', b] as const), lint.map((b) => ['/v1/lint', b] as const)), async ([route, body]) => {
         await check(route, JSON.stringify(body), 'application/json');
       }),
-      params(),
+      { ...params(), file: import.meta.url, env: ['FUZZ_RUNS'] },
     );
   });
 
   it('mutations deep inside a valid request (JSON)', async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.constantFrom(...ROUTES), mutationsArb, async (route, mutations) => {
         const body = mutate(BASE[route], mutations);
         await check(route, JSON.stringify(body), 'application/json');
       }),
-      params(),
+      { ...params(), file: import.meta.url, env: ['FUZZ_RUNS'] },
     );
   });
 
   it('mutations deep inside a valid request (YAML, one or many documents)', async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.constantFrom(...ROUTES), mutationsArb, fc.boolean(), fc.constantFrom('application/yaml', 'application/x-yaml', 'text/yaml'), async (route, mutations, split, type) => {
         const body = mutate(BASE[route], mutations);
         let text: string;
@@ -397,19 +398,19 @@ describe('fuzz: the HTTP edge never answers 500', () => {
         }
         await check(route, text, type);
       }),
-      params(),
+      { ...params(), file: import.meta.url, env: ['FUZZ_RUNS'] },
     );
   });
 
   it('mutated requests against a 2,000-byte body limit (413 or any other allowed answer)', async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.constantFrom(...ROUTES), mutationsArb, fc.constantFrom('application/json', 'application/yaml'), async (route, mutations, type) => {
         const body = mutate(BASE[route], mutations);
         const text = type === 'application/json' ? JSON.stringify(body) : toYaml(body);
         const status = await check(route, text, type, smallApp);
         if (Buffer.byteLength(text) > 2_000) expect(status).toBe(413);
       }),
-      params(100),
+      { ...params(100), file: import.meta.url, env: ['FUZZ_RUNS'] },
     );
   });
 
@@ -423,11 +424,11 @@ describe('fuzz: the HTTP edge never answers 500', () => {
       fc.uint8Array({ maxLength: 300 }),
       fc.string({ unit: 'binary', maxLength: 200 }).map((s) => new TextEncoder().encode(s)),
     );
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.constantFrom(...ROUTES), bytes, contentType, async (route, body, type) => {
         await check(route, body, type);
       }),
-      params(),
+      { ...params(), file: import.meta.url, env: ['FUZZ_RUNS'] },
     );
   });
 
@@ -438,11 +439,11 @@ describe('fuzz: the HTTP edge never answers 500', () => {
       '!!binary ', '!!map ', '!!seq ', '!foo ', '? ', '|', '>', '"', "'", '#', '%YAML 1.2\n', '%TAG ! tag:x:\n', '<<: *a',
       '.inf', '.nan', '~', 'null', 'true', '0x1F', '0o17', '1e400', '-', '\t', '\\', '\u0000', '\uFEFF', '@', '`',
     );
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.constantFrom(...ROUTES), fc.array(token, { maxLength: 40 }), async (route, tokens) => {
         await check(route, tokens.join(''), 'application/yaml');
       }),
-      params(),
+      { ...params(), file: import.meta.url, env: ['FUZZ_RUNS'] },
     );
   });
 });

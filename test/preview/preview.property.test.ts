@@ -8,6 +8,7 @@ import { applyChanges, preview } from '../../core/preview/index.js';
 import { parseSnapshot, type ParsedSnapshot } from '../../schemas/snapshot.js';
 import { bruteForceCells, previewCells, type PortProto } from '../support/preview-cells.js';
 import { changeArb, changeOf, EXTERNAL, NODES, snapshotArb } from '../support/random-snapshot.js';
+import { assertProperty } from '../support/property.js';
 
 // Every port the random policies can start or end a range at, and its neighbours.
 const NUMBERS = [...new Set([1, 65535, ...[53, 80, 81, 443, 5432, 8080].flatMap((p) => [p - 1, p, p + 1, p + 2, p + 500, p + 501, p + 1000, p + 1001])])];
@@ -25,7 +26,7 @@ const diff = (a: Set<string>, b: Set<string>) => ({ onlyPreview: [...a].filter((
 describe('preview (property)', () => {
   it('reports exactly the flows whose verdict differs, on random snapshots and changes', () => {
     let changed = 0;
-    fc.assert(
+    assertProperty(
       fc.property(snapshotArb, changeArb, (base, c) => {
         const change = changeOf(base, c);
         const b = parsed(base, '$.base');
@@ -38,7 +39,7 @@ describe('preview (property)', () => {
         if (want.size > 0) changed++;
         expect(diff(got, want)).toEqual({ onlyPreview: [], onlyBruteForce: [] });
       }),
-      { numRuns: 120 },
+      { file: import.meta.url, numRuns: 120 },
     );
     // The generator must actually change verdicts, or the property proves nothing.
     expect(changed).toBeGreaterThan(30);

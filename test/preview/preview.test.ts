@@ -51,6 +51,22 @@ describe('preview', () => {
     expect(p.summary.added).toEqual({ aggregates: 0, pairs: 0 });
   });
 
+  it('keeps node locality per pair: two nodes in one class, twin pods on both (host-network pods are their node)', () => {
+    // "traffic to and from the node where a Pod is running is always allowed": each node keeps
+    // the pod on it and loses its twin on the other node, one pair each.
+    const twins = (): K8sObject[] => [
+      namespace('x'),
+      node('n1', '172.18.0.2'),
+      node('n2', '172.18.0.3'),
+      pod('x/a1', { ip: '10.0.0.1', node: 'n1', labels: { app: 'a' } }),
+      pod('x/a2', { ip: '10.0.0.2', node: 'n2', labels: { app: 'a' } }),
+      pod('x/agent', { ip: '172.18.0.2', node: 'n1', hostNetwork: true }),
+    ];
+    const p = run(twins(), [...twins(), networkPolicy('x/deny', { podSelector: {}, policyTypes: ['Ingress'] })]);
+    const fromNodes = p.changes.filter((a) => a.from.kind === 'nodes');
+    expect(fromNodes.map(line)).toEqual(['removed nodes n1, n2 → namespace x (all 2 pods) all ports [2]']);
+  });
+
   it('names the rule that now decides, and counts a pair changed in both families once', () => {
     const dual = (): K8sObject[] => [
       namespace('dev-1', { labels: { env: 'dev' } }),

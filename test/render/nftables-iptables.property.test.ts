@@ -19,6 +19,7 @@ import type { FlowQuery } from '../../core/render/types.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { clusterOf, namespace, networkPolicy, node, pod } from '../support/cluster-builders.js';
 import { checkedFlows, flowArb, snapshotArb } from '../support/random-snapshot.js';
+import { assertProperty } from '../support/property.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 
@@ -63,7 +64,7 @@ function compare(dp: ReturnType<typeof dataplanes>, flow: FlowQuery, verdict: Ve
 describe('nftables and iptables simulators equal the verdict engine', () => {
   it(`on ${RUNS} random snapshots, 40 flows each`, () => {
     let flowsChecked = 0;
-    fc.assert(
+    assertProperty(
       fc.property(snapshotArb, fc.array(flowArb, { minLength: 40, maxLength: 40 }), (snapshot, flows) => {
         const parsed = parseSnapshot(snapshot);
         if (!parsed.ok) throw new Error(`generator produced an invalid snapshot: ${JSON.stringify(parsed.issues.slice(0, 3))}`);
@@ -75,7 +76,7 @@ describe('nftables and iptables simulators equal the verdict engine', () => {
           if (failures.length > 0) throw new Error(failures.join('\n\n'));
         }
       }),
-      { numRuns: RUNS },
+      { file: import.meta.url, env: ['PROPERTY_RUNS'], numRuns: RUNS },
     );
     console.info(`render property: ${RUNS} snapshots, ${flowsChecked} flows checked against both simulators`);
     expect(flowsChecked).toBeGreaterThan(RUNS);
@@ -111,7 +112,7 @@ describe('the iptables simulator equals the flat-table simulator', () => {
   it(`on ${RUNS} random flat IRs, 40 flows each`, () => {
     const addresses = [...POD_IPS.flat(), '172.18.0.2', '10.0.1.99', '192.0.2.9', 'fd00::1:ff', '2001:db8::1'];
     let flowsChecked = 0;
-    fc.assert(
+    assertProperty(
       fc.property(irArb, fc.array(flowArb, { minLength: 40, maxLength: 40 }), (ir, flows) => {
         const ipt = iptables.render(ir);
         const [iptSim, irSim] = [iptablesSimulator(ipt), new IrSimulator(ir)];
@@ -128,7 +129,7 @@ describe('the iptables simulator equals the flat-table simulator', () => {
           }
         }
       }),
-      { numRuns: RUNS },
+      { file: import.meta.url, env: ['PROPERTY_RUNS'], numRuns: RUNS },
     );
     console.info(`render property: ${RUNS} random flat IRs, ${flowsChecked} flows checked against the iptables simulator`);
   }, 300_000);

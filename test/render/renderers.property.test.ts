@@ -8,6 +8,7 @@ import { DATAPLANES, renderFormat } from '../../core/render/index.js';
 import { RenderLimitError } from '../../core/render/vpp-session.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { checkedFlows, flowArb, snapshotArb } from '../support/random-snapshot.js';
+import { assertProperty } from '../support/property.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 /** Formats whose model cannot match SCTP ports (documented in their modules). */
@@ -18,7 +19,7 @@ describe('renderers equal the verdict engine', () => {
     let checked = 0;
     let refused = 0;
     let run = 0;
-    fc.assert(
+    assertProperty(
       fc.property(snapshotArb, fc.array(flowArb, { minLength: 30, maxLength: 30 }), (snapshot, flows) => {
         const parsed = parseSnapshot(snapshot);
         if (!parsed.ok) throw new Error('invalid generated snapshot');
@@ -52,7 +53,7 @@ describe('renderers equal the verdict engine', () => {
           }
         }
       }),
-      { numRuns: RUNS },
+      { file: import.meta.url, numRuns: RUNS },
     );
     expect(checked).toBeGreaterThan(RUNS);
     // Refusals must stay rare, or the vpp-session check would be hollow.

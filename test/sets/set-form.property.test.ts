@@ -10,12 +10,13 @@ import { compileSets } from '../../core/sets/compile.js';
 import { SetIrSimulator } from '../../core/sets/simulate.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { checkedFlows, flowArb, snapshotArb } from '../support/random-snapshot.js';
+import { assertProperty } from '../support/property.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 
 describe('the set form equals the verdict engine', () => {
   it(`on ${RUNS} random snapshots, 40 flows each`, () => {
-    fc.assert(
+    assertProperty(
       fc.property(snapshotArb, fc.array(flowArb, { minLength: 40, maxLength: 40 }), (snapshot, flows) => {
         const parsed = parseSnapshot(snapshot);
         if (!parsed.ok) throw new Error(`generator produced an invalid snapshot: ${JSON.stringify(parsed.issues.slice(0, 3))}`);
@@ -45,7 +46,7 @@ describe('the set form equals the verdict engine', () => {
           }
         }
       }),
-      { numRuns: RUNS },
+      { file: import.meta.url, numRuns: RUNS },
     );
   });
 });

@@ -187,6 +187,38 @@ export const snapshotArb = fc
     ],
   }));
 
+type PodItem = { metadata: { name: string; namespace: string; labels: object }; spec: { nodeName: string; hostNetwork: boolean; containers: object[] }; status: { podIPs: { ip: string }[] } };
+
+/**
+ * snapshotArb with more of what node locality depends on, by bit masks over the pods: `twin`
+ * gives a pod the namespace, labels, ports and subnet of the pod before it on the other node
+ * (alike for every rule, apart in locality); `host` makes a pod host-network (its addresses
+ * are its node's); `bare` leaves it Pending without an address.
+ */
+export const localitySnapshotArb = fc.tuple(snapshotArb, fc.nat(63), fc.nat(63), fc.nat(63)).map(([s, twin, host, bare]) => {
+  const pods = s.items.filter((item) => item.kind === 'Pod') as unknown as PodItem[];
+  const edited = new Map<unknown, unknown>();
+  pods.forEach((p, i) => {
+    const bit = 1 << i;
+    const prev = pods[i - 1];
+    let { metadata, spec } = p;
+    let ips = p.status.podIPs.map((x) => x.ip);
+    if ((twin & bit) !== 0 && prev && !prev.spec.hostNetwork && !p.spec.hostNetwork) {
+      const own = 10 + i * 40;
+      metadata = { ...metadata, namespace: prev.metadata.namespace, labels: prev.metadata.labels };
+      spec = { ...spec, nodeName: NODES.find((n) => n.name !== prev.spec.nodeName)!.name, containers: prev.spec.containers };
+      ips = prev.status.podIPs.map(({ ip }) => (ip.includes(':') ? ip.replace(/:[0-9a-f]+$/, `:${own.toString(16)}`) : ip.replace(/\.\d+$/, `.${own}`)));
+    }
+    const hostNetwork = spec.hostNetwork || (host & bit) !== 0;
+    const node = NODES.find((n) => n.name === spec.nodeName)!;
+    if (hostNetwork) ips = [node.v4, node.v6];
+    if ((bare & bit) !== 0) ips = [];
+    const status = { phase: ips.length > 0 ? 'Running' : 'Pending', ...(ips.length > 0 ? { podIP: ips[0] } : {}), podIPs: ips.map((ip) => ({ ip })) };
+    edited.set(p, { ...p, metadata, spec: { ...spec, hostNetwork }, status });
+  });
+  return { ...s, items: s.items.map((item) => edited.get(item) ?? item) };
+});
+
 export const flowArb = fc.record({ from: fc.nat(), to: fc.nat(), port: fc.constantFrom(...PORTS, 1, 82, 1000, 65535), protocol: proto });
 
 /** Every address a random flow may use: pod addresses from the compiled IR, node and external ones. */

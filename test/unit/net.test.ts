@@ -2,18 +2,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cidrCount, formatIp, parseCidr, parseIp, rangeContains, rangeToCidrs, type IpRange } from '../../core/net/ip.js';
+import { assertProperty } from '../support/property.js';
 
 const v4 = (n: number) => [24, 16, 8, 0].map((s) => (n >>> s) & 255).join('.');
 
 describe('parseCidr', () => {
   it('masks host bits like net.ParseCIDR and bounds the block', () => {
-    fc.assert(
+    assertProperty(
       fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.integer({ min: 0, max: 32 }), (addr, prefix) => {
         const r = parseCidr(`${v4(addr)}/${prefix}`)!;
         const size = 2 ** (32 - prefix);
         const lo = Math.floor(addr / size) * size;
         expect(r).toEqual({ family: 4, lo: BigInt(lo), hi: BigInt(lo + size - 1) });
       }),
+      { file: import.meta.url },
     );
   });
 
@@ -29,12 +31,12 @@ describe('parseCidr', () => {
 
 describe('formatIp', () => {
   it('round-trips IPv4', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), (n) => { expect(formatIp(4, parseIp(v4(n))!.value)).toBe(v4(n)); }));
+    assertProperty(fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), (n) => { expect(formatIp(4, parseIp(v4(n))!.value)).toBe(v4(n)); }), { file: import.meta.url });
   });
 
   it('writes IPv6 as the WHATWG URL parser canonicalises it (RFC 5952 compression)', () => {
     const group = fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 0, max: 0xffff }));
-    fc.assert(
+    assertProperty(
       fc.property(fc.array(group, { minLength: 8, maxLength: 8 }), (groups) => {
         const text = groups.map((g) => g.toString(16)).join(':');
         const value = groups.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n);
@@ -42,6 +44,7 @@ describe('formatIp', () => {
         expect(formatIp(6, value)).toBe(oracle);
         expect(parseIp(oracle)!.value).toBe(value);
       }),
+      { file: import.meta.url },
     );
   });
 });
@@ -49,7 +52,7 @@ describe('formatIp', () => {
 describe('rangeToCidrs', () => {
   it('covers exactly the range with disjoint aligned blocks, no more blocks than 2·bits', () => {
     const base = 0x0a000000; // 10.0.0.0: enumerate inside a /20 so brute force stays cheap
-    fc.assert(
+    assertProperty(
       fc.property(fc.integer({ min: 0, max: 4095 }), fc.integer({ min: 0, max: 4095 }), (a, b) => {
         const lo = base + Math.min(a, b);
         const hi = base + Math.max(a, b);
@@ -63,6 +66,7 @@ describe('rangeToCidrs', () => {
         expect(next).toBe(BigInt(hi) + 1n);
         expect(blocks.length).toBeLessThanOrEqual(2 * 32);
       }),
+      { file: import.meta.url },
     );
   });
 
@@ -79,7 +83,7 @@ describe('rangeToCidrs', () => {
       }
       expect(next).toBe(hi + 1n);
     };
-    fc.assert(fc.property(fc.bigInt({ min: 0n, max: (1n << 32n) - 1n }), fc.bigInt({ min: 0n, max: (1n << 32n) - 1n }), (a, b) => chainCovers(a < b ? a : b, a < b ? b : a)));
+    assertProperty(fc.property(fc.bigInt({ min: 0n, max: (1n << 32n) - 1n }), fc.bigInt({ min: 0n, max: (1n << 32n) - 1n }), (a, b) => chainCovers(a < b ? a : b, a < b ? b : a)), { file: import.meta.url });
     expect(rangeToCidrs({ family: 4, lo: 0n, hi: (1n << 32n) - 1n })).toEqual(['0.0.0.0/0']);
     expect(rangeToCidrs({ family: 4, lo: (1n << 32n) - 1n, hi: (1n << 32n) - 1n })).toEqual(['255.255.255.255/32']);
     expect(rangeToCidrs({ family: 4, lo: 1n << 31n, hi: (1n << 32n) - 1n })).toEqual(['128.0.0.0/1']);
@@ -88,10 +92,10 @@ describe('rangeToCidrs', () => {
   it('cidrCount counts what rangeToCidrs returns', () => {
     const bound = (bits: number) => fc.bigInt({ min: 0n, max: (1n << BigInt(bits)) - 1n });
     for (const [family, bits] of [[4, 32], [6, 128]] as const) {
-      fc.assert(fc.property(bound(bits), bound(bits), (a, b) => {
+      assertProperty(fc.property(bound(bits), bound(bits), (a, b) => {
         const r = { family, lo: a < b ? a : b, hi: a < b ? b : a };
         expect(cidrCount(r)).toBe(rangeToCidrs(r).length);
-      }));
+      }), { file: import.meta.url });
     }
   });
 
@@ -109,7 +113,7 @@ describe('cidr minus excepts (ipBlock) membership', () => {
   it('equals brute force with several overlapping excepts', () => {
     const prefix = fc.integer({ min: 24, max: 32 });
     const block = fc.tuple(fc.integer({ min: 0, max: 255 }), prefix).map(([host, p]) => parseCidr(`192.168.7.${host}/${p}`)!);
-    fc.assert(
+    assertProperty(
       fc.property(fc.integer({ min: 20, max: 24 }), fc.array(block, { maxLength: 5 }), fc.integer({ min: 0, max: 1023 }), (cidrPrefix, excepts, probe) => {
         const cidr = parseCidr(`192.168.4.0/${cidrPrefix}`)!;
         const ip = { family: 4 as const, value: parseIp('192.168.4.0')!.value + BigInt(probe) };
@@ -117,6 +121,7 @@ describe('cidr minus excepts (ipBlock) membership', () => {
         const expected = inside(cidr) && !excepts.some(inside);
         expect(rangeContains(cidr, ip) && !excepts.some((e) => rangeContains(e, ip))).toBe(expected);
       }),
+      { file: import.meta.url },
     );
   });
 });

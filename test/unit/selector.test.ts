@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SelectorCache } from '../../core/select/cache.js';
 import { canonicalSelectorKey, compileSelector, type LabelSelectorSpec, type SelectorRequirement } from '../../core/select/selector.js';
+import { assertProperty } from '../support/property.js';
 
 const KEYS = ['app', 'tier', 'env'];
 const VALUES = ['a', 'b', 'c'];
@@ -31,15 +32,15 @@ function bruteForce(sel: LabelSelectorSpec, l: Record<string, string>): boolean 
 
 describe('label selectors', () => {
   it('match like the brute-force reading of the spec', () => {
-    fc.assert(fc.property(selector, labels, (sel, l) => { expect(compileSelector(sel).matches(l)).toBe(bruteForce(sel, l)); }));
+    assertProperty(fc.property(selector, labels, (sel, l) => { expect(compileSelector(sel).matches(l)).toBe(bruteForce(sel, l)); }), { file: import.meta.url });
   });
 
   it('an empty selector matches everything', () => {
-    fc.assert(fc.property(labels, (l) => { expect(compileSelector({}).matches(l)).toBe(true); }));
+    assertProperty(fc.property(labels, (l) => { expect(compileSelector({}).matches(l)).toBe(true); }), { file: import.meta.url });
   });
 
   it('canonical keys ignore order and repeated values, and equal keys mean equal answers', () => {
-    fc.assert(
+    assertProperty(
       fc.property(selector, fc.array(labels, { minLength: 1, maxLength: 20 }), (sel, samples) => {
         const shuffled: LabelSelectorSpec = {
           matchLabels: Object.fromEntries(Object.entries(sel.matchLabels ?? {}).reverse()),
@@ -48,11 +49,12 @@ describe('label selectors', () => {
         expect(canonicalSelectorKey(shuffled)).toBe(canonicalSelectorKey(sel));
         for (const l of samples) expect(compileSelector(shuffled).matches(l)).toBe(compileSelector(sel).matches(l));
       }),
+      { file: import.meta.url },
     );
   });
 
   it('the cache interns equal selectors once and answers like the compiled selector', () => {
-    fc.assert(
+    assertProperty(
       fc.property(fc.array(selector, { minLength: 1, maxLength: 8 }), fc.array(labels, { minLength: 1, maxLength: 30 }), (sels, podLabels) => {
         const pods = podLabels.map((l) => ({ labels: l }));
         const cache = new SelectorCache({ pods, namespaces: [], nodes: [] });
@@ -64,6 +66,7 @@ describe('label selectors', () => {
           pods.forEach((p, idx) => expect(cache.matchesPod(ids[i]!, idx)).toBe(bruteForce(s, p.labels)));
         });
       }),
+      { file: import.meta.url },
     );
   });
 });

@@ -6,6 +6,7 @@ import type { IrRule } from '../../core/compile/ir.js';
 import { CanonicalChunks, canonicalRules, concatCanonical, idOfCanonical, portableSha256Hex, tableId } from '../../core/compile/table-id.js';
 import { canonicalOfRuns, rulesOfRuns, type RuleRun } from '../../core/compile/runs.js';
 import { nodeSha256Hex } from '../../functions/node-sha256.js';
+import { assertProperty } from '../support/property.js';
 
 const rule: fc.Arbitrary<IrRule> = fc.record({
   action: fc.constantFrom('PERMIT', 'DENY'),
@@ -18,15 +19,15 @@ const rule: fc.Arbitrary<IrRule> = fc.record({
 
 describe('table ids', () => {
   it('canonicalRules is JSON.stringify of the rule tuples', () => {
-    fc.assert(fc.property(fc.array(rule, { maxLength: 6 }), (rules) => {
+    assertProperty(fc.property(fc.array(rule, { maxLength: 6 }), (rules) => {
       expect(canonicalRules(rules)).toBe(JSON.stringify(rules.map((r) => [r.action, r.protocol, r.srcNetwork, r.srcPortRange, r.dstNetwork, r.dstPortRange])));
-    }));
+    }), { file: import.meta.url });
   });
 
   it('concatCanonical(a, b) is the canonical form of a followed by b', () => {
-    fc.assert(fc.property(fc.array(rule, { maxLength: 5 }), fc.array(rule, { maxLength: 5 }), (a, b) => {
+    assertProperty(fc.property(fc.array(rule, { maxLength: 5 }), fc.array(rule, { maxLength: 5 }), (a, b) => {
       expect(concatCanonical(canonicalRules(a), canonicalRules(b)).join('')).toBe(canonicalRules([...a, ...b]));
-    }));
+    }), { file: import.meta.url });
   });
 
   it('the canonical form written from runs is the canonical form of their rules', () => {
@@ -41,29 +42,29 @@ describe('table ids', () => {
       fixed: network,
       networks: fc.array(network, { maxLength: 5 }),
     });
-    fc.assert(fc.property(fc.array(run, { maxLength: 5 }), (runs) => {
+    assertProperty(fc.property(fc.array(run, { maxLength: 5 }), (runs) => {
       expect(canonicalOfRuns(runs)).toBe(canonicalRules(rulesOfRuns(runs)));
-    }));
+    }), { file: import.meta.url });
   });
 
   it('CanonicalChunks joined is the canonical form of the items, whatever the chunking', () => {
     // Item texts up to ~70k characters, so some additions cross the 32 KiB chunk size.
     const items = fc.array(fc.array(rule, { maxLength: 4 }).chain((rules) => fc.nat({ max: 1200 }).map((copies) => Array.from({ length: copies }, () => rules).flat())), { maxLength: 6 });
-    fc.assert(fc.property(items, (lists) => {
+    assertProperty(fc.property(items, (lists) => {
       const chunks = new CanonicalChunks();
       for (const rules of lists) chunks.add(canonicalRules(rules).slice(1, -1));
       const pieces = chunks.finish();
       expect(pieces.join('')).toBe(canonicalRules(lists.flat()));
       expect(nodeSha256Hex(pieces)).toBe(nodeSha256Hex(pieces.join('')));
       expect(portableSha256Hex(pieces)).toBe(nodeSha256Hex(pieces.join('')));
-    }), { numRuns: 60 });
+    }), { file: import.meta.url, numRuns: 60 });
   });
 
   it("node:crypto's SHA-256 gives the portable ids", () => {
-    fc.assert(fc.property(fc.array(rule, { maxLength: 8 }), (rules) => {
+    assertProperty(fc.property(fc.array(rule, { maxLength: 8 }), (rules) => {
       expect(tableId(rules, nodeSha256Hex)).toBe(tableId(rules));
       expect(idOfCanonical(canonicalRules(rules), nodeSha256Hex)).toBe(tableId(rules, portableSha256Hex));
-    }));
+    }), { file: import.meta.url });
     // A fixed point, so a change of the id scheme is a visible, deliberate change.
     expect(tableId([])).toBe(`t${'4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945'.slice(0, 16)}`);
   });
