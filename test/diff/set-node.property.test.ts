@@ -2,6 +2,7 @@
 // random snapshot pairs (a pull request's worth of changes: relabels, moves, new and deleted
 // pods, namespaces and policies).
 import fc from 'fast-check';
+import { assertProperty } from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import { buildCluster } from '../../core/cluster.js';
 import { applyNodeDelta, nodeDelta, sliceOf, type NodeSlice } from '../../core/diff/set-node.js';
@@ -25,7 +26,7 @@ describe('set-form node deltas', () => {
   it(`old slice + delta = new slice, on ${RUNS} random changes`, () => {
     let nodes = 0;
     let changedSets = 0;
-    fc.assert(
+    assertProperty(
       fc.property(snapshotArb, changeArb, (base, change) => {
         const c = changeOf(base, change);
         const removed = new Set([...c.delete.map(keyOf), ...(c.apply as Item[]).map(keyOf)]);
@@ -42,7 +43,7 @@ describe('set-form node deltas', () => {
           nodes++;
         }
       }),
-      { numRuns: RUNS },
+      { numRuns: RUNS, file: import.meta.url },
     );
     expect(nodes).toBeGreaterThan(RUNS);
     expect(changedSets).toBeGreaterThan(0);

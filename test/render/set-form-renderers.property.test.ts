@@ -3,6 +3,7 @@
 // every renderer of the set form, read back by its own simulator, equals the reference reading
 // (core/sets/simulate.ts).
 import fc from 'fast-check';
+import { assertProperty } from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import type { IrSet, PortSpec, RuleTable, SetIr, SetNode, SetPod, SetRule } from '../../core/sets/ir.js';
 import { SET_IR_VERSION } from '../../core/sets/ir.js';
@@ -86,7 +87,7 @@ describe('renderers of the set form equal its reference reading', () => {
   for (const [format, dataplane] of formats) {
     it(`${format}: on ${RUNS} random set forms, 40 flows each`, () => {
       let checked = 0;
-      fc.assert(
+      assertProperty(
         fc.property(setIrArb, fc.array(flowArb, { minLength: 40, maxLength: 40 }), (ir, flows) => {
           if (!rendersSets(dataplane)) return;
           const rendered = dataplane.render(ir);
@@ -104,7 +105,7 @@ describe('renderers of the set form equal its reference reading', () => {
             }
           }
         }),
-        { numRuns: RUNS },
+        { numRuns: RUNS, file: import.meta.url },
       );
       expect(checked).toBeGreaterThan(RUNS);
     }, 300_000);
