@@ -16,7 +16,7 @@ export const DATAPLANES: Record<string, AnyDataplane> = {
   'vpp-acl': vppAcl as Dataplane<unknown>,
   'vpp-session': vppSession as Dataplane<unknown>,
   nftables: nftables as SetDataplane<unknown>,
-  iptables: iptables as Dataplane<unknown>,
+  iptables: iptables as SetDataplane<unknown>,
   'openstack-sg': openstackSg as Dataplane<unknown>,
 };
 

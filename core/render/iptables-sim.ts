@@ -1,12 +1,62 @@
-// Reads iptables-restore payloads back (never the IR) and runs a new connection through them as
-// the kernel would: FORWARD on every node the flow crosses, with jumps, gotos, RETURN and the
-// chain policy. Only the subset of the restore syntax netpolc writes is understood; anything
-// else throws rather than being guessed at.
+// Reads a node's iptables artifact back (never the IR) and runs a new connection through it as
+// the kernel would: the ipset restore payload builds the sets (temporary sets and swaps
+// included), the --noflush restore payloads netpolc's chains, and the hooks the built-in FORWARD
+// chain; then FORWARD on every node the flow crosses, with jumps, gotos, RETURN, set matches and
+// the chain policy. Only the subset of the syntax netpolc writes is understood; anything else
+// throws rather than being guessed at.
 import { parseCidr, parseIp, type Family, type IpAddr, type IpRange, parseAddressOrCidr } from '../net/ip.js';
 import type { DataplaneSimulator, FlowQuery } from './types.js';
 
 /** Dispatch chains: a local pod's address → its table chain (the renderer writes these). */
 export const DISPATCH_CHAINS = { egress: 'NETPOLC-EGRESS', ingress: 'NETPOLC-INGRESS' } as const;
+/** netpolc's entry chains, reached from the built-in FORWARD and INPUT by the artifact's hooks. */
+export const ENTRY_CHAINS = { forward: 'NETPOLC-FORWARD', input: 'NETPOLC-INPUT' } as const;
+
+/** An ipset: hash:net members as ranges, or hash:ip,port elements as "family:value|protocol|port". */
+type IpSet = { readonly type: 'hash:net'; ranges: IpRange[] } | { readonly type: 'hash:ip,port'; elements: Set<string> };
+
+/** Applies an `ipset restore` payload (create -exist, flush, add, swap, destroy) to a node's sets. */
+export function parseIpset(payload: string, sets: Map<string, IpSet> = new Map()): Map<string, IpSet> {
+  for (const raw of payload.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const w = line.split(/\s+/);
+    const need = (name: string) => {
+      const set = sets.get(name);
+      if (!set) throw new Error(`ipset: ${w[0]} of missing set ${name}`);
+      return set;
+    };
+    if (w[0] === 'create' && w.length === 6 && w[4] !== undefined && w[5] === '-exist') {
+      if (w[2] !== 'hash:net' && w[2] !== 'hash:ip,port') throw new Error(`ipset: unsupported type ${w[2]}`);
+      if (!sets.has(w[1]!)) sets.set(w[1]!, w[2] === 'hash:net' ? { type: 'hash:net', ranges: [] } : { type: 'hash:ip,port', elements: new Set() });
+    } else if (w[0] === 'flush' && w.length === 2) {
+      const set = need(w[1]!);
+      if (set.type === 'hash:net') set.ranges = [];
+      else set.elements = new Set();
+    } else if (w[0] === 'add' && w.length === 3) {
+      const set = need(w[1]!);
+      if (set.type === 'hash:net') {
+        const r = parseAddressOrCidr(w[2]!);
+        if (!r || w[2]!.endsWith('/0')) throw new Error(`ipset: hash:net does not take "${w[2]}"`);
+        set.ranges.push(r);
+      } else {
+        const m = /^([^,]+),(tcp|udp|sctp):(\d+)$/.exec(w[2]!);
+        const ip = m && parseIp(m[1]!);
+        if (!m || !ip) throw new Error(`ipset: malformed hash:ip,port element "${w[2]}"`);
+        set.elements.add(`${ip.family}:${ip.value}|${m[2]}|${Number(m[3])}`);
+      }
+    } else if (w[0] === 'swap' && w.length === 3) {
+      const [a, b] = [need(w[1]!), need(w[2]!)];
+      if (a.type !== b.type) throw new Error(`ipset: swap of sets of different types`);
+      sets.set(w[1]!, b);
+      sets.set(w[2]!, a);
+    } else if (w[0] === 'destroy' && w.length === 2) {
+      need(w[1]!);
+      sets.delete(w[1]!);
+    } else throw new Error(`ipset: unsupported line "${line}"`);
+  }
+  return sets;
+}
 
 type Target = { kind: 'ACCEPT' | 'DROP' | 'RETURN' } | { kind: 'jump' | 'goto'; chain: string };
 
@@ -19,6 +69,8 @@ interface IptRule {
   dport: [number, number] | null;
   ctstates: string[] | null;
   icmpv6: boolean;
+  /** -m set --match-set NAME src | dst | dst,dst */
+  set: { name: string; flags: string } | null;
   target: Target | null;
 }
 
@@ -29,7 +81,7 @@ interface IptChain {
 
 type IptTable = Map<string, IptChain>;
 
-const MODULES = new Set(['tcp', 'udp', 'sctp', 'conntrack', 'icmp6']);
+const MODULES = new Set(['tcp', 'udp', 'sctp', 'conntrack', 'icmp6', 'set']);
 const BUILTIN = new Set(['ACCEPT', 'DROP', 'RETURN']);
 
 function addressRange(text: string, family: Family): IpRange {
@@ -45,11 +97,16 @@ function portRange(text: string): [number, number] {
 }
 
 function parseRule(args: readonly string[], text: string, family: Family): IptRule {
-  const rule: IptRule = { text, src: null, dst: null, protocol: null, sport: null, dport: null, ctstates: null, icmpv6: false, target: null };
+  const rule: IptRule = { text, src: null, dst: null, protocol: null, sport: null, dport: null, ctstates: null, icmpv6: false, set: null, target: null };
   for (let i = 0; i < args.length; i += 2) {
     const [opt, value] = [args[i]!, args[i + 1]];
     if (value === undefined) throw new Error(`iptables: option ${opt} without a value in "${text}"`);
-    if (opt === '-s') rule.src = addressRange(value, family);
+    if (opt === '--match-set') {
+      const flags = args[i + 2];
+      if (flags !== 'src' && flags !== 'dst' && flags !== 'dst,dst' && flags !== 'src,src') throw new Error(`iptables: unsupported set flags in "${text}"`);
+      rule.set = { name: value, flags };
+      i++;
+    } else if (opt === '-s') rule.src = addressRange(value, family);
     else if (opt === '-d') rule.dst = addressRange(value, family);
     else if (opt === '-p') rule.protocol = value;
     else if (opt === '-m') {
@@ -100,8 +157,14 @@ interface Packet {
 
 const within = (r: IpRange | null, a: IpAddr) => r === null || (r.family === a.family && r.lo <= a.value && a.value <= r.hi);
 
-function matches(r: IptRule, p: Packet): boolean {
+function matches(r: IptRule, p: Packet, sets: ReadonlyMap<string, IpSet>): boolean {
   if (!within(r.src, p.src) || !within(r.dst, p.dst)) return false;
+  if (r.set) {
+    const set = sets.get(r.set.name);
+    if (!set) throw new Error(`iptables: rule uses missing ipset ${r.set.name}`);
+    const addr = r.set.flags.startsWith('src') ? p.src : p.dst;
+    if (set.type === 'hash:net' ? !set.ranges.some((x) => within(x, addr)) : !set.elements.has(`${addr.family}:${addr.value}|${p.protocol}|${p.dport}`)) return false;
+  }
   if (r.protocol !== null && r.protocol !== p.protocol) return false;
   if (r.ctstates && !r.ctstates.includes('NEW')) return false; // every simulated flow opens a connection
   if (r.icmpv6) return false; // flows are TCP, UDP or SCTP
@@ -111,22 +174,34 @@ function matches(r: IptRule, p: Packet): boolean {
 
 type Outcome = 'ACCEPT' | 'DROP' | 'RETURN';
 
-function run(table: IptTable, name: string, p: Packet, trace: string[], depth: number): Outcome {
+function run(table: IptTable, sets: ReadonlyMap<string, IpSet>, name: string, p: Packet, trace: string[], depth: number): Outcome {
   const chain = table.get(name);
   if (!chain) throw new Error(`iptables: jump to undeclared chain ${name}`);
   if (depth > 32) throw new Error(`iptables: chain nesting deeper than 32 at ${name}`);
   for (const rule of chain.rules) {
-    if (!matches(rule, p)) continue;
+    if (!matches(rule, p, sets)) continue;
     trace.push(rule.text);
     const t = rule.target;
     if (!t) continue;
     if (t.kind === 'jump') {
-      const r = run(table, t.chain, p, trace, depth + 1);
+      const r = run(table, sets, t.chain, p, trace, depth + 1);
       if (r !== 'RETURN') return r;
-    } else if (t.kind === 'goto') return run(table, t.chain, p, trace, depth + 1);
+    } else if (t.kind === 'goto') return run(table, sets, t.chain, p, trace, depth + 1);
     else return t.kind;
   }
   return 'RETURN';
+}
+
+/** The built-in FORWARD and INPUT chains as the hooks leave them (policy ACCEPT; other writers' rules are theirs). */
+function withHooks(table: IptTable, hooks: readonly string[], family: Family): IptTable {
+  const out = new Map(table);
+  for (const chain of ['FORWARD', 'INPUT']) out.set(chain, { policy: 'ACCEPT', rules: [] });
+  for (const hook of hooks) {
+    const m = /^-I (FORWARD|INPUT) 1 (.+)$/.exec(hook);
+    if (!m) throw new Error(`iptables: unsupported hook "${hook}"`);
+    out.get(m[1]!)!.rules.unshift(parseRule(m[2]!.split(/\s+/), hook, family));
+  }
+  return out;
 }
 
 export interface IptablesSimulator extends DataplaneSimulator {
@@ -136,8 +211,9 @@ export interface IptablesSimulator extends DataplaneSimulator {
 
 const addrKey = (a: IpAddr) => `${a.family}:${a.value}`;
 
-export function iptablesSimulator(rendered: Record<string, { ipv4: string; ipv6: string }>): IptablesSimulator {
-  const nodes = new Map(Object.entries(rendered).map(([name, p]) => [name, { 4: parseRestore(p.ipv4, 4), 6: parseRestore(p.ipv6, 6) } as Record<Family, IptTable>]));
+export function iptablesSimulator(rendered: Record<string, { ipset: string; ipv4: string; ipv6: string; hooks: readonly string[] }>): IptablesSimulator {
+  const nodes = new Map(Object.entries(rendered).map(([name, p]) => [name, { 4: withHooks(parseRestore(p.ipv4, 4), p.hooks, 4), 6: withHooks(parseRestore(p.ipv6, 6), p.hooks, 6) } as Record<Family, IptTable>]));
+  const setsOf = new Map(Object.entries(rendered).map(([name, p]) => [name, parseIpset(p.ipset)]));
   // A node hosts the addresses its dispatch chains name: its local pods.
   const owner = new Map<string, string>();
   for (const [name, tables] of nodes)
@@ -162,7 +238,7 @@ export function iptablesSimulator(rendered: Record<string, { ipv4: string; ipv6:
     for (const name of path) {
       const table = nodes.get(name)![src.family];
       trace.push(`node ${name} (${src.family === 4 ? 'iptables' : 'ip6tables'}): FORWARD`);
-      const r = run(table, 'FORWARD', packet, trace, 0);
+      const r = run(table, setsOf.get(name)!, 'FORWARD', packet, trace, 0);
       if ((r === 'RETURN' ? (table.get('FORWARD')?.policy ?? 'ACCEPT') : r) === 'DROP') return { allowed: false, trace };
     }
     return { allowed: true, trace };

@@ -1,105 +1,155 @@
-// Renders the IR as iptables-restore / ip6tables-restore payloads, one pair per node: a chain
-// per shared table, dispatch chains that send a local pod's address to its table chain, and the
-// hooks in FORWARD (routed pod traffic, both sides) and INPUT (pod → its own node, egress side).
-// Node → pod traffic leaves through OUTPUT, which stays open ("traffic to and from the node
-// where a Pod is running is always allowed").
+// Renders the set form for iptables, one artifact per node: an `ipset restore` payload with
+// every set the node's pods need, and iptables-restore / ip6tables-restore payloads that match
+// them with `-m set --match-set`. A chain per table with a chain per later tier (Pass is a
+// goto), dispatch chains from a local pod's address to its table chain, and two entry chains.
 //
-// Layout: a full `*filter` table, applied WITHOUT --noflush. iptables-restore has no "ensure
-// this rule exists": with --noflush our own chains are flushed by their `:CHAIN` lines, but the
-// jumps from FORWARD/INPUT would be appended again on every apply (and a `-D` of a jump that is
-// not there aborts the whole restore). Replacing the filter table is atomic and idempotent; the
-// price is that this payload owns the node's filter table. Where other writers share it, use
-// the nftables renderer, which owns a table of its own.
-import type { Ir, IrNode, IrRule, PortRange } from '../compile/ir.js';
+// Living with others (kube-proxy, CNI plugins): every chain is netpolc's own (NETPOLC-*, NPC-*),
+// restored with --noflush, so a restore flushes and refills only chains it declares and never
+// touches anyone else's. The built-in chains reach them through one jump each (`hooks`), which
+// the applier inserts once if missing (`iptables -C … || iptables -I …`): iptables-restore has no
+// "ensure this rule exists", and appending the jump in the payload would stack a copy per apply.
+//
+// ipset: each set is filled in a temporary set and swapped in, so packets never see a set half
+// filled (ipset restore applies line by line, it is not one transaction).
 import { parseIp, type Family } from '../net/ip.js';
-import { DISPATCH_CHAINS, iptablesSimulator } from './iptables-sim.js';
-import { familyOf, referencedTables } from './flat-tables.js';
-import { renderEachNode, type Dataplane } from './types.js';
+import type { IrSet, PortSpec, RuleTable, SetIr, SetNode, SetRule } from '../sets/ir.js';
+import { DISPATCH_CHAINS, ENTRY_CHAINS, iptablesSimulator } from './iptables-sim.js';
+import { renderEachSetNode, type SetDataplane } from './types.js';
 
-export interface IptablesPayloads {
+export interface IptablesArtifact {
+  /** `ipset restore` input: every set the node's pods need, filled atomically (temporary set + swap). */
+  readonly ipset: string;
+  /** `iptables-restore --noflush` input. */
   readonly ipv4: string;
+  /** `ip6tables-restore --noflush` input. */
   readonly ipv6: string;
+  /** Rules to insert once in the built-in chains (check with -C first), per family. */
+  readonly hooks: readonly string[];
 }
 
+/** ipset names are at most 31 characters: `npc-` + the set id (17) + `-4`/`-6`. */
+export const ipsetName = (id: string, family: Family, temporary = false) => `${temporary ? 'npt' : 'npc'}-${id}-${family}`;
+
 /** iptables chain names are at most 28 characters; table ids are 17. */
-export function chainOf(tableId: string): string {
-  const name = `NPC-${tableId}`;
+export function chainOf(tableId: string, tier: 'admin' | 'np' | 'baseline' = 'admin'): string {
+  const name = `NPC-${tableId}${tier === 'admin' ? '' : tier === 'np' ? '-NP' : '-BL'}`;
   if (name.length > 28 || !/^[\w-]+$/.test(name)) throw new Error(`table id "${tableId}" does not make an iptables chain name`);
   return name;
 }
 
-const portText = (p: PortRange) => (p[0] === p[1] ? `${p[0]}` : `${p[0]}:${p[1]}`);
-
-/** The protocol part of a rule: one variant per protocol (ANY with ports is TCP, UDP and SCTP). */
-function protocolVariants(rule: IrRule): string[] {
-  const ports = [rule.srcPortRange && `--sport ${portText(rule.srcPortRange)}`, rule.dstPortRange && `--dport ${portText(rule.dstPortRange)}`].filter((p): p is string => p !== null);
-  if (rule.protocol === 'ANY' && ports.length === 0) return [''];
-  const protocols = rule.protocol === 'ANY' ? ['tcp', 'udp', 'sctp'] : [rule.protocol.toLowerCase()];
-  return protocols.map((p) => [`-p ${p}`, ...(ports.length > 0 ? [`-m ${p}`, ...ports] : [])].join(' '));
+/** hash:net takes prefixes 1–32 (1–128): a whole family is its two halves. */
+function netElements(cidrs: readonly string[], family: Family): string[] {
+  return cidrs.flatMap((c) => (c.endsWith('/0') ? (family === 4 ? ['0.0.0.0/1', '128.0.0.0/1'] : ['::/1', '8000::/1']) : [c]));
 }
 
-/** One IR table in one family: PERMIT returns to the caller (the other side's check), DENY drops. */
-function chainRules(chain: string, rules: readonly IrRule[], family: Family): string[] {
+function ipsetLines(id: string, set: IrSet): string[] {
   const out: string[] = [];
-  for (const rule of rules) {
-    const nets = [rule.srcNetwork && `-s ${rule.srcNetwork}`, rule.dstNetwork && `-d ${rule.dstNetwork}`];
-    // A rule about the other family's addresses matches nothing here.
-    if ([rule.srcNetwork, rule.dstNetwork].some((n) => n !== '' && familyOf(n) !== family)) continue;
-    const target = rule.action === 'PERMIT' ? '-j RETURN' : '-j DROP';
-    for (const proto of protocolVariants(rule)) out.push([`-A ${chain}`, ...nets, proto, target].filter(Boolean).join(' '));
+  for (const family of [4, 6] as const) {
+    const type = set.kind === 'addresses' ? 'hash:net' : 'hash:ip,port';
+    const create = (name: string) => `create ${name} ${type} family ${family === 4 ? 'inet' : 'inet6'} -exist`;
+    const [name, temp] = [ipsetName(id, family), ipsetName(id, family, true)];
+    const members =
+      set.kind === 'addresses'
+        ? netElements(family === 4 ? set.v4 : set.v6, family)
+        : set.elements.filter(([a]) => a.includes(':') === (family === 6)).map(([a, p, n]) => `${a},${p.toLowerCase()}:${n}`);
+    out.push(create(name), create(temp), `flush ${temp}`, ...members.map((m) => `add ${temp} ${m}`), `swap ${temp} ${name}`, `destroy ${temp}`);
   }
   return out;
 }
 
-function dispatchRules(node: IrNode, family: Family): string[] {
+const portText = (lo: number, hi: number) => (lo === hi ? `${lo}` : `${lo}:${hi}`);
+
+/** The match part of a set rule in one family: one variant per port spec (OR by writing several rules). */
+function matchVariants(sets: SetIr['sets'], rule: SetRule, side: 'src' | 'dst', family: Family): string[] {
+  const set = rule.set === null ? null : sets[rule.set];
+  if (rule.set !== null && !set) throw new Error(`set form references missing set ${rule.set}`);
+  // Egress named ports: the destination's address, protocol and port are one hash:ip,port lookup.
+  if (set?.kind === 'ports') return [`-m set --match-set ${ipsetName(rule.set!, family)} ${side},${side}`];
+  const addr = set ? `-m set --match-set ${ipsetName(rule.set!, family)} ${side}` : '';
+  const ports = rule.ports === null ? [''] : rule.ports.map(([p, lo, hi]: PortSpec) => `-p ${p.toLowerCase()} -m ${p.toLowerCase()} --dport ${portText(lo, hi)}`);
+  return ports.map((p) => [addr, p].filter(Boolean).join(' '));
+}
+
+function tierRules(sets: SetIr['sets'], chain: string, rules: readonly SetRule[], side: 'src' | 'dst', family: Family, target: (r: SetRule) => string): string[] {
+  return rules.flatMap((r) => matchVariants(sets, r, side, family).map((m) => [`-A ${chain}`, m, target(r)].filter(Boolean).join(' ')));
+}
+
+/** A table in one family: Allow returns to the entry chain (the other side's check runs), Deny drops. */
+function tableRules(sets: SetIr['sets'], id: string, table: RuleTable, family: Family): string[] {
+  const side = table.direction === 'ingress' ? 'src' : 'dst';
+  const [admin, np, baseline] = [chainOf(id), chainOf(id, 'np'), chainOf(id, 'baseline')];
+  return [
+    ...tierRules(sets, admin, table.admin, side, family, (r) => (r.action === 'allow' ? '-j RETURN' : r.action === 'deny' ? '-j DROP' : `-g ${np}`)),
+    `-A ${admin} -g ${np}`,
+    // "if any NetworkPolicy selects the pod for that direction, the flow is allowed iff one of
+    // their rules matches, and that answer is final"; otherwise the tier is skipped.
+    ...(table.networkPolicy.isolated ? [...tierRules(sets, np, table.networkPolicy.rules, side, family, () => '-j RETURN'), `-A ${np} -j DROP`] : [`-A ${np} -g ${baseline}`]),
+    // Baseline Pass goes to the default, allow: RETURN as well.
+    ...tierRules(sets, baseline, table.baseline, side, family, (r) => (r.action === 'deny' ? '-j DROP' : '-j RETURN')),
+  ];
+}
+
+function dispatchRules(node: SetNode, family: Family): string[] {
   const entries = Object.entries(node.pods).flatMap(([key, pod]) =>
     pod.ips.flatMap((ip) => {
       const addr = parseIp(ip);
-      if (!addr) throw new Error(`IR pod ${key} has a malformed address "${ip}"`);
+      if (!addr) throw new Error(`set form pod ${key} has a malformed address "${ip}"`);
       return addr.family === family ? [{ key, ip, value: addr.value, pod }] : [];
     }),
   );
   entries.sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
   const host = family === 4 ? 32 : 128;
-  // -g: when the table chain returns (PERMIT), control goes back to FORWARD/INPUT, past the dispatch.
-  return entries.flatMap((e) => [
-    `# ${e.key}`,
-    `-A ${DISPATCH_CHAINS.egress} -s ${e.ip}/${host} -g ${chainOf(e.pod.egress)}`,
-    `-A ${DISPATCH_CHAINS.ingress} -d ${e.ip}/${host} -g ${chainOf(e.pod.ingress)}`,
-  ]);
+  // -g: when the table chain returns (allowed), control goes back to the entry chain, past the dispatch.
+  return entries.flatMap((e) => [`# ${e.key}`, `-A ${DISPATCH_CHAINS.egress} -s ${e.ip}/${host} -g ${chainOf(e.pod.egress)}`, `-A ${DISPATCH_CHAINS.ingress} -d ${e.ip}/${host} -g ${chainOf(e.pod.ingress)}`]);
 }
 
-export function renderPayload(name: string, node: IrNode, family: Family): string {
-  const ids = referencedTables(node);
+export function renderPayload(ir: SetIr, name: string, node: SetNode, family: Family): string {
+  const tables = node.tables.map((id) => {
+    const table = ir.tables[id];
+    if (!table) throw new Error(`set form node ${name} needs missing table ${id}`);
+    return [id, table] as const;
+  });
+  const own = [ENTRY_CHAINS.forward, ENTRY_CHAINS.input, DISPATCH_CHAINS.egress, DISPATCH_CHAINS.ingress, ...tables.flatMap(([id]) => [chainOf(id), chainOf(id, 'np'), chainOf(id, 'baseline')])];
+  const nodeAddresses = node.addresses.filter((a) => a.includes(':') === (family === 6));
   const lines = [
-    `# netpolc: ${family === 4 ? 'iptables' : 'ip6tables'}-restore payload for node ${name}. Apply without --noflush: it replaces the filter table.`,
+    `# netpolc: ${family === 4 ? 'iptables' : 'ip6tables'}-restore --noflush payload for node ${name} (set form): only netpolc's own chains are declared, flushed and filled.`,
     '*filter',
-    ':INPUT ACCEPT [0:0]',
-    ':FORWARD ACCEPT [0:0]',
-    ':OUTPUT ACCEPT [0:0]',
-    `:${DISPATCH_CHAINS.egress} - [0:0]`,
-    `:${DISPATCH_CHAINS.ingress} - [0:0]`,
-    ...ids.map((id) => `:${chainOf(id)} - [0:0]`),
+    ...own.map((c) => `:${c} - [0:0]`),
     // Policies act on connections: replies and related ICMP of an allowed connection pass.
-    '-A INPUT -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT',
+    `-A ${ENTRY_CHAINS.input} -m conntrack --ctstate RELATED,ESTABLISHED -j RETURN`,
     // Neighbour discovery is link plumbing, not a flow: a pod must resolve its gateway.
-    ...(family === 6 ? ['neighbour-solicitation', 'neighbour-advertisement'].map((t) => `-A INPUT -p ipv6-icmp -m icmp6 --icmpv6-type ${t} -j ACCEPT`) : []),
-    `-A INPUT -j ${DISPATCH_CHAINS.egress}`,
-    '-A FORWARD -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT',
-    `-A FORWARD -j ${DISPATCH_CHAINS.egress}`,
-    `-A FORWARD -j ${DISPATCH_CHAINS.ingress}`,
+    ...(family === 6 ? ['neighbour-solicitation', 'neighbour-advertisement'].map((t) => `-A ${ENTRY_CHAINS.input} -p ipv6-icmp -m icmp6 --icmpv6-type ${t} -j RETURN`) : []),
+    `-A ${ENTRY_CHAINS.input} -j ${DISPATCH_CHAINS.egress}`,
+    `-A ${ENTRY_CHAINS.forward} -m conntrack --ctstate RELATED,ESTABLISHED -j RETURN`,
+    `-A ${ENTRY_CHAINS.forward} -j ${DISPATCH_CHAINS.egress}`,
+    // Node-local: from this node's own addresses into its pods, before the ingress side.
+    ...nodeAddresses.map((a) => `-A ${ENTRY_CHAINS.forward} -s ${a}/${family === 4 ? 32 : 128} -j RETURN`),
+    `-A ${ENTRY_CHAINS.forward} -j ${DISPATCH_CHAINS.ingress}`,
     ...dispatchRules(node, family),
-    ...ids.flatMap((id) => chainRules(chainOf(id), node.tables[id]!, family)),
+    ...tables.flatMap(([id, t]) => tableRules(ir.sets, id, t, family)),
     'COMMIT',
   ];
   return `${lines.join('\n')}\n`;
 }
 
-export const iptables: Dataplane<IptablesPayloads> = {
+export function renderIpset(ir: SetIr, name: string, node: SetNode): string {
+  const lines = node.sets.flatMap((id) => {
+    const set = ir.sets[id];
+    if (!set) throw new Error(`set form node ${name} needs missing set ${id}`);
+    return ipsetLines(id, set);
+  });
+  return `${[`# netpolc: ipset restore payload for node ${name}: each set filled in a temporary set, then swapped in.`, ...lines].join('\n')}\n`;
+}
+
+/** The jumps from the built-in chains into netpolc's entry chains, inserted once (first, so a later ACCEPT does not skip them). */
+export const HOOKS: readonly string[] = [`-I FORWARD 1 -j ${ENTRY_CHAINS.forward}`, `-I INPUT 1 -j ${ENTRY_CHAINS.input}`];
+
+export const iptables: SetDataplane<IptablesArtifact> = {
   format: 'iptables',
   contentType: 'application/json',
-  render(ir: Ir): Record<string, IptablesPayloads> {
-    return renderEachNode(ir, (n, node) => ({ ipv4: renderPayload(n, node, 4), ipv6: renderPayload(n, node, 6) }));
+  input: 'sets',
+  render(ir: SetIr): Record<string, IptablesArtifact> {
+    return renderEachSetNode(ir, (n, node) => ({ ipset: renderIpset(ir, n, node), ipv4: renderPayload(ir, n, node, 4), ipv6: renderPayload(ir, n, node, 6), hooks: HOOKS }));
   },
   simulator: iptablesSimulator,
 };

@@ -31,11 +31,11 @@ const CASES: Record<string, string[]> = {
 function whyNot(): string | null {
   if (process.env.NETPOLC_DATAPLANE !== '1') return 'NETPOLC_DATAPLANE is not set; run `npm run test:dataplane` (root, iproute2, nftables, iptables)';
   if (process.getuid?.() !== 0) return 'not running as root: network namespaces and nft need CAP_NET_ADMIN';
-  for (const [bin, arg] of [['ip', '-V'], ['nft', '--version'], ['iptables-restore', '--version'], ['ip6tables-restore', '--version']] as const) {
+  for (const [bin, arg] of [['ip', '-V'], ['nft', '--version'], ['iptables-restore', '--version'], ['ip6tables-restore', '--version'], ['ipset', 'version']] as const) {
     try {
       run(bin, [arg]);
     } catch {
-      return `${bin} is not installed (apt-get install iproute2 nftables iptables)`;
+      return `${bin} is not installed (apt-get install iproute2 nftables iptables ipset)`;
     }
   }
   try {
@@ -85,19 +85,73 @@ function apply(topo: Topology, dataplane: DataplaneName | 'none', forms: Forms |
       exec('nft', script);
       exec('nft', script);
     } else if (dataplane === 'iptables') {
-      const payload = iptables.render(forms!.flat)[node.name];
-      if (!payload) throw new Error(`no iptables payload for node ${node.name}`);
+      const artifact = iptables.render(forms!.sets)[node.name];
+      if (!artifact) throw new Error(`no iptables artifact for node ${node.name}`);
+      // Twice: re-applying must replace, not fail or stack (sets swapped, own chains refilled, hooks once).
       for (let i = 0; i < 2; i++) {
-        exec('iptables-restore', payload.ipv4);
-        if (!NO_IPV6) exec('ip6tables-restore', payload.ipv6);
+        run('ip', ['netns', 'exec', node.ns, 'ipset', 'restore'], artifact.ipset);
+        run('ip', ['netns', 'exec', node.ns, 'iptables-restore', '--noflush'], artifact.ipv4);
+        if (!NO_IPV6) run('ip', ['netns', 'exec', node.ns, 'ip6tables-restore', '--noflush'], artifact.ipv6);
+        for (const [bin, skip] of [['iptables', false], ['ip6tables', NO_IPV6]] as const) {
+          if (skip) continue;
+          for (const hook of artifact.hooks) {
+            const check = ['netns', 'exec', node.ns, bin, '-C', ...hook.replace(/^-I (\S+) 1/, '$1').split(' ')];
+            try {
+              run('ip', check, '');
+            } catch {
+              run('ip', ['netns', 'exec', node.ns, bin, ...hook.split(' ')], '');
+            }
+          }
+        }
       }
     } else {
       exec('nft', 'table inet netpolc {}\ndelete table inet netpolc\n');
-      const empty = '*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n';
-      exec('iptables-restore', empty);
-      if (!NO_IPV6) exec('ip6tables-restore', empty);
+      // Only netpolc's jumps go; other writers' chains (the kube-proxy-like one) stay.
+      for (const [bin, skip] of [['iptables', false], ['ip6tables', NO_IPV6]] as const) {
+        if (skip) continue;
+        for (const [chain, target] of [['FORWARD', 'NETPOLC-FORWARD'], ['INPUT', 'NETPOLC-INPUT']]) {
+          try {
+            run('ip', ['netns', 'exec', node.ns, bin, '-D', chain!, '-j', target!], '');
+          } catch {
+            // not hooked: nothing to remove
+          }
+        }
+      }
     }
   }
+}
+
+/** Another writer's chains, as kube-proxy keeps them: netpolc's iptables artifact must leave them alone. */
+const KUBE_PROXY = { chain: 'KUBE-SERVICES', rule: { 4: '-d 10.96.0.10/32 -p udp -m udp --dport 53 -j RETURN', 6: '-d fd00:96::a/128 -p udp -m udp --dport 53 -j RETURN' } } as const;
+
+function installOthers(topo: Topology): void {
+  for (const node of topo.nodes.values()) {
+    for (const [bin, family] of [['iptables', 4], ['ip6tables', 6]] as const) {
+      if (family === 6 && NO_IPV6) continue;
+      const ipt = (...args: string[]) => run('ip', ['netns', 'exec', node.ns, bin, ...args], '');
+      ipt('-N', KUBE_PROXY.chain);
+      ipt('-A', KUBE_PROXY.chain, ...KUBE_PROXY.rule[family].split(' '));
+      ipt('-A', 'FORWARD', '-j', KUBE_PROXY.chain);
+    }
+  }
+}
+
+/** Problems with other writers' chains, or with netpolc's hooks (exactly one jump each). */
+function othersIntact(topo: Topology): string[] {
+  const out: string[] = [];
+  for (const node of topo.nodes.values()) {
+    for (const [bin, family] of [['iptables', 4], ['ip6tables', 6]] as const) {
+      if (family === 6 && NO_IPV6) continue;
+      const rules = run('ip', ['netns', 'exec', node.ns, bin, '-S'], '').split('\n');
+      if (!rules.includes(`-A ${KUBE_PROXY.chain} ${KUBE_PROXY.rule[family]}`)) out.push(`${node.name} ${bin}: ${KUBE_PROXY.chain}'s rule is gone`);
+      if (!rules.includes(`-A FORWARD -j ${KUBE_PROXY.chain}`)) out.push(`${node.name} ${bin}: FORWARD no longer jumps to ${KUBE_PROXY.chain}`);
+      for (const hook of ['-A FORWARD -j NETPOLC-FORWARD', '-A INPUT -j NETPOLC-INPUT']) {
+        const n = rules.filter((r) => r === hook).length;
+        if (n !== 1) out.push(`${node.name} ${bin}: "${hook}" ${n} times`);
+      }
+    }
+  }
+  return out;
 }
 
 /** Both compiled forms of a step: nftables renders the set form, iptables flat tables. */
@@ -134,7 +188,7 @@ async function probeStep(topo: Topology, agents: Map<string, Agent>, cluster: Cl
   const byNs = new Map<string, PairProbe[]>();
   for (const p of pairs) byNs.set(nsOf(p.from), [...(byNs.get(nsOf(p.from)) ?? []), p]);
   const answered = await Promise.all([...byNs].map(async ([ns, list]) => (await agents.get(ns)!.probe(list, PROBE_TIMEOUT_MS)).map((r, i) => [list[i]!, r] as [PairProbe, ProbeResult])));
-  const sim = dataplane === 'nftables' ? nftablesSimulator(nftables.render(forms.sets)) : iptablesSimulator(iptables.render(forms.flat));
+  const sim = dataplane === 'nftables' ? nftablesSimulator(nftables.render(forms.sets)) : iptablesSimulator(iptables.render(forms.sets));
   const failures: string[] = [];
   for (const [p, result] of answered.flat()) {
     let verdict;
@@ -170,6 +224,7 @@ async function runCase(suite: Suite, c: UpstreamCase, family: Family, topo: Topo
       const cluster = buildCluster(parsed.snapshot);
       const forms: Forms = { flat: compile(cluster).ir, sets: compileSets(cluster).ir };
       apply(topo, dataplane, forms);
+      if (dataplane === 'iptables') failures.push(...othersIntact(topo).map((f) => `step ${index}: ${f}`));
       const ports = [...new Map(step.probes.map((p) => [`${p.port}/${p.protocol}`, { port: p.port, protocol: p.protocol }])).values()];
       const usable = ports.filter((p) => p.protocol !== 'SCTP' || !NO_SCTP);
       const pairs = pairsOf(topo, objects, usable, family);
@@ -201,6 +256,7 @@ for (const [folder, names] of Object.entries(CASES)) {
       const ports = [...new Set(suite.cases.filter((c) => names.includes(c.name)).flatMap((c) => c.steps.flatMap((s) => (s.probes ?? []).map((p) => p.port))))].sort((a, b) => a - b);
       const spaces = [...new Set([...topo.nodes.values(), ...topo.pods.values()].map((x) => x.ns))];
       for (const ns of spaces) agents.set(ns, await Agent.start(ns, { ports, ipv6: !NO_IPV6, sctp: !NO_SCTP }));
+      installOthers(topo);
     }, 120_000);
 
     afterAll(async () => {

@@ -4,14 +4,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildCluster, type Cluster } from '../../core/cluster.js';
-import { compile } from '../../core/compile/compile.js';
-import type { Ir, IrAction, IrPod, IrProtocol, IrRule, PortRange } from '../../core/compile/ir.js';
-import { IrSimulator } from '../../core/compile/simulate.js';
 import { compileSets } from '../../core/sets/compile.js';
-import { tableId } from '../../core/compile/table-id.js';
 import { evaluate, type Verdict } from '../../core/evaluate/engine.js';
 import { resolveFlow } from '../../core/evaluate/resolve.js';
-import { iptables } from '../../core/render/iptables.js';
+import { iptables, type IptablesArtifact } from '../../core/render/iptables.js';
 import { iptablesSimulator } from '../../core/render/iptables-sim.js';
 import { nftables } from '../../core/render/nftables.js';
 import { nftablesSimulator } from '../../core/render/nftables-sim.js';
@@ -23,12 +19,12 @@ import { assertProperty } from '../support/property.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 
-/** Both dataplanes of one cluster, rendered and read back: nftables from the set form, iptables from flat tables. */
+/** Both dataplanes of one cluster, rendered from the set form and read back. */
 function dataplanes(cluster: Cluster) {
-  const { ir } = compile(cluster);
   const sets = compileSets(cluster).ir;
+  const ir = sets;
   const nft = nftables.render(sets);
-  const ipt = iptables.render(ir);
+  const ipt = iptables.render(sets);
   return { ir, sets, nft, ipt, nftSim: nftablesSimulator(nft), iptSim: iptablesSimulator(ipt) };
 }
 
@@ -40,7 +36,7 @@ function nftChains(scripts: Record<string, string>, trace: readonly string[]): s
     .join('\n');
 }
 
-function iptChains(payloads: Record<string, { ipv4: string; ipv6: string }>, family: 4 | 6, trace: readonly string[]): string {
+function iptChains(payloads: Record<string, IptablesArtifact>, family: 4 | 6, trace: readonly string[]): string {
   const names = new Set(trace.flatMap((t) => [/^-A (\S+)/.exec(t)?.[1], / -[jg] (NPC-\S+)/.exec(t)?.[1]].filter((n): n is string => !!n)));
   return Object.entries(payloads)
     .map(([node, p]) => `[${node}]\n${(family === 4 ? p.ipv4 : p.ipv6).split('\n').filter((l) => names.has(l.split(' ')[1] ?? '')).join('\n')}`)
@@ -83,57 +79,7 @@ describe('nftables and iptables simulators equal the verdict engine', () => {
   }, 300_000);
 });
 
-// Random IR, beyond what compile emits today (ANY with ports, both networks, mixed families,
-// runs of rules that differ in one network): the renderers must carry any valid IR.
-const NETS = ['', '', '10.0.0.0/16', '10.0.1.0/24', '10.0.1.10/32', '10.0.2.0/23', '0.0.0.0/0', '172.18.0.2/32', 'fd00::/64', 'fd00::1:0/112', 'fd00::1:a/128', '::/0'];
-const irRule = fc.record({
-  action: fc.constantFrom<IrAction>('PERMIT', 'DENY'),
-  protocol: fc.constantFrom<IrProtocol>('ANY', 'TCP', 'UDP', 'SCTP'),
-  srcNetwork: fc.constantFrom(...NETS),
-  srcPortRange: fc.constant(null),
-  dstNetwork: fc.constantFrom(...NETS),
-  dstPortRange: fc.constantFrom<PortRange | null>(null, [80, 80], [80, 81], [1, 79], [443, 8080]),
-});
-const irTable = fc.tuple(fc.array(irRule, { maxLength: 8 }), fc.constantFrom<IrAction>('PERMIT', 'DENY')).map(([rules, last]) => [...rules, { action: last, protocol: 'ANY' as const, srcNetwork: '', srcPortRange: null, dstNetwork: '', dstPortRange: null }]);
-const POD_IPS = [['10.0.1.10', 'fd00::1:a'], ['10.0.1.20'], ['10.0.2.30', 'fd00::2:1e'], ['10.0.3.40', 'fd00::3:28'], ['10.0.0.50']];
-const irArb = fc.tuple(fc.array(irTable, { minLength: 1, maxLength: 4 }), fc.array(fc.record({ node: fc.constantFrom('n1', 'n2'), ingress: fc.nat(), egress: fc.nat() }), { minLength: POD_IPS.length, maxLength: POD_IPS.length })).map(([tables, pods]): Ir => {
-  const nodes: Record<string, { pods: Record<string, IrPod>; tables: Record<string, readonly IrRule[]>; global: null }> = { n1: { pods: {}, tables: {}, global: null }, n2: { pods: {}, tables: {}, global: null } };
-  pods.forEach((p, i) => {
-    const [ingress, egress] = [tables[p.ingress % tables.length]!, tables[p.egress % tables.length]!];
-    const node = nodes[p.node]!;
-    node.tables[tableId(ingress)] = ingress;
-    node.tables[tableId(egress)] = egress;
-    node.pods[`ns/p${i}`] = { ips: POD_IPS[i]!, ingress: tableId(ingress), egress: tableId(egress) };
-  });
-  return { nodes };
-});
-
-describe('the iptables simulator equals the flat-table simulator', () => {
-  it(`on ${RUNS} random flat IRs, 40 flows each`, () => {
-    const addresses = [...POD_IPS.flat(), '172.18.0.2', '10.0.1.99', '192.0.2.9', 'fd00::1:ff', '2001:db8::1'];
-    let flowsChecked = 0;
-    assertProperty(
-      fc.property(irArb, fc.array(flowArb, { minLength: 40, maxLength: 40 }), (ir, flows) => {
-        const ipt = iptables.render(ir);
-        const [iptSim, irSim] = [iptablesSimulator(ipt), new IrSimulator(ir)];
-        for (const f of flows) {
-          const [src, dst] = [addresses[f.from % addresses.length]!, addresses[f.to % addresses.length]!];
-          if (src.includes(':') !== dst.includes(':')) continue;
-          const flow: FlowQuery = { src, dst, port: f.port, protocol: f.protocol };
-          const want = irSim.simulate(src, dst, f.protocol, f.port);
-          flowsChecked++;
-          for (const [name, got, chains] of [['iptables', iptSim.explain(flow), (t: string[]) => iptChains(ipt, src.includes(':') ? 6 : 4, t)]] as const) {
-            if (got.allowed === want.allowed) continue;
-            const tables = [want.egress, want.ingress].map((s) => s && `${s.table} (rule ${s.index}): ${JSON.stringify(irSim.table(s.table))}`);
-            throw new Error([`flow ${src} → ${dst} ${f.port}/${f.protocol}: IR ${want.allowed ? 'allow' : 'deny'}, ${name} ${got.allowed ? 'allow' : 'deny'}`, `IR egress ${tables[0]}`, `IR ingress ${tables[1]}`, `${name} trace:`, ...got.trace, 'rendered chains:', chains([...got.trace])].join('\n'));
-          }
-        }
-      }),
-      { file: import.meta.url, env: ['PROPERTY_RUNS'], numRuns: RUNS },
-    );
-    console.info(`render property: ${RUNS} random flat IRs, ${flowsChecked} flows checked against the iptables simulator`);
-  }, 300_000);
-});
+// Random set forms beyond what compileSets emits are in set-form-renderers.property.test.ts.
 
 // A pod that admits TCP/80 from 10.0.0.0/16 except two /24s, on a two-node cluster.
 const exceptCluster = () =>
@@ -152,10 +98,9 @@ const exceptCluster = () =>
 
 describe('rendered shape', () => {
   it('renders the same bytes twice', () => {
-    const { ir } = compile(exceptCluster());
-    const again = compile(exceptCluster()).ir;
-    expect(nftables.render(compileSets(exceptCluster()).ir)).toStrictEqual(nftables.render(compileSets(exceptCluster()).ir));
-    expect(iptables.render(again)).toStrictEqual(iptables.render(ir));
+    const [a, b] = [compileSets(exceptCluster()).ir, compileSets(exceptCluster()).ir];
+    expect(nftables.render(b)).toStrictEqual(nftables.render(a));
+    expect(iptables.render(b)).toStrictEqual(iptables.render(a));
   });
 
   it('writes one table per node script: the replace preamble, sets, verdict maps, hooked base chains', () => {
@@ -208,7 +153,11 @@ describe('rendered shape', () => {
       expect(verdict.allowed, `${src}:${port}`).toBe(allowed);
       expect(compare(dp, flow, verdict)).toEqual([]);
     }
-    expect(dp.ipt.n1!.ipv4).toContain('-s 10.0.3.0/24 -p tcp -m tcp --dport 80 -j RETURN');
+    expect(dp.ipt.n1!.ipv4).toContain(`-m set --match-set npc-${id}-4 src -p tcp -m tcp --dport 80 -j RETURN`);
+    expect(dp.ipt.n1!.ipset).toContain(`add npt-${id}-4 10.0.3.0/24`);
     expect(dp.ipt.n1!.ipv4).toMatch(/^\*filter$[\s\S]*^COMMIT$/m);
+    // Only netpolc's own chains are declared (restored with --noflush): never a built-in one.
+    expect(dp.ipt.n1!.ipv4).not.toMatch(/^:(INPUT|FORWARD|OUTPUT) /m);
+    expect(dp.ipt.n1!.hooks).toEqual(['-I FORWARD 1 -j NETPOLC-FORWARD', '-I INPUT 1 -j NETPOLC-INPUT']);
   });
 });
