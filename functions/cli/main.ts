@@ -16,7 +16,7 @@ export type { Io } from './io.js';
 const USAGE = `usage: netpolc <command> [options] [file|dir|- ...]
   verdict --from NS/POD|IP --to NS/POD|IP --port N|NAME [--protocol TCP|UDP|SCTP] [--ip-family IPv4|IPv6] [--expect allow|deny]
   matrix  [--port N[/PROTO] ...] [--namespace NS ...]
-  compile --format ir|vpp-acl|vpp-session|nftables|iptables|openstack-sg [--node NAME ...]
+  compile --format ir|ir-flat|vpp-acl|vpp-session|nftables|iptables|openstack-sg [--node NAME ...] [--part ipset|ipv4|ipv6]
   lint    [--fail-on error|warning|info]                       exit 1 on findings at or above --fail-on (error)
   ask     "can shop/web reach shop/db on 5432?"                a chat-ops question
   preview --base DIR|FILE|- (--head DIR|FILE|- | --changes FILE) [--no-tables] [--no-lint] [--detail parts]

@@ -43,6 +43,19 @@ describe('netpolc CLI', () => {
     expect(r.err).toMatch(/compiled 2 pods into \d+ tables/);
   });
 
+  it('prints one part of the iptables artifact as raw text for its tool, and the hooks to insert once', () => {
+    const ipv4 = run(['compile', '--format', 'iptables', '--node', 'node-1', '--part', 'ipv4', CLUSTER]);
+    expect(ipv4.code).toBe(0);
+    expect(ipv4.out).toMatch(/^# netpolc: iptables-restore --noflush payload for node node-1/);
+    expect(ipv4.out).toMatch(/^\*filter$[\s\S]*^COMMIT$/m);
+    expect(ipv4.err).toContain('iptables -C FORWARD -j NETPOLC-FORWARD || iptables -I FORWARD 1 -j NETPOLC-FORWARD');
+    const ipset = run(['compile', '--format', 'iptables', '--node', 'node-1', '--part', 'ipset', CLUSTER]);
+    expect(ipset.out).toMatch(/^create npc-s[0-9a-f]{16}-4 hash:net family inet -exist$/m);
+    // Without one node, or for another format, --part is a usage error.
+    expect(run(['compile', '--format', 'iptables', '--part', 'ipv4', CLUSTER]).code).toBe(2);
+    expect(run(['compile', '--format', 'nftables', '--node', 'node-1', '--part', 'ipv4', CLUSTER]).code).toBe(2);
+  });
+
   it('points invalid input at file, document and path, exit 2', () => {
     const bad = stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'p', namespace: 'x' }, spec: { podSelector: {}, ingress: [{ ports: [{ port: 80, endPort: 79 }] }] } });
     const r = run(['verdict', '--from', 'x/a', '--to', 'x/b', '--port', '80', '-'], `${stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } })}---\n${bad}`);

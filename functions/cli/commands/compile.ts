@@ -10,7 +10,7 @@ import { UsageError, type Io } from '../io.js';
 const FORMATS = ['ir', 'ir-flat', ...Object.keys(DATAPLANES)];
 
 export function commandCompile(args: string[], io: Io): number {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { format: { type: 'string', default: 'ir' }, node: { type: 'string', multiple: true }, output: { type: 'string' } } });
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { format: { type: 'string', default: 'ir' }, node: { type: 'string', multiple: true }, output: { type: 'string' }, part: { type: 'string' } } });
   const format = values.format!;
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
   const cluster = loadCluster(readSources(positionals, io.stdin), io.err);
@@ -30,8 +30,16 @@ export function commandCompile(args: string[], io: Io): number {
     return ir;
   };
   const nodes = format === 'ir-flat' ? flat().nodes : renderFormat(DATAPLANES[format]!, sets, flat);
-  // A single node of a text format is printed as is, ready for `nft -f -` or `iptables-restore`.
+  // A single node of a text format is printed as is, ready for `nft -f -`; one part of the
+  // iptables artifact likewise (`--part ipset | ipset restore`, `--part ipv4 | iptables-restore --noflush`).
   const only = Object.values(nodes);
+  if (values.part !== undefined) {
+    const artifact = only[0] as Record<string, unknown> | undefined;
+    if (format !== 'iptables' || only.length !== 1 || !artifact || typeof artifact[values.part] !== 'string') throw new UsageError('--part ipset|ipv4|ipv6 needs --format iptables and one --node');
+    io.out(artifact[values.part] as string);
+    if (values.part !== 'ipset') io.err(`then, once: ${(artifact.hooks as string[]).map((h) => `${values.part === 'ipv6' ? 'ip6tables' : 'iptables'} ${h.replace(/^-I (\S+) 1/, '-C $1')} || ${values.part === 'ipv6' ? 'ip6tables' : 'iptables'} ${h}`).join('; ')}`);
+    return 0;
+  }
   if (only.length === 1 && typeof only[0] === 'string' && values.output !== 'json') io.out(only[0]);
   else io.out(JSON.stringify(nodes, null, 2));
   return 0;
