@@ -16,6 +16,7 @@
 //                        runs without the full compile: parse figures, a compile sample, the naive baseline)
 //   --heap-mb N          --max-old-space-size of the children (default 12288)
 //   --report             re-print the report of bench/results/latest.json without running anything
+import type { SetCompileStats } from '../core/sets/compile.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -60,13 +61,7 @@ interface Quantiles {
 }
 
 /** The set form (format ir): core/sets/compile.ts stats plus sizes. */
-interface SetFigures {
-  readonly pods: number;
-  readonly groups: number;
-  readonly tables: number;
-  readonly rules: number;
-  readonly sets: number;
-  readonly members: number;
+interface SetFigures extends SetCompileStats {
   /** JSON.stringify(ir).length: every set and table once, every node's manifest. */
   readonly bytes: number;
   readonly maxRulesPerTable: number;

@@ -54,32 +54,3 @@ export function mergeAdjacent(list: readonly Interval[]): Interval[] {
   return out;
 }
 
-/** Ranges of one family, sorted and merged where they overlap or touch. */
-export function mergeRanges(ranges: readonly Interval[]): Interval[] {
-  const sorted = [...ranges].sort((a, b) => (a.lo < b.lo ? -1 : a.lo > b.lo ? 1 : 0));
-  const out: Interval[] = [];
-  for (const r of sorted) {
-    const last = out[out.length - 1];
-    if (last && r.lo <= last.hi + 1n) {
-      if (r.hi > last.hi) out[out.length - 1] = { lo: last.lo, hi: r.hi };
-    } else out.push({ lo: r.lo, hi: r.hi });
-  }
-  return out;
-}
-
-/** The addresses of `ranges` not in `except` (one family each), merged, in order. */
-export function subtractRanges(ranges: readonly Interval[], except: readonly Interval[]): Interval[] {
-  const cuts = mergeRanges(except);
-  const out: Interval[] = [];
-  for (const r of mergeRanges(ranges)) {
-    let lo = r.lo;
-    for (const c of cuts) {
-      if (c.hi < lo || c.lo > r.hi) continue;
-      if (c.lo > lo) out.push({ lo, hi: c.lo - 1n });
-      lo = c.hi + 1n;
-      if (lo > r.hi) break;
-    }
-    if (lo <= r.hi) out.push({ lo, hi: r.hi });
-  }
-  return out;
-}

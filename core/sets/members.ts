@@ -5,8 +5,8 @@
 // the endpoint that address resolves to.
 import type { Cluster } from '../cluster.js';
 import { podsOf } from '../compile/classes.js';
-import { mergeRanges, subtractRanges, type Interval } from '../net/intervals.js';
-import { formatIp, rangeContains, rangeToCidrs, type Family, type IpAddr } from '../net/ip.js';
+import { normalise, subtract } from '../net/ranges.js';
+import { formatIp, rangeContains, rangeToCidrs, type Family, type IpAddr, type IpRange } from '../net/ip.js';
 import type { Peer, PortMatch } from '../policy/model.js';
 import { ipKey, type PodInfo } from '../snapshot/cluster.js';
 import type { PortElement } from './ir.js';
@@ -77,13 +77,14 @@ function candidatePods(cluster: Cluster, peer: Peer, subject: PodInfo): readonly
   }
 }
 
-function cidrsOf(family: Family, ranges: readonly Interval[]): string[] {
-  return mergeRanges(ranges).flatMap((r) => rangeToCidrs({ family, lo: r.lo, hi: r.hi }));
+/** Merged ranges of both families as CIDR blocks per family, in address order. */
+function cidrsOf(ranges: readonly IpRange[]): AddressMembers {
+  const merged = normalise(ranges);
+  return { v4: merged.filter((r) => r.family === 4).flatMap(rangeToCidrs), v6: merged.filter((r) => r.family === 6).flatMap(rangeToCidrs) };
 }
 
 /** The addresses a (non-any) peer matches, for a subject (relative namespace forms need it). */
 export function addressMembers(cluster: Cluster, owned: OwnedAddresses, peer: Peer, subject: PodInfo): AddressMembers {
-  const ranges: Record<Family, Interval[]> = { 4: [], 6: [] };
   switch (peer.type) {
     case 'pods': {
       const byFamily: Record<Family, Owned[]> = { 4: [], 6: [] };
@@ -92,25 +93,22 @@ export function addressMembers(cluster: Cluster, owned: OwnedAddresses, peer: Pe
     }
     case 'cidrs':
       // "ipBlock … except: a slice of CIDRs that should not be included within an IPBlock".
-      for (const family of [4, 6] as const) {
-        const own = peer.ranges.filter((r) => r.family === family);
-        ranges[family] = subtractRanges(own, peer.except.filter((r) => r.family === family));
-      }
-      break;
-    case 'nodes':
+      return cidrsOf(subtract(peer.ranges, peer.except));
+    case 'nodes': {
+      const ranges: IpRange[] = [];
       for (const node of cluster.nodes) {
         if (!cluster.selectors.matchesNode(peer.selector, node.idx)) continue;
         for (const ip of node.ips) {
           const o = cluster.ipOwners.get(ipKey(ip));
-          if (o?.kind === 'node' && o.node === node) ranges[ip.family].push({ lo: ip.value, hi: ip.value });
+          if (o?.kind === 'node' && o.node === node) ranges.push({ family: ip.family, lo: ip.value, hi: ip.value });
         }
       }
-      break;
+      return cidrsOf(ranges);
+    }
     case 'any':
     case 'none':
-      break;
+      return { v4: [], v6: [] };
   }
-  return { v4: cidrsOf(4, ranges[4]), v6: cidrsOf(6, ranges[6]) };
 }
 
 /**

@@ -1,0 +1,43 @@
+// Address sets as sorted, disjoint, merged integer intervals per family: exact set algebra for
+// ipBlock/networks (a CIDR minus its excepts is rarely one CIDR), shared by the set form's
+// members and the lints.
+import type { IpRange } from './ip.js';
+
+const cmp = (a: IpRange, b: IpRange): number => a.family - b.family || (a.lo < b.lo ? -1 : a.lo > b.lo ? 1 : 0);
+
+/** Sorted by (family, lo), overlapping or touching intervals merged. */
+export function normalise(ranges: readonly IpRange[]): IpRange[] {
+  const out: IpRange[] = [];
+  for (const r of [...ranges].sort(cmp)) {
+    const last = out[out.length - 1];
+    if (last && last.family === r.family && r.lo <= last.hi + 1n) {
+      if (r.hi > last.hi) out[out.length - 1] = { family: last.family, lo: last.lo, hi: r.hi };
+    } else out.push(r);
+  }
+  return out;
+}
+
+/** a minus b. */
+export function subtract(a: readonly IpRange[], b: readonly IpRange[]): IpRange[] {
+  const cuts = normalise(b);
+  const out: IpRange[] = [];
+  for (const r of normalise(a)) {
+    let lo = r.lo;
+    for (const c of cuts) {
+      if (c.family !== r.family || c.hi < lo || c.lo > r.hi) continue;
+      if (c.lo > lo) out.push({ family: r.family, lo, hi: c.lo - 1n });
+      lo = c.hi + 1n;
+      if (lo > r.hi) break;
+    }
+    if (lo <= r.hi) out.push({ family: r.family, lo, hi: r.hi });
+  }
+  return out;
+}
+
+export function isSubset(a: readonly IpRange[], b: readonly IpRange[]): boolean {
+  return subtract(a, b).length === 0;
+}
+
+export function sameSet(a: readonly IpRange[], b: readonly IpRange[]): boolean {
+  return isSubset(a, b) && isSubset(b, a);
+}
