@@ -17,7 +17,7 @@ export const DATAPLANES: Record<string, AnyDataplane> = {
   'vpp-session': vppSession as Dataplane<unknown>,
   nftables: nftables as SetDataplane<unknown>,
   iptables: iptables as SetDataplane<unknown>,
-  'openstack-sg': openstackSg as Dataplane<unknown>,
+  'openstack-sg': openstackSg as SetDataplane<unknown>,
 };
 
 /** Whether a format renders the set form (else the flat tables). */

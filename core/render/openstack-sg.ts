@@ -1,11 +1,17 @@
-// Neutron security groups (Kuryr's translation, seed kuryr-network-policy-spec.txt): allow-only
-// and unordered, so each table becomes the regions it permits; "the ip-range should be broken
-// into pieces that cover the all ip-block without the exception" — here for any number of
-// overlapping excepts, since the regions come from first-match evaluation.
-import { parseRules, permittedRegions } from '../compile/table-eval.js';
-import type { Ir } from '../compile/ir.js';
-import { parseCidr, rangeToCidrs, type Family } from '../net/ip.js';
-import type { Dataplane, DataplaneSimulator, FlowQuery } from './types.js';
+// Neutron security groups (Kuryr's translation, seed kuryr-network-policy-spec.txt), from the set
+// form. Security groups are allow-only and unordered. A table whose tiers are a union of allows
+// over its sets (no Deny, no Pass that matters) is written as such: a Neutron address group per
+// set and rules with `remote_address_group_id`, so a member change edits an address group, not
+// the rules. Any other table becomes the regions it permits (core/sets/regions.ts) as CIDR rules:
+// "the ip-range should be broken into pieces that cover the all ip-block without the exception"
+// — here for any number of overlapping excepts and any Deny or Pass. Node-local traffic is a
+// group per node, on every port of the node.
+import type { Region } from '../compile/table-eval.js';
+import { parseAddressOrCidr, parseCidr, rangeToCidrs, type Family } from '../net/ip.js';
+import type { RuleTable, SetIr, SetRule } from '../sets/ir.js';
+import { permittedRegionsOfTable } from '../sets/regions.js';
+import { SetIrSimulator } from '../sets/simulate.js';
+import type { DataplaneSimulator, FlowQuery, SetDataplane } from './types.js';
 
 export interface SecurityGroupRule {
   readonly direction: 'ingress' | 'egress';
@@ -14,7 +20,16 @@ export interface SecurityGroupRule {
   readonly protocol: 'tcp' | 'udp' | 'sctp' | null;
   readonly port_range_min: number | null;
   readonly port_range_max: number | null;
-  readonly remote_ip_prefix: string;
+  /** Exactly one of the two remotes is set. */
+  readonly remote_ip_prefix: string | null;
+  readonly remote_address_group_id: string | null;
+}
+
+/** A Neutron address group: one per set the node's groups name. */
+export interface AddressGroup {
+  readonly name: string;
+  readonly description: string;
+  readonly addresses: readonly string[];
 }
 
 export interface SecurityGroup {
@@ -24,6 +39,7 @@ export interface SecurityGroup {
 }
 
 export interface SecurityGroupsNode {
+  readonly address_groups: readonly AddressGroup[];
   /** Complete rule sets: Neutron's default egress rules must not be added to these groups. */
   readonly security_groups: readonly SecurityGroup[];
   readonly ports: readonly { readonly pod: string; readonly fixed_ips: readonly string[]; readonly security_groups: readonly string[] }[];
@@ -32,12 +48,12 @@ export interface SecurityGroupsNode {
 const ANY_PREFIX: Record<Family, string> = { 4: '0.0.0.0/0', 6: '::/0' };
 const FULL: Record<Family, bigint> = { 4: (1n << 32n) - 1n, 6: (1n << 128n) - 1n };
 
-function groupRules(rules: Parameters<typeof parseRules>[0], direction: 'ingress' | 'egress'): SecurityGroupRule[] {
-  const regions = permittedRegions(parseRules(rules), direction === 'ingress' ? 'src' : 'dst');
+/** Rules for the regions a table permits (CIDR remotes). */
+function regionRules(regions: readonly Region[], direction: 'ingress' | 'egress'): SecurityGroupRule[] {
   const out: SecurityGroupRule[] = [];
   // All three protocols permitting the same full-port peers collapse into one protocol-less rule.
-  const full = (r: (typeof regions)[number]) => r.ports[0] === 1 && r.ports[1] === 65535;
-  const key = (r: (typeof regions)[number]) => r.peers.map((p) => `${p.family}:${p.lo}-${p.hi}`).join(',');
+  const full = (r: Region) => r.ports[0] === 1 && r.ports[1] === 65535;
+  const key = (r: Region) => r.peers.map((p) => `${p.family}:${p.lo}-${p.hi}`).join(',');
   const anyProto = new Set<string>();
   const fullByProto = regions.filter(full);
   for (const r of fullByProto) if (fullByProto.filter((x) => key(x) === key(r)).length === 3) anyProto.add(key(r));
@@ -56,6 +72,7 @@ function groupRules(rules: Parameters<typeof parseRules>[0], direction: 'ingress
           port_range_min: collapse || full(r) ? null : r.ports[0],
           port_range_max: collapse || full(r) ? null : r.ports[1],
           remote_ip_prefix: prefix,
+          remote_address_group_id: null,
         });
       }
     }
@@ -63,27 +80,82 @@ function groupRules(rules: Parameters<typeof parseRules>[0], direction: 'ingress
   return out;
 }
 
-function render(ir: Ir): Record<string, SecurityGroupsNode> {
+/** The allow rules a table is the union of, or null when Deny or Pass decide something. */
+function unionOfAllows(table: RuleTable): readonly SetRule[] | null {
+  if (table.admin.some((r) => r.action !== 'allow')) return null;
+  if (table.networkPolicy.isolated) return [...table.admin, ...table.networkPolicy.rules];
+  // Not isolated: the Baseline tier decides, then default allow; without a Baseline Deny all is allowed.
+  return table.baseline.some((r) => r.action === 'deny') ? null : [{ action: 'allow', set: null, ports: null }];
+}
+
+const groupName = (setId: string) => `netpolc-${setId}`;
+
+/** Rules for a union of allows: address groups for address sets, host prefixes for ports-set elements. */
+function setRules(ir: SetIr, rules: readonly SetRule[], direction: 'ingress' | 'egress', used: Set<string>): SecurityGroupRule[] {
+  const out: SecurityGroupRule[] = [];
+  const rule = (ethertype: 'IPv4' | 'IPv6', protocol: SecurityGroupRule['protocol'], ports: readonly [number, number] | null, remote: { ip?: string; group?: string }) =>
+    out.push({ direction, ethertype, protocol, port_range_min: ports?.[0] ?? null, port_range_max: ports?.[1] ?? null, remote_ip_prefix: remote.ip ?? null, remote_address_group_id: remote.group ?? null });
+  for (const r of rules) {
+    const set = r.set === null ? null : ir.sets[r.set];
+    if (set?.kind === 'ports') {
+      for (const [a, p, n] of set.elements) rule(a.includes(':') ? 'IPv6' : 'IPv4', p.toLowerCase() as 'tcp', [n, n], { ip: `${a}/${a.includes(':') ? 128 : 32}` });
+      continue;
+    }
+    // An address group holds both families; a rule names one ethertype, so one rule each.
+    const remotes: [('IPv4' | 'IPv6'), { ip?: string; group?: string }][] = set
+      ? (used.add(r.set!), [['IPv4', { group: groupName(r.set!) }], ['IPv6', { group: groupName(r.set!) }]])
+      : [['IPv4', { ip: ANY_PREFIX[4] }], ['IPv6', { ip: ANY_PREFIX[6] }]];
+    for (const [ethertype, remote] of remotes) {
+      if (r.ports === null) rule(ethertype, null, null, remote);
+      else for (const [p, lo, hi] of r.ports) rule(ethertype, p.toLowerCase() as 'tcp', lo === 1 && hi === 65535 ? null : [lo, hi], remote);
+    }
+  }
+  return out;
+}
+
+function render(ir: SetIr): Record<string, SecurityGroupsNode> {
   const out: Record<string, SecurityGroupsNode> = {};
-  for (const [nodeName, node] of Object.entries(ir.nodes)) {
+  const sim = new SetIrSimulator(ir);
+  for (const nodeName of Object.keys(ir.nodes).sort()) {
+    const node = ir.nodes[nodeName]!;
     const groups = new Map<string, SecurityGroup>();
-    const group = (id: string, direction: 'ingress' | 'egress') => {
-      const name = `netpolc-${id}-${direction}`;
-      if (!groups.has(name)) groups.set(name, { name, description: `netpolc table ${id} (${direction})`, security_group_rules: groupRules(node.tables[id]!, direction) });
+    const used = new Set<string>();
+    const group = (id: string) => {
+      const table = ir.tables[id]!;
+      const name = `netpolc-${id}`;
+      if (!groups.has(name)) {
+        const allows = unionOfAllows(table);
+        const rules = allows ? setRules(ir, allows, table.direction, used) : regionRules(permittedRegionsOfTable(ir, table, sim), table.direction);
+        groups.set(name, { name, description: `netpolc table ${id} (${table.direction})`, security_group_rules: rules });
+      }
       return name;
     };
-    const ports = Object.entries(node.pods).map(([pod, p]) => ({ pod, fixed_ips: p.ips, security_groups: [group(p.ingress, 'ingress'), group(p.egress, 'egress')] }));
-    out[nodeName] = { security_groups: [...groups.values()].sort((a, b) => (a.name < b.name ? -1 : 1)), ports };
+    // "traffic to and from the node where a Pod is running is always allowed": a group per node.
+    const local = `netpolc-node-${nodeName}`;
+    groups.set(local, {
+      name: local,
+      description: `node-local traffic into pods of node ${nodeName}`,
+      security_group_rules: node.addresses.map((a) => ({ direction: 'ingress' as const, ethertype: a.includes(':') ? ('IPv6' as const) : ('IPv4' as const), protocol: null, port_range_min: null, port_range_max: null, remote_ip_prefix: `${a}/${a.includes(':') ? 128 : 32}`, remote_address_group_id: null })),
+    });
+    const ports = Object.entries(node.pods).map(([pod, p]) => ({ pod, fixed_ips: p.ips, security_groups: [group(p.ingress), group(p.egress), local] }));
+    const addressGroups = [...used].sort().map((id) => {
+      const set = ir.sets[id]!;
+      return { name: groupName(id), description: `netpolc set ${id}`, addresses: set.kind === 'addresses' ? [...set.v4, ...set.v6] : [] };
+    });
+    out[nodeName] = { address_groups: addressGroups, security_groups: [...groups.values()].sort((a, b) => (a.name < b.name ? -1 : 1)), ports };
   }
   return out;
 }
 
 function simulator(rendered: Record<string, SecurityGroupsNode>): DataplaneSimulator {
   const groups = new Map<string, SecurityGroup>();
+  const addressGroups = new Map<string, ReturnType<typeof parseAddressOrCidr>[]>();
   const portByIp = new Map<string, { pod: string; groups: string[] }>();
-  for (const node of Object.values(rendered)) {
-    for (const g of node.security_groups) groups.set(g.name, g);
-    for (const p of node.ports) for (const ip of p.fixed_ips) portByIp.set(ip, { pod: p.pod, groups: [...p.security_groups] });
+  // Groups are per node (node-local), so a port's groups are looked up on its own node's list.
+  for (const [nodeName, node] of Object.entries(rendered)) {
+    for (const g of node.security_groups) groups.set(`${nodeName}/${g.name}`, g);
+    for (const a of node.address_groups) addressGroups.set(`${nodeName}/${a.name}`, a.addresses.map((x) => parseAddressOrCidr(x)));
+    for (const p of node.ports) for (const ip of p.fixed_ips) portByIp.set(ip, { pod: p.pod, groups: p.security_groups.map((g) => `${nodeName}/${g}`) });
   }
   // A port allows what any rule of any of its groups allows, in that direction.
   const allows = (port: { groups: string[] }, direction: 'ingress' | 'egress', remote: string, flow: FlowQuery) => {
@@ -93,8 +165,8 @@ function simulator(rendered: Record<string, SecurityGroupsNode>): DataplaneSimul
         if (r.direction !== direction || r.ethertype !== (ip.family === 4 ? 'IPv4' : 'IPv6')) return false;
         if (r.protocol !== null && r.protocol !== flow.protocol.toLowerCase()) return false;
         if (r.port_range_min !== null && (flow.port < r.port_range_min || flow.port > r.port_range_max!)) return false;
-        const net = parseCidr(r.remote_ip_prefix)!;
-        return net.lo <= ip.lo && ip.lo <= net.hi;
+        const nets = r.remote_address_group_id !== null ? addressGroups.get(`${name.slice(0, name.indexOf('/'))}/${r.remote_address_group_id}`) ?? [] : [parseCidr(r.remote_ip_prefix!)];
+        return nets.some((net) => net !== null && net.family === ip.family && net.lo <= ip.lo && ip.lo <= net.hi);
       }),
     );
   };
@@ -108,4 +180,4 @@ function simulator(rendered: Record<string, SecurityGroupsNode>): DataplaneSimul
   };
 }
 
-export const openstackSg: Dataplane<SecurityGroupsNode> = { format: 'openstack-sg', contentType: 'application/json', render, simulator };
+export const openstackSg: SetDataplane<SecurityGroupsNode> = { format: 'openstack-sg', contentType: 'application/json', input: 'sets', render, simulator };

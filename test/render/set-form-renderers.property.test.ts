@@ -82,7 +82,7 @@ const setIrArb = fc
 const ADDRESSES = [...POD_IPS.flat(), '172.18.0.2', '172.18.0.3', 'fc00::2', '10.0.1.99', '192.0.2.9', 'fd00::1:ff', '2001:db8::1'];
 
 describe('renderers of the set form equal its reference reading', () => {
-  const formats = Object.entries(DATAPLANES).filter(([, d]) => rendersSets(d) && d.format !== 'openstack-sg');
+  const formats = Object.entries(DATAPLANES).filter(([, d]) => rendersSets(d));
   it('renders at least nftables from the set form', () => expect(formats.map(([f]) => f)).toContain('nftables'));
   for (const [format, dataplane] of formats) {
     it(`${format}: on ${RUNS} random set forms, 40 flows each`, () => {
