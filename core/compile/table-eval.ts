@@ -50,17 +50,34 @@ export interface Region {
  */
 export function permittedRegions(rules: readonly ParsedRule[], peer: 'src' | 'dst'): Region[] {
   const ranges = rules.flatMap((r) => (r[peer] ? [r[peer]!] : []));
+  const intervals = { 4: elementaryIntervals(4, ranges), 6: elementaryIntervals(6, ranges) };
+  return regionsOf(
+    (protocol) => segmentsOf(rules, protocol),
+    intervals,
+    (family, address, protocol, port) => {
+      const ip = { family, value: address };
+      return permits(rules, peer === 'src' ? ip : null, peer === 'dst' ? ip : null, protocol, port);
+    },
+  );
+}
+
+/**
+ * Regions from a decision per cell: for each protocol and port segment, the elementary intervals
+ * whose first address is allowed (every address of a cell is decided alike), merged; consecutive
+ * segments with the same peers make one region, and empty ones none.
+ */
+export function regionsOf(
+  segments: (protocol: Protocol) => readonly (readonly [number, number])[],
+  intervals: Readonly<Record<Family, readonly Interval[]>>,
+  allowed: (family: Family, address: bigint, protocol: Protocol, port: number) => boolean,
+): Region[] {
   const out: Region[] = [];
   for (const protocol of PROTOCOLS) {
     let open: { ports: [number, number]; key: string; peers: (Interval & { family: Family })[] } | null = null;
-    for (const [lo, hi] of segmentsOf(rules, protocol)) {
+    for (const [lo, hi] of segments(protocol)) {
       const peers: (Interval & { family: Family })[] = [];
       for (const family of [4, 6] as Family[]) {
-        const ok = elementaryIntervals(family, ranges).filter((iv) => {
-          const ip = { family, value: iv.lo };
-          return permits(rules, peer === 'src' ? ip : null, peer === 'dst' ? ip : null, protocol, lo);
-        });
-        for (const m of mergeAdjacent(ok)) peers.push({ family, ...m });
+        for (const m of mergeAdjacent(intervals[family].filter((iv) => allowed(family, iv.lo, protocol, lo)))) peers.push({ family, ...m });
       }
       const key = peers.map((p) => `${p.family}:${p.lo}-${p.hi}`).join(',');
       if (open && open.key === key) open.ports = [open.ports[0], hi];
