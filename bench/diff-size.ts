@@ -3,7 +3,7 @@
 // then every node's tables are fetched the way an agent does, through the real route and store
 // (memory backend): the set form with since=1 (the delta: set members added and removed, sets,
 // tables and bindings), the set form in full, flat tables (ir-flat) with since=1, nftables with
-// the v1 ETag (304 or the whole script; rendered formats are never diffs) and nftables in full.
+// the v1 ETag and since=1 (304, an add/delete element script, or the whole script) and nftables in full.
 //
 //   node --import tsx bench/diff-size.ts [S|M|L]      (S by default)
 import { createApp } from '../functions/app.js';
@@ -70,8 +70,9 @@ async function main(): Promise<void> {
     const flatDiff = await get(node, 'format=ir-flat&since=1');
     const fullIr = await get(node, 'format=ir');
     const nftV1 = await get(node, 'format=nftables&version=1');
-    // What an nftables agent holding version 1 receives: 304 (no body) or the whole script.
-    const nftSent = await get(node, 'format=nftables', { 'if-none-match': nftV1.etag! });
+    // What an nftables agent holding version 1 receives: 304 (no body), a delta script (set
+    // members only changed) or the whole script.
+    const nftSent = await get(node, 'format=nftables&since=1', { 'if-none-match': nftV1.etag! });
     const fullNft = await get(node, 'format=nftables');
     const changed = nftSent.status !== 304;
     const [added, removed, bindings] = [Object.keys(d.tablesAdded).length + Object.keys(d.setsAdded).length, d.tablesRemoved.length + d.setsRemoved.length, Object.keys(d.bindingsChanged).length];
@@ -98,7 +99,7 @@ async function main(): Promise<void> {
   console.log(`|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
   for (const r of rows) console.log(line(r));
   // Only the changed nodes' rows are worth reading at M and L.
-  console.log(`\nir delta: the since=1 body of the set form (an unchanged node still gets a small "nothing changed" body); ir-flat diff: the same for flat tables; nft sent: what an agent with the v1 ETag receives.`);
+  console.log(`\nir delta: the since=1 body of the set form (an unchanged node still gets a small "nothing changed" body); ir-flat diff: the same for flat tables; nft sent: what an agent with the v1 ETag asking since=1 receives.`);
 }
 
 await main();

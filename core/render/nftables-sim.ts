@@ -118,9 +118,8 @@ function rangeOf(text: string, family: Family): IpRange {
   return range;
 }
 
-/** Parses one script: the statements netpolc writes, in order, onto a ruleset of named tables. */
-export function parseNftScript(script: string): Map<string, NftTable> {
-  const tables = new Map<string, NftTable>();
+/** Parses one script: the statements netpolc writes, in order, onto a ruleset of named tables (a new one, or `tables` as an earlier script left it). */
+export function parseNftScript(script: string, tables: Map<string, NftTable> = new Map()): Map<string, NftTable> {
   const lines = script.split('\n').map((l) => l.replace(/#.*$/, '').trim()).filter(Boolean);
   const newTable = (): NftTable => ({ sets: new Map(), concatSets: new Map(), maps: new Map(), chains: new Map() });
   let i = 0;
@@ -138,7 +137,38 @@ export function parseNftScript(script: string): Map<string, NftTable> {
   while (i < lines.length) {
     const line = next();
     let m: RegExpExecArray | null;
-    if ((m = /^delete table (\S+ \S+)$/.exec(line))) {
+    if ((m = /^(add|delete) element (\S+ \S+) (\S+) \{(.*)\}$/.exec(line))) {
+      // Element changes on an existing set, as a delta script writes them.
+      const table = tables.get(m[2]!);
+      if (!table) throw new Error(`nft: ${m[1]} element in missing table ${m[2]}`);
+      const items = m[4]!.split(',').map((x) => x.trim()).filter(Boolean);
+      const concat = table.concatSets.get(m[3]!);
+      const ranges = table.sets.get(m[3]!);
+      if (concat) {
+        for (const e of items) {
+          const [addr, proto, port] = e.split(' . ');
+          const ip = addr ? parseIp(addr) : null;
+          if (!ip || !proto || !port) throw new Error(`nft: malformed concatenated element "${e}"`);
+          const key = `${addrKey(ip)}|${proto}|${Number(port)}`;
+          if (m[1] === 'delete' && !concat.delete(key)) throw new Error(`nft: delete of missing element ${e} in ${m[3]}`);
+          if (m[1] === 'add') concat.add(key);
+        }
+      } else if (ranges) {
+        for (const e of items) {
+          const r = parseAddressOrCidr(e);
+          if (!r) throw new Error(`nft: malformed element "${e}"`);
+          const at = ranges.findIndex((x) => x.family === r.family && x.lo === r.lo && x.hi === r.hi);
+          if (m[1] === 'delete') {
+            // The kernel refuses to delete an element that is not there: the whole transaction fails.
+            if (at < 0) throw new Error(`nft: delete of missing element ${e} in ${m[3]}`);
+            ranges.splice(at, 1);
+          } else {
+            if (ranges.some((x) => x.family === r.family && x.lo <= r.hi && r.lo <= x.hi)) throw new Error(`nft: element ${e} overlaps one of ${m[3]}`);
+            ranges.push(r);
+          }
+        }
+      } else throw new Error(`nft: ${m[1]} element in missing set ${m[3]}`);
+    } else if ((m = /^delete table (\S+ \S+)$/.exec(line))) {
       if (!tables.delete(m[1]!)) throw new Error(`nft: delete of missing table ${m[1]}`);
     } else if ((m = /^table (\S+ \S+) \{\s*\}$/.exec(line))) {
       if (!tables.has(m[1]!)) tables.set(m[1]!, newTable());

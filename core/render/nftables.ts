@@ -30,7 +30,8 @@ const NODE_SETS = { 4: 'node_addresses_v4', 6: 'node_addresses_v6' } as const;
 
 const IP = { 4: 'ip', 6: 'ip6' } as const;
 const ADDR_TYPE = { 4: 'ipv4_addr', 6: 'ipv6_addr' } as const;
-const setName = (id: string, family: Family) => `${id}_v${family}`;
+/** The nft set of one family of a set of the set form. */
+export const setName = (id: string, family: Family) => `${id}_v${family}`;
 const NP_CHAIN = (table: string) => `${table}_np`;
 const BASELINE_CHAIN = (table: string) => `${table}_baseline`;
 

@@ -6,11 +6,12 @@
 //     --token-file /etc/netpolc/token --state-dir /var/lib/netpolc-agent [--interval 10] [--once] [--dry-run]
 //
 // Each poll: GET /v1/clusters/{cluster}/nodes/{node}/tables?format=nftables&since=<last version>
-// with If-None-Match: <last ETag>. 304 → nothing changed for this node. 200 → the body is the
-// node's complete `nft -f` script (rendered formats are never diffs: `since` only shortens the
-// IR format), which replaces table inet netpolc atomically; it is written to a temp file, applied
-// with `nft -f`, and only then is the new version and ETag recorded (temp file + rename), so a
-// crash or a failed apply means the next poll applies it again.
+// with If-None-Match: <last ETag>. 304 → nothing changed for this node. 200 with
+// x-netpolc-full: false → a delta (add/delete element on netpolc's sets, one transaction; if it
+// fails, the whole script is fetched and applied instead). 200 otherwise → the node's complete
+// `nft -f` script, which replaces table inet netpolc atomically. Either is written to a temp
+// file, applied with `nft -f`, and only then is the new version and ETag recorded (temp file +
+// rename), so a crash or a failed apply means the next poll applies it again.
 import { execFile } from 'node:child_process';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -87,6 +88,13 @@ function runNft(nft, file) {
 // What the renderer emits first: a script that creates, deletes and re-creates the table in one
 // transaction. Anything else (an error page, a future diff format) is never handed to nft.
 const isFullScript = (text) => text.startsWith('# netpolc: nftables ruleset') && text.includes('\ndelete table inet netpolc\n');
+// A delta (x-netpolc-full: false): only element changes on netpolc's own sets, one transaction.
+const isDeltaScript = (text) =>
+  text.startsWith('# netpolc: nftables delta') &&
+  text
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .every((l) => /^(add|delete) element inet netpolc [\w-]+ \{[^{}]*\}$/.test(l));
 
 class HttpError extends Error {
   constructor(status, message) {
@@ -95,16 +103,16 @@ class HttpError extends Error {
   }
 }
 
-/** One poll: 'applied' | 'unchanged'; throws on anything else. */
-async function pollOnce(config, token, signal) {
+/** One poll: 'applied' | 'unchanged'; throws on anything else. `full` asks for the whole script. */
+async function pollOnce(config, token, signal, full = false) {
   const statePath = join(config['state-dir'], 'state.json');
   const state = await readState(statePath);
   const url = new URL(`${config.server}/v1/clusters/${encodeURIComponent(config.cluster)}/nodes/${encodeURIComponent(config.node)}/tables`);
   url.searchParams.set('format', 'nftables');
-  if (state) url.searchParams.set('since', state.version);
+  if (state && !full) url.searchParams.set('since', state.version);
   const headers = { accept: 'text/plain' };
   if (token) headers.authorization = `Bearer ${token}`;
-  if (state) headers['if-none-match'] = state.etag;
+  if (state && !full) headers['if-none-match'] = state.etag;
 
   const res = await fetch(url, { headers, signal });
   const version = res.headers.get('x-netpolc-version');
@@ -117,15 +125,24 @@ async function pollOnce(config, token, signal) {
   const body = await res.text();
   if (res.status !== 200) throw new HttpError(res.status, `GET ${url.pathname} answered ${res.status}: ${body.slice(0, 300).trim()}`);
   const etag = res.headers.get('etag');
-  if (!version || !etag || !isFullScript(body)) throw new Error(`GET ${url.pathname} did not answer a complete nftables script with a version and an ETag`);
+  const delta = res.headers.get('x-netpolc-full') === 'false';
+  if (!version || !etag || !(delta ? isDeltaScript(body) : isFullScript(body))) throw new Error(`GET ${url.pathname} did not answer a complete nftables script or delta with a version and an ETag`);
 
-  const scriptPath = join(config['state-dir'], 'ruleset.nft');
+  const scriptPath = join(config['state-dir'], delta ? 'delta.nft' : 'ruleset.nft');
   const pending = `${scriptPath}.${process.pid}.tmp`;
   await writeFile(pending, body, { mode: 0o600 });
   if (config['dry-run']) {
     process.stdout.write(`# --dry-run: would run ${config.nft} -f ${scriptPath} for version ${version}\n${body}`);
   } else {
-    await runNft(config.nft, pending);
+    try {
+      await runNft(config.nft, pending);
+    } catch (e) {
+      // A delta is one transaction: on any failure nothing changed, and the ruleset is not at the
+      // version the delta starts from (a flush, a reboot): fetch and apply the whole script.
+      if (!delta) throw e;
+      log(`delta from version ${state?.version} failed (${e.message}); applying the full script`);
+      return pollOnce(config, token, signal, true);
+    }
   }
   await rename(pending, scriptPath); // the script last applied, for whoever inspects the node
   await writeAtomically(statePath, `${JSON.stringify({ version, etag, appliedAt: new Date().toISOString() }, null, 2)}\n`);

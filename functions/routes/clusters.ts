@@ -8,6 +8,7 @@ import type { IrNode } from '../../core/compile/ir.js';
 import { diffNode, type NodeBindings } from '../../core/diff/node-tables.js';
 import { nodeDelta, type NodeSlice } from '../../core/diff/set-node.js';
 import { DATAPLANES, renderFormat, rendersSets } from '../../core/render/index.js';
+import { nftDelta } from '../../core/render/nftables-delta.js';
 import { compileSets } from '../../core/sets/compile.js';
 import { SET_IR_VERSION, type SetIr } from '../../core/sets/ir.js';
 import { snapshotHash } from '../../core/snapshot/hash.js';
@@ -94,7 +95,7 @@ async function nodeTablesResponse(c: Context, store: SnapshotStore, flatOf: Flat
 
   const since = c.req.query('since');
   // An unknown or expired `since` gets the full artifact: an agent can always act on the answer.
-  const previous: NodeTables | null = since && (format === 'ir' || format === 'ir-flat') ? await storeErrors(store.getNodeTables(cluster, since, node)) : null;
+  const previous: NodeTables | null = since && (format === 'ir' || format === 'ir-flat' || format === 'nftables') ? await storeErrors(store.getNodeTables(cluster, since, node)) : null;
   if (format === 'ir-flat') {
     const flat = await flatOf(cluster, version, node);
     if (previous) {
@@ -108,7 +109,14 @@ async function nodeTablesResponse(c: Context, store: SnapshotStore, flatOf: Flat
     if (previous) return c.json({ cluster, node, from: since, to: version, full: false, format, delta: nodeDelta(await storedSlice(store, previous), slice) });
     return c.json({ cluster, node, version, full: true, format, ir: asSetIr(node, slice) });
   }
-  // Rendered formats are whole artifacts (an nft script is applied atomically), never diffs.
+  // nftables from a known version: when only set members changed, `add element`/`delete element`
+  // in one transaction; otherwise the whole script. x-netpolc-full says which an agent got.
+  if (format === 'nftables' && previous) {
+    const script = nftDelta(node, since!, version, nodeDelta(await storedSlice(store, previous), slice));
+    if (script !== null) return c.text(script, 200, { 'x-netpolc-full': 'false', 'x-netpolc-since': since! });
+  }
+  if (format === 'nftables') c.header('x-netpolc-full', 'true');
+  // Other rendered formats are whole artifacts (an nft script is applied atomically), never diffs.
   const dataplane = DATAPLANES[format]!;
   const flat: IrNode | null = rendersSets(dataplane) ? null : await flatOf(cluster, version, node);
   const rendered = renderFormat(dataplane, () => asSetIr(node, slice), () => ({ nodes: { [node]: flat! } }))[node];

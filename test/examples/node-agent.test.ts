@@ -47,8 +47,8 @@ async function publish(rv: string, snapshot: unknown): Promise<void> {
 }
 
 /** What the API serves for the node, fetched by the test itself. */
-async function served(node: string, version: string): Promise<{ script: string; etag: string }> {
-  const res = await fetch(`${base}/v1/clusters/prod/nodes/${node}/tables?format=nftables&version=${version}`, { headers: writer.header });
+async function served(node: string, version: string, since?: string): Promise<{ script: string; etag: string }> {
+  const res = await fetch(`${base}/v1/clusters/prod/nodes/${node}/tables?format=nftables&version=${version}${since ? `&since=${since}` : ''}`, { headers: writer.header });
   return { script: await res.text(), etag: res.headers.get('etag')! };
 }
 
@@ -91,13 +91,16 @@ describe('reference node agent (--once)', () => {
     await publish('2', v2);
     const s2 = await served('node-2', '2');
     expect(s2.etag).not.toBe(s1.etag);
+    // Only a set's members changed on node-2: the agent gets and applies the delta.
+    const d12 = await served('node-2', '2', '1');
+    expect(d12.script).toMatch(/^# netpolc: nftables delta for node node-2 from version 1 to 2/);
     const third = await runAgent(stateDir, '--once', '--dry-run');
     expect(third.code, third.stderr).toBe(0);
-    expect(third.stdout).toBe(`# --dry-run: would run nft -f ${join(stateDir, 'ruleset.nft')} for version 2\n${s2.script}`);
+    expect(third.stdout).toBe(`# --dry-run: would run nft -f ${join(stateDir, 'delta.nft')} for version 2\n${d12.script}`);
     expect(third.stderr).toContain('would apply version 2 (was 1)');
     expect(stateOf(stateDir)).toMatchObject({ version: '2', etag: s2.etag });
     // No temp files left behind.
-    expect(readdirSync(stateDir).sort()).toEqual(['ruleset.nft', 'state.json']);
+    expect(readdirSync(stateDir).sort()).toEqual(['delta.nft', 'ruleset.nft', 'state.json']);
   });
 
   it('records a newer version whose tables for the node did not change, applying nothing', async () => {
@@ -139,6 +142,24 @@ describe('reference node agent (--once)', () => {
     const latest = await served('node-2', '3');
     expect(calls[0]!.script).toBe(latest.script);
     expect(stateOf(stateDir)).toMatchObject({ version: '3', etag: latest.etag });
+  });
+
+  it('falls back to the whole script when a delta does not apply (the kernel is not at the delta\'s base)', async () => {
+    const stateDir = join(dir, 'delta-fallback');
+    const record = join(dir, 'delta-calls.txt');
+    const fakeNft = join(dir, 'fake-nft-delta.mjs');
+    // Refuses deltas (as nft does when an element to delete is missing), applies full scripts.
+    writeFileSync(fakeNft, `#!${process.execPath}\nimport { appendFileSync, readFileSync } from 'node:fs';\nconst script = readFileSync(process.argv[3], 'utf8');\nif (script.startsWith('# netpolc: nftables delta')) { console.error('Error: Could not process rule: No such file or directory'); process.exit(1); }\nappendFileSync(${JSON.stringify(record)}, script.split('\\n')[0] + '\\n');\n`);
+    chmodSync(fakeNft, 0o755);
+    // The agent last applied version 1 (its state says so), the server is at version 3.
+    const first = await runAgent(stateDir, '--once', '--nft', fakeNft);
+    expect(first.code, first.stderr).toBe(0);
+    writeFileSync(join(stateDir, 'state.json'), JSON.stringify({ ...stateOf(stateDir), version: '1', etag: (await served('node-2', '1')).etag }));
+    const second = await runAgent(stateDir, '--once', '--nft', fakeNft);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/delta from version 1 failed .*; applying the full script/);
+    expect(readFileSync(record, 'utf8').trim().split('\n')).toEqual(['# netpolc: nftables ruleset for node node-2 (set form). Apply with nft -f; re-applying replaces the table atomically.', '# netpolc: nftables ruleset for node node-2 (set form). Apply with nft -f; re-applying replaces the table atomically.']);
+    expect(stateOf(stateDir)).toMatchObject({ version: '3', etag: (await served('node-2', '3')).etag });
   });
 
   it('fails --once with the reason on a token that does not fit, and needs its flags', async () => {

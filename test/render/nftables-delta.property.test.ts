@@ -1,0 +1,66 @@
+// An nftables delta applied on the previous version's ruleset is the new version's ruleset:
+// full(v1) + delta = full(v2), set by set, element by element, chains and maps alike, for every
+// node of random changes whose delta is set members only (the others get the full script).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildCluster } from '../../core/cluster.js';
+import { nodeDelta, sliceOf } from '../../core/diff/set-node.js';
+import { nftables } from '../../core/render/nftables.js';
+import { membersOnly, nftDelta } from '../../core/render/nftables-delta.js';
+import { parseNftScript } from '../../core/render/nftables-sim.js';
+import { compileSets } from '../../core/sets/compile.js';
+import { parseSnapshot } from '../../schemas/snapshot.js';
+import { assertProperty } from '../support/property.js';
+import { changeArb, changeOf, snapshotArb } from '../support/random-snapshot.js';
+
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
+
+type Item = { kind: string; metadata: { name: string; namespace?: string } };
+const keyOf = (o: Item | { kind: string; namespace?: string; name: string }) => ('metadata' in o ? `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}` : `${o.kind}/${o.namespace ?? ''}/${o.name}`);
+
+function compiled(items: readonly unknown[]) {
+  const parsed = parseSnapshot({ items });
+  return parsed.ok ? compileSets(buildCluster(parsed.snapshot)).ir : null;
+}
+
+/** A ruleset as comparable data: sets' members sorted, concatenated sets sorted, chains and maps as parsed. */
+function canonical(tables: ReturnType<typeof parseNftScript>): unknown {
+  return [...tables].map(([name, t]) => ({
+    name,
+    sets: [...t.sets].map(([n, r]) => [n, r.map((x) => `${x.family}:${x.lo}-${x.hi}`).sort()]).sort(),
+    concat: [...t.concatSets].map(([n, e]) => [n, [...e].sort()]).sort(),
+    maps: [...t.maps].map(([n, m]) => [n, [...m].map(([k, v]) => `${k}=${JSON.stringify(v)}`).sort()]).sort(),
+    chains: [...t.chains].map(([n, c]) => [n, c.hook, c.rules.map((r) => r.text)]).sort(),
+  }));
+}
+
+describe('nftables deltas', () => {
+  it(`full(v1) + delta = full(v2) on ${RUNS} random changes`, () => {
+    let deltas = 0;
+    let elements = 0;
+    assertProperty(
+      fc.property(snapshotArb, changeArb, (base, change) => {
+        const c = changeOf(base, change);
+        const removed = new Set([...c.delete.map(keyOf), ...(c.apply as Item[]).map(keyOf)]);
+        const [before, after] = [compiled(base.items), compiled([...(base.items as Item[]).filter((o) => !removed.has(keyOf(o))), ...(c.apply as Item[])])];
+        if (!before || !after) return;
+        const [v1, v2] = [nftables.render(before), nftables.render(after)];
+        for (const node of Object.keys(after.nodes)) {
+          const [from, to] = [sliceOf(before, node), sliceOf(after, node)];
+          if (!from || !to || !v1[node]) continue;
+          const delta = nodeDelta(from, to);
+          const script = nftDelta(node, '1', '2', delta);
+          expect(script === null).toBe(!membersOnly(delta));
+          if (script === null) continue;
+          deltas++;
+          elements += (script.match(/element/g) ?? []).length;
+          const applied = parseNftScript(script, parseNftScript(v1[node]!));
+          expect(canonical(applied)).toEqual(canonical(parseNftScript(v2[node]!)));
+        }
+      }),
+      { numRuns: RUNS, file: import.meta.url },
+    );
+    expect(deltas).toBeGreaterThan(RUNS / 4);
+    expect(elements).toBeGreaterThan(0);
+  });
+});
