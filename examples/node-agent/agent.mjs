@@ -76,6 +76,13 @@ async function writeAtomically(path, text) {
   await rename(tmp, path);
 }
 
+/** Whether the kernel still has netpolc's table (a `nft flush ruleset` or a reboot removes it). */
+function kernelHasTable(nft) {
+  return new Promise((resolve) => {
+    execFile(nft, ['list', 'table', 'inet', 'netpolc'], { timeout: 30_000 }, (error) => resolve(!error));
+  });
+}
+
 function runNft(nft, file) {
   return new Promise((resolve, reject) => {
     execFile(nft, ['-f', file], { timeout: 60_000 }, (error, stdout, stderr) => {
@@ -107,6 +114,12 @@ class HttpError extends Error {
 async function pollOnce(config, token, signal, full = false) {
   const statePath = join(config['state-dir'], 'state.json');
   const state = await readState(statePath);
+  // The kernel, not the state file, says what is installed: without netpolc's table, a 304 or a
+  // delta would leave the node with no policy until the cluster changed.
+  if (state && !full && !config['dry-run'] && !(await kernelHasTable(config.nft))) {
+    log(`table inet netpolc is missing from the kernel (was version ${state.version}); applying the full script`);
+    full = true;
+  }
   const url = new URL(`${config.server}/v1/clusters/${encodeURIComponent(config.cluster)}/nodes/${encodeURIComponent(config.node)}/tables`);
   url.searchParams.set('format', 'nftables');
   if (state && !full) url.searchParams.set('since', state.version);

@@ -123,7 +123,7 @@ describe('reference node agent (--once)', () => {
     const record = join(dir, 'nft-calls.txt');
     const fakeNft = join(dir, 'fake-nft.mjs');
     // Records its arguments and the file it was given; fails when FAIL_NFT exists.
-    writeFileSync(fakeNft, `#!${process.execPath}\nimport { appendFileSync, existsSync, readFileSync } from 'node:fs';\nif (existsSync(${JSON.stringify(join(dir, 'FAIL_NFT'))})) { console.error('Error: syntax error'); process.exit(1); }\nappendFileSync(${JSON.stringify(record)}, JSON.stringify({ args: process.argv.slice(2), script: readFileSync(process.argv[3], 'utf8') }) + '\\n');\n`);
+    writeFileSync(fakeNft, `#!${process.execPath}\nimport { appendFileSync, existsSync, readFileSync } from 'node:fs';\nif (process.argv[2] === 'list') process.exit(existsSync(${JSON.stringify(join(dir, 'FLUSHED'))}) ? 1 : 0);\nif (existsSync(${JSON.stringify(join(dir, 'FAIL_NFT'))})) { console.error('Error: syntax error'); process.exit(1); }\nappendFileSync(${JSON.stringify(record)}, JSON.stringify({ args: process.argv.slice(2), script: readFileSync(process.argv[3], 'utf8') }) + '\\n');\n`);
     chmodSync(fakeNft, 0o755);
 
     writeFileSync(join(dir, 'FAIL_NFT'), '');
@@ -142,6 +142,20 @@ describe('reference node agent (--once)', () => {
     const latest = await served('node-2', '3');
     expect(calls[0]!.script).toBe(latest.script);
     expect(stateOf(stateDir)).toMatchObject({ version: '3', etag: latest.etag });
+
+    // Nothing changed on the server, but the kernel lost the table (nft flush ruleset, a reboot):
+    // the agent checks the kernel, not only its state file, and applies the whole script again.
+    writeFileSync(join(dir, 'FLUSHED'), '');
+    const again = await runAgent(stateDir, '--once', '--nft', fakeNft);
+    rmSync(join(dir, 'FLUSHED'));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('table inet netpolc is missing from the kernel (was version 3); applying the full script');
+    const after = readFileSync(record, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { script: string });
+    expect(after).toHaveLength(2);
+    expect(after[1]!.script).toBe(latest.script);
+    // With the table there, the next poll is a 304 again.
+    const quiet = await runAgent(stateDir, '--once', '--nft', fakeNft);
+    expect(quiet.stderr).toContain('unchanged (version 3)');
   });
 
   it('falls back to the whole script when a delta does not apply (the kernel is not at the delta\'s base)', async () => {
@@ -149,7 +163,7 @@ describe('reference node agent (--once)', () => {
     const record = join(dir, 'delta-calls.txt');
     const fakeNft = join(dir, 'fake-nft-delta.mjs');
     // Refuses deltas (as nft does when an element to delete is missing), applies full scripts.
-    writeFileSync(fakeNft, `#!${process.execPath}\nimport { appendFileSync, readFileSync } from 'node:fs';\nconst script = readFileSync(process.argv[3], 'utf8');\nif (script.startsWith('# netpolc: nftables delta')) { console.error('Error: Could not process rule: No such file or directory'); process.exit(1); }\nappendFileSync(${JSON.stringify(record)}, script.split('\\n')[0] + '\\n');\n`);
+    writeFileSync(fakeNft, `#!${process.execPath}\nimport { appendFileSync, readFileSync } from 'node:fs';\nif (process.argv[2] === 'list') process.exit(0);\nconst script = readFileSync(process.argv[3], 'utf8');\nif (script.startsWith('# netpolc: nftables delta')) { console.error('Error: Could not process rule: No such file or directory'); process.exit(1); }\nappendFileSync(${JSON.stringify(record)}, script.split('\\n')[0] + '\\n');\n`);
     chmodSync(fakeNft, 0o755);
     // The agent last applied version 1 (its state says so), the server is at version 3.
     const first = await runAgent(stateDir, '--once', '--nft', fakeNft);
