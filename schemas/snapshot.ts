@@ -7,6 +7,8 @@ import { LEGACY_ISOLATION_ANNOTATION, NamespaceSchema, NodeSchema, PodSchema, Se
 import { LegacyIsolationAnnotationSchema, LegacyNetworkPolicySchema, NetworkPolicySchema } from './k8s/network-policy.js';
 import { AdminNetworkPolicySchema, BaselineAdminNetworkPolicySchema } from './k8s/admin-network-policy.js';
 import { ClusterNetworkPolicySchema } from './k8s/cluster-network-policy.js';
+import { podTemplateOf, templatePath, WORKLOAD_KIND_NAMES, WORKLOAD_SCHEMAS, isWorkload } from './k8s/workload.js';
+import { compileSelector } from '../core/select/selector.js';
 
 export const SNAPSHOT_LIMITS = {
   /** Objects in one snapshot (the L benchmark has ~176k). */
@@ -32,6 +34,7 @@ const SCHEMAS = {
   'policy.networking.k8s.io/v1alpha1/AdminNetworkPolicy': AdminNetworkPolicySchema,
   'policy.networking.k8s.io/v1alpha1/BaselineAdminNetworkPolicy': BaselineAdminNetworkPolicySchema,
   'policy.networking.k8s.io/v1alpha2/ClusterNetworkPolicy': ClusterNetworkPolicySchema,
+  ...WORKLOAD_SCHEMAS,
 } as const;
 
 type Schemas = typeof SCHEMAS;
@@ -39,7 +42,7 @@ export type SnapshotObject = { [K in keyof Schemas]: z.infer<Schemas[K]> }[keyof
 export const SUPPORTED_KINDS = Object.keys(SCHEMAS);
 
 /** Kinds whose objects live in a namespace (`default` when metadata.namespace is absent). */
-export const NAMESPACED_KINDS: ReadonlySet<string> = new Set(['Pod', 'Service', 'NetworkPolicy']);
+export const NAMESPACED_KINDS: ReadonlySet<string> = new Set(['Pod', 'Service', 'NetworkPolicy', ...WORKLOAD_KIND_NAMES]);
 
 export interface ParsedSnapshot {
   readonly objects: SnapshotObject[];
@@ -139,7 +142,7 @@ export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
     }
     const schema = (SCHEMAS as Record<string, z.ZodTypeAny>)[`${apiVersion}/${kind}`];
     if (!schema) {
-      if (['NetworkPolicy', 'AdminNetworkPolicy', 'BaselineAdminNetworkPolicy', 'ClusterNetworkPolicy'].includes(kind)) {
+      if (['NetworkPolicy', 'AdminNetworkPolicy', 'BaselineAdminNetworkPolicy', 'ClusterNetworkPolicy', ...WORKLOAD_KIND_NAMES].includes(kind)) {
         issues.push({ path: `${path}.apiVersion`, message: `unsupported apiVersion "${apiVersion}" for ${kind}; supported: ${SUPPORTED_KINDS.filter((k) => k.endsWith(`/${kind}`)).map((k) => k.slice(0, -kind.length - 1)).join(', ')}`, object: identity });
       } else {
         ignored[kind] = (ignored[kind] ?? 0) + 1;
@@ -180,6 +183,7 @@ function semanticIssues(obj: SnapshotObject, path: string, object: ValidationIss
       if ((a.type === 'InternalIP' || a.type === 'ExternalIP') && !parseIp(a.address)) out.push({ path: `${path}.status.addresses[${i}].address`, message: `invalid IP address "${a.address}"`, object });
     });
   }
+  if (isWorkload(obj)) out.push(...selectorIssues(obj, path, object));
   if (obj.kind === 'Namespace') {
     const raw = obj.metadata.annotations[LEGACY_ISOLATION_ANNOTATION];
     if (raw !== undefined) {
@@ -196,6 +200,21 @@ function semanticIssues(obj: SnapshotObject, path: string, object: ValidationIss
     }
   }
   return out;
+}
+
+/**
+ * apps/v1 validation (ValidateDeploymentSpec and alike): "empty selector is invalid for
+ * deployment" and "selector does not match template labels"; a ReplicationController's
+ * selector, when set, must match its template's labels too.
+ */
+function selectorIssues(obj: SnapshotObject, path: string, object: ValidationIssue['object']): ValidationIssue[] {
+  if (!isWorkload(obj) || obj.kind === 'CronJob' || obj.kind === 'Job') return [];
+  const selector = obj.kind === 'ReplicationController' ? (obj.spec.selector ? { matchLabels: obj.spec.selector } : null) : obj.spec.selector;
+  if (!selector) return [];
+  const compiled = compileSelector(selector);
+  if (compiled.isEmpty && obj.kind !== 'ReplicationController') return [{ path: `${path}.spec.selector`, message: `empty selector is invalid for ${obj.kind}`, object }];
+  if (compiled.matches(podTemplateOf(obj).metadata.labels)) return [];
+  return [{ path: formatPath(path, [...templatePath(obj), 'metadata', 'labels']), message: 'selector does not match template labels', object }];
 }
 
 export function legacyIngressIsolation(annotations: Record<string, string>): boolean {
