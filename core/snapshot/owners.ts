@@ -28,6 +28,11 @@ export class Owners {
     return this.byKey.get(`${ns}/${kind}/${name}`);
   }
 
+  /** The workload object named `deployment/web` in `ns`, when the input has it. */
+  named(ns: string, name: string): Workload | undefined {
+    return [...this.byKey.values()].find((w) => (w.metadata.namespace ?? 'default') === ns && workloadName(w.kind, w.metadata.name) === name);
+  }
+
   /**
    * The workload a ReplicaSet or Job belongs to, `kind/name`. Without the intermediate object:
    * "The Deployment controller adds [pod-template-hash] to every ReplicaSet that a Deployment

@@ -63,6 +63,9 @@ function text(p: Preview, where: Loaded['where']): string {
   const plural = (k: number, word: string) => `${k} ${word}${k === 1 ? '' : 's'}`;
   const lines = [`${plural(removed.pairs, 'endpoint pair')} lose flows (${plural(removed.aggregates, 'change')}), ${plural(added.pairs, 'pair')} gain flows (${plural(added.aggregates, 'change')})`];
   if (pods.added.length + pods.removed.length + pods.changed > 0) lines.push(`pods: ${pods.added.length} added, ${pods.removed.length} removed, ${pods.changed} relabelled/readdressed/moved`);
+  for (const w of p.workloads.added) lines.push(`new workload ${w.endpoint} (no pods yet): ${w.reachedBy} ${w.reaches}`);
+  if (p.workloads.retemplated.length > 0) lines.push(`new pod template, pods follow it: ${p.workloads.retemplated.join(', ')}`);
+  if (p.workloads.deleted.length > 0) lines.push(`deleted with their pods: ${p.workloads.deleted.join(', ')}`);
   for (const a of p.changes.slice(0, MAX_TEXT_CHANGES)) {
     lines.push('', `${a.change.padEnd(7)} ${groupText(a.from)} → ${groupText(a.to)}  ${a.ports}  [${a.pairs} pair${a.pairs === 1 ? '' : 's'}]`, `        before: ${a.before.text}`, `        after:  ${a.after.text}`);
   }
