@@ -73,7 +73,6 @@ export function headWithPods(base: ParsedSnapshot, head: ParsedSnapshot): { head
   const carried = repository ? base.objects.filter((o) => (o.kind === 'Pod' || o.kind === 'Node' || o.kind === 'Namespace') && !own.has(keyOf(o))) : [];
   const [ownersBase, ownersHead] = [new Owners(base.objects), new Owners(head.objects)];
   const retemplated = new Set<string>();
-  const deleted = new Set<string>();
   const objects: SnapshotObject[] = [];
   for (const o of [...head.objects, ...carried]) {
     if (o.kind !== 'Pod') {
@@ -84,13 +83,20 @@ export function headWithPods(base: ParsedSnapshot, head: ParsedSnapshot): { head
     const owner = ownersBase.ownerOfPod(o) ?? ownersHead.ownerOfPod(o);
     const w = owner ? { base: ownersBase.named(ns, owner), head: ownersHead.named(ns, owner) } : null;
     if (!w || (!w.head && !w.base)) objects.push(o);
-    else if (!w.head) deleted.add(`${ns}/${owner}`);
-    else {
+    // else the workload the base holds is not in the head: its pods are gone with it
+    else if (w.head) {
       const next = retemplate(o, w.head, w.base);
       if (next !== o) retemplated.add(`${ns}/${owner}`);
       objects.push(next);
     }
   }
-  const paths = new Map(head.paths);
-  return { head: { ...head, objects, paths }, workloads: { retemplated: [...retemplated].sort(), deleted: [...deleted].sort() } };
+  // Deleted: a workload that owned pods of the base owns none of the head, and the head does not hold it.
+  const ownersOf = (os: readonly SnapshotObject[], owners: Owners) =>
+    new Set(os.flatMap((o) => (o.kind === 'Pod' && owners.ownerOfPod(o) ? [`${o.metadata.namespace ?? 'default'}/${owners.ownerOfPod(o)}`] : [])));
+  const after = ownersOf(objects, ownersBase);
+  const deleted = [...ownersOf(base.objects, ownersBase)].filter((w) => {
+    const slash = w.indexOf('/');
+    return !after.has(w) && !ownersHead.named(w.slice(0, slash), w.slice(slash + 1));
+  });
+  return { head: { ...head, objects, paths: new Map(head.paths) }, workloads: { retemplated: [...retemplated].sort(), deleted: deleted.sort() } };
 }

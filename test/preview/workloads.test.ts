@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { preview } from '../../core/preview/index.js';
+import { applyChanges, preview } from '../../core/preview/index.js';
+import { parseSnapshot } from '../../schemas/snapshot.js';
 import { loadSnapshot, readSources } from '../../functions/cli/input.js';
 import { run } from '../support/cli.js';
 import { GITOPS } from '../workloads/support.js';
@@ -63,5 +64,17 @@ describe('preview of a repository against a live cluster', () => {
     expect(p.workloads).toEqual({ retemplated: ['shop/deployment/web'], deleted: ['shop/deployment/legacy'], added: [] });
     expect(p.summary.pods.removed).toEqual(['shop/legacy-7d8c6b5f9-m3n4b']);
     expect(base.objects.length).toBeGreaterThan(0);
+  });
+
+  it('deleting a Deployment the base holds only the pods of (kubectl get pods) takes those pods, by the pod-template-hash convention', () => {
+    const base = load(LIVE);
+    const podsOnly = { ...base, objects: base.objects.filter((o) => o.kind !== 'Deployment') };
+    const none = parseSnapshot([]);
+    if (!none.ok) throw new Error('empty changes');
+    const head = applyChanges(podsOnly, { apply: none.snapshot, delete: [{ kind: 'Deployment', namespace: 'shop', name: 'web' }] });
+    expect(head.ok).toBe(true);
+    if (!head.ok) return;
+    expect(head.snapshot.objects.filter((o) => o.kind === 'Pod').map((o) => o.metadata.name)).toEqual(['db-5c9d7f6b8-r4t7z', 'legacy-7d8c6b5f9-m3n4b', 'api-8f9d7c6b5-k2j3h']);
+    expect(preview({ base: podsOnly, head: head.snapshot }, { tables: false, lint: false }).workloads.deleted).toEqual(['shop/deployment/web']);
   });
 });
