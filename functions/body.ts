@@ -2,6 +2,7 @@
 // bodyLimit middleware before this runs.
 import { parseAllDocuments } from 'yaml';
 import { ApiError } from './errors.js';
+import { listItems } from '../schemas/snapshot.js';
 
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 
@@ -22,11 +23,9 @@ function fromYamlDocuments(docs: unknown[]): unknown {
   const head: Record<string, unknown> = isObject(request[0]) ? { ...request[0] } : {};
   if (objects.length === 0) return head;
   const base = head.snapshot;
-  const items: unknown[] = Array.isArray(base) ? [...base] : isObject(base) && Array.isArray(base.items) ? [...base.items] : [];
-  for (const o of objects) {
-    if (isObject(o) && o.kind === 'List' && Array.isArray(o.items)) items.push(...o.items);
-    else items.push(o);
-  }
+  const items: unknown[] = Array.isArray(base) ? [...base] : isObject(base) && Array.isArray(base.items) ? [...(listItems(base) ?? base.items)] : [];
+  // Lists (`kind: List`, `NetworkPolicyList`, …) are read as the CLI reads them: their items.
+  for (const o of objects) items.push(...(listItems(o) ?? [o]));
   head.snapshot = { apiVersion: 'v1', kind: 'List', items };
   return head;
 }

@@ -2,7 +2,7 @@
 // ApiError with JSON paths; nothing here knows about a particular route.
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { buildCluster, type Cluster } from '../core/cluster.js';
+import { buildCluster, noEndpoints, type Cluster } from '../core/cluster.js';
 import { formatPath, parseSnapshot, type ValidationIssue } from '../schemas/snapshot.js';
 import { parseBody } from './body.js';
 import { ApiError, invalid } from './errors.js';
@@ -18,5 +18,8 @@ export function clusterFrom(snapshot: unknown, base = '$.snapshot'): Cluster {
   if (snapshot === undefined) throw invalid([{ path: base, message: 'a snapshot is required' }]);
   const parsed = parseSnapshot(snapshot, base);
   if (!parsed.ok) throw invalid(parsed.issues);
-  return buildCluster(parsed.snapshot);
+  const cluster = buildCluster(parsed.snapshot);
+  const empty = noEndpoints(parsed.snapshot, cluster);
+  if (empty) throw invalid([{ path: base, message: empty }]);
+  return cluster;
 }

@@ -71,6 +71,23 @@ export function formatPath(base: string, path: readonly PropertyKey[]): string {
 
 const MAX_LIST_DEPTH = 8;
 
+/** API groups of other network-policy engines (cilium.io, projectcalico.org, crd.projectcalico.org): their objects are read as not evaluated, not as errors. */
+const FOREIGN_POLICY_GROUPS = ['cilium.io', 'projectcalico.org'];
+
+/**
+ * The items of a List: `kind: List` (what kubectl prints for several resources) or a typed
+ * list (`NetworkPolicyList`, `DeploymentList`, as `kubectl get netpol -o yaml` prints over the
+ * API's list type), whose items may leave out `apiVersion` and `kind`: "Items is the list of
+ * <Kind>" (the list's apiVersion, its kind without `List`). Null when `v` is not a List.
+ */
+export function listItems(v: unknown): unknown[] | null {
+  if (!isObject(v) || typeof v.kind !== 'string' || !v.kind.endsWith('List') || !Array.isArray(v.items)) return null;
+  if (v.kind === 'List') return v.items;
+  const kind = v.kind.slice(0, -'List'.length);
+  const apiVersion = typeof v.apiVersion === 'string' ? v.apiVersion : undefined;
+  return v.items.map((item) => (isObject(item) && item.kind === undefined ? { ...(apiVersion && item.apiVersion === undefined ? { apiVersion } : {}), kind, ...item } : item));
+}
+
 /**
  * Flattens nested Lists (kubectl prints one per `get` when several are concatenated),
  * iteratively and to a bounded depth, so hostile nesting cannot exhaust the stack.
@@ -86,9 +103,10 @@ function flatten(raw: unknown[], base: string, out: { item: unknown; path: strin
     const i = top.next++;
     const item = top.items[i];
     const path = `${top.path}[${i}]`;
-    if (isObject(item) && item.kind === 'List' && Array.isArray(item.items)) {
+    const items = listItems(item);
+    if (items) {
       if (top.depth + 1 > MAX_LIST_DEPTH) issues.push({ path, message: `Lists nested deeper than ${MAX_LIST_DEPTH} levels are not accepted` });
-      else stack.push({ items: item.items, path: `${path}.items`, depth: top.depth + 1, next: 0 });
+      else stack.push({ items, path: `${path}.items`, depth: top.depth + 1, next: 0 });
     } else out.push({ item, path });
   }
 }
@@ -101,7 +119,7 @@ export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
     list = raw;
     listPath = base;
   } else if (isObject(raw) && Array.isArray(raw.items)) {
-    list = raw.items;
+    list = listItems(raw) ?? raw.items;
     listPath = `${base}.items`;
     const meta = raw.metadata;
     if (isObject(meta) && typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '') resourceVersion = meta.resourceVersion;
@@ -142,7 +160,12 @@ export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
     }
     const schema = (SCHEMAS as Record<string, z.ZodTypeAny>)[`${apiVersion}/${kind}`];
     if (!schema) {
-      if (['NetworkPolicy', 'AdminNetworkPolicy', 'BaselineAdminNetworkPolicy', 'ClusterNetworkPolicy', ...WORKLOAD_KIND_NAMES].includes(kind)) {
+      const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+      if (FOREIGN_POLICY_GROUPS.some((g) => group === g || group.endsWith(`.${g}`))) {
+        // Cilium's and Calico's own policies select and allow traffic too; counted apart so the warning says they are not evaluated.
+        const key = `${kind} (${apiVersion})`;
+        ignored[key] = (ignored[key] ?? 0) + 1;
+      } else if (['NetworkPolicy', 'AdminNetworkPolicy', 'BaselineAdminNetworkPolicy', 'ClusterNetworkPolicy', ...WORKLOAD_KIND_NAMES].includes(kind)) {
         issues.push({ path: `${path}.apiVersion`, message: `unsupported apiVersion "${apiVersion}" for ${kind}; supported: ${SUPPORTED_KINDS.filter((k) => k.endsWith(`/${kind}`)).map((k) => k.slice(0, -kind.length - 1)).join(', ')}`, object: identity });
       } else {
         ignored[kind] = (ignored[kind] ?? 0) + 1;

@@ -190,12 +190,19 @@ export function buildClusterObjects(objects: readonly SnapshotObject[]): Cluster
       ipOwners.set(k, { kind: 'pod', pod });
     }
   }
+  const finished = podObjs.filter((p) => !isEndpoint(p)).map((p) => `${p.metadata.namespace ?? 'default'}/${p.metadata.name}`);
+  if (finished.length > 0) warnings.push(`${finished.length} finished pod${finished.length === 1 ? '' : 's'} (Succeeded or Failed) left out, as they neither send nor receive: ${sample(finished)}`);
+  const host = pods.filter((p) => p.hostNetwork).map((p) => p.key);
+  // "host-networked pods are not included in subject selection": their traffic is their node's.
+  if (host.length > 0) warnings.push(`${host.length} host-network pod${host.length === 1 ? '' : 's'} treated as ${host.length === 1 ? 'its node' : 'their nodes'} (no policy selects them; their address is the node's): ${sample(host)}`);
   for (const pod of pods) {
     if (pod.nodeName && !nodeByName.has(pod.nodeName) && nodes.length > 0) warnings.push(`pod ${pod.key} runs on node "${pod.nodeName}", which is not in the snapshot`);
   }
 
   return { namespaces, pods, nodes, services, nsByName, podByKey, nodeByName, podsByNamespace, ipOwners, warnings };
 }
+
+const sample = (keys: readonly string[]) => `${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ` and ${keys.length - 5} more` : ''}`;
 
 export function addressOf(ips: readonly IpAddr[], family: Family): IpAddr | null {
   return ips.find((ip) => ip.family === family) ?? null;

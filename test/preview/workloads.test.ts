@@ -14,7 +14,7 @@ import { GITOPS } from '../workloads/support.js';
 
 const LIVE = join(GITOPS, 'pr', 'live.yaml');
 const MANIFESTS = join(GITOPS, 'pr', 'manifests');
-const load = (path: string) => loadSnapshot(readSources([path], () => '')).snapshot;
+const load = (path: string) => loadSnapshot(readSources([path], { stdin: () => '', err: () => {} })).snapshot;
 
 function expectPullRequest(p: { summary: any; changes: readonly any[]; workloads: any }) {
   expect(p.workloads.retemplated).toEqual(['shop/deployment/web']);
@@ -41,7 +41,7 @@ describe('preview of a repository against a live cluster', () => {
 
   it('POST /v1/previews answers the same', async () => {
     const app = createApp({ logError: () => {} });
-    const items = (path: string) => readSources([path], () => '').flatMap((s) => parseAllDocuments(s.text).map((d) => d.toJS())).flatMap((d: any) => (d?.kind === 'List' ? d.items : d ? [d] : []));
+    const items = (path: string) => readSources([path], { stdin: () => '', err: () => {} }).flatMap((s) => parseAllDocuments(s.text).map((d) => d.toJS())).flatMap((d: any) => (d?.kind === 'List' ? d.items : d ? [d] : []));
     const res = await app.request('/v1/previews?tables=false', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ base: { items: items(LIVE) }, head: { items: items(MANIFESTS) } }) });
     expect(res.status).toBe(200);
     expectPullRequest((await res.json()) as any);

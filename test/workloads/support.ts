@@ -8,7 +8,7 @@ import { loadSnapshot, readSources } from '../../functions/cli/input.js';
 export const GITOPS = join(import.meta.dirname, '..', 'fixtures', 'gitops');
 
 export function fixtureCluster(dir: string): Cluster {
-  return buildCluster(loadSnapshot(readSources([join(GITOPS, dir)], () => '')).snapshot);
+  return buildCluster(loadSnapshot(readSources([join(GITOPS, dir)], { stdin: () => '', err: () => {} })).snapshot);
 }
 
 /** The upstream truth table of every non-host-network endpoint on one port. */
