@@ -55,4 +55,18 @@ describe('workloads over HTTP', () => {
     const r = await post('/v1/verdicts', { snapshot: snapshot([d]), flows: [{ from: 'x/deploy/c', to: 'x/deploy/b', port: 80 }] });
     expect(r.status).toBe(200);
   });
+
+  it('422 for a snapshot without endpoints, saying what it holds', async () => {
+    const policy = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'p', namespace: 'x' }, spec: { podSelector: {} } };
+    const r = await post('/v1/matrix', { snapshot: { items: [namespace('x'), policy, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }] }, ports: [{ port: 80, protocol: 'TCP' }] });
+    expect(r.status).toBe(422);
+    expect(r.json.issues).toEqual([{ path: '$.snapshot', message: 'no endpoints: the input has no pods, workloads (Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob) or nodes, only Namespace (1), NetworkPolicy (1), ConfigMap (1)' }]);
+  });
+
+  it('returns the warnings: other engines\' policies not evaluated', async () => {
+    const cilium = { apiVersion: 'cilium.io/v2', kind: 'CiliumNetworkPolicy', metadata: { name: 'l7', namespace: 'x' }, spec: {} };
+    const r = await post('/v1/matrix', { snapshot: snapshot([cilium]), ports: [{ port: 80, protocol: 'TCP' }] });
+    expect(r.status).toBe(200);
+    expect(r.json.warnings).toContain('policies of kinds netpolc does not evaluate: CiliumNetworkPolicy (cilium.io/v2) (1); not evaluated: answers ignore them');
+  });
 });
