@@ -42,6 +42,10 @@ export function buildCluster(snapshot: ParsedSnapshot): Cluster {
   const other = ignored.filter(([k]) => !k.endsWith(')'));
   if (notEvaluated.length > 0) warnings.push(`policies of kinds netpolc does not evaluate: ${counts(notEvaluated)}; not evaluated: answers ignore them`);
   if (other.length > 0) warnings.push(`ignored objects of kinds policy evaluation does not read: ${counts(other)}`);
+  for (const i of snapshot.leftOut ?? []) {
+    const what = i.object ? `${i.object.kind ?? 'object'} ${[i.object.namespace, i.object.name].filter(Boolean).join('/')}`.trim() : 'a document';
+    warnings.push(`left out ${what} (invalid, lenient reading): ${i.path}: ${i.message}`);
+  }
   if (cluster.pods.length === 0) warnings.push('the input has no pods and no workloads: selects-no-pods and every answer about endpoints need them');
   return cluster;
 }

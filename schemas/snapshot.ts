@@ -51,6 +51,18 @@ export interface ParsedSnapshot {
   readonly resourceVersion: string | undefined;
   /** Where each object sits in the input, by `kind/namespace/name` (e.g. `$.items[3]`), so later stages can point at it. */
   readonly paths: ReadonlyMap<string, string>;
+  /** Lenient reading only: the invalid objects and documents left out, each with its problem. */
+  readonly leftOut?: readonly ValidationIssue[];
+}
+
+export interface ParseOptions {
+  /**
+   * Leave invalid objects out and report them (`leftOut`) instead of failing: `--keep-going`,
+   * `?lenient=true`. The answer is then about the rest; the default stays strict.
+   */
+  readonly lenient?: boolean;
+  /** Problems found before parsing (unparsable YAML documents), reported with the left-out objects. */
+  readonly leftOut?: readonly ValidationIssue[];
 }
 
 export type SnapshotParse = { ok: true; snapshot: ParsedSnapshot } | { ok: false; issues: ValidationIssue[] };
@@ -111,7 +123,7 @@ function flatten(raw: unknown[], base: string, out: { item: unknown; path: strin
   }
 }
 
-export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
+export function parseSnapshot(raw: unknown, base = '$', options: ParseOptions = {}): SnapshotParse {
   let list: unknown[];
   let listPath: string;
   let resourceVersion: string | undefined;
@@ -140,10 +152,28 @@ export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
   const ignored: Record<string, number> = {};
   const seen = new Map<string, string>();
 
+  const leftOut: ValidationIssue[] = [...(options.leftOut ?? [])];
+  let lastAccepted: SnapshotObject | null = null;
   for (const { item, path } of entries) {
+    const before = issues.length;
+    accept(item, path);
+    // Lenient: an object with a problem is left out, its problems reported; the rest is answered.
+    if (options.lenient && issues.length > before) {
+      leftOut.push(...issues.splice(before));
+      if (objects.length > 0 && objects[objects.length - 1] === lastAccepted) {
+        objects.pop();
+        for (const [k, at] of seen) if (at === path) seen.delete(k);
+      }
+    }
+  }
+  if (issues.length > 0) return { ok: false, issues };
+  return { ok: true, snapshot: { objects, ignored, resourceVersion, paths: seen, ...(options.lenient ? { leftOut } : {}) } };
+
+  function accept(item: unknown, path: string): void {
+    lastAccepted = null;
     if (!isObject(item)) {
       issues.push({ path, message: 'each item must be a Kubernetes object' });
-      continue;
+      return;
     }
     const apiVersion = typeof item.apiVersion === 'string' ? item.apiVersion : undefined;
     const kind = typeof item.kind === 'string' ? item.kind : undefined;
@@ -156,7 +186,7 @@ export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
     };
     if (!apiVersion || !kind) {
       issues.push({ path: apiVersion ? `${path}.kind` : `${path}.apiVersion`, message: 'apiVersion and kind must be set', object: identity });
-      continue;
+      return;
     }
     const schema = (SCHEMAS as Record<string, z.ZodTypeAny>)[`${apiVersion}/${kind}`];
     if (!schema) {
@@ -170,12 +200,12 @@ export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
       } else {
         ignored[kind] = (ignored[kind] ?? 0) + 1;
       }
-      continue;
+      return;
     }
     const parsed = schema.safeParse(item);
     if (!parsed.success) {
       for (const i of parsed.error.issues) issues.push({ path: formatPath(path, i.path), message: i.message, object: identity });
-      continue;
+      return;
     }
     const obj = parsed.data as SnapshotObject;
     if (NAMESPACED_KINDS.has(obj.kind) && !obj.metadata.namespace) obj.metadata.namespace = 'default';
@@ -187,10 +217,10 @@ export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
     if (dup) issues.push({ path, message: `duplicate object: the same ${kind} appears at ${dup}`, object: identity });
     else seen.set(key, path);
     objects.push(obj);
+    lastAccepted = obj;
   }
-  if (issues.length > 0) return { ok: false, issues };
-  return { ok: true, snapshot: { objects, ignored, resourceVersion, paths: seen } };
 }
+
 
 /** Checks that need more than one field or the address parser. */
 function semanticIssues(obj: SnapshotObject, path: string, object: ValidationIssue['object']): ValidationIssue[] {

@@ -20,7 +20,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const looksKubernetes = (doc: unknown): boolean => (Array.isArray(doc) ? doc.some(isObject) : isObject(doc) && (typeof doc.kind === 'string' || (Array.isArray(doc.items) && doc.items.some(isObject))));
 
 /** Every document of every source, with where it came from; a file none of whose documents is a Kubernetes object is skipped (one stderr line). */
-function documents(sources: readonly Source[], note: (line: string) => void): { doc: unknown; origin: string }[] {
+function documents(sources: readonly Source[], note: (line: string) => void, broken: ValidationIssue[] | null): { doc: unknown; origin: string }[] {
   const out: { doc: unknown; origin: string }[] = [];
   for (const s of sources) {
     const docs: { doc: unknown; origin: string }[] = [];
@@ -36,7 +36,12 @@ function documents(sources: readonly Source[], note: (line: string) => void): { 
     }
     if (!json) {
       parseAllDocuments(s.text).forEach((d, i) => {
-        if (d.errors.length > 0) throw new InputError(`${s.name} (document ${i + 1}): malformed YAML: ${d.errors[0]!.message.split('\n')[0]}`);
+        if (d.errors.length > 0) {
+          const message = `malformed YAML: ${d.errors[0]!.message.split('\n')[0]}`;
+          // --keep-going: the document is left out and reported; the file's other documents are read.
+          if (broken) return void broken.push({ path: `${s.name} (document ${i + 1})`, message });
+          throw new InputError(`${s.name} (document ${i + 1}): ${message}`);
+        }
         const doc = d.toJS() as unknown;
         if (doc !== null && doc !== undefined) docs.push({ doc, origin: `${s.name} (document ${i + 1})` });
       });
@@ -57,10 +62,10 @@ export interface LoadedSnapshot {
 }
 
 /** Objects of every document of every source (Lists, typed Lists and arrays flattened), with the origin of each. */
-export function collectItems(sources: readonly Source[], note: (line: string) => void = () => {}): { items: unknown[]; origins: string[] } {
+export function collectItems(sources: readonly Source[], note: (line: string) => void = () => {}, broken: ValidationIssue[] | null = null): { items: unknown[]; origins: string[] } {
   const items: unknown[] = [];
   const origins: string[] = [];
-  for (const { doc, origin } of documents(sources, note)) {
+  for (const { doc, origin } of documents(sources, note, broken)) {
     const list = Array.isArray(doc) ? doc : (listItems(doc) ?? (isObject(doc) && Array.isArray(doc.items) ? doc.items : [doc]));
     for (const item of list) {
       items.push(item);
@@ -86,13 +91,20 @@ export function issueLines(issues: readonly ValidationIssue[], where: (path: str
     .join('\n');
 }
 
-export function loadSnapshot(sources: readonly Source[], progress: (msg: string) => void = () => {}, label = 'snapshot'): LoadedSnapshot {
-  const { items, origins } = collectItems(sources, progress);
+/**
+ * All objects of the sources as one snapshot. `keepGoing` (--keep-going): invalid objects and
+ * unparsable documents are left out and reported (the cluster's warnings, with file, document
+ * and path) instead of stopping the command.
+ */
+export function loadSnapshot(sources: readonly Source[], progress: (msg: string) => void = () => {}, label = 'snapshot', keepGoing = false): LoadedSnapshot {
+  const broken: ValidationIssue[] = [];
+  const { items, origins } = collectItems(sources, progress, keepGoing ? broken : null);
   if (items.length > 5000) progress(`read ${items.length} objects from ${sources.length} source(s)`);
-  const parsed = parseSnapshot({ items });
+  const parsed = parseSnapshot({ items }, '$', { lenient: keepGoing, leftOut: broken });
   const where = originOf(origins);
   if (!parsed.ok) throw new InputError(`invalid ${label}:\n${issueLines(parsed.issues, where)}`);
-  return { snapshot: parsed.snapshot, where };
+  const leftOut = parsed.snapshot.leftOut?.map((i) => ({ ...i, path: where(i.path) }));
+  return { snapshot: leftOut ? { ...parsed.snapshot, leftOut } : parsed.snapshot, where };
 }
 
 /** Each warning of a cluster on its own stderr line: nothing the answer leaves out goes unsaid. */
@@ -100,8 +112,8 @@ export function printWarnings(warnings: readonly string[], err: (s: string) => v
   for (const w of warnings) err(`warning: ${w}`);
 }
 
-export function loadCluster(sources: readonly Source[], progress: (msg: string) => void = () => {}): Cluster {
-  const { snapshot } = loadSnapshot(sources, progress);
+export function loadCluster(sources: readonly Source[], progress: (msg: string) => void = () => {}, keepGoing = false): Cluster {
+  const { snapshot } = loadSnapshot(sources, progress, 'snapshot', keepGoing);
   const cluster = buildCluster(snapshot);
   const empty = noEndpoints(snapshot, cluster);
   if (empty) throw new InputError(empty);

@@ -12,7 +12,7 @@ import { AskErrorSchema, AskRequestSchema, AskResponseSchema } from '../../schem
 import { authorize, requireAccess, type AccessPolicy } from '../access/check.js';
 import { ApiError } from '../errors.js';
 import { prefersText } from '../negotiate.js';
-import { clusterFrom, readRequest } from '../request.js';
+import { clusterFrom, isLenient, readRequest } from '../request.js';
 import type { StoredCluster } from '../stored-cluster.js';
 import { errorResponses, jsonBody } from './openapi-helpers.js';
 
@@ -60,7 +60,7 @@ export function askRoutes(app: OpenAPIHono, access: AccessPolicy, load: LoadStor
   });
   app.post('/v1/ask', async (c) => {
     const req = await readRequest(c, AskRequestSchema);
-    if (req.cluster === undefined) return respond(c, clusterFrom(req.snapshot), req.question, '$.question', null);
+    if (req.cluster === undefined) return respond(c, clusterFrom(req.snapshot, '$.snapshot', isLenient(c)), req.question, '$.question', null);
     await authorize(access, c.req.header('authorization'), { access: 'read', cluster: req.cluster });
     const stored = await needStore()(req.cluster, req.version);
     return respond(c, stored.cluster, req.question, '$.question', { cluster: req.cluster, version: stored.version });

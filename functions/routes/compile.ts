@@ -7,7 +7,7 @@ import { CompileRequestSchema, CompileResponseSchema } from '../../schemas/api/c
 import { ErrorSchema } from '../../schemas/api/verdicts.js';
 import { RenderLimitError } from '../../core/render/vpp-session.js';
 import { ApiError, invalid } from '../errors.js';
-import { clusterFrom, readRequest } from '../request.js';
+import { clusterFrom, isLenient, readRequest } from '../request.js';
 import { errorResponses, jsonBody } from './openapi-helpers.js';
 
 export function compileRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
@@ -23,7 +23,7 @@ export function compileRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
 
   app.post('/v1/compile', async (c) => {
     const req = await readRequest(c, CompileRequestSchema);
-    const cluster = clusterFrom(req.snapshot);
+    const cluster = clusterFrom(req.snapshot, '$.snapshot', isLenient(c));
     const { ir, stats } = compile(cluster, { ...(req.nodes ? { nodes: req.nodes } : {}), ...(sha256Hex ? { sha256Hex } : {}) });
     if (req.format === 'ir') return c.json({ format: req.format, nodes: ir.nodes, stats, warnings: cluster.warnings });
     const dataplane = DATAPLANES[req.format];

@@ -7,7 +7,7 @@ import { LintRequestSchema, LintResponseSchema } from '../../schemas/api/preview
 import { ErrorSchema } from '../../schemas/api/verdicts.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { invalid } from '../errors.js';
-import { readRequest } from '../request.js';
+import { isLenient, parseOptions, readRequest } from '../request.js';
 import { errorResponses, jsonBody } from './openapi-helpers.js';
 
 /** The API's finding: `path` points into the request, `pathInObject` into the object. */
@@ -28,7 +28,7 @@ export function lintRoutes(app: OpenAPIHono): void {
 
   app.post('/v1/lint', async (c) => {
     const req = await readRequest(c, LintRequestSchema);
-    const parsed = parseSnapshot(req.snapshot, '$.snapshot');
+    const parsed = parseSnapshot(req.snapshot, '$.snapshot', parseOptions(req.snapshot, isLenient(c)));
     if (!parsed.ok) throw invalid(parsed.issues);
     const cluster = buildCluster(parsed.snapshot);
     const findings = lint(cluster, { objectPaths: parsed.snapshot.paths });

@@ -5,7 +5,7 @@ import { compileSelector } from '../../core/select/selector.js';
 import type { Cluster } from '../../core/cluster.js';
 import { API_LIMITS, ErrorSchema, MatrixRequestSchema, MatrixResponseSchema, type MatrixRequest } from '../../schemas/api/verdicts.js';
 import { invalid } from '../errors.js';
-import { clusterFrom, readRequest } from '../request.js';
+import { clusterFrom, isLenient, readRequest } from '../request.js';
 import { errorResponses, jsonBody } from './openapi-helpers.js';
 
 export function matrixRoutes(app: OpenAPIHono): void {
@@ -20,7 +20,7 @@ export function matrixRoutes(app: OpenAPIHono): void {
 
   app.post('/v1/matrix', async (c) => {
     const req = await readRequest(c, MatrixRequestSchema);
-    return c.json(answerMatrix(clusterFrom(req.snapshot), req));
+    return c.json(answerMatrix(clusterFrom(req.snapshot, '$.snapshot', isLenient(c)), req));
   });
 }
 

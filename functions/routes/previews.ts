@@ -9,15 +9,15 @@ import { PREVIEW_DETAILS, PreviewRequestSchema, PreviewResponseSchema, type Prev
 import { ErrorSchema } from '../../schemas/api/verdicts.js';
 import { parseSnapshot, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
 import { invalid } from '../errors.js';
-import { readRequest } from '../request.js';
+import { isLenient, parseOptions, readRequest } from '../request.js';
 import { apiFinding } from './lint.js';
 import { errorResponses, jsonBody } from './openapi-helpers.js';
 
 /** Base and head as parsed snapshots, every problem with its path into the request. */
-function snapshotsOf(req: PreviewRequest): { base: ParsedSnapshot; head: ParsedSnapshot } {
+function snapshotsOf(req: PreviewRequest, lenient: boolean): { base: ParsedSnapshot; head: ParsedSnapshot } {
   const issues: ValidationIssue[] = [];
   const parse = (raw: unknown, at: string) => {
-    const p = parseSnapshot(raw, at);
+    const p = parseSnapshot(raw, at, parseOptions(raw, lenient));
     if (!p.ok) issues.push(...p.issues);
     return p.ok ? p.snapshot : null;
   };
@@ -74,7 +74,7 @@ export function previewRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
   app.post('/v1/previews', async (c) => {
     const req = await readRequest(c, PreviewRequestSchema);
     const { tables, lint, detail } = queryOptions(c, req);
-    const snapshots = snapshotsOf(req);
+    const snapshots = snapshotsOf(req, isLenient(c));
     const timings: string[] = [];
     const stage = <T>(name: PreviewStage, run: () => T): T => {
       const t0 = performance.now();

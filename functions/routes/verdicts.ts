@@ -8,7 +8,7 @@ import type { Cluster } from '../../core/cluster.js';
 import { ErrorSchema, VerdictsRequestSchema, VerdictsResponseSchema, type FlowRequest } from '../../schemas/api/verdicts.js';
 import type { ValidationIssue } from '../../schemas/snapshot.js';
 import { invalid } from '../errors.js';
-import { clusterFrom, readRequest } from '../request.js';
+import { clusterFrom, isLenient, readRequest } from '../request.js';
 import { errorResponses, jsonBody } from './openapi-helpers.js';
 
 function endpointName(e: Endpoint): string {
@@ -30,7 +30,7 @@ export function verdictRoutes(app: OpenAPIHono): void {
 
   app.post('/v1/verdicts', async (c) => {
     const req = await readRequest(c, VerdictsRequestSchema);
-    return c.json(answerVerdicts(clusterFrom(req.snapshot), req.flows));
+    return c.json(answerVerdicts(clusterFrom(req.snapshot, '$.snapshot', isLenient(c)), req.flows));
   });
 }
 

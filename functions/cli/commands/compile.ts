@@ -10,7 +10,7 @@ export function commandCompile(args: string[], io: Io): number {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { format: { type: 'string', default: 'ir' }, node: { type: 'string', multiple: true }, output: { type: 'string' } } });
   const format = values.format!;
   if (format !== 'ir' && !DATAPLANES[format]) throw new UsageError(`--format must be one of ir, ${Object.keys(DATAPLANES).join(', ')}`);
-  const cluster = loadCluster(readSources(positionals, io), io.err);
+  const cluster = loadCluster(readSources(positionals, io), io.err, io.input?.keepGoing);
   const { ir, stats } = compile(cluster, { ...(values.node ? { nodes: values.node } : {}), sha256Hex: nodeSha256Hex });
   io.err(`compiled ${stats.pods} pods into ${stats.tables} tables (${stats.rules} rules) on ${Object.keys(ir.nodes).length} node(s)`);
   const nodes = format === 'ir' ? ir.nodes : DATAPLANES[format]!.render(ir);

@@ -30,7 +30,7 @@ export function commandLint(args: string[], io: Io): number {
   const format = outputFormat(values.output);
   const failOn = values['fail-on']! as Severity;
   if (!(failOn in RANK)) throw new UsageError(`--fail-on must be error, warning or info, not "${failOn}"`);
-  const { snapshot, where } = loadSnapshot(readSources(positionals, io), io.err);
+  const { snapshot, where } = loadSnapshot(readSources(positionals, io), io.err, 'snapshot', io.input?.keepGoing);
   const cluster = buildCluster(snapshot);
   printWarnings(cluster.warnings, io.err);
   const findings = lint(cluster, { objectPaths: snapshot.paths });

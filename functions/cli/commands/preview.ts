@@ -72,9 +72,9 @@ function load(values: { base?: string | undefined; head?: string | undefined; ch
   if (!values.base) throw new UsageError('preview needs --base (a file, a directory or - for stdin)');
   if ((values.head === undefined) === (values.changes === undefined)) throw new UsageError('preview needs --head or --changes (one of them)');
   if ([values.base, values.head, values.changes].filter((v) => v === '-').length > 1) throw new UsageError('only one of --base, --head, --changes can read stdin (-)');
-  const base = loadSnapshot(readSources([values.base], io), io.err, 'base snapshot');
+  const base = loadSnapshot(readSources([values.base], io), io.err, 'base snapshot', io.input?.keepGoing);
   if (values.changes !== undefined) return loadChanges(values.changes, base.snapshot, base.where, io);
-  const head = loadSnapshot(readSources([values.head!], io), io.err, 'head snapshot');
+  const head = loadSnapshot(readSources([values.head!], io), io.err, 'head snapshot', io.input?.keepGoing);
   return { base: base.snapshot, head: head.snapshot, where: { base: base.where, head: head.where } };
 }
 
