@@ -6,8 +6,8 @@ import { dirname, join } from 'node:path';
 import { createApp } from '../../functions/app.js';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { run, tempDir } from '../support/cli.js';
-import { deployment, GITOPS, namespace } from '../workloads/support.js';
+import { ROOT, run, tempDir } from '../support/cli.js';
+import { deployment, namespace } from '../workloads/support.js';
 
 function repo(files: Record<string, string>): string {
   const dir = tempDir();
@@ -102,7 +102,7 @@ describe('netpolc on a repository', () => {
   });
 
   it('--changes DIR applies every file of the directory: objects, and {apply, delete} documents', () => {
-    const live = join(GITOPS, 'pr', 'live.yaml');
+    const live = join(ROOT, 'examples', 'pull-request', 'live.yaml');
     const changes = repo({
       'a/deny-web.yaml': docs(np('deny-web', 'shop', { podSelector: { matchLabels: { app: 'web' } }, policyTypes: ['Ingress'] })),
       'b/drop.yaml': stringify({ delete: [{ kind: 'NetworkPolicy', namespace: 'shop', name: 'db-from-web' }] }),

@@ -9,11 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { applyChanges, preview } from '../../core/preview/index.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { loadSnapshot, readSources } from '../../functions/cli/input.js';
-import { run } from '../support/cli.js';
-import { GITOPS } from '../workloads/support.js';
+import { ROOT, run } from '../support/cli.js';
 
-const LIVE = join(GITOPS, 'pr', 'live.yaml');
-const MANIFESTS = join(GITOPS, 'pr', 'manifests');
+const LIVE = join(ROOT, 'examples', 'pull-request', 'live.yaml');
+const MANIFESTS = join(ROOT, 'examples', 'pull-request', 'manifests');
 const load = (path: string) => loadSnapshot(readSources([path], { stdin: () => '', err: () => {} })).snapshot;
 
 function expectPullRequest(p: { summary: any; changes: readonly any[]; workloads: any }) {
