@@ -1,6 +1,7 @@
 // The one entry from a parsed snapshot to everything the evaluator and compiler read:
 // indexed objects, interned selectors, policies in tier order and snapshot warnings.
 import type { ParsedSnapshot } from '../schemas/snapshot.js';
+import { isWorkload } from '../schemas/k8s/workload.js';
 import { SelectorCache } from './select/cache.js';
 import { buildClusterObjects, type ClusterObjects, type PodInfo } from './snapshot/cluster.js';
 import { fromAdminNetworkPolicy, fromClusterNetworkPolicy } from './policy/from-cluster-policy.js';
@@ -57,7 +58,15 @@ const counts = (entries: readonly [string, number][]) => entries.map(([k, n]) =>
  * for the error that says why there is nothing to answer about.
  */
 export function noEndpoints(snapshot: ParsedSnapshot, cluster: Cluster): string | null {
-  if (cluster.pods.length > 0 || cluster.nodes.length > 0) return null;
+  return cluster.pods.length > 0 || cluster.nodes.length > 0 ? null : whatItHolds(snapshot);
+}
+
+/** The same test on the objects alone, before a cluster is built (a preview's base). */
+export function noEndpointObjects(snapshot: ParsedSnapshot): string | null {
+  return snapshot.objects.some((o) => o.kind === 'Pod' || o.kind === 'Node' || isWorkload(o)) ? null : whatItHolds(snapshot);
+}
+
+function whatItHolds(snapshot: ParsedSnapshot): string {
   const found = new Map<string, number>();
   for (const o of snapshot.objects) found.set(o.kind, (found.get(o.kind) ?? 0) + 1);
   for (const [k, n] of Object.entries(snapshot.ignored)) found.set(k, (found.get(k) ?? 0) + n);

@@ -1,5 +1,6 @@
 // POST /v1/previews: what a change to a cluster's manifests does to connectivity, before it is
 // merged — JSON by default, a pull-request comment with `Accept: text/markdown`.
+import { noEndpointObjects } from '../../core/cluster.js';
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Sha256Hex } from '../../core/compile/table-id.js';
@@ -32,6 +33,8 @@ function snapshotsOf(req: PreviewRequest, lenient: boolean): { base: ParsedSnaps
       else issues.push(...applied.issues);
     }
   }
+  const empty = base ? noEndpointObjects(base) : null;
+  if (empty) issues.push({ path: '$.base', message: empty });
   if (issues.length > 0 || !base || !head) throw invalid(issues);
   return { base, head };
 }

@@ -95,6 +95,9 @@ describe('netpolc on a repository', () => {
     const v = run(['verdict', '--from', 'shop/deploy/web', '--to', 'shop/deploy/db', '--port', '80', policies]);
     expect(v.code).toBe(2);
     expect(v.err).toContain('no endpoints: the input has no pods, workloads (Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob) or nodes, only NetworkPolicy (1)');
+    const pv = run(['preview', '--base', policies, '--head', policies]);
+    expect(pv.code).toBe(2);
+    expect(pv.err).toContain('base snapshot: no endpoints: the input has no pods, workloads');
     const lint = run(['lint', policies]);
     expect(lint.code).toBe(0);
     expect(lint.out).not.toContain('selects-no-pods');

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { applyChanges, groupText, preview, withoutParts, type ObjectRef, type Preview, type PreviewStage } from '../../../core/preview/index.js';
 import { previewMarkdown } from '../../../core/preview/markdown.js';
+import { noEndpointObjects } from '../../../core/cluster.js';
 import { ObjectRefSchema } from '../../../schemas/api/preview.js';
 import { formatPath, listItems, parseSnapshot, type ParsedSnapshot } from '../../../schemas/snapshot.js';
 import { InputError, issueLines, loadSnapshot, printWarnings, readSources } from '../input.js';
@@ -73,6 +74,8 @@ function load(values: { base?: string | undefined; head?: string | undefined; ch
   if ((values.head === undefined) === (values.changes === undefined)) throw new UsageError('preview needs --head or --changes (one of them)');
   if ([values.base, values.head, values.changes].filter((v) => v === '-').length > 1) throw new UsageError('only one of --base, --head, --changes can read stdin (-)');
   const base = loadSnapshot(readSources([values.base], io), io.err, 'base snapshot', io.input?.keepGoing);
+  const empty = noEndpointObjects(base.snapshot);
+  if (empty) throw new InputError(`base snapshot: ${empty}`);
   if (values.changes !== undefined) return loadChanges(values.changes, base.snapshot, base.where, io);
   const head = loadSnapshot(readSources([values.head!], io), io.err, 'head snapshot', io.input?.keepGoing);
   return { base: base.snapshot, head: head.snapshot, where: { base: base.where, head: head.where } };
