@@ -19,9 +19,16 @@ const TOP: ReadonlySet<string> = new Set<WorkloadKind>(['Deployment', 'StatefulS
 
 export class Owners {
   private readonly byKey = new Map<string, Workload>();
+  /** By `ns/deployment/web`. */
+  private readonly byName = new Map<string, Workload>();
 
   constructor(objects: readonly SnapshotObject[]) {
-    for (const o of objects) if (isWorkload(o)) this.byKey.set(`${o.metadata.namespace ?? 'default'}/${o.kind}/${o.metadata.name}`, o);
+    for (const o of objects) {
+      if (!isWorkload(o)) continue;
+      const ns = o.metadata.namespace ?? 'default';
+      this.byKey.set(`${ns}/${o.kind}/${o.metadata.name}`, o);
+      this.byName.set(`${ns}/${workloadName(o.kind, o.metadata.name)}`, o);
+    }
   }
 
   private get(ns: string, kind: string, name: string): Workload | undefined {
@@ -30,7 +37,7 @@ export class Owners {
 
   /** The workload object named `deployment/web` in `ns`, when the input has it. */
   named(ns: string, name: string): Workload | undefined {
-    return [...this.byKey.values()].find((w) => (w.metadata.namespace ?? 'default') === ns && workloadName(w.kind, w.metadata.name) === name);
+    return this.byName.get(`${ns}/${name}`);
   }
 
   /**

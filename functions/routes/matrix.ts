@@ -1,6 +1,7 @@
 // POST /v1/matrix: all-pairs truth tables, like the upstream e2e reachability matrices.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { matrix } from '../../core/evaluate/matrix.js';
+import { findEndpoint } from '../../core/evaluate/resolve.js';
 import { compileSelector } from '../../core/select/selector.js';
 import type { Cluster } from '../../core/cluster.js';
 import { API_LIMITS, ErrorSchema, MatrixRequestSchema, MatrixResponseSchema, type MatrixRequest } from '../../schemas/api/verdicts.js';
@@ -27,12 +28,14 @@ export function matrixRoutes(app: OpenAPIHono): void {
 /** The matrix body for any cluster (sent or stored). */
 export function answerMatrix(cluster: Cluster, req: Omit<MatrixRequest, 'snapshot'>) {
   const filter = req.pods;
+  // Names as clients write them: `ns/pod`, or a workload in any of kubectl's spellings.
+  const names = filter?.names ? new Set(filter.names.map((n) => findEndpoint(cluster, n)?.key ?? n)) : null;
   const selector = filter?.selector ? compileSelector(filter.selector) : null;
   const pods = cluster.pods.filter(
     (p) =>
       !p.hostNetwork &&
       (!filter?.namespaces || filter.namespaces.includes(p.namespace)) &&
-      (!filter?.names || filter.names.includes(p.key)) &&
+      (!names || names.has(p.key)) &&
       (!selector || selector.matches(p.labels)),
   );
   const cells = pods.length * pods.length * req.ports.length;

@@ -26,6 +26,14 @@ describe('workloads over HTTP', () => {
     const r = await post('/v1/matrix', { snapshot: snapshot(), ports: [{ port: 80, protocol: 'TCP' }] });
     expect(r.status).toBe(200);
     expect(r.json.pods).toEqual(['x/deployment/a', 'x/deployment/b']);
+    const named = await post('/v1/matrix', { snapshot: snapshot(), ports: [{ port: 80, protocol: 'TCP' }], pods: { names: ['x/deploy/b'] } });
+    expect(named.json.pods).toEqual(['x/deployment/b']);
+  });
+
+  it('a preview of two repositories says the flows of workloads without pods are not compared', async () => {
+    const r = await post('/v1/previews?tables=false', { base: snapshot(), head: snapshot() });
+    expect(r.status).toBe(200);
+    expect(r.json.warnings[0]).toBe('2 workloads without pods in both snapshots: their flows are not compared (preview against a live cluster\'s pods for them)');
   });
 
   const cases: { name: string; object: Record<string, any>; path: string; message: RegExp }[] = [
