@@ -124,9 +124,6 @@ export function preview(sent: Both<ParsedSnapshot>, options: PreviewOptions = {}
     return { aggregates: changes.filter((a) => a.change === change).length, pairs: [...pairs.values()].reduce((n, p) => n + p, 0) };
   };
   const headWarnings = new Set(clusters.head.warnings);
-  // Flows are compared per address family; an endpoint without an address (a workload without pods) has none.
-  const addressless = clusters.base.pods.filter((p) => p.ips.length === 0 && !p.hostNetwork && clusters.head.podByKey.has(p.key)).length;
-  const notCompared = addressless > 0 ? [`${addressless} workload${addressless === 1 ? '' : 's'} without pods in both snapshots: their flows are not compared (preview against a live cluster's pods for them)`] : [];
   return {
     summary: {
       removed: count('removed'),
@@ -140,7 +137,7 @@ export function preview(sent: Both<ParsedSnapshot>, options: PreviewOptions = {}
     tables,
     lint: lintResult,
     workloads: { ...workloads, added: newWorkloads(clusters.base, clusters.head) },
-    warnings: [...notCompared, ...clusters.head.warnings, ...clusters.base.warnings.filter((w) => !headWarnings.has(w)).map((w) => `base: ${w}`)],
+    warnings: [...clusters.head.warnings, ...clusters.base.warnings.filter((w) => !headWarnings.has(w)).map((w) => `base: ${w}`)],
   };
 }
 

@@ -30,11 +30,6 @@ describe('workloads over HTTP', () => {
     expect(named.json.pods).toEqual(['x/deployment/b']);
   });
 
-  it('a preview of two repositories says the flows of workloads without pods are not compared', async () => {
-    const r = await post('/v1/previews?tables=false', { base: snapshot(), head: snapshot() });
-    expect(r.status).toBe(200);
-    expect(r.json.warnings[0]).toBe('2 workloads without pods in both snapshots: their flows are not compared (preview against a live cluster\'s pods for them)');
-  });
 
   const cases: { name: string; object: Record<string, any>; path: string; message: RegExp }[] = [
     { name: 'selector missing', object: { ...deployment('x', 'c', { app: 'c' }), spec: { template: { metadata: { labels: { app: 'c' } } } } }, path: '$.snapshot.items[3].spec.selector', message: /./ },

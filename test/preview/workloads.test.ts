@@ -8,6 +8,9 @@ import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { applyChanges, preview } from '../../core/preview/index.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
+import { buildCluster } from '../../core/cluster.js';
+import { matrix } from '../../core/evaluate/matrix.js';
+import { GITOPS } from '../workloads/support.js';
 import { loadSnapshot, readSources } from '../../functions/cli/input.js';
 import { ROOT, run } from '../support/cli.js';
 
@@ -75,5 +78,33 @@ describe('preview of a repository against a live cluster', () => {
     if (!head.ok) return;
     expect(head.snapshot.objects.filter((o) => o.kind === 'Pod').map((o) => o.metadata.name)).toEqual(['db-5c9d7f6b8-r4t7z', 'legacy-7d8c6b5f9-m3n4b', 'api-8f9d7c6b5-k2j3h']);
     expect(preview({ base: podsOnly, head: head.snapshot }, { tables: false, lint: false }).workloads.deleted).toEqual(['shop/deployment/web']);
+  });
+
+  it('two repositories (no pods at all): workload endpoints are compared, as their matrices differ', () => {
+    const base = load(join(GITOPS, 'repo'));
+    const head = structuredClone(base);
+    for (const o of head.objects as any[]) {
+      if (o.kind === 'Deployment' && o.metadata.name === 'web') o.spec.template.metadata.labels = { app: 'storefront' };
+      if (o.kind === 'AdminNetworkPolicy') o.spec.ingress = o.spec.ingress.filter((r: any) => r.name !== 'allow-monitoring');
+    }
+    const p = preview({ base, head }, { tables: false, lint: false });
+    // Brute force: every pair of workloads on the ports the policies name, before and after.
+    const [cb, ch] = [buildCluster(base), buildCluster(head)];
+    const ports = [5432, 8080, 9100, 1].map((port) => ({ port, protocol: 'TCP' as const }));
+    const [mb, mh] = [matrix(cb, cb.pods, ports, null), matrix(ch, ch.pods, ports, null)];
+    const flips = new Set<string>();
+    mb.forEach((r, k) => r.allowed.forEach((row, i) => row.forEach((a, j) => { if (a !== mh[k]!.allowed[i]![j]) flips.add(`${a ? 'removed' : 'added'} ${cb.pods[i]!.key} → ${cb.pods[j]!.key}`); })));
+    expect([...flips].sort()).toEqual([
+      'removed monitoring/daemonset/node-exporter → payments/deployment/api',
+      'removed monitoring/daemonset/node-exporter → shop/deployment/web',
+      'removed monitoring/daemonset/node-exporter → shop/statefulset/db',
+      'removed shop/deployment/web → shop/statefulset/db',
+    ]);
+    expect(p.summary.removed.pairs).toBe(4);
+    expect(p.summary.added.pairs).toBe(0);
+    expect(p.changes.map((c) => `${c.from.groups.join()} → ${c.to.groups.join()} ${c.ports}`).sort()).toEqual([
+      'monitoring → payments,shop all ports',
+      'shop app=storefront → shop app=db TCP 5432',
+    ].sort());
   });
 });
