@@ -8,7 +8,7 @@ import { ErrorSchema } from '../../schemas/api/verdicts.js';
 import { RenderLimitError } from '../../core/render/vpp-session.js';
 import { ApiError, invalid } from '../errors.js';
 import { clusterFrom, isLenient, readRequest } from '../request.js';
-import { errorResponses, jsonBody } from './openapi-helpers.js';
+import { errorResponses, jsonBody, LenientQuery } from './openapi-helpers.js';
 
 export function compileRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
   app.openAPIRegistry.registerPath({
@@ -17,7 +17,7 @@ export function compileRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
     summary: 'Per-node compiled rule tables, as IR or rendered for a dataplane',
     description:
       'Every pod gets an ingress table (traffic arriving at it) and an egress table (traffic leaving it): ordered first-match 6-tuple rules ending with a catch-all, content-addressed and shared by pods with identical rules. The tables equal the verdict engine (property-tested on random snapshots).',
-    request: { body: jsonBody(CompileRequestSchema) },
+    request: { body: jsonBody(CompileRequestSchema), query: LenientQuery },
     responses: { 200: { description: 'compiled nodes', content: { 'application/json': { schema: CompileResponseSchema } } }, ...errorResponses(ErrorSchema) },
   });
 

@@ -8,7 +8,7 @@ import { ErrorSchema } from '../../schemas/api/verdicts.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { invalid } from '../errors.js';
 import { isLenient, parseOptions, readRequest } from '../request.js';
-import { errorResponses, jsonBody } from './openapi-helpers.js';
+import { errorResponses, jsonBody, LenientQuery } from './openapi-helpers.js';
 
 /** The API's finding: `path` points into the request, `pathInObject` into the object. */
 export function apiFinding(f: Finding) {
@@ -22,7 +22,7 @@ export function lintRoutes(app: OpenAPIHono): void {
     path: '/v1/lint',
     summary: 'Policy lints: conflicts, shadowed and redundant rules, policies selecting nothing, …',
     description: `Findings, errors first: ${LINTS.map((l) => `\`${l.code}\` (${l.severities.join('/')}; ${l.precision})`).join(', ')}.`,
-    request: { body: jsonBody(LintRequestSchema) },
+    request: { body: jsonBody(LintRequestSchema), query: LenientQuery },
     responses: { 200: { description: 'findings with severity, object, JSON path and fix hint', content: { 'application/json': { schema: LintResponseSchema } } }, ...errorResponses(ErrorSchema) },
   });
 

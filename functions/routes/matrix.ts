@@ -7,7 +7,7 @@ import type { Cluster } from '../../core/cluster.js';
 import { API_LIMITS, ErrorSchema, MatrixRequestSchema, MatrixResponseSchema, type MatrixRequest } from '../../schemas/api/verdicts.js';
 import { invalid } from '../errors.js';
 import { clusterFrom, isLenient, readRequest } from '../request.js';
-import { errorResponses, jsonBody } from './openapi-helpers.js';
+import { errorResponses, jsonBody, LenientQuery } from './openapi-helpers.js';
 
 export function matrixRoutes(app: OpenAPIHono): void {
   app.openAPIRegistry.registerPath({
@@ -15,7 +15,7 @@ export function matrixRoutes(app: OpenAPIHono): void {
     path: '/v1/matrix',
     summary: 'All-pairs truth table of pods for the given ports and protocols',
     description: `Rows are sources, columns destinations. Host-network pods are left out (they are not policy subjects). At most ${API_LIMITS.matrixCells.toLocaleString('en')} cells (pods² × ports) per request; filter pods with \`pods\`.`,
-    request: { body: jsonBody(MatrixRequestSchema) },
+    request: { body: jsonBody(MatrixRequestSchema), query: LenientQuery },
     responses: { 200: { description: 'one table per port/protocol', content: { 'application/json': { schema: MatrixResponseSchema } } }, ...errorResponses(ErrorSchema) },
   });
 

@@ -12,7 +12,7 @@ import { parseSnapshot, type ParsedSnapshot, type ValidationIssue } from '../../
 import { invalid } from '../errors.js';
 import { isLenient, parseOptions, readRequest } from '../request.js';
 import { apiFinding } from './lint.js';
-import { errorResponses, jsonBody } from './openapi-helpers.js';
+import { errorResponses, jsonBody, LenientQuery } from './openapi-helpers.js';
 
 /** Base and head as parsed snapshots, every problem with its path into the request. */
 function snapshotsOf(req: PreviewRequest, lenient: boolean): { base: ParsedSnapshot; head: ParsedSnapshot } {
@@ -67,7 +67,7 @@ export function previewRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
     summary: 'Preview a change: the connectivity delta, the per-node rule-table delta and the lints of the result',
     description:
       'Send `{base, head}` (two snapshots) or `{base, changes: {apply: [objects], delete: [{kind, namespace, name}]}}`. Every (source, destination, port/protocol) whose verdict changes, grouped by namespace and workload, each group with the rule that decided before and after and its count of endpoint pairs; pods present in one snapshot only are counted, not reported as changes. Computed over classes of endpoints alike in both snapshots, not pair by pair. `Accept: text/markdown` returns a pull-request comment with a Mermaid graph of the changed edges. `Server-Timing` gives each stage.',
-    request: { body: jsonBody(PreviewRequestSchema) },
+    request: { body: jsonBody(PreviewRequestSchema), query: LenientQuery },
     responses: {
       200: { description: 'the preview', content: { 'application/json': { schema: PreviewResponseSchema }, 'text/markdown': { schema: { type: 'string' as const } } } },
       ...errorResponses(ErrorSchema),

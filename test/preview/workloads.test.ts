@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { applyChanges, preview } from '../../core/preview/index.js';
+import { applyChanges, groupText, preview } from '../../core/preview/index.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { buildCluster } from '../../core/cluster.js';
 import { matrix } from '../../core/evaluate/matrix.js';
@@ -102,9 +102,9 @@ describe('preview of a repository against a live cluster', () => {
     ]);
     expect(p.summary.removed.pairs).toBe(4);
     expect(p.summary.added.pairs).toBe(0);
-    expect(p.changes.map((c) => `${c.from.groups.join()} → ${c.to.groups.join()} ${c.ports}`).sort()).toEqual([
-      'monitoring → payments,shop all ports',
-      'shop app=storefront → shop app=db TCP 5432',
+    expect(p.changes.map((c) => `${groupText(c.from)} → ${groupText(c.to)} ${c.ports}`).sort()).toEqual([
+      'namespace monitoring (1 pod) → namespaces payments, shop (all 3 pods) all ports',
+      'shop app=storefront (1 pod) → shop app=db (1 pod) TCP 5432',
     ].sort());
   });
 });
