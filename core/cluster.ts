@@ -1,6 +1,7 @@
 // The one entry from a parsed snapshot to everything the evaluator and compiler read:
 // indexed objects, interned selectors, policies in tier order and snapshot warnings.
 import type { ParsedSnapshot } from '../schemas/snapshot.js';
+import { isWorkload } from '../schemas/k8s/workload.js';
 import { SelectorCache } from './select/cache.js';
 import { buildClusterObjects, type ClusterObjects, type PodInfo } from './snapshot/cluster.js';
 import { fromAdminNetworkPolicy, fromClusterNetworkPolicy } from './policy/from-cluster-policy.js';
@@ -37,8 +38,40 @@ export function buildCluster(snapshot: ParsedSnapshot): Cluster {
   const cluster: Cluster = { ...objects, warnings, selectors, policies: buildPolicySet(policies) };
   warnings.push(...samePriorityWarnings(cluster));
   const ignored = Object.entries(snapshot.ignored);
-  if (ignored.length > 0) warnings.push(`ignored objects of kinds policy evaluation does not read: ${ignored.map(([k, n]) => `${k} (${n})`).join(', ')}`);
+  // parseSnapshot counts other engines' policies as `Kind (apiVersion)`.
+  const notEvaluated = ignored.filter(([k]) => k.endsWith(')'));
+  const other = ignored.filter(([k]) => !k.endsWith(')'));
+  if (notEvaluated.length > 0) warnings.push(`policies of kinds netpolc does not evaluate: ${counts(notEvaluated)}; not evaluated: answers ignore them`);
+  if (other.length > 0) warnings.push(`ignored objects of kinds policy evaluation does not read: ${counts(other)}`);
+  for (const i of snapshot.leftOut ?? []) {
+    const what = i.object ? `${i.object.kind ?? 'object'} ${[i.object.namespace, i.object.name].filter(Boolean).join('/')}`.trim() : 'a document';
+    warnings.push(`left out ${what} (invalid, lenient reading): ${i.path}: ${i.message}`);
+  }
+  if (cluster.pods.length === 0) warnings.push('the input has no pods and no workloads: selects-no-pods and every answer about endpoints need them');
   return cluster;
+}
+
+const counts = (entries: readonly [string, number][]) => entries.map(([k, n]) => `${k} (${n})`).join(', ');
+
+/**
+ * Null when the snapshot has an endpoint (a pod, a workload or a node); else what it holds,
+ * for the error that says why there is nothing to answer about.
+ */
+export function noEndpoints(snapshot: ParsedSnapshot, cluster: Cluster): string | null {
+  return cluster.pods.length > 0 || cluster.nodes.length > 0 ? null : whatItHolds(snapshot);
+}
+
+/** The same test on the objects alone, before a cluster is built (a preview's base). */
+export function noEndpointObjects(snapshot: ParsedSnapshot): string | null {
+  return snapshot.objects.some((o) => o.kind === 'Pod' || o.kind === 'Node' || isWorkload(o)) ? null : whatItHolds(snapshot);
+}
+
+function whatItHolds(snapshot: ParsedSnapshot): string {
+  const found = new Map<string, number>();
+  for (const o of snapshot.objects) found.set(o.kind, (found.get(o.kind) ?? 0) + 1);
+  for (const [k, n] of Object.entries(snapshot.ignored)) found.set(k, (found.get(k) ?? 0) + n);
+  const what = found.size === 0 ? 'no objects' : `only ${counts([...found])}`;
+  return `no endpoints: the input has no pods, workloads (Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob) or nodes, ${what}`;
 }
 
 /**

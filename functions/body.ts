@@ -2,6 +2,7 @@
 // bodyLimit middleware before this runs.
 import { parseAllDocuments } from 'yaml';
 import { ApiError } from './errors.js';
+import { listItems, type ValidationIssue } from '../schemas/snapshot.js';
 
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 
@@ -15,36 +16,42 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * `cat request.yaml cluster.yaml | curl --data-binary @- -H 'content-type: application/yaml'`
  * works.
  */
-function fromYamlDocuments(docs: unknown[]): unknown {
+/** Lenient reading: the YAML documents left out of a body's snapshot, by the snapshot object the body produced. */
+export const leftOutDocuments = new WeakMap<object, ValidationIssue[]>();
+
+function fromYamlDocuments(docs: unknown[], broken: ValidationIssue[]): unknown {
   const request = docs.filter((d) => isObject(d) && d.kind === undefined);
   const objects = docs.filter((d) => !(isObject(d) && d.kind === undefined) && d !== null);
   if (request.length > 1) throw new ApiError('bad_request', 'a YAML body may hold at most one request document (one without `kind`)');
   const head: Record<string, unknown> = isObject(request[0]) ? { ...request[0] } : {};
-  if (objects.length === 0) return head;
+  if (objects.length === 0 && broken.length === 0) return head;
   const base = head.snapshot;
-  const items: unknown[] = Array.isArray(base) ? [...base] : isObject(base) && Array.isArray(base.items) ? [...base.items] : [];
-  for (const o of objects) {
-    if (isObject(o) && o.kind === 'List' && Array.isArray(o.items)) items.push(...o.items);
-    else items.push(o);
-  }
-  head.snapshot = { apiVersion: 'v1', kind: 'List', items };
+  const items: unknown[] = Array.isArray(base) ? [...base] : isObject(base) && Array.isArray(base.items) ? [...(listItems(base) ?? base.items)] : [];
+  // Lists (`kind: List`, `NetworkPolicyList`, …) are read as the CLI reads them: their items.
+  for (const o of objects) items.push(...(listItems(o) ?? [o]));
+  const snapshot = { apiVersion: 'v1', kind: 'List', items };
+  if (broken.length > 0) leftOutDocuments.set(snapshot, broken);
+  head.snapshot = snapshot;
   return head;
 }
 
-export function parseBody(text: string, contentType: string | undefined): unknown {
+/** `lenient` (`?lenient=true`): a malformed YAML document is left out and reported, not a 400. */
+export function parseBody(text: string, contentType: string | undefined, lenient = false): unknown {
   const type = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
   if (text.trim() === '') throw new ApiError('bad_request', 'the request body is empty');
   if (YAML_TYPES.includes(type)) {
     const docs = parseAllDocuments(text);
-    const list = Array.isArray(docs) ? docs : [docs];
-    for (const d of list) {
-      if (d.errors.length > 0) {
-        const e = d.errors[0]!;
-        throw new ApiError('bad_request', `malformed YAML: ${e.message.split('\n')[0]}`);
-      }
-    }
+    const all = Array.isArray(docs) ? docs : [docs];
+    const broken: ValidationIssue[] = [];
+    const list = all.filter((d, i) => {
+      if (d.errors.length === 0) return true;
+      const message = `malformed YAML: ${d.errors[0]!.message.split('\n')[0]}`;
+      if (!lenient) throw new ApiError('bad_request', message);
+      broken.push({ path: `document ${i + 1} of the body`, message });
+      return false;
+    });
     try {
-      return fromYamlDocuments(list.map((d) => d.toJS({ maxAliasCount: 100 }) as unknown));
+      return fromYamlDocuments(list.map((d) => d.toJS({ maxAliasCount: 100 }) as unknown), broken);
     } catch (e) {
       // Unresolved or too many aliases surface only when the document is turned into values.
       if (e instanceof ApiError) throw e;

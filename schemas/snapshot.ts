@@ -7,6 +7,8 @@ import { LEGACY_ISOLATION_ANNOTATION, NamespaceSchema, NodeSchema, PodSchema, Se
 import { LegacyIsolationAnnotationSchema, LegacyNetworkPolicySchema, NetworkPolicySchema } from './k8s/network-policy.js';
 import { AdminNetworkPolicySchema, BaselineAdminNetworkPolicySchema } from './k8s/admin-network-policy.js';
 import { ClusterNetworkPolicySchema } from './k8s/cluster-network-policy.js';
+import { podTemplateOf, templatePath, WORKLOAD_KIND_NAMES, WORKLOAD_SCHEMAS, isWorkload } from './k8s/workload.js';
+import { compileSelector } from '../core/select/selector.js';
 
 export const SNAPSHOT_LIMITS = {
   /** Objects in one snapshot (the L benchmark has ~176k). */
@@ -32,6 +34,7 @@ const SCHEMAS = {
   'policy.networking.k8s.io/v1alpha1/AdminNetworkPolicy': AdminNetworkPolicySchema,
   'policy.networking.k8s.io/v1alpha1/BaselineAdminNetworkPolicy': BaselineAdminNetworkPolicySchema,
   'policy.networking.k8s.io/v1alpha2/ClusterNetworkPolicy': ClusterNetworkPolicySchema,
+  ...WORKLOAD_SCHEMAS,
 } as const;
 
 type Schemas = typeof SCHEMAS;
@@ -39,7 +42,7 @@ export type SnapshotObject = { [K in keyof Schemas]: z.infer<Schemas[K]> }[keyof
 export const SUPPORTED_KINDS = Object.keys(SCHEMAS);
 
 /** Kinds whose objects live in a namespace (`default` when metadata.namespace is absent). */
-export const NAMESPACED_KINDS: ReadonlySet<string> = new Set(['Pod', 'Service', 'NetworkPolicy']);
+export const NAMESPACED_KINDS: ReadonlySet<string> = new Set(['Pod', 'Service', 'NetworkPolicy', ...WORKLOAD_KIND_NAMES]);
 
 export interface ParsedSnapshot {
   readonly objects: SnapshotObject[];
@@ -48,6 +51,18 @@ export interface ParsedSnapshot {
   readonly resourceVersion: string | undefined;
   /** Where each object sits in the input, by `kind/namespace/name` (e.g. `$.items[3]`), so later stages can point at it. */
   readonly paths: ReadonlyMap<string, string>;
+  /** Lenient reading only: the invalid objects and documents left out, each with its problem. */
+  readonly leftOut?: readonly ValidationIssue[];
+}
+
+export interface ParseOptions {
+  /**
+   * Leave invalid objects out and report them (`leftOut`) instead of failing: `--keep-going`,
+   * `?lenient=true`. The answer is then about the rest; the default stays strict.
+   */
+  readonly lenient?: boolean;
+  /** Problems found before parsing (unparsable YAML documents), reported with the left-out objects. */
+  readonly leftOut?: readonly ValidationIssue[];
 }
 
 export type SnapshotParse = { ok: true; snapshot: ParsedSnapshot } | { ok: false; issues: ValidationIssue[] };
@@ -68,6 +83,23 @@ export function formatPath(base: string, path: readonly PropertyKey[]): string {
 
 const MAX_LIST_DEPTH = 8;
 
+/** API groups of other network-policy engines (cilium.io, projectcalico.org, crd.projectcalico.org): their objects are read as not evaluated, not as errors. */
+const FOREIGN_POLICY_GROUPS = ['cilium.io', 'projectcalico.org'];
+
+/**
+ * The items of a List: `kind: List` (what kubectl prints for several resources) or a typed
+ * list (`NetworkPolicyList`, `DeploymentList`, as `kubectl get netpol -o yaml` prints over the
+ * API's list type), whose items may leave out `apiVersion` and `kind`: "Items is the list of
+ * <Kind>" (the list's apiVersion, its kind without `List`). Null when `v` is not a List.
+ */
+export function listItems(v: unknown): unknown[] | null {
+  if (!isObject(v) || typeof v.kind !== 'string' || !v.kind.endsWith('List') || !Array.isArray(v.items)) return null;
+  if (v.kind === 'List') return v.items;
+  const kind = v.kind.slice(0, -'List'.length);
+  const apiVersion = typeof v.apiVersion === 'string' ? v.apiVersion : undefined;
+  return v.items.map((item) => (isObject(item) && item.kind === undefined ? { ...(apiVersion && item.apiVersion === undefined ? { apiVersion } : {}), kind, ...item } : item));
+}
+
 /**
  * Flattens nested Lists (kubectl prints one per `get` when several are concatenated),
  * iteratively and to a bounded depth, so hostile nesting cannot exhaust the stack.
@@ -83,14 +115,15 @@ function flatten(raw: unknown[], base: string, out: { item: unknown; path: strin
     const i = top.next++;
     const item = top.items[i];
     const path = `${top.path}[${i}]`;
-    if (isObject(item) && item.kind === 'List' && Array.isArray(item.items)) {
+    const items = listItems(item);
+    if (items) {
       if (top.depth + 1 > MAX_LIST_DEPTH) issues.push({ path, message: `Lists nested deeper than ${MAX_LIST_DEPTH} levels are not accepted` });
-      else stack.push({ items: item.items, path: `${path}.items`, depth: top.depth + 1, next: 0 });
+      else stack.push({ items, path: `${path}.items`, depth: top.depth + 1, next: 0 });
     } else out.push({ item, path });
   }
 }
 
-export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
+export function parseSnapshot(raw: unknown, base = '$', options: ParseOptions = {}): SnapshotParse {
   let list: unknown[];
   let listPath: string;
   let resourceVersion: string | undefined;
@@ -98,7 +131,7 @@ export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
     list = raw;
     listPath = base;
   } else if (isObject(raw) && Array.isArray(raw.items)) {
-    list = raw.items;
+    list = listItems(raw) ?? raw.items;
     listPath = `${base}.items`;
     const meta = raw.metadata;
     if (isObject(meta) && typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '') resourceVersion = meta.resourceVersion;
@@ -119,10 +152,28 @@ export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
   const ignored: Record<string, number> = {};
   const seen = new Map<string, string>();
 
+  const leftOut: ValidationIssue[] = [...(options.leftOut ?? [])];
+  let lastAccepted: SnapshotObject | null = null;
   for (const { item, path } of entries) {
+    const before = issues.length;
+    accept(item, path);
+    // Lenient: an object with a problem is left out, its problems reported; the rest is answered.
+    if (options.lenient && issues.length > before) {
+      leftOut.push(...issues.splice(before));
+      if (objects.length > 0 && objects[objects.length - 1] === lastAccepted) {
+        objects.pop();
+        for (const [k, at] of seen) if (at === path) seen.delete(k);
+      }
+    }
+  }
+  if (issues.length > 0) return { ok: false, issues };
+  return { ok: true, snapshot: { objects, ignored, resourceVersion, paths: seen, ...(options.lenient ? { leftOut } : {}) } };
+
+  function accept(item: unknown, path: string): void {
+    lastAccepted = null;
     if (!isObject(item)) {
       issues.push({ path, message: 'each item must be a Kubernetes object' });
-      continue;
+      return;
     }
     const apiVersion = typeof item.apiVersion === 'string' ? item.apiVersion : undefined;
     const kind = typeof item.kind === 'string' ? item.kind : undefined;
@@ -135,21 +186,26 @@ export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
     };
     if (!apiVersion || !kind) {
       issues.push({ path: apiVersion ? `${path}.kind` : `${path}.apiVersion`, message: 'apiVersion and kind must be set', object: identity });
-      continue;
+      return;
     }
     const schema = (SCHEMAS as Record<string, z.ZodTypeAny>)[`${apiVersion}/${kind}`];
     if (!schema) {
-      if (['NetworkPolicy', 'AdminNetworkPolicy', 'BaselineAdminNetworkPolicy', 'ClusterNetworkPolicy'].includes(kind)) {
+      const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+      if (FOREIGN_POLICY_GROUPS.some((g) => group === g || group.endsWith(`.${g}`))) {
+        // Cilium's and Calico's own policies select and allow traffic too; counted apart so the warning says they are not evaluated.
+        const key = `${kind} (${apiVersion})`;
+        ignored[key] = (ignored[key] ?? 0) + 1;
+      } else if (['NetworkPolicy', 'AdminNetworkPolicy', 'BaselineAdminNetworkPolicy', 'ClusterNetworkPolicy', ...WORKLOAD_KIND_NAMES].includes(kind)) {
         issues.push({ path: `${path}.apiVersion`, message: `unsupported apiVersion "${apiVersion}" for ${kind}; supported: ${SUPPORTED_KINDS.filter((k) => k.endsWith(`/${kind}`)).map((k) => k.slice(0, -kind.length - 1)).join(', ')}`, object: identity });
       } else {
         ignored[kind] = (ignored[kind] ?? 0) + 1;
       }
-      continue;
+      return;
     }
     const parsed = schema.safeParse(item);
     if (!parsed.success) {
       for (const i of parsed.error.issues) issues.push({ path: formatPath(path, i.path), message: i.message, object: identity });
-      continue;
+      return;
     }
     const obj = parsed.data as SnapshotObject;
     if (NAMESPACED_KINDS.has(obj.kind) && !obj.metadata.namespace) obj.metadata.namespace = 'default';
@@ -161,10 +217,10 @@ export function parseSnapshot(raw: unknown, base = '$'): SnapshotParse {
     if (dup) issues.push({ path, message: `duplicate object: the same ${kind} appears at ${dup}`, object: identity });
     else seen.set(key, path);
     objects.push(obj);
+    lastAccepted = obj;
   }
-  if (issues.length > 0) return { ok: false, issues };
-  return { ok: true, snapshot: { objects, ignored, resourceVersion, paths: seen } };
 }
+
 
 /** Checks that need more than one field or the address parser. */
 function semanticIssues(obj: SnapshotObject, path: string, object: ValidationIssue['object']): ValidationIssue[] {
@@ -180,6 +236,7 @@ function semanticIssues(obj: SnapshotObject, path: string, object: ValidationIss
       if ((a.type === 'InternalIP' || a.type === 'ExternalIP') && !parseIp(a.address)) out.push({ path: `${path}.status.addresses[${i}].address`, message: `invalid IP address "${a.address}"`, object });
     });
   }
+  if (isWorkload(obj)) out.push(...selectorIssues(obj, path, object));
   if (obj.kind === 'Namespace') {
     const raw = obj.metadata.annotations[LEGACY_ISOLATION_ANNOTATION];
     if (raw !== undefined) {
@@ -196,6 +253,21 @@ function semanticIssues(obj: SnapshotObject, path: string, object: ValidationIss
     }
   }
   return out;
+}
+
+/**
+ * apps/v1 validation (ValidateDeploymentSpec and alike): "empty selector is invalid for
+ * deployment" and "selector does not match template labels"; a ReplicationController's
+ * selector, when set, must match its template's labels too.
+ */
+function selectorIssues(obj: SnapshotObject, path: string, object: ValidationIssue['object']): ValidationIssue[] {
+  if (!isWorkload(obj) || obj.kind === 'CronJob' || obj.kind === 'Job') return [];
+  const selector = obj.kind === 'ReplicationController' ? (obj.spec.selector ? { matchLabels: obj.spec.selector } : null) : obj.spec.selector;
+  if (!selector) return [];
+  const compiled = compileSelector(selector);
+  if (compiled.isEmpty && obj.kind !== 'ReplicationController') return [{ path: `${path}.spec.selector`, message: `empty selector is invalid for ${obj.kind}`, object }];
+  if (compiled.matches(podTemplateOf(obj).metadata.labels)) return [];
+  return [{ path: formatPath(path, [...templatePath(obj), 'metadata', 'labels']), message: 'selector does not match template labels', object }];
 }
 
 export function legacyIngressIsolation(annotations: Record<string, string>): boolean {

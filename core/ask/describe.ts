@@ -1,14 +1,17 @@
 // How answers name things: endpoints ("10.0.0.7 (pod shop/web)"), ports on a destination, and
 // pod sets by namespace and workload label (the deciding rule: evaluate/explain.ts).
 import type { Cluster } from '../cluster.js';
-import { FlowError, type EndpointSpec } from '../evaluate/resolve.js';
+import { FlowError, findEndpoint, type EndpointSpec } from '../evaluate/resolve.js';
 import { parseIp } from '../net/ip.js';
 import { PROTOCOLS, type Protocol } from '../policy/model.js';
 import { ipKey, type IpOwner, type NodeInfo, type PodInfo } from '../snapshot/cluster.js';
 import { NOT_WORKLOAD, WORKLOAD_KEYS } from '../snapshot/workload.js';
 
 const ownerOf = (cluster: Cluster, spec: EndpointSpec): IpOwner | undefined => {
-  if ('pod' in spec) return cluster.podByKey.has(spec.pod) ? { kind: 'pod', pod: cluster.podByKey.get(spec.pod)! } : undefined;
+  if ('pod' in spec) {
+    const pod = findEndpoint(cluster, spec.pod);
+    return pod ? { kind: 'pod', pod } : undefined;
+  }
   const ip = parseIp(spec.ip);
   return ip ? cluster.ipOwners.get(ipKey(ip)) : undefined;
 };

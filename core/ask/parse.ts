@@ -1,6 +1,7 @@
 // Reads a chat-ops question ("can shop/web reach shop/db on 5432?") into a typed query.
 // Hand-written: the grammar is four sentence shapes over a few dozen words, smaller than any
 // parser-generator setup, and it must name the part it could not read rather than throw.
+import { workloadKindOf } from '../snapshot/workload-names.js';
 import type { EndpointSpec } from '../evaluate/resolve.js';
 import { familyOfText } from '../net/ip.js';
 import type { Protocol } from '../policy/model.js';
@@ -106,6 +107,9 @@ function endpoint(t: Tokens, role: 'source' | 'destination', after: string): End
   if (familyOfText(tok) !== null) return { ip: tok };
   const slash = tok.indexOf('/');
   if (slash > 0 && DNS_LABEL.test(tok.slice(0, slash)) && DNS_SUBDOMAIN.test(tok.slice(slash + 1))) return { pod: tok };
+  // A workload as kubectl names it: `shop/deploy/web`, `shop/deployment/web`.
+  const parts = tok.split('/');
+  if (parts.length === 3 && DNS_LABEL.test(parts[0]!) && workloadKindOf(parts[1]!) && DNS_SUBDOMAIN.test(parts[2]!)) return { pod: tok };
   throw new Unreadable(expected);
 }
 

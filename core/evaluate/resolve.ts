@@ -5,6 +5,7 @@ import { parseIp, type Family, type IpAddr } from '../net/ip.js';
 import { addressOf, ipKey, type PodInfo } from '../snapshot/cluster.js';
 import type { Protocol } from '../policy/model.js';
 import type { Endpoint, Flow } from './endpoint.js';
+import { workloadKey } from '../snapshot/workload-names.js';
 
 export type EndpointSpec = { readonly pod: string } | { readonly ip: string };
 
@@ -26,13 +27,24 @@ type Named = { kind: 'pod'; pod: PodInfo } | { kind: 'ip'; ip: IpAddr };
 
 function lookup(cluster: Cluster, spec: EndpointSpec, field: 'from' | 'to'): Named {
   if ('pod' in spec) {
-    const pod = cluster.podByKey.get(spec.pod.includes('/') ? spec.pod : `default/${spec.pod}`);
-    if (!pod) throw new FlowError(field, `no pod "${spec.pod}" in the snapshot (Succeeded and Failed pods are not endpoints)`);
+    const pod = findEndpoint(cluster, spec.pod);
+    if (!pod) throw new FlowError(field, `no pod "${spec.pod}" in the snapshot (Succeeded and Failed pods are not endpoints; a workload is named namespace/kind/name, and by its pods when they are in the snapshot)`);
     return { kind: 'pod', pod };
   }
   const ip = parseIp(spec.ip);
   if (!ip) throw new FlowError(field, `"${spec.ip}" is not an IPv4 or IPv6 address`);
   return { kind: 'ip', ip };
+}
+
+/**
+ * `ns/pod`, `pod` (namespace default), or a workload as kubectl names it: `ns/deploy/web`,
+ * `ns/deployment/web`, `deployment/web` (namespace default). A pod of that key wins.
+ */
+export function findEndpoint(cluster: Cluster, text: string): PodInfo | undefined {
+  const direct = cluster.podByKey.get(text.includes('/') ? text : `default/${text}`);
+  if (direct) return direct;
+  const key = workloadKey(text);
+  return key === null ? undefined : cluster.podByKey.get(key);
 }
 
 const familiesOf = (n: Named): Family[] => (n.kind === 'ip' ? [n.ip.family] : n.pod.ips.map((i) => i.family));

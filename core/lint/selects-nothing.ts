@@ -13,6 +13,9 @@ import { finding, subjectPath, type Finding } from './types.js';
 
 export function policiesSelectingNoPods(cluster: Cluster): Finding[] {
   const out: Finding[] = [];
+  // A repository of policies alone has no pods to select: every policy would fire. The cluster's
+  // warnings say the check needs pods or workloads instead.
+  if (cluster.pods.length === 0) return out;
   for (const policy of cluster.policies.all) {
     if (selectedPods(cluster, policy).length > 0) continue;
     out.push(finding(policy, 'selects-no-pods', 'warning', subjectPath(policy), why(cluster, policy), 'check the selector against the labels of the pods it is meant for, or delete the policy'));

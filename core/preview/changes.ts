@@ -4,6 +4,9 @@
 // so every object keeps the JSON path it came from (`$.base.items[3]`, `$.changes.apply[0]`).
 import { NAMESPACED_KINDS, SUPPORTED_KINDS, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
 import { objectKey } from '../lint/types.js';
+import { WORKLOAD_KIND_NAMES, type WorkloadKind } from '../../schemas/k8s/workload.js';
+import { Owners } from '../snapshot/owners.js';
+import { workloadName } from '../snapshot/workload-names.js';
 
 export interface ObjectRef {
   readonly kind: string;
@@ -25,18 +28,30 @@ export const refKey = (r: ObjectRef) => objectKey({ kind: r.kind, namespace: r.n
 /**
  * The head: base minus `delete`, then `apply` upserted. Deleting an object the base does not
  * have is an issue at `deletePath[i]` (a typo would otherwise preview nothing); kinds
- * netpolc does not read (Deployments, …) may be deleted freely.
+ * netpolc does not read (ConfigMaps, …) may be deleted freely, and so may workloads (a live
+ * base may hold only their pods). A deleted workload takes its pods with it ("When you delete
+ * a Deployment, its ReplicaSets and Pods are deleted", by the garbage collector's cascade).
  */
 export function applyChanges(base: ParsedSnapshot, changes: SnapshotChanges, deletePath = '$.changes.delete'): { ok: true; snapshot: ParsedSnapshot } | { ok: false; issues: ValidationIssue[] } {
   const byKey = new Map(base.objects.map((o) => [objectKey({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name }), o]));
   const paths = new Map(base.paths);
   const issues: ValidationIssue[] = [];
+  const workloads = new Set<string>();
   changes.delete.forEach((ref, i) => {
     const key = refKey(ref);
+    const workload = (WORKLOAD_KIND_NAMES as readonly string[]).includes(ref.kind);
+    if (workload) workloads.add(`${ref.namespace ?? 'default'}/${workloadName(ref.kind as WorkloadKind, ref.name)}`);
     if (byKey.delete(key)) paths.delete(key);
-    else if (KINDS.has(ref.kind)) issues.push({ path: `${deletePath}[${i}]`, message: `the base has no ${ref.kind} ${[ref.namespace ?? (NAMESPACED_KINDS.has(ref.kind) ? 'default' : ''), ref.name].filter(Boolean).join('/')} to delete` });
+    else if (KINDS.has(ref.kind) && !workload) issues.push({ path: `${deletePath}[${i}]`, message: `the base has no ${ref.kind} ${[ref.namespace ?? (NAMESPACED_KINDS.has(ref.kind) ? 'default' : ''), ref.name].filter(Boolean).join('/')} to delete` });
   });
   if (issues.length > 0) return { ok: false, issues };
+  const owners = new Owners(base.objects);
+  for (const o of base.objects) {
+    if (o.kind !== 'Pod' || !workloads.has(`${o.metadata.namespace ?? 'default'}/${owners.ownerOfPod(o)}`)) continue;
+    const key = objectKey({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name });
+    byKey.delete(key);
+    paths.delete(key);
+  }
   for (const o of changes.apply.objects) {
     const key = objectKey({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name });
     // Re-inserting keeps the applied object's place last, as a new manifest would be.

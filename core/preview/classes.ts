@@ -1,7 +1,8 @@
 // Equivalence classes of endpoints over two snapshots, so a preview evaluates one member per
 // class instead of every pod pair. What match.ts and engine.ts read of an endpoint is all that
 // can tell two of them apart; a class holds endpoints alike in *both* snapshots:
-//  - pods (policy subjects: not host-network, with an address, present in both): namespace
+//  - pods (policy subjects: not host-network, with an address or a workload without pods,
+//    present in both): namespace
 //    name, labels and isolation annotation, pod labels, named ports, and for each address its
 //    family and the elementary interval of every CIDR cut of both snapshots' rules
 //    (lint/universe.ts builds the same keys for one snapshot). The node only matters to
@@ -89,7 +90,10 @@ export interface Classes {
 const allRules = (c: Cluster): Rule[] => c.policies.all.flatMap((p) => [...(p.ingress ?? []), ...(p.egress ?? [])]);
 
 /** A pod that sends and receives as itself: host-network pods use their node's address. */
-const isEndpointPod = (p: PodInfo) => !p.hostNetwork && p.ips.length > 0;
+// A workload without pods (an endpoint without address) is compared too: its flows exist in
+// every family, and no CIDR matches it (addressOf finds no address).
+const isEndpointPod = (p: PodInfo) => !p.hostNetwork && (p.ips.length > 0 || p.workload === p.name);
+const hasFamily = (p: PodInfo, f: Family) => p.ips.length === 0 || addressOf(p.ips, f) !== null;
 
 export function buildClasses(clusters: Both<Cluster>): Classes {
   const { base, head } = clusters;
@@ -135,7 +139,7 @@ export function buildClasses(clusters: Both<Cluster>): Classes {
   for (const g of podGroups.values()) {
     const rep = { base: base.podByKey.get(g.keys[0]!)!, head: head.podByKey.get(g.keys[0]!)! };
     const second = g.keys[1];
-    const families = ([4, 6] as const).filter((f) => addressOf(rep.base.ips, f) && addressOf(rep.head.ips, f));
+    const families = ([4, 6] as const).filter((f) => hasFamily(rep.base, f) && hasFamily(rep.head, f));
     const cls: PodClass = {
       kind: 'pods',
       id: all.length,

@@ -18,6 +18,7 @@ import { buildClasses, type Both, type Classes, type NodeAddress } from './class
 import { connectivityDelta, type DeltaWork } from './delta.js';
 import { tablesDelta, type TablesDelta } from './tables.js';
 import type { Sha256Hex } from '../compile/table-id.js';
+import { headWithPods, newWorkloads, type NewWorkload, type WorkloadChanges } from './workloads.js';
 
 export { applyChanges, type ObjectRef, type SnapshotChanges } from './changes.js';
 export { groupText, type Aggregate, type EndpointGroup, type Explanation, type PartRef } from './aggregate.js';
@@ -67,6 +68,8 @@ export interface Preview {
   /** null when not asked for. */
   readonly tables: TablesDelta | null;
   readonly lint: LintDelta | null;
+  /** Workloads whose pods took a new template, deleted with their pods, or new without pods (with their verdicts). */
+  readonly workloads: WorkloadChanges & { readonly added: readonly NewWorkload[] };
   readonly warnings: readonly string[];
 }
 
@@ -102,8 +105,10 @@ function endpointRefs(classes: Classes, changes: readonly Aggregate[]): Endpoint
   });
 }
 
-export function preview(snapshots: Both<ParsedSnapshot>, options: PreviewOptions = {}): Preview {
+export function preview(sent: Both<ParsedSnapshot>, options: PreviewOptions = {}): Preview {
   const stage = options.stage ?? (<T>(_: PreviewStage, run: () => T) => run());
+  const { head, workloads } = headWithPods(sent.base, sent.head);
+  const snapshots = { base: sent.base, head };
   const clusters = stage('build', () => ({ base: buildCluster(snapshots.base), head: buildCluster(snapshots.head) }));
   const classes = stage('classes', () => buildClasses(clusters));
   const groups = new SubjectGroups(clusters);
@@ -131,6 +136,7 @@ export function preview(snapshots: Both<ParsedSnapshot>, options: PreviewOptions
     endpoints: endpointRefs(classes, changes),
     tables,
     lint: lintResult,
+    workloads: { ...workloads, added: newWorkloads(clusters.base, clusters.head) },
     warnings: [...clusters.head.warnings, ...clusters.base.warnings.filter((w) => !headWarnings.has(w)).map((w) => `base: ${w}`)],
   };
 }

@@ -80,12 +80,26 @@ function lintSection(p: Preview, max: number): string[] {
   return ['#### Lints of the head', '', counts, ...(list.length > 0 ? ['', ...list, ...more] : [])];
 }
 
+function workloadsSection(p: Preview): string[] {
+  const { added, retemplated, deleted } = p.workloads;
+  if (added.length + retemplated.length + deleted.length === 0) return [];
+  const list = (xs: readonly string[]) => xs.map((x) => `\`${x}\``).join(', ');
+  return [
+    '#### Workloads',
+    '',
+    ...added.map((w) => `- **new** \`${w.endpoint}\` (no pods yet): ${w.reachedBy} ${w.reaches}`),
+    ...(retemplated.length > 0 ? [`- new pod template, pods follow it: ${list(retemplated)}`] : []),
+    ...(deleted.length > 0 ? [`- deleted with their pods: ${list(deleted)}`] : []),
+  ];
+}
+
 export function previewMarkdown(p: Preview, options: MarkdownOptions = {}): string {
   const { maxRows = 30, maxEdges = 20, maxFindings = 20 } = options;
   const sections: string[][] = [
     ['### netpolc preview', '', summaryLine(p)],
     changesTable(p.changes, maxRows),
     mermaid(p.changes, maxEdges),
+    workloadsSection(p),
     tablesSection(p),
     lintSection(p, maxFindings),
   ];

@@ -5,6 +5,9 @@ import { legacyIngressIsolation, type SnapshotObject } from '../../schemas/snaps
 import { parseIp, type Family, type IpAddr } from '../net/ip.js';
 import type { Labels } from '../select/selector.js';
 import type { Protocol } from '../policy/model.js';
+import { podTemplateOf, type PodTemplate } from '../../schemas/k8s/workload.js';
+import { Owners, templateLabels } from './owners.js';
+import { workloadName } from './workload-names.js';
 
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
@@ -37,6 +40,11 @@ export interface PodInfo {
   /** Primary address first (status.podIPs order). */
   readonly ips: readonly IpAddr[];
   readonly namedPorts: readonly NamedPort[];
+  /**
+   * The workload that controls the pod, `deployment/web`. A workload without pods in the
+   * input is an endpoint itself: its `name` is the workload's and it has no address.
+   */
+  readonly workload?: string | undefined;
 }
 
 export interface NodeInfo {
@@ -87,6 +95,38 @@ function podAddresses(p: Pod): IpAddr[] {
   return out;
 }
 
+function namedPortsOf(spec: Pick<PodTemplate['spec'], 'containers' | 'initContainers'>): NamedPort[] {
+  const out: NamedPort[] = [];
+  for (const c of [...spec.containers, ...spec.initContainers]) {
+    for (const port of c.ports) if (port.name) out.push({ name: port.name, port: port.containerPort, protocol: port.protocol });
+  }
+  return out;
+}
+
+type EndpointFacts = Omit<PodInfo, 'idx' | 'nsIdx'>;
+
+/** Running pods, then every workload that has none of them, as one address-less endpoint. */
+function endpointFacts(objects: readonly SnapshotObject[], podObjs: readonly Pod[]): EndpointFacts[] {
+  const owners = new Owners(objects);
+  const out: EndpointFacts[] = [];
+  const represented = new Set<string>();
+  for (const p of podObjs) {
+    if (!isEndpoint(p)) continue;
+    const namespace = p.metadata.namespace ?? 'default';
+    const workload = owners.ownerOfPod(p) ?? undefined;
+    if (workload) represented.add(`${namespace}/${workload}`);
+    out.push({ key: `${namespace}/${p.metadata.name}`, namespace, name: p.metadata.name, labels: p.metadata.labels, nodeName: p.spec.nodeName ?? null, hostNetwork: p.spec.hostNetwork, ips: podAddresses(p), namedPorts: namedPortsOf(p.spec), workload });
+  }
+  for (const w of owners.endpointWorkloads()) {
+    const namespace = w.metadata.namespace ?? 'default';
+    const name = workloadName(w.kind, w.metadata.name);
+    if (represented.has(`${namespace}/${name}`)) continue;
+    const spec = podTemplateOf(w).spec;
+    out.push({ key: `${namespace}/${name}`, namespace, name, labels: templateLabels(w), nodeName: null, hostNetwork: spec.hostNetwork, ips: [], namedPorts: namedPortsOf(spec), workload: name });
+  }
+  return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
 export function buildClusterObjects(objects: readonly SnapshotObject[]): ClusterObjects {
   const warnings: string[] = [];
   const nsObjs = objects.filter((o): o is Namespace => o.kind === 'Namespace').sort(byName);
@@ -105,42 +145,23 @@ export function buildClusterObjects(objects: readonly SnapshotObject[]): Cluster
   };
   for (const n of nsObjs) addNamespace(n.metadata.name, n.metadata.labels, legacyIngressIsolation(n.metadata.annotations), false);
 
+  const facts = endpointFacts(objects, podObjs);
   const implicitNs = new Set<string>();
-  for (const p of podObjs) {
-    const ns = p.metadata.namespace ?? 'default';
-    if (!nsByName.has(ns)) implicitNs.add(ns);
-  }
+  for (const f of facts) if (!nsByName.has(f.namespace)) implicitNs.add(f.namespace);
   for (const name of [...implicitNs].sort()) {
     addNamespace(name, {}, false, true);
-    warnings.push(`namespace "${name}" has pods but no Namespace object in the snapshot; assumed with only the ${NAMESPACE_NAME_LABEL} label`);
+    warnings.push(`namespace "${name}" has pods or workloads but no Namespace object in the snapshot; assumed with only the ${NAMESPACE_NAME_LABEL} label`);
   }
 
   const pods: PodInfo[] = [];
   const podByKey = new Map<string, PodInfo>();
   const podsByNamespace = new Map<string, PodInfo[]>();
-  for (const p of podObjs) {
-    if (!isEndpoint(p)) continue;
-    const namespace = p.metadata.namespace ?? 'default';
-    const namedPorts: NamedPort[] = [];
-    for (const c of [...p.spec.containers, ...p.spec.initContainers]) {
-      for (const port of c.ports) if (port.name) namedPorts.push({ name: port.name, port: port.containerPort, protocol: port.protocol });
-    }
-    const info: PodInfo = {
-      idx: pods.length,
-      key: `${namespace}/${p.metadata.name}`,
-      namespace,
-      nsIdx: nsByName.get(namespace)!.idx,
-      name: p.metadata.name,
-      labels: p.metadata.labels,
-      nodeName: p.spec.nodeName ?? null,
-      hostNetwork: p.spec.hostNetwork,
-      ips: podAddresses(p),
-      namedPorts,
-    };
+  for (const f of facts) {
+    const info: PodInfo = { ...f, idx: pods.length, nsIdx: nsByName.get(f.namespace)!.idx };
     pods.push(info);
     podByKey.set(info.key, info);
-    let list = podsByNamespace.get(namespace);
-    if (!list) podsByNamespace.set(namespace, (list = []));
+    let list = podsByNamespace.get(f.namespace);
+    if (!list) podsByNamespace.set(f.namespace, (list = []));
     list.push(info);
   }
 
@@ -169,12 +190,19 @@ export function buildClusterObjects(objects: readonly SnapshotObject[]): Cluster
       ipOwners.set(k, { kind: 'pod', pod });
     }
   }
+  const finished = podObjs.filter((p) => !isEndpoint(p)).map((p) => `${p.metadata.namespace ?? 'default'}/${p.metadata.name}`);
+  if (finished.length > 0) warnings.push(`${finished.length} finished pod${finished.length === 1 ? '' : 's'} (Succeeded or Failed) left out, as they neither send nor receive: ${sample(finished)}`);
+  const host = pods.filter((p) => p.hostNetwork).map((p) => p.key);
+  // "host-networked pods are not included in subject selection": their traffic is their node's.
+  if (host.length > 0) warnings.push(`${host.length} host-network pod${host.length === 1 ? '' : 's'} treated as ${host.length === 1 ? 'its node' : 'their nodes'} (no policy selects them; their address is the node's): ${sample(host)}`);
   for (const pod of pods) {
     if (pod.nodeName && !nodeByName.has(pod.nodeName) && nodes.length > 0) warnings.push(`pod ${pod.key} runs on node "${pod.nodeName}", which is not in the snapshot`);
   }
 
   return { namespaces, pods, nodes, services, nsByName, podByKey, nodeByName, podsByNamespace, ipOwners, warnings };
 }
+
+const sample = (keys: readonly string[]) => `${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ` and ${keys.length - 5} more` : ''}`;
 
 export function addressOf(ips: readonly IpAddr[], family: Family): IpAddr | null {
   return ips.find((ip) => ip.family === family) ?? null;

@@ -15,3 +15,10 @@ export function workloadLabel(labels: Labels): string {
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
 }
+
+/**
+ * Labels a controller puts on the pods it makes, beyond its template's: kept when a pod takes
+ * a new template ("The Job controller adds … batch.kubernetes.io/job-name", the Deployment
+ * controller pod-template-hash, the StatefulSet controller statefulset.kubernetes.io/pod-name).
+ */
+export const CONTROLLER_LABELS: ReadonlySet<string> = new Set([...NOT_WORKLOAD, 'batch.kubernetes.io/job-name', 'job-name', 'batch.kubernetes.io/controller-uid', 'controller-uid', 'batch.kubernetes.io/job-completion-index']);

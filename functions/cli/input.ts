@@ -1,59 +1,56 @@
 // CLI input: files, directories (recursively *.yaml, *.yml, *.json) or stdin, as JSON or
 // multi-document YAML, into one snapshot. Validation issues are mapped back to file and
 // document so a pipeline log points at the line to fix.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { buildCluster, type Cluster } from '../../core/cluster.js';
-import { parseSnapshot, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
+import { buildCluster, noEndpoints, type Cluster } from '../../core/cluster.js';
+import { listItems, parseSnapshot, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
+import { InputError, type Io } from './io.js';
+import { readSources as readFrom, type Source } from './sources.js';
 
-export class InputError extends Error {}
+export { InputError } from './io.js';
+export type { Source } from './sources.js';
 
-export interface Source {
-  readonly name: string;
-  readonly text: string;
+/** The sources the command names, with the common input options and a stderr line per skipped file. */
+export function readSources(paths: readonly string[], io: Pick<Io, 'stdin' | 'err' | 'input'>): Source[] {
+  return readFrom(paths, io.stdin, { exclude: io.input?.exclude ?? [], note: io.err });
 }
 
-function filesUnder(path: string): string[] {
-  if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path)
-    .sort()
-    .flatMap((entry) => {
-      const full = join(path, entry);
-      if (statSync(full).isDirectory()) return filesUnder(full);
-      return /\.(ya?ml|json)$/i.test(entry) ? [full] : [];
-    });
-}
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A document that is (or lists) Kubernetes objects: it has `kind` (a List does), or is an array of objects. */
+const looksKubernetes = (doc: unknown): boolean => (Array.isArray(doc) ? doc.some(isObject) : isObject(doc) && (typeof doc.kind === 'string' || (Array.isArray(doc.items) && doc.items.some(isObject))));
 
-export function readSources(paths: readonly string[], stdin: () => string): Source[] {
-  if (paths.length === 0 || (paths.length === 1 && paths[0] === '-')) return [{ name: '<stdin>', text: stdin() }];
-  return paths.flatMap((p) => {
-    try {
-      return filesUnder(p).map((f) => ({ name: f, text: readFileSync(f, 'utf8') }));
-    } catch (e) {
-      throw new InputError(`cannot read ${p}: ${(e as Error).message}`);
-    }
-  });
-}
-
-/** Every document of every source, with where it came from. */
-function documents(sources: readonly Source[]): { doc: unknown; origin: string }[] {
+/** Every document of every source, with where it came from; a file none of whose documents is a Kubernetes object is skipped (one stderr line). */
+function documents(sources: readonly Source[], note: (line: string) => void, broken: ValidationIssue[] | null): { doc: unknown; origin: string }[] {
   const out: { doc: unknown; origin: string }[] = [];
   for (const s of sources) {
+    const docs: { doc: unknown; origin: string }[] = [];
     const trimmed = s.text.trimStart();
+    let json = false;
     if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
       try {
-        out.push({ doc: JSON.parse(s.text), origin: s.name });
-        continue;
+        docs.push({ doc: JSON.parse(s.text), origin: s.name });
+        json = true;
       } catch {
         // Not JSON after all: YAML is a superset, let the YAML parser report.
       }
     }
-    parseAllDocuments(s.text).forEach((d, i) => {
-      if (d.errors.length > 0) throw new InputError(`${s.name} (document ${i + 1}): malformed YAML: ${d.errors[0]!.message.split('\n')[0]}`);
-      const doc = d.toJS() as unknown;
-      if (doc !== null && doc !== undefined) out.push({ doc, origin: `${s.name} (document ${i + 1})` });
-    });
+    if (!json) {
+      parseAllDocuments(s.text).forEach((d, i) => {
+        if (d.errors.length > 0) {
+          const message = `malformed YAML: ${d.errors[0]!.message.split('\n')[0]}`;
+          // --keep-going: the document is left out and reported; the file's other documents are read.
+          if (broken) return void broken.push({ path: `${s.name} (document ${i + 1})`, message });
+          throw new InputError(`${s.name} (document ${i + 1}): ${message}`);
+        }
+        const doc = d.toJS() as unknown;
+        if (doc !== null && doc !== undefined) docs.push({ doc, origin: `${s.name} (document ${i + 1})` });
+      });
+    }
+    if (s.name !== '<stdin>' && docs.length > 0 && !docs.some((d) => looksKubernetes(d.doc))) {
+      note(`skipped ${s.name}: no Kubernetes objects (no document has apiVersion and kind)`);
+      continue;
+    }
+    out.push(...docs);
   }
   return out;
 }
@@ -64,12 +61,12 @@ export interface LoadedSnapshot {
   readonly where: (path: string) => string;
 }
 
-/** Objects of every document of every source (Lists flattened), with the origin of each. */
-export function collectItems(sources: readonly Source[]): { items: unknown[]; origins: string[] } {
+/** Objects of every document of every source (Lists, typed Lists and arrays flattened), with the origin of each. */
+export function collectItems(sources: readonly Source[], note: (line: string) => void = () => {}, broken: ValidationIssue[] | null = null): { items: unknown[]; origins: string[] } {
   const items: unknown[] = [];
   const origins: string[] = [];
-  for (const { doc, origin } of documents(sources)) {
-    const list = Array.isArray(doc) ? doc : doc && typeof doc === 'object' && Array.isArray((doc as { items?: unknown }).items) ? (doc as { items: unknown[] }).items : [doc];
+  for (const { doc, origin } of documents(sources, note, broken)) {
+    const list = Array.isArray(doc) ? doc : (listItems(doc) ?? (isObject(doc) && Array.isArray(doc.items) ? doc.items : [doc]));
     for (const item of list) {
       items.push(item);
       origins.push(origin);
@@ -94,18 +91,33 @@ export function issueLines(issues: readonly ValidationIssue[], where: (path: str
     .join('\n');
 }
 
-export function loadSnapshot(sources: readonly Source[], progress: (msg: string) => void = () => {}, label = 'snapshot'): LoadedSnapshot {
-  const { items, origins } = collectItems(sources);
+/**
+ * All objects of the sources as one snapshot. `keepGoing` (--keep-going): invalid objects and
+ * unparsable documents are left out and reported (the cluster's warnings, with file, document
+ * and path) instead of stopping the command.
+ */
+export function loadSnapshot(sources: readonly Source[], progress: (msg: string) => void = () => {}, label = 'snapshot', keepGoing = false): LoadedSnapshot {
+  const broken: ValidationIssue[] = [];
+  const { items, origins } = collectItems(sources, progress, keepGoing ? broken : null);
   if (items.length > 5000) progress(`read ${items.length} objects from ${sources.length} source(s)`);
-  const parsed = parseSnapshot({ items });
+  const parsed = parseSnapshot({ items }, '$', { lenient: keepGoing, leftOut: broken });
   const where = originOf(origins);
   if (!parsed.ok) throw new InputError(`invalid ${label}:\n${issueLines(parsed.issues, where)}`);
-  return { snapshot: parsed.snapshot, where };
+  const leftOut = parsed.snapshot.leftOut?.map((i) => ({ ...i, path: where(i.path) }));
+  return { snapshot: leftOut ? { ...parsed.snapshot, leftOut } : parsed.snapshot, where };
 }
 
-export function loadCluster(sources: readonly Source[], progress: (msg: string) => void = () => {}): Cluster {
-  const { snapshot } = loadSnapshot(sources, progress);
+/** Each warning of a cluster on its own stderr line: nothing the answer leaves out goes unsaid. */
+export function printWarnings(warnings: readonly string[], err: (s: string) => void): void {
+  for (const w of warnings) err(`warning: ${w}`);
+}
+
+export function loadCluster(sources: readonly Source[], progress: (msg: string) => void = () => {}, keepGoing = false): Cluster {
+  const { snapshot } = loadSnapshot(sources, progress, 'snapshot', keepGoing);
   const cluster = buildCluster(snapshot);
+  const empty = noEndpoints(snapshot, cluster);
+  if (empty) throw new InputError(empty);
   if (snapshot.objects.length > 5000) progress(`indexed ${cluster.pods.length} pods, ${cluster.policies.all.length} policies`);
+  printWarnings(cluster.warnings, progress);
   return cluster;
 }

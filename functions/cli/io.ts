@@ -4,7 +4,17 @@ export interface Io {
   readonly out: (s: string) => void;
   readonly err: (s: string) => void;
   readonly stdin: () => string;
+  /** Options every command takes about its input (main reads them): `--exclude GLOB`, `--keep-going`. */
+  readonly input?: InputOptions;
 }
+
+export interface InputOptions {
+  readonly exclude: readonly string[];
+  readonly keepGoing: boolean;
+}
+
+/** Bad input (unreadable, invalid, empty): printed with where it is, exit 2. */
+export class InputError extends Error {}
 
 /** Bad arguments: printed with the usage text, exit 2. */
 export class UsageError extends Error {}

@@ -9,7 +9,7 @@ import { commandMatrix } from './commands/matrix.js';
 import { commandPreview } from './commands/preview.js';
 import { commandVerdict } from './commands/verdict.js';
 import { InputError } from './input.js';
-import { UsageError, type Command, type Io } from './io.js';
+import { UsageError, type Command, type InputOptions, type Io } from './io.js';
 
 export type { Io } from './io.js';
 
@@ -22,12 +22,38 @@ const USAGE = `usage: netpolc <command> [options] [file|dir|- ...]
   preview --base DIR|FILE|- (--head DIR|FILE|- | --changes FILE) [--no-tables] [--no-lint] [--detail parts]
           [--allow-removed-flows]                               exit 1 when allowed flows are removed, unless allowed
 common: --output text|json|markdown (default text); inputs are YAML/JSON files, directories, or stdin
-        (kubectl get ns,pods,nodes,netpol,anp,banp -A -o yaml | netpolc verdict …)`;
+        (kubectl get ns,pods,nodes,netpol,anp,banp -A -o yaml | netpolc verdict …)
+        --exclude GLOB (repeatable) leaves out files and directories of a repository;
+        --keep-going reports invalid objects and documents and leaves them out instead of stopping
+endpoints: NS/POD, or a workload NS/KIND/NAME (deployment|deploy, statefulset|sts, daemonset|ds,
+        replicaset|rs, replicationcontroller|rc, job, cronjob|cj), e.g. shop/deploy/web`;
 
 const COMMANDS: Record<string, Command> = { verdict: commandVerdict, matrix: commandMatrix, compile: commandCompile, lint: commandLint, ask: commandAsk, preview: commandPreview };
 
+/** Options every command takes about its input, taken out of the arguments before the command reads them. */
+function inputOptions(args: readonly string[]): { rest: string[]; input: InputOptions } {
+  const rest: string[] = [];
+  const exclude: string[] = [];
+  let keepGoing = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      rest.push(...args.slice(i));
+      break;
+    }
+    if (a === '--keep-going') keepGoing = true;
+    else if (a.startsWith('--exclude=')) exclude.push(a.slice('--exclude='.length));
+    else if (a === '--exclude') {
+      const v = args[++i];
+      if (v === undefined) throw new UsageError('--exclude needs a glob, e.g. --exclude "charts/**"');
+      exclude.push(v);
+    } else rest.push(a);
+  }
+  return { rest, input: { exclude, keepGoing } };
+}
+
 export function main(argv: readonly string[], io: Io): number {
-  const [command, ...rest] = argv;
+  const [command, ...args] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     io.out(USAGE);
     return command ? 0 : 2;
@@ -38,7 +64,8 @@ export function main(argv: readonly string[], io: Io): number {
     return 2;
   }
   try {
-    return run(rest, io);
+    const { rest, input } = inputOptions(args);
+    return run(rest, { ...io, input });
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       io.err(`${(e as Error).message}\n${USAGE}`);

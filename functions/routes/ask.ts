@@ -12,9 +12,9 @@ import { AskErrorSchema, AskRequestSchema, AskResponseSchema } from '../../schem
 import { authorize, requireAccess, type AccessPolicy } from '../access/check.js';
 import { ApiError } from '../errors.js';
 import { prefersText } from '../negotiate.js';
-import { clusterFrom, readRequest } from '../request.js';
+import { clusterFrom, isLenient, readRequest } from '../request.js';
 import type { StoredCluster } from '../stored-cluster.js';
-import { errorResponses, jsonBody } from './openapi-helpers.js';
+import { errorResponses, jsonBody, LenientQuery } from './openapi-helpers.js';
 
 export type LoadStored = (cluster: string, version: string | undefined) => Promise<StoredCluster>;
 
@@ -55,12 +55,12 @@ export function askRoutes(app: OpenAPIHono, access: AccessPolicy, load: LoadStor
     path: '/v1/ask',
     summary: 'Ask in words: "can shop/web reach shop/db on 5432?", "who can reach payments/api?", "what can shop/web reach?"',
     description: 'Against a snapshot sent along, or a stored `cluster` (a token that reads it when tokens are configured). JSON unless Accept prefers text/plain.',
-    request: { body: jsonBody(AskRequestSchema) },
+    request: { body: jsonBody(AskRequestSchema), query: LenientQuery },
     responses: { ...errorResponses(AskErrorSchema), ...responses, 401: { description: 'with `cluster`: no valid token' }, 403: { description: 'with `cluster`: the token does not read it' } },
   });
   app.post('/v1/ask', async (c) => {
     const req = await readRequest(c, AskRequestSchema);
-    if (req.cluster === undefined) return respond(c, clusterFrom(req.snapshot), req.question, '$.question', null);
+    if (req.cluster === undefined) return respond(c, clusterFrom(req.snapshot, '$.snapshot', isLenient(c)), req.question, '$.question', null);
     await authorize(access, c.req.header('authorization'), { access: 'read', cluster: req.cluster });
     const stored = await needStore()(req.cluster, req.version);
     return respond(c, stored.cluster, req.question, '$.question', { cluster: req.cluster, version: stored.version });

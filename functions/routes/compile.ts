@@ -8,8 +8,8 @@ import { CompileRequestSchema, CompileResponseSchema } from '../../schemas/api/c
 import { ErrorSchema } from '../../schemas/api/verdicts.js';
 import { RenderLimitError } from '../../core/render/vpp-session.js';
 import { ApiError, invalid } from '../errors.js';
-import { clusterFrom, readRequest } from '../request.js';
-import { errorResponses, jsonBody } from './openapi-helpers.js';
+import { clusterFrom, isLenient, readRequest } from '../request.js';
+import { errorResponses, jsonBody, LenientQuery } from './openapi-helpers.js';
 import type { Metrics } from '../ops/metrics.js';
 
 export function compileRoutes(app: OpenAPIHono, sha256Hex: Sha256Hex | undefined, metrics: Metrics): void {
@@ -19,13 +19,13 @@ export function compileRoutes(app: OpenAPIHono, sha256Hex: Sha256Hex | undefined
     summary: 'Compiled policy per node: the set form, flat rule tables, or rendered for a dataplane',
     description:
       'format=ir (default): the set form — tiered rules (Admin, NetworkPolicy, Baseline, default) over shared address sets, each table and set once, nodes naming what they need. format=ir-flat: per pod an ingress and an egress table of ordered first-match 6-tuple rules, the node-global table. Other formats render for a dataplane (nftables, iptables and openstack-sg from the set form; VPP from flat tables). Every form equals the verdict engine (property-tested on random snapshots).',
-    request: { body: jsonBody(CompileRequestSchema) },
+    request: { body: jsonBody(CompileRequestSchema), query: LenientQuery },
     responses: { 200: { description: 'compiled nodes', content: { 'application/json': { schema: CompileResponseSchema } } }, ...errorResponses(ErrorSchema) },
   });
 
   app.post('/v1/compile', async (c) => {
     const req = await readRequest(c, CompileRequestSchema);
-    const cluster = clusterFrom(req.snapshot);
+    const cluster = clusterFrom(req.snapshot, '$.snapshot', isLenient(c));
     const opts = { ...(req.nodes ? { nodes: req.nodes } : {}), ...(sha256Hex ? { sha256Hex } : {}) };
     const timedCompile = <T>(form: 'ir' | 'ir-flat', run: () => T): T => {
       const started = performance.now();

@@ -7,8 +7,8 @@ import { LintRequestSchema, LintResponseSchema } from '../../schemas/api/preview
 import { ErrorSchema } from '../../schemas/api/verdicts.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { invalid } from '../errors.js';
-import { readRequest } from '../request.js';
-import { errorResponses, jsonBody } from './openapi-helpers.js';
+import { isLenient, parseOptions, readRequest } from '../request.js';
+import { errorResponses, jsonBody, LenientQuery } from './openapi-helpers.js';
 
 /** The API's finding: `path` points into the request, `pathInObject` into the object. */
 export function apiFinding(f: Finding) {
@@ -22,13 +22,13 @@ export function lintRoutes(app: OpenAPIHono): void {
     path: '/v1/lint',
     summary: 'Policy lints: conflicts, shadowed and redundant rules, policies selecting nothing, …',
     description: `Findings, errors first: ${LINTS.map((l) => `\`${l.code}\` (${l.severities.join('/')}; ${l.precision})`).join(', ')}.`,
-    request: { body: jsonBody(LintRequestSchema) },
+    request: { body: jsonBody(LintRequestSchema), query: LenientQuery },
     responses: { 200: { description: 'findings with severity, object, JSON path and fix hint', content: { 'application/json': { schema: LintResponseSchema } } }, ...errorResponses(ErrorSchema) },
   });
 
   app.post('/v1/lint', async (c) => {
     const req = await readRequest(c, LintRequestSchema);
-    const parsed = parseSnapshot(req.snapshot, '$.snapshot');
+    const parsed = parseSnapshot(req.snapshot, '$.snapshot', parseOptions(req.snapshot, isLenient(c)));
     if (!parsed.ok) throw invalid(parsed.issues);
     const cluster = buildCluster(parsed.snapshot);
     const findings = lint(cluster, { objectPaths: parsed.snapshot.paths });

@@ -1,12 +1,13 @@
 // POST /v1/matrix: all-pairs truth tables, like the upstream e2e reachability matrices.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { matrix } from '../../core/evaluate/matrix.js';
+import { findEndpoint } from '../../core/evaluate/resolve.js';
 import { compileSelector } from '../../core/select/selector.js';
 import type { Cluster } from '../../core/cluster.js';
 import { API_LIMITS, ErrorSchema, MatrixRequestSchema, MatrixResponseSchema, type MatrixRequest } from '../../schemas/api/verdicts.js';
 import { invalid } from '../errors.js';
-import { clusterFrom, readRequest } from '../request.js';
-import { errorResponses, jsonBody } from './openapi-helpers.js';
+import { clusterFrom, isLenient, readRequest } from '../request.js';
+import { errorResponses, jsonBody, LenientQuery } from './openapi-helpers.js';
 
 export function matrixRoutes(app: OpenAPIHono): void {
   app.openAPIRegistry.registerPath({
@@ -14,25 +15,27 @@ export function matrixRoutes(app: OpenAPIHono): void {
     path: '/v1/matrix',
     summary: 'All-pairs truth table of pods for the given ports and protocols',
     description: `Rows are sources, columns destinations. Host-network pods are left out (they are not policy subjects). At most ${API_LIMITS.matrixCells.toLocaleString('en')} cells (pods² × ports) per request; filter pods with \`pods\`.`,
-    request: { body: jsonBody(MatrixRequestSchema) },
+    request: { body: jsonBody(MatrixRequestSchema), query: LenientQuery },
     responses: { 200: { description: 'one table per port/protocol', content: { 'application/json': { schema: MatrixResponseSchema } } }, ...errorResponses(ErrorSchema) },
   });
 
   app.post('/v1/matrix', async (c) => {
     const req = await readRequest(c, MatrixRequestSchema);
-    return c.json(answerMatrix(clusterFrom(req.snapshot), req));
+    return c.json(answerMatrix(clusterFrom(req.snapshot, '$.snapshot', isLenient(c)), req));
   });
 }
 
 /** The matrix body for any cluster (sent or stored). */
 export function answerMatrix(cluster: Cluster, req: Omit<MatrixRequest, 'snapshot'>) {
   const filter = req.pods;
+  // Names as clients write them: `ns/pod`, or a workload in any of kubectl's spellings.
+  const names = filter?.names ? new Set(filter.names.map((n) => findEndpoint(cluster, n)?.key ?? n)) : null;
   const selector = filter?.selector ? compileSelector(filter.selector) : null;
   const pods = cluster.pods.filter(
     (p) =>
       !p.hostNetwork &&
       (!filter?.namespaces || filter.namespaces.includes(p.namespace)) &&
-      (!filter?.names || filter.names.includes(p.key)) &&
+      (!names || names.has(p.key)) &&
       (!selector || selector.matches(p.labels)),
   );
   const cells = pods.length * pods.length * req.ports.length;

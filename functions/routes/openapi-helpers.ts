@@ -1,5 +1,5 @@
 // Response declarations every route shares, so each route declares all of its statuses.
-import type { z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 
 export function jsonBody(schema: z.ZodTypeAny) {
   return {
@@ -20,3 +20,8 @@ export function errorResponses(schema: z.ZodTypeAny) {
     422: { description: 'schema violations: `issues` lists each with its JSON path and object', content: json },
   };
 }
+
+/** `?lenient=true` on every route that reads a snapshot. */
+export const LenientQuery = z.object({
+  lenient: z.enum(['true', 'false']).optional().openapi({ description: 'true: invalid objects and malformed YAML documents are left out and named in `warnings` instead of a 400/422 (default false: strict)' }),
+});

@@ -1,5 +1,6 @@
 // POST /v1/previews: what a change to a cluster's manifests does to connectivity, before it is
 // merged — JSON by default, a pull-request comment with `Accept: text/markdown`.
+import { noEndpointObjects } from '../../core/cluster.js';
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Sha256Hex } from '../../core/compile/table-id.js';
@@ -9,15 +10,15 @@ import { PREVIEW_DETAILS, PreviewRequestSchema, PreviewResponseSchema, type Prev
 import { ErrorSchema } from '../../schemas/api/verdicts.js';
 import { parseSnapshot, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
 import { invalid } from '../errors.js';
-import { readRequest } from '../request.js';
+import { isLenient, parseOptions, readRequest } from '../request.js';
 import { apiFinding } from './lint.js';
-import { errorResponses, jsonBody } from './openapi-helpers.js';
+import { errorResponses, jsonBody, LenientQuery } from './openapi-helpers.js';
 
 /** Base and head as parsed snapshots, every problem with its path into the request. */
-function snapshotsOf(req: PreviewRequest): { base: ParsedSnapshot; head: ParsedSnapshot } {
+function snapshotsOf(req: PreviewRequest, lenient: boolean): { base: ParsedSnapshot; head: ParsedSnapshot } {
   const issues: ValidationIssue[] = [];
   const parse = (raw: unknown, at: string) => {
-    const p = parseSnapshot(raw, at);
+    const p = parseSnapshot(raw, at, parseOptions(raw, lenient));
     if (!p.ok) issues.push(...p.issues);
     return p.ok ? p.snapshot : null;
   };
@@ -32,6 +33,8 @@ function snapshotsOf(req: PreviewRequest): { base: ParsedSnapshot; head: ParsedS
       else issues.push(...applied.issues);
     }
   }
+  const empty = base ? noEndpointObjects(base) : null;
+  if (empty) issues.push({ path: '$.base', message: empty });
   if (issues.length > 0 || !base || !head) throw invalid(issues);
   return { base, head };
 }
@@ -64,7 +67,7 @@ export function previewRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
     summary: 'Preview a change: the connectivity delta, the per-node rule-table delta and the lints of the result',
     description:
       'Send `{base, head}` (two snapshots) or `{base, changes: {apply: [objects], delete: [{kind, namespace, name}]}}`. Every (source, destination, port/protocol) whose verdict changes, grouped by namespace and workload, each group with the rule that decided before and after and its count of endpoint pairs; pods present in one snapshot only are counted, not reported as changes. Computed over classes of endpoints alike in both snapshots, not pair by pair. `Accept: text/markdown` returns a pull-request comment with a Mermaid graph of the changed edges. `Server-Timing` gives each stage.',
-    request: { body: jsonBody(PreviewRequestSchema) },
+    request: { body: jsonBody(PreviewRequestSchema), query: LenientQuery },
     responses: {
       200: { description: 'the preview', content: { 'application/json': { schema: PreviewResponseSchema }, 'text/markdown': { schema: { type: 'string' as const } } } },
       ...errorResponses(ErrorSchema),
@@ -74,7 +77,7 @@ export function previewRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
   app.post('/v1/previews', async (c) => {
     const req = await readRequest(c, PreviewRequestSchema);
     const { tables, lint, detail } = queryOptions(c, req);
-    const snapshots = snapshotsOf(req);
+    const snapshots = snapshotsOf(req, isLenient(c));
     const timings: string[] = [];
     const stage = <T>(name: PreviewStage, run: () => T): T => {
       const t0 = performance.now();

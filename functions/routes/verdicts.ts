@@ -8,8 +8,8 @@ import type { Cluster } from '../../core/cluster.js';
 import { ErrorSchema, VerdictsRequestSchema, VerdictsResponseSchema, type FlowRequest } from '../../schemas/api/verdicts.js';
 import type { ValidationIssue } from '../../schemas/snapshot.js';
 import { invalid } from '../errors.js';
-import { clusterFrom, readRequest } from '../request.js';
-import { errorResponses, jsonBody } from './openapi-helpers.js';
+import { clusterFrom, isLenient, readRequest } from '../request.js';
+import { errorResponses, jsonBody, LenientQuery } from './openapi-helpers.js';
 
 function endpointName(e: Endpoint): string {
   if (e.kind === 'pod') return e.pod.key;
@@ -24,13 +24,13 @@ export function verdictRoutes(app: OpenAPIHono): void {
     summary: 'Can A reach B on port/protocol, with the decision chain of both sides',
     description:
       'Each side is evaluated through the tiers Admin (AdminNetworkPolicy, Admin-tier ClusterNetworkPolicy) → NetworkPolicy → Baseline (BaselineAdminNetworkPolicy, Baseline-tier ClusterNetworkPolicy) → default allow. A flow is allowed iff the egress side of the source and the ingress side of the destination allow it. Bodies may be JSON or YAML (application/yaml, multi-document).',
-    request: { body: jsonBody(VerdictsRequestSchema) },
+    request: { body: jsonBody(VerdictsRequestSchema), query: LenientQuery },
     responses: { 200: { description: 'verdicts in request order', content: { 'application/json': { schema: VerdictsResponseSchema } } }, ...errorResponses(ErrorSchema) },
   });
 
   app.post('/v1/verdicts', async (c) => {
     const req = await readRequest(c, VerdictsRequestSchema);
-    return c.json(answerVerdicts(clusterFrom(req.snapshot), req.flows));
+    return c.json(answerVerdicts(clusterFrom(req.snapshot, '$.snapshot', isLenient(c)), req.flows));
   });
 }
 

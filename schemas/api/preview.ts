@@ -85,6 +85,13 @@ export const PreviewResponseSchema = z.object({
   endpoints: z.array(Json).optional().openapi({ description: 'detail=parts: the classes parts refer to, with their members' }),
   tables: z.object({ nodes: Json, unchangedNodes: z.number().int(), stats: Json }).nullable().openapi({ description: 'per node: tables added and removed (content ids), rules in them, pods rebound; null with tables=false' }),
   lint: z.object({ findings: z.array(FindingSchema.extend({ new: z.boolean() })), resolved: z.array(FindingSchema) }).nullable(),
+  workloads: z
+    .object({
+      added: z.array(z.object({ endpoint: z.string(), reachedBy: z.string(), reaches: z.string() })),
+      retemplated: z.array(z.string()),
+      deleted: z.array(z.string()),
+    })
+    .openapi({ description: 'workloads new in the head without pods (an endpoint without address, with who reaches it and what it reaches), workloads whose pods take a new template, workloads deleted with their pods' }),
   warnings: z.array(z.string()),
 });
 

@@ -11,14 +11,18 @@ export const API_LIMITS = {
   matrixCells: 1_000_000,
 } as const;
 
+/** `namespace/pod` or `namespace/kind/name` (a workload, as kubectl names it). */
+const ENDPOINT_NAME = /^[^/\s]+\/[^/\s]+(\/[^/\s]+)?$/;
+const ENDPOINT_MESSAGE = 'must be "namespace/pod" or "namespace/kind/name" (e.g. "shop/deployment/web")';
+
 export const EndpointRefSchema = z
   .union([
-    z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'must be "namespace/pod"'),
-    z.object({ pod: z.string().regex(/^[^/\s]+\/[^/\s]+$/, 'must be "namespace/pod"') }),
+    z.string().regex(ENDPOINT_NAME, ENDPOINT_MESSAGE),
+    z.object({ pod: z.string().regex(ENDPOINT_NAME, ENDPOINT_MESSAGE) }),
     z.object({ ip: z.string().min(1) }),
   ])
   .transform((v) => (typeof v === 'string' ? { pod: v } : v))
-  .openapi({ description: '"namespace/pod", {"pod": "namespace/pod"} or {"ip": "…"} (an IP that belongs to a pod or a node is that pod or node)', example: 'x/a' });
+  .openapi({ description: '"namespace/pod", "namespace/kind/name" for a workload (deployment, deploy, statefulset, sts, daemonset, ds, replicaset, rs, replicationcontroller, rc, job, cronjob, cj), {"pod": …} or {"ip": "…"} (an IP that belongs to a pod or a node is that pod or node)', example: 'x/a' });
 
 export const FlowRequestSchema = z.object({
   from: EndpointRefSchema,

@@ -1,7 +1,7 @@
 // v1 Namespace, Pod, Node and Service: only the fields policy evaluation reads.
 // Unknown fields are dropped (zod's default), as a client of a newer server would.
 import { z } from 'zod';
-import { LabelsSchema, ObjectMetaSchema, PortName, PortNumber, PortNumberOrName, Protocol } from './meta.js';
+import { LabelsSchema, ObjectMetaSchema, OwnedMetaSchema, PortName, PortNumber, PortNumberOrName, Protocol } from './meta.js';
 
 export const LEGACY_ISOLATION_ANNOTATION = 'net.beta.kubernetes.io/network-policy';
 
@@ -18,7 +18,7 @@ export const ContainerPortSchema = z.object({
   protocol: Protocol.default('TCP'),
 });
 
-const ContainerSchema = z.object({
+export const ContainerSchema = z.object({
   name: z.string(),
   ports: z.array(ContainerPortSchema).nullish().transform((v) => v ?? []),
 });
@@ -26,7 +26,7 @@ const ContainerSchema = z.object({
 export const PodSchema = z.object({
   apiVersion: z.literal('v1'),
   kind: z.literal('Pod'),
-  metadata: ObjectMetaSchema,
+  metadata: OwnedMetaSchema,
   spec: z
     .object({
       nodeName: z.string().optional(),

@@ -83,6 +83,17 @@ export const ObjectMetaSchema = z.object({
   resourceVersion: z.string().optional(),
 });
 
+/** Metadata of objects a controller manages (pods, ReplicaSets, Jobs). */
+export const OwnedMetaSchema = ObjectMetaSchema.extend({
+  // "ownerReferences: List of objects depended by this object … If this object is managed by
+  // a controller, then an entry in this list will point to this controller, with the
+  // controller field set to true." Only what following a pod to its workload needs.
+  ownerReferences: z
+    .array(z.object({ kind: z.string().min(1, 'must be specified'), name: z.string().min(1, 'must be specified'), controller: z.boolean().nullish() }))
+    .nullish()
+    .transform((v) => v ?? []),
+});
+
 export const Protocol = z.enum(['TCP', 'UDP', 'SCTP'], {
   error: 'supported values: "TCP", "UDP", "SCTP"',
 });

@@ -15,4 +15,13 @@ describe('README', () => {
     expect(shown).toBe(r.out);
     expect(shown).toContain('```mermaid');
   });
+
+  it('shows the preview of the pull-request example as `netpolc preview --head manifests/` prints it', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const shown = /<!-- pull-request-example:start -->\n([\s\S]*?)<!-- pull-request-example:end -->/.exec(readme)?.[1];
+    expect(shown).toBeDefined();
+    const r = run(['preview', '--base', 'examples/pull-request/live.yaml', '--head', 'examples/pull-request/manifests/', '--no-tables', '--output', 'markdown']);
+    expect(r.code).toBe(1);
+    expect(shown).toBe(r.out);
+  });
 });

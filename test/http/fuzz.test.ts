@@ -87,7 +87,8 @@ const SNAPSHOT: Json = {
       kind: 'List',
       items: [
         { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc', namespace: 'x' }, spec: { selector: { app: 'b' }, clusterIP: '10.96.0.10', ports: [{ port: 80, targetPort: 'http' }] } },
-        { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'ignored', namespace: 'x' } },
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ignored', namespace: 'x' }, data: { a: 'b' } },
+        { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'x' }, spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', ports: [{ name: 'http', containerPort: 80 }] }] } } } },
       ],
     },
     {

@@ -17,7 +17,7 @@ export function commandAsk(args: string[], io: Io): number {
   const format = outputFormat(values.output);
   const [question, ...inputs] = positionals;
   if (question === undefined) throw new UsageError('ask needs a question, e.g. netpolc ask "can shop/web reach shop/db on 5432?" cluster.yaml');
-  const cluster = loadCluster(readSources(inputs, io.stdin), io.err);
+  const cluster = loadCluster(readSources(inputs, io), io.err, io.input?.keepGoing);
   const answer = ask(cluster, question);
   if (isParseFailure(answer)) throw new InputError(`cannot read the question: ${answer.error}\nquestions look like:\n${answer.acceptedForms.map((f) => `  ${f}`).join('\n')}`);
   if (answer.kind === 'error') throw new InputError(answer.text);

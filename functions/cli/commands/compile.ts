@@ -13,7 +13,7 @@ export function commandCompile(args: string[], io: Io): number {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { format: { type: 'string', default: 'ir' }, node: { type: 'string', multiple: true }, output: { type: 'string' }, part: { type: 'string' } } });
   const format = values.format!;
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
-  const cluster = loadCluster(readSources(positionals, io.stdin), io.err);
+  const cluster = loadCluster(readSources(positionals, io), io.err, io.input?.keepGoing);
   const opts = { ...(values.node ? { nodes: values.node } : {}), sha256Hex: nodeSha256Hex };
   const sets = () => {
     const { ir, stats } = compileSets(cluster, opts);

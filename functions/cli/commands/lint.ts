@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { buildCluster } from '../../../core/cluster.js';
 import { lint, type Finding, type Severity } from '../../../core/lint/index.js';
 import { describePolicy } from '../../../core/policy/model.js';
-import { loadSnapshot, readSources } from '../input.js';
+import { loadSnapshot, printWarnings, readSources } from '../input.js';
 import { outputFormat, UsageError, type Io, type OutputFormat } from '../io.js';
 
 const RANK: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
@@ -30,8 +30,9 @@ export function commandLint(args: string[], io: Io): number {
   const format = outputFormat(values.output);
   const failOn = values['fail-on']! as Severity;
   if (!(failOn in RANK)) throw new UsageError(`--fail-on must be error, warning or info, not "${failOn}"`);
-  const { snapshot, where } = loadSnapshot(readSources(positionals, io.stdin), io.err);
+  const { snapshot, where } = loadSnapshot(readSources(positionals, io), io.err, 'snapshot', io.input?.keepGoing);
   const cluster = buildCluster(snapshot);
+  printWarnings(cluster.warnings, io.err);
   const findings = lint(cluster, { objectPaths: snapshot.paths });
   if (format === 'json') io.out(JSON.stringify({ findings: findings.map((f) => ({ ...f, at: where(f.snapshotPath ?? f.path) })), warnings: cluster.warnings }, null, 2));
   else io.out([...findingLines(findings, where, format), ...(findings.length > 0 ? [''] : []), countText(findings)].join('\n'));

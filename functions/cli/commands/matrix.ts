@@ -11,7 +11,7 @@ export function commandMatrix(args: string[], io: Io): number {
     if (!m || Number(m[1]) < 1 || Number(m[1]) > 65535) throw new UsageError(`--port ${p}: expected N or N/PROTO`);
     return { port: Number(m[1]), protocol: (m[2] ?? 'TCP').toUpperCase() as 'TCP' };
   });
-  const cluster = loadCluster(readSources(positionals, io.stdin), io.err);
+  const cluster = loadCluster(readSources(positionals, io), io.err, io.input?.keepGoing);
   const pods = cluster.pods.filter((p) => !p.hostNetwork && (!values.namespace || values.namespace.includes(p.namespace)));
   const results = matrix(cluster, pods, ports, null);
   if (values.output === 'json') io.out(JSON.stringify({ pods: pods.map((p) => p.key), results }, null, 2));

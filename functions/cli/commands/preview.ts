@@ -4,11 +4,12 @@
 import { nodeSha256Hex } from '../../node-sha256.js';
 import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { applyChanges, groupText, preview, withoutParts, type Preview, type PreviewStage } from '../../../core/preview/index.js';
+import { applyChanges, groupText, preview, withoutParts, type ObjectRef, type Preview, type PreviewStage } from '../../../core/preview/index.js';
 import { previewMarkdown } from '../../../core/preview/markdown.js';
+import { noEndpointObjects } from '../../../core/cluster.js';
 import { ObjectRefSchema } from '../../../schemas/api/preview.js';
-import { formatPath, parseSnapshot, type ParsedSnapshot } from '../../../schemas/snapshot.js';
-import { InputError, issueLines, loadSnapshot, readSources } from '../input.js';
+import { formatPath, listItems, parseSnapshot, type ParsedSnapshot } from '../../../schemas/snapshot.js';
+import { InputError, issueLines, loadSnapshot, printWarnings, readSources } from '../input.js';
 import { outputFormat, UsageError, type Io, type OutputFormat } from '../io.js';
 import { countText, findingLines } from './lint.js';
 
@@ -24,37 +25,59 @@ interface Loaded {
   readonly where: { readonly base: (path: string) => string; readonly head: (path: string) => string };
 }
 
-/** A change file: one document `{apply: [objects], delete: [{kind, namespace, name}]}`. */
-function loadChanges(file: string, base: ParsedSnapshot, baseWhere: (p: string) => string, io: Io): Loaded {
-  const [source] = readSources([file], io.stdin);
-  const docs = parseAllDocuments(source!.text);
-  const doc = (Array.isArray(docs) ? docs : [docs]).filter((d) => d.contents !== null);
-  const first = doc[0];
-  if (doc.length !== 1 || first!.errors.length > 0) throw new InputError(`${source!.name}: expected one YAML or JSON document {apply: [...], delete: [...]}${first?.errors[0] ? `: ${first.errors[0].message.split('\n')[0]}` : ''}`);
-  const raw = first!.toJS() as { apply?: unknown; delete?: unknown } | null;
-  const at = (path: string) => `${source!.name}: ${path}`;
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new InputError(at('$: expected {apply: [...], delete: [...]}'));
-  const apply = parseSnapshot(raw.apply ?? [], '$.apply');
-  if (!apply.ok) throw new InputError(`invalid changes:\n${issueLines(apply.issues, at)}`);
-  const deletes = Array.isArray(raw.delete) ? raw.delete : raw.delete === undefined ? [] : null;
-  if (deletes === null) throw new InputError(at('$.delete: expected a list of {kind, namespace, name}'));
-  const refs = deletes.map((d, i) => {
-    const r = ObjectRefSchema.safeParse(d);
-    if (!r.success) throw new InputError(at(`${formatPath(`$.delete[${i}]`, r.error.issues[0]!.path)}: ${r.error.issues[0]!.message}`));
-    return r.data;
-  });
-  const head = applyChanges(base, { apply: apply.snapshot, delete: refs }, '$.delete');
-  if (!head.ok) throw new InputError(`invalid changes:\n${issueLines(head.issues, at)}`);
-  return { base, head: head.snapshot, where: { base: baseWhere, head: (p) => (p.startsWith('$.apply') ? at(p) : baseWhere(p)) } };
+/**
+ * A change: files (a directory: every file of it) of documents `{apply: [objects], delete:
+ * [{kind, namespace, name}]}`, or of Kubernetes objects, which are applied as they are.
+ */
+function loadChanges(path: string, base: ParsedSnapshot, baseWhere: (p: string) => string, io: Io): Loaded {
+  const apply: unknown[] = [];
+  const applyAt: string[] = [];
+  const refs: ObjectRef[] = [];
+  for (const source of readSources([path], io)) {
+    const docs = parseAllDocuments(source.text);
+    const list0 = Array.isArray(docs) ? docs : [docs];
+    list0.forEach((d, n) => {
+      const at = (p: string) => `${source.name}${list0.length > 1 ? ` (document ${n + 1})` : ''}: ${p}`;
+      if (d.errors.length > 0) throw new InputError(at(`malformed YAML: ${d.errors[0]!.message.split('\n')[0]}`));
+      const raw = d.toJS() as unknown;
+      if (raw === null || raw === undefined) return;
+      const change = typeof raw === 'object' && !Array.isArray(raw) && (raw as { kind?: unknown }).kind === undefined ? (raw as { apply?: unknown; delete?: unknown }) : null;
+      const objects = change ? (change.apply ?? []) : raw;
+      const list = Array.isArray(objects) ? objects : listItems(objects) ?? [objects];
+      list.forEach((o, j) => {
+        apply.push(o);
+        applyAt.push(change ? at(`$.apply[${j}]`) : `${source.name} (document ${n + 1}): $`);
+      });
+      if (!change) return;
+      const deletes = Array.isArray(change.delete) ? change.delete : change.delete === undefined ? [] : null;
+      if (deletes === null) throw new InputError(at('$.delete: expected a list of {kind, namespace, name}'));
+      deletes.forEach((x, i) => {
+        const r = ObjectRefSchema.safeParse(x);
+        if (!r.success) throw new InputError(at(`${formatPath(`$.delete[${i}]`, r.error.issues[0]!.path)}: ${r.error.issues[0]!.message}`));
+        refs.push(r.data);
+      });
+    });
+  }
+  const where = (p: string) => {
+    const m = /^\$\.apply\[(\d+)\](.*)$/.exec(p);
+    return m ? `${applyAt[Number(m[1])]}${m[2]}` : p;
+  };
+  const parsed = parseSnapshot(apply, '$.apply');
+  if (!parsed.ok) throw new InputError(`invalid changes:\n${issueLines(parsed.issues, where)}`);
+  const head = applyChanges(base, { apply: parsed.snapshot, delete: refs }, '$.delete');
+  if (!head.ok) throw new InputError(`invalid changes:\n${issueLines(head.issues, (p) => `${path}: ${p}`)}`);
+  return { base, head: head.snapshot, where: { base: baseWhere, head: (p) => (p.startsWith('$.apply') ? where(p) : baseWhere(p)) } };
 }
 
 function load(values: { base?: string | undefined; head?: string | undefined; changes?: string | undefined }, io: Io): Loaded {
   if (!values.base) throw new UsageError('preview needs --base (a file, a directory or - for stdin)');
   if ((values.head === undefined) === (values.changes === undefined)) throw new UsageError('preview needs --head or --changes (one of them)');
   if ([values.base, values.head, values.changes].filter((v) => v === '-').length > 1) throw new UsageError('only one of --base, --head, --changes can read stdin (-)');
-  const base = loadSnapshot(readSources([values.base], io.stdin), io.err, 'base snapshot');
+  const base = loadSnapshot(readSources([values.base], io), io.err, 'base snapshot', io.input?.keepGoing);
+  const empty = noEndpointObjects(base.snapshot);
+  if (empty) throw new InputError(`base snapshot: ${empty}`);
   if (values.changes !== undefined) return loadChanges(values.changes, base.snapshot, base.where, io);
-  const head = loadSnapshot(readSources([values.head!], io.stdin), io.err, 'head snapshot');
+  const head = loadSnapshot(readSources([values.head!], io), io.err, 'head snapshot', io.input?.keepGoing);
   return { base: base.snapshot, head: head.snapshot, where: { base: base.where, head: head.where } };
 }
 
@@ -63,6 +86,9 @@ function text(p: Preview, where: Loaded['where']): string {
   const plural = (k: number, word: string) => `${k} ${word}${k === 1 ? '' : 's'}`;
   const lines = [`${plural(removed.pairs, 'endpoint pair')} lose flows (${plural(removed.aggregates, 'change')}), ${plural(added.pairs, 'pair')} gain flows (${plural(added.aggregates, 'change')})`];
   if (pods.added.length + pods.removed.length + pods.changed > 0) lines.push(`pods: ${pods.added.length} added, ${pods.removed.length} removed, ${pods.changed} relabelled/readdressed/moved`);
+  for (const w of p.workloads.added) lines.push(`new workload ${w.endpoint} (no pods yet): ${w.reachedBy} ${w.reaches}`);
+  if (p.workloads.retemplated.length > 0) lines.push(`new pod template, pods follow it: ${p.workloads.retemplated.join(', ')}`);
+  if (p.workloads.deleted.length > 0) lines.push(`deleted with their pods: ${p.workloads.deleted.join(', ')}`);
   for (const a of p.changes.slice(0, MAX_TEXT_CHANGES)) {
     lines.push('', `${a.change.padEnd(7)} ${groupText(a.from)} → ${groupText(a.to)}  ${a.ports}  [${a.pairs} pair${a.pairs === 1 ? '' : 's'}]`, `        before: ${a.before.text}`, `        after:  ${a.after.text}`);
   }
@@ -112,6 +138,7 @@ export function commandPreview(args: string[], io: Io): number {
     return out;
   };
   const p = locateFindings(preview({ base: loaded.base, head: loaded.head }, { tables: !values['no-tables'], lint: !values['no-lint'], stage, sha256Hex: nodeSha256Hex }), loaded.where);
+  printWarnings(p.warnings, io.err);
   if (large) {
     const { classes, work } = p.summary;
     io.err(`classes: ${classes.pods} pod, ${classes.nodes} node, ${classes.external} external; ${work.pairs} candidate class pairs, ${work.evaluations} side evaluations`);

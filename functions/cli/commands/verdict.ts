@@ -28,7 +28,7 @@ export function commandVerdict(args: string[], io: Io): number {
   if (!values.from || !values.to || !values.port) throw new UsageError('verdict needs --from, --to and --port');
   const protocol = values.protocol!.toUpperCase();
   if (!['TCP', 'UDP', 'SCTP'].includes(protocol)) throw new UsageError(`--protocol must be TCP, UDP or SCTP`);
-  const cluster = loadCluster(readSources(positionals, io.stdin), io.err);
+  const cluster = loadCluster(readSources(positionals, io), io.err, io.input?.keepGoing);
   const port = /^\d+$/.test(values.port) ? Number(values.port) : values.port;
   let v: Verdict;
   try {

@@ -1,0 +1,93 @@
+// Pods and the workloads that own them. A pod's controller is followed up to the workload a
+// repository holds (Pod → ReplicaSet → Deployment, Pod → Job → CronJob, Pod → StatefulSet,
+// DaemonSet, ReplicationController); a workload whose pods are in the input is represented by
+// them, one without pods becomes one endpoint with no address, built from its pod template.
+import type { Pod } from '../../schemas/k8s/core.js';
+import { isWorkload, podTemplateOf, type Workload, type WorkloadKind } from '../../schemas/k8s/workload.js';
+import type { SnapshotObject } from '../../schemas/snapshot.js';
+import type { Labels } from '../select/selector.js';
+import { workloadName } from './workload-names.js';
+
+type OwnerRef = Pod['metadata']['ownerReferences'][number];
+
+/** "If this object is managed by a controller, then an entry in this list will point to this controller, with the controller field set to true." */
+function controllerOf(refs: readonly OwnerRef[]): OwnerRef | null {
+  return refs.find((r) => r.controller === true) ?? (refs.length === 1 ? refs[0]! : null);
+}
+
+const TOP: ReadonlySet<string> = new Set<WorkloadKind>(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicationController', 'CronJob']);
+
+export class Owners {
+  private readonly byKey = new Map<string, Workload>();
+  /** By `ns/deployment/web`. */
+  private readonly byName = new Map<string, Workload>();
+
+  constructor(objects: readonly SnapshotObject[]) {
+    for (const o of objects) {
+      if (!isWorkload(o)) continue;
+      const ns = o.metadata.namespace ?? 'default';
+      this.byKey.set(`${ns}/${o.kind}/${o.metadata.name}`, o);
+      this.byName.set(`${ns}/${workloadName(o.kind, o.metadata.name)}`, o);
+    }
+  }
+
+  private get(ns: string, kind: string, name: string): Workload | undefined {
+    return this.byKey.get(`${ns}/${kind}/${name}`);
+  }
+
+  /** The workload object named `deployment/web` in `ns`, when the input has it. */
+  named(ns: string, name: string): Workload | undefined {
+    return this.byName.get(`${ns}/${name}`);
+  }
+
+  /**
+   * The workload a ReplicaSet or Job belongs to, `kind/name`. Without the intermediate object:
+   * "The Deployment controller adds [pod-template-hash] to every ReplicaSet that a Deployment
+   * creates or adopts", named `[DEPLOYMENT-NAME]-[HASH]`; a CronJob's Jobs are named
+   * `[CRONJOB-NAME]-[SCHEDULED-TIME]` (followed only when that CronJob is in the input).
+   */
+  private up(ns: string, ref: OwnerRef, hash: string | undefined): string | null {
+    if (TOP.has(ref.kind)) return workloadName(ref.kind as WorkloadKind, ref.name);
+    if (ref.kind !== 'ReplicaSet' && ref.kind !== 'Job') return null;
+    const mid = this.get(ns, ref.kind, ref.name);
+    if (mid) {
+      const parent = controllerOf(mid.metadata.ownerReferences);
+      if (parent && TOP.has(parent.kind)) return workloadName(parent.kind as WorkloadKind, parent.name);
+      return workloadName(ref.kind, ref.name);
+    }
+    if (ref.kind === 'ReplicaSet' && hash && ref.name.endsWith(`-${hash}`)) return workloadName('Deployment', ref.name.slice(0, -hash.length - 1));
+    const cron = /^(.+)-\d+$/.exec(ref.name);
+    if (ref.kind === 'Job' && cron && this.get(ns, 'CronJob', cron[1]!)) return workloadName('CronJob', cron[1]!);
+    return workloadName(ref.kind, ref.name);
+  }
+
+  /** `deployment/web` for a pod some workload controls, else null (bare and static pods). */
+  ownerOfPod(pod: Pod): string | null {
+    const ref = controllerOf(pod.metadata.ownerReferences);
+    return ref ? this.up(pod.metadata.namespace ?? 'default', ref, pod.metadata.labels['pod-template-hash']) : null;
+  }
+
+  /**
+   * Workloads that stand for endpoints themselves: not a ReplicaSet a Deployment controls nor
+   * a Job a CronJob controls (their pods count for the owner), not scaled to `replicas: 0`,
+   * not a finished Job.
+   */
+  endpointWorkloads(): Workload[] {
+    return [...this.byKey.values()].filter((w) => {
+      const parent = controllerOf(w.metadata.ownerReferences);
+      if ((w.kind === 'ReplicaSet' || w.kind === 'Job') && parent && TOP.has(parent.kind)) return false;
+      if ('replicas' in w.spec && w.spec.replicas === 0) return false;
+      if (w.kind === 'Job' && w.status.conditions.some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')) return false;
+      return true;
+    });
+  }
+}
+
+/** Labels the pods of a workload carry: the template's, and for a Job the controller's own. */
+export function templateLabels(w: Workload): Labels {
+  const labels = podTemplateOf(w).metadata.labels;
+  // "The Job controller adds the labels batch.kubernetes.io/job-name=<job-name> … For
+  // backward compatibility, job-name … also" (unless manualSelector is set).
+  if (w.kind === 'Job' && !w.spec.manualSelector) return { ...labels, 'batch.kubernetes.io/job-name': w.metadata.name, 'job-name': w.metadata.name };
+  return labels;
+}

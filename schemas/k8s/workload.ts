@@ -1,0 +1,83 @@
+// Workloads a GitOps repository holds instead of pods: Deployment, StatefulSet, DaemonSet,
+// ReplicaSet (apps/v1), ReplicationController (v1), Job and CronJob (batch/v1). Only what
+// makes their pods endpoints is read: the pod template's labels and container ports.
+// Unknown fields are dropped, as for the other kinds.
+import { z } from 'zod';
+import { ContainerSchema } from './core.js';
+import { LabelSelectorSchema, LabelsSchema, OwnedMetaSchema as ObjectMetaSchema } from './meta.js';
+
+const labels = LabelsSchema.nullish().transform((v) => v ?? {});
+const containers = z.array(ContainerSchema).nullish().transform((v) => v ?? []);
+
+/** "PodTemplateSpec describes the data a pod should have when created from a template." */
+export const PodTemplateSchema = z.object({
+  metadata: z.object({ labels }).nullish().transform((v) => v ?? { labels: {} }),
+  spec: z
+    .object({ hostNetwork: z.boolean().nullish().transform((v) => v ?? false), containers, initContainers: containers })
+    .nullish()
+    .transform((v) => v ?? { hostNetwork: false, containers: [], initContainers: [] }),
+});
+export type PodTemplate = z.infer<typeof PodTemplateSchema>;
+
+// apps/v1 requires `selector` ("spec.selector: Required value"); v1 ReplicationController
+// and batch/v1 Job default it from the template's labels (or the Job controller's own label).
+// `replicas: 0` asks for no pods ("Number of desired pods … Defaults to 1").
+const replicas = z.number().int().min(0).nullish().transform((v) => v ?? 1);
+const appsSpec = z.object({ selector: LabelSelectorSchema, template: PodTemplateSchema, replicas });
+
+export const DeploymentSchema = z.object({ apiVersion: z.literal('apps/v1'), kind: z.literal('Deployment'), metadata: ObjectMetaSchema, spec: appsSpec });
+export const StatefulSetSchema = z.object({ apiVersion: z.literal('apps/v1'), kind: z.literal('StatefulSet'), metadata: ObjectMetaSchema, spec: appsSpec });
+export const DaemonSetSchema = z.object({ apiVersion: z.literal('apps/v1'), kind: z.literal('DaemonSet'), metadata: ObjectMetaSchema, spec: appsSpec });
+export const ReplicaSetSchema = z.object({ apiVersion: z.literal('apps/v1'), kind: z.literal('ReplicaSet'), metadata: ObjectMetaSchema, spec: appsSpec });
+export const ReplicationControllerSchema = z.object({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('ReplicationController'),
+  metadata: ObjectMetaSchema,
+  // "selector … If empty, defaulted to labels on Pod template."
+  spec: z.object({ selector: z.record(z.string(), z.string()).nullish().transform((v) => v ?? null), template: PodTemplateSchema, replicas }),
+});
+export const JobSchema = z.object({
+  apiVersion: z.literal('batch/v1'),
+  kind: z.literal('Job'),
+  metadata: ObjectMetaSchema,
+  spec: z.object({ selector: LabelSelectorSchema.nullish().transform((v) => v ?? null), manualSelector: z.boolean().nullish(), template: PodTemplateSchema }),
+  // "A Job is finished when it has a Complete or Failed condition" (status only in live snapshots).
+  status: z
+    .object({ conditions: z.array(z.object({ type: z.string(), status: z.string() })).nullish().transform((v) => v ?? []) })
+    .nullish()
+    .transform((v) => v ?? { conditions: [] }),
+});
+export const CronJobSchema = z.object({
+  apiVersion: z.literal('batch/v1'),
+  kind: z.literal('CronJob'),
+  metadata: ObjectMetaSchema,
+  spec: z.object({ jobTemplate: z.object({ metadata: z.object({ labels }).nullish(), spec: z.object({ template: PodTemplateSchema }) }) }),
+});
+
+export const WORKLOAD_SCHEMAS = {
+  'apps/v1/Deployment': DeploymentSchema,
+  'apps/v1/StatefulSet': StatefulSetSchema,
+  'apps/v1/DaemonSet': DaemonSetSchema,
+  'apps/v1/ReplicaSet': ReplicaSetSchema,
+  'v1/ReplicationController': ReplicationControllerSchema,
+  'batch/v1/Job': JobSchema,
+  'batch/v1/CronJob': CronJobSchema,
+} as const;
+
+export type Workload = { [K in keyof typeof WORKLOAD_SCHEMAS]: z.infer<(typeof WORKLOAD_SCHEMAS)[K]> }[keyof typeof WORKLOAD_SCHEMAS];
+export type WorkloadKind = Workload['kind'];
+export const WORKLOAD_KIND_NAMES: readonly WorkloadKind[] = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'ReplicationController', 'Job', 'CronJob'];
+
+export function isWorkload(o: { kind: string }): o is Workload {
+  return (WORKLOAD_KIND_NAMES as readonly string[]).includes(o.kind);
+}
+
+/** The pod template of a workload; a CronJob's is `spec.jobTemplate.spec.template`. */
+export function podTemplateOf(w: Workload): PodTemplate {
+  return w.kind === 'CronJob' ? w.spec.jobTemplate.spec.template : w.spec.template;
+}
+
+/** Where the pod template sits in the object, for issues. */
+export function templatePath(w: Workload): readonly string[] {
+  return w.kind === 'CronJob' ? ['spec', 'jobTemplate', 'spec', 'template'] : ['spec', 'template'];
+}
