@@ -38,7 +38,22 @@ function setsOf(table: RuleTable): SetId[] {
   return out;
 }
 
-export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}): { ir: SetIr; stats: SetCompileStats } {
+/**
+ * What a compile may take from an earlier version's set form instead of computing it
+ * (incremental.ts decides what cannot have changed). Without it, everything is computed.
+ */
+export interface SetReuse {
+  /** A pod's binding (addresses and table ids), when it cannot differ from the earlier version's. */
+  bindings(pod: Cluster['pods'][number]): SetPod | undefined;
+  /** A table of the earlier version, by id. */
+  table(id: RuleTableId): RuleTable | undefined;
+  /** A set of the earlier version whose members cannot have changed. */
+  unchangedSet(id: SetId): IrSet | undefined;
+  /** Any set of the earlier version (its definition lets this cluster resolve its members). */
+  earlierSet(id: SetId): IrSet | undefined;
+}
+
+export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reuse?: SetReuse): { ir: SetIr; stats: SetCompileStats } {
   const want = opts.nodes ? new Set(opts.nodes) : null;
   const sha256Hex = opts.sha256Hex ?? portableSha256Hex;
   const registry = new SetRegistry(cluster, sha256Hex);
@@ -58,7 +73,12 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}): { i
   };
 
   const setsByTable = new Map<RuleTableId, SetId[]>();
-  const setsOfTable = (id: RuleTableId): SetId[] => setsByTable.get(id) ?? setsByTable.set(id, setsOf(tables.get(id)!)).get(id)!;
+  const tableBody = (id: RuleTableId): RuleTable => {
+    const t = tables.get(id) ?? reuse?.table(id);
+    if (!t) throw new Error(`table ${id} is neither compiled nor in the earlier version`);
+    return t;
+  };
+  const setsOfTable = (id: RuleTableId): SetId[] => setsByTable.get(id) ?? setsByTable.set(id, setsOf(tableBody(id))).get(id)!;
 
   const nodeNames = [...new Set([...cluster.nodes.map((n) => n.name), ...cluster.pods.flatMap((p) => (p.nodeName ? [p.nodeName] : []))])].sort();
   const podsOn = new Map<string, Cluster['pods'][number][]>();
@@ -74,6 +94,12 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}): { i
     // Host-network pods and pods without addresses get no tables: they are not policy subjects.
     for (const pod of podsOn.get(name) ?? []) {
       if (pod.hostNetwork || pod.ips.length === 0) continue;
+      const kept = reuse?.bindings(pod);
+      if (kept) {
+        nodeTables.add(kept.ingress).add(kept.egress);
+        pods.push([pod.key, kept]);
+        continue;
+      }
       const ingress = tableFor(pod, 'ingress');
       const egress = tableFor(pod, 'egress');
       nodeTables.add(ingress).add(egress);
@@ -92,8 +118,17 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}): { i
     };
   }
 
-  const sets = byKey<IrSet>([...usedSets].map((id) => [id, registry.get(id)]));
-  const usedTableEntries = byKey<RuleTable>([...usedTables].map((id) => [id, tables.get(id)!]));
+  const setBody = (id: SetId): IrSet => {
+    if (registry.has(id)) return registry.get(id);
+    const kept = reuse?.unchangedSet(id);
+    if (kept) return kept;
+    const earlier = reuse?.earlierSet(id);
+    const set = earlier && registry.fromDefinition(id, earlier.definition);
+    if (!set) throw new Error(`set ${id} is neither compiled nor resolvable from the earlier version`);
+    return set;
+  };
+  const sets = byKey<IrSet>([...usedSets].map((id) => [id, setBody(id)]));
+  const usedTableEntries = byKey<RuleTable>([...usedTables].map((id) => [id, tableBody(id)]));
   let rules = 0;
   for (const t of Object.values(usedTableEntries)) rules += t.admin.length + t.networkPolicy.rules.length + t.baseline.length;
   let members = 0;

@@ -8,7 +8,7 @@ import { contentId } from './ids.js';
 import type { IrSet, SetDefinition, SetId } from './ir.js';
 import { namedPortDefinition, peerDefinition } from './definitions.js';
 import { addressMembers, OwnedAddresses, portElements } from './members.js';
-
+import { resolveDefinition, subjectIn } from './resolve.js';
 
 export class SetRegistry {
   private readonly sets = new Map<SetId, IrSet>();
@@ -45,10 +45,7 @@ export class SetRegistry {
     if (cached !== undefined) return cached;
     const definition = peerDefinition(this.cluster, peer, subject)!;
     const { id, known } = this.idOf(definition);
-    if (!known) {
-      const { v4, v6 } = addressMembers(this.cluster, this.owned, peer, subject);
-      this.sets.set(id, { kind: 'addresses', definition, v4, v6, hash: contentId('m', JSON.stringify([v4, v6]), this.sha256Hex) });
-    }
+    if (!known) this.sets.set(id, this.members(definition, peer, null, subject));
     this.idOfPeer.set(key, id);
     return id;
   }
@@ -60,12 +57,39 @@ export class SetRegistry {
     if (cached !== undefined) return cached;
     const definition = namedPortDefinition(peerDefinition(this.cluster, peer, subject), m);
     const { id, known } = this.idOf(definition);
-    if (!known) {
-      const elements = portElements(this.cluster, this.owned, peer, m, subject);
-      this.sets.set(id, { kind: 'ports', definition, elements, hash: contentId('m', JSON.stringify(elements), this.sha256Hex) });
-    }
+    if (!known) this.sets.set(id, this.members(definition, peer, m, subject));
     this.idOfPeer.set(key, id);
     return id;
+  }
+
+  /**
+   * A set known by its id and definition alone (from an earlier version): its members in this
+   * cluster, resolved from the definition (resolve.ts). Null when it is relative to a namespace
+   * that has no pods left, so no table can use it.
+   */
+  fromDefinition(id: SetId, definition: SetDefinition): IrSet | null {
+    const known = this.sets.get(id);
+    if (known) return known;
+    const { peer, port, subjectNamespace } = resolveDefinition(this.cluster, definition);
+    const subject = subjectIn(this.cluster, subjectNamespace);
+    if (!subject) return null;
+    const set = this.members(definition, peer, port, subject);
+    this.sets.set(id, set);
+    return set;
+  }
+
+  has(id: SetId): boolean {
+    return this.sets.has(id);
+  }
+
+  /** Who is in a set today, with the members' own hash. */
+  private members(definition: SetDefinition, peer: Peer, port: Extract<PortMatch, { type: 'named' }> | null, subject: PodInfo): IrSet {
+    if (port !== null) {
+      const elements = portElements(this.cluster, this.owned, peer, port, subject);
+      return { kind: 'ports', definition, elements, hash: contentId('m', JSON.stringify(elements), this.sha256Hex) };
+    }
+    const { v4, v6 } = addressMembers(this.cluster, this.owned, peer, subject);
+    return { kind: 'addresses', definition, v4, v6, hash: contentId('m', JSON.stringify([v4, v6]), this.sha256Hex) };
   }
 
   get(id: SetId): IrSet {

@@ -1,0 +1,136 @@
+// A version compiled from changes equals a full compile of the same objects, ids and bodies,
+// after every step of random change sequences: pod edits (relabel, move, readdress onto
+// another pod's address, host network, delete, add) take the incremental path, everything
+// else (policies, namespaces, nodes) the full one.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildCluster } from '../../core/cluster.js';
+import { compileSets } from '../../core/sets/compile.js';
+import type { IrSet } from '../../core/sets/ir.js';
+import { compiledState, nextVersion, type CompiledState } from '../../core/sets/next-version.js';
+import { parseSnapshot, type ParsedSnapshot } from '../../schemas/snapshot.js';
+import { assertProperty } from '../support/property.js';
+import { changeArb, changeOf, NODES, snapshotArb } from '../support/random-snapshot.js';
+
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
+
+type PodItem = { kind: 'Pod'; metadata: { name: string; namespace: string; labels: Record<string, string> }; spec: { nodeName: string; hostNetwork: boolean; containers: { name: string; ports: object[] }[] }; status: { phase: string; podIP: string; podIPs: { ip: string }[] } };
+
+const podEdit = fc.oneof(
+  fc.record({ op: fc.constant('relabel' as const), pod: fc.nat(), labels: fc.dictionary(fc.constantFrom('app', 'team'), fc.constantFrom('x', 'y'), { maxKeys: 2 }) }),
+  fc.record({ op: fc.constant('move' as const), pod: fc.nat() }),
+  fc.record({ op: fc.constant('readdress' as const), pod: fc.nat(), other: fc.nat(), fresh: fc.boolean() }),
+  fc.record({ op: fc.constant('host' as const), pod: fc.nat() }),
+  fc.record({ op: fc.constant('delete' as const), pod: fc.nat() }),
+  fc.record({ op: fc.constant('add' as const), pod: fc.nat(), ns: fc.constantFrom('a', 'b', 'c', 'new') }),
+  fc.record({ op: fc.constant('ports' as const), pod: fc.nat(), other: fc.nat() }),
+);
+const step = fc.oneof({ weight: 4, arbitrary: fc.array(podEdit, { minLength: 1, maxLength: 3 }) }, { weight: 1, arbitrary: changeArb });
+
+const clone = <T>(v: T): T => structuredClone(v);
+
+/** Pod edits as a change on the current objects (apply and delete). */
+function podChange(objects: readonly unknown[], edits: readonly { op: string; pod: number }[], serial: number) {
+  const pods = objects.filter((o) => (o as PodItem).kind === 'Pod') as PodItem[];
+  const apply = new Map<string, PodItem>();
+  const del: { kind: string; namespace: string; name: string }[] = [];
+  for (const e of edits as { op: string; pod: number; labels?: Record<string, string>; other?: number; fresh?: boolean; ns?: string }[]) {
+    if (pods.length === 0) break;
+    const p = clone(apply.get(pods[e.pod % pods.length]!.metadata.name + '/' + pods[e.pod % pods.length]!.metadata.namespace) ?? pods[e.pod % pods.length]!);
+    const key = `${p.metadata.name}/${p.metadata.namespace}`;
+    const other = pods[(e.other ?? 0) % pods.length]!;
+    switch (e.op) {
+      case 'relabel':
+        p.metadata.labels = e.labels!;
+        break;
+      case 'move':
+        p.spec.nodeName = p.spec.nodeName === NODES[0]!.name ? NODES[1]!.name : NODES[0]!.name;
+        break;
+      case 'readdress': {
+        const ip = e.fresh ? `10.0.9.${serial % 250}` : other.status.podIPs[0]!.ip;
+        p.status.podIP = ip;
+        p.status.podIPs = [{ ip }, ...p.status.podIPs.slice(1).filter((x) => x.ip.includes(':') !== ip.includes(':'))];
+        break;
+      }
+      case 'host':
+        p.spec.hostNetwork = !p.spec.hostNetwork;
+        break;
+      case 'ports':
+        p.spec.containers = clone(other.spec.containers);
+        break;
+      case 'delete':
+        apply.delete(key);
+        del.push({ kind: 'Pod', namespace: p.metadata.namespace, name: p.metadata.name });
+        continue;
+      case 'add':
+        p.metadata.name = `q${serial}-${e.pod}`;
+        p.metadata.namespace = e.ns!;
+        break;
+    }
+    apply.set(`${p.metadata.name}/${p.metadata.namespace}`, p);
+  }
+  const deleted = new Set(del.map((d) => `${d.name}/${d.namespace}`));
+  return { apply: [...apply.entries()].filter(([k]) => !deleted.has(k)).map(([, v]) => v), delete: del };
+}
+
+function parsed(items: readonly unknown[]): ParsedSnapshot | null {
+  const p = parseSnapshot({ items });
+  return p.ok ? p.snapshot : null;
+}
+
+describe('versions from changes', () => {
+  it(`equal a full compile of the same objects after every step (${RUNS} random sequences)`, () => {
+    let incremental = 0;
+    let full = 0;
+    assertProperty(
+      fc.property(snapshotArb, fc.array(step, { minLength: 1, maxLength: 5 }), (base, steps) => {
+        const first = parsed(base.items);
+        if (!first) return;
+        let state: CompiledState = compiledState(first).state;
+        steps.forEach((s, i) => {
+          const raw = Array.isArray(s) ? podChange(state.snapshot.objects, s, i) : changeOf({ items: state.snapshot.objects }, s);
+          const apply = parseSnapshot({ items: raw.apply }, '$.changes.apply');
+          if (!apply.ok) return;
+          const next = nextVersion(state, { apply: apply.snapshot, delete: raw.delete });
+          if (!next.ok) return;
+          if (next.incremental) incremental++;
+          else full++;
+          // The same objects in another order, compiled from scratch.
+          const reordered: ParsedSnapshot = { ...next.state.snapshot, objects: [...next.state.snapshot.objects].reverse() };
+          const expected = compileSets(buildCluster(reordered)).ir;
+          expect(JSON.stringify(next.state.ir)).toBe(JSON.stringify(expected));
+          state = next.state;
+        });
+      }),
+      { numRuns: RUNS, file: import.meta.url },
+    );
+    // Both paths ran often enough to mean something.
+    expect(incremental).toBeGreaterThan(RUNS);
+    expect(full).toBeGreaterThan(RUNS / 10);
+  });
+});
+
+describe('a pod sharing an address with a changed pod', () => {
+  it('takes the address over when the owner goes, though it did not change itself', () => {
+    const pod = (name: string, app: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'a', labels: { app } }, spec: { nodeName: 'n1', containers: [{ name: 'c' }] }, status: { phase: 'Running', podIP: '10.0.0.5', podIPs: [{ ip: '10.0.0.5' }] } });
+    const items = [
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a' } },
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { addresses: [{ type: 'InternalIP', address: '172.18.0.2' }] } },
+      // p0 comes first, so it owns 10.0.0.5; p1 holds it too.
+      pod('p0', 'x'),
+      pod('p1', 'y'),
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'db', namespace: 'a', labels: { app: 'db' } }, spec: { nodeName: 'n1', containers: [{ name: 'c' }] }, status: { phase: 'Running', podIP: '10.0.0.9', podIPs: [{ ip: '10.0.0.9' }] } },
+      { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'db', namespace: 'a' }, spec: { podSelector: { matchLabels: { app: 'db' } }, ingress: [{ from: [{ podSelector: { matchLabels: { app: 'y' } } }] }] } },
+    ];
+    const base = compiledState(parsed(items)!).state;
+    const setOfY = () => Object.values(base.ir.sets).find((s) => s.definition.type === 'pods' && JSON.stringify(s.definition).includes('"y"'))!;
+    const v4 = (s: IrSet) => (s.kind === 'addresses' ? s.v4 : null);
+    expect(v4(setOfY())).toEqual([]);
+    const next = nextVersion(base, { apply: parsed([])!, delete: [{ kind: 'Pod', namespace: 'a', name: 'p0' }] });
+    expect(next.ok && next.incremental).toBe(true);
+    if (!next.ok) return;
+    const after = Object.values(next.state.ir.sets).find((s) => s.definition.type === 'pods' && JSON.stringify(s.definition).includes('"y"'))!;
+    expect(v4(after)).toEqual(['10.0.0.5/32']);
+    expect(JSON.stringify(next.state.ir)).toBe(JSON.stringify(compileSets(buildCluster(next.state.snapshot)).ir));
+  });
+});
