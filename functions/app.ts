@@ -15,6 +15,7 @@ import { docsRoutes } from './routes/docs.js';
 import { matrixRoutes } from './routes/matrix.js';
 import { verdictRoutes } from './routes/verdicts.js';
 import { storedClusters, storedFlatNodes } from './stored-cluster.js';
+import { CompiledVersions } from './compiled-versions.js';
 import { changeReviewRoutes } from './routes/change-review.js';
 import { accessLog, type AccessLine } from './ops/access-log.js';
 import { opsRoutes } from './ops/health.js';
@@ -37,6 +38,8 @@ export interface AppDeps {
   readonly logAccess?: ((line: AccessLine) => void) | null;
   /** Request, compile, publish and store-error figures served at /metrics (a fresh set by default). */
   readonly metrics?: Metrics;
+  /** Objects of compiled versions kept in memory to compile the next version from changes (compiled-versions.ts). */
+  readonly warmStateObjects?: number;
 }
 
 export function createApp(deps: AppDeps = {}): OpenAPIHono {
@@ -68,7 +71,7 @@ export function createApp(deps: AppDeps = {}): OpenAPIHono {
   changeReviewRoutes(app, deps.sha256Hex);
   askRoutes(app, access, load);
   const flatOf = load ? storedFlatNodes(load, deps.sha256Hex) : () => Promise.reject(new ApiError('unavailable', 'no snapshot store is configured for this deployment'));
-  clusterRoutes(app, deps.store, access, deps.sha256Hex, flatOf, metrics);
+  clusterRoutes(app, deps.store, access, flatOf, { sha256Hex: deps.sha256Hex, metrics, warm: new CompiledVersions(deps.warmStateObjects) });
   clusterQueryRoutes(app, access, load);
   docsRoutes(app);
 

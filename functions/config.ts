@@ -4,6 +4,7 @@
 //   NETPOLC_TOKENS            access tokens for /v1/clusters/*, as hashes with scopes (functions/access/tokens.ts)
 //   NETPOLC_ALLOW_ANONYMOUS   true: a Worker or Lambda without tokens serves stored clusters to anyone
 //   ACCESS_LOG                true (default): one JSON line per request on stdout; false: none
+//   WARM_STATE_OBJECTS        objects of compiled versions kept in memory for versions from changes (default 200000; 0: none)
 import type { AppDeps } from './app.js';
 import type { AccessPolicy } from './access/check.js';
 import { parseTokens } from './access/tokens.js';
@@ -19,10 +20,10 @@ export type Platform = 'node' | 'serverless';
 
 const text = (v: string | number | undefined): string | undefined => (v === undefined || String(v).trim() === '' ? undefined : String(v).trim());
 
-function positiveInteger(name: string, value: string | number | undefined): number | undefined {
+function positiveInteger(name: string, value: string | number | undefined, unit = 'bytes', min = 1): number | undefined {
   if (value === undefined || value === '') return undefined;
   const n = typeof value === 'number' ? value : Number(value.trim());
-  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer (bytes), got ${JSON.stringify(value)}`);
+  if (!Number.isSafeInteger(n) || n < min) throw new Error(`${name} must be an integer ≥ ${min} (${unit}), got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -47,5 +48,6 @@ export function accessFromEnv(env: EnvSource, platform: Platform): AccessPolicy 
 export function depsFromEnv(env: EnvSource, platform: Platform): AppDeps {
   // stdout is where each platform collects logs (journald, CloudWatch, Workers Logs).
   const logAccess = text(env.ACCESS_LOG) === undefined || flag('ACCESS_LOG', env.ACCESS_LOG) ? (line: unknown) => console.log(JSON.stringify(line)) : null;
-  return { maxBodyBytes: positiveInteger('MAX_BODY_BYTES', env.MAX_BODY_BYTES), access: accessFromEnv(env, platform), logAccess };
+  const warmStateObjects = positiveInteger('WARM_STATE_OBJECTS', env.WARM_STATE_OBJECTS, 'objects', 0);
+  return { maxBodyBytes: positiveInteger('MAX_BODY_BYTES', env.MAX_BODY_BYTES), access: accessFromEnv(env, platform), logAccess, ...(warmStateObjects !== undefined ? { warmStateObjects } : {}) };
 }

@@ -26,7 +26,11 @@ export function compiledState(snapshot: ParsedSnapshot, opts: SetCompileOptions 
   return { state: { snapshot, cluster, ir }, stats };
 }
 
-export function nextVersion(base: CompiledState, changes: SnapshotChanges, opts: SetCompileOptions = {}): NextVersion {
+/**
+ * `base` with its compiled form (a warm server) may be compiled from incrementally; its objects
+ * alone (a cold one, read from the store) get a full compile of the result.
+ */
+export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSnapshot }, changes: SnapshotChanges, opts: SetCompileOptions = {}): NextVersion {
   const head = applyChanges(base.snapshot, changes, '$.changes.delete');
   if (!head.ok) return head;
   const snapshot: ParsedSnapshot = { ...head.snapshot, resourceVersion: undefined };
@@ -36,7 +40,7 @@ export function nextVersion(base: CompiledState, changes: SnapshotChanges, opts:
   ];
   const cluster = buildCluster(snapshot);
   // Only nodes of the whole cluster: a compile for some nodes is no base for the next version.
-  const reuse = opts.nodes ? null : podChangeReuse(base, cluster, changed);
+  const reuse = opts.nodes || !('ir' in base) ? null : podChangeReuse(base, cluster, changed);
   const { ir, stats } = compileSets(cluster, opts, reuse ?? undefined);
   return { ok: true, state: { snapshot, cluster, ir }, stats, incremental: reuse !== null, changed };
 }

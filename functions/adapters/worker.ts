@@ -31,11 +31,13 @@ export interface WorkerEnv {
   readonly AWS_SECRET_ACCESS_KEY?: string;
   readonly AWS_SESSION_TOKEN?: string;
   readonly SNAPSHOT_RETENTION_SECONDS?: string | number;
+  /** Objects of compiled versions an isolate keeps for versions from changes (default 200000; 0: none). */
+  readonly WARM_STATE_OBJECTS?: string | number;
 }
 
 const SETTINGS: readonly (keyof WorkerEnv)[] = [
   'MAX_BODY_BYTES', 'NETPOLC_TOKENS', 'NETPOLC_ALLOW_ANONYMOUS', 'STORE', 'NETPOLC_TABLE', 'DYNAMODB_TABLE', 'DYNAMODB_ENDPOINT',
-  'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'SNAPSHOT_RETENTION_SECONDS',
+  'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'SNAPSHOT_RETENTION_SECONDS', 'WARM_STATE_OBJECTS',
 ];
 
 let cached: { key: string; app: OpenAPIHono } | undefined;

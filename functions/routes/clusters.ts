@@ -3,23 +3,17 @@
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { requireAccess, type AccessPolicy } from '../access/check.js';
-import type { Sha256Hex } from '../../core/compile/table-id.js';
 import type { IrNode } from '../../core/compile/ir.js';
 import { diffNode, type NodeBindings } from '../../core/diff/node-tables.js';
 import { nodeDelta, type NodeSlice } from '../../core/diff/set-node.js';
 import { DATAPLANES, renderFormat, rendersSets } from '../../core/render/index.js';
 import { nftDelta } from '../../core/render/nftables-delta.js';
-import { compileSets } from '../../core/sets/compile.js';
 import { SET_IR_VERSION, type SetIr } from '../../core/sets/ir.js';
-import { snapshotHash } from '../../core/snapshot/hash.js';
 import { COMPILE_FORMATS } from '../../schemas/api/compile.js';
-import { parseSnapshot } from '../../schemas/snapshot.js';
 import { StoreCorruptionError, type NodeTables, type SnapshotStore } from '../../infra/store/types.js';
-import { buildCluster } from '../../core/cluster.js';
-import { parseBody } from '../body.js';
 import { ApiError, invalid } from '../errors.js';
 import { storeErrors, type FlatNodes } from '../stored-cluster.js';
-import type { Metrics } from '../ops/metrics.js';
+import { publish, publishBody, type PublishDeps } from './publish.js';
 
 /** What diffNode reads of a flat node. */
 const flatBindings = (n: IrNode): NodeBindings => ({ pods: n.pods, global: n.global, tableIds: Object.keys(n.tables).sort() });
@@ -28,34 +22,6 @@ export const ACCESS_RESPONSES = {
   401: { description: 'no valid bearer token (when tokens are configured); WWW-Authenticate: Bearer' },
   403: { description: "the token's scope does not cover this cluster, node or write" },
 } as const;
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** The body is the snapshot; a YAML body arrives as {snapshot: List} from parseBody. */
-async function snapshotBody(c: Context): Promise<unknown> {
-  const body = parseBody(await c.req.text(), c.req.header('content-type'));
-  return isObject(body) && 'snapshot' in body && !('items' in body) ? body.snapshot : body;
-}
-
-async function publish(c: Context, store: SnapshotStore, cluster: string, raw: unknown, versionFromPath: string | null, sha256Hex: Sha256Hex | undefined, metrics: Metrics) {
-  const parsed = parseSnapshot(raw, '$');
-  if (!parsed.ok) throw invalid(parsed.issues);
-  const version = versionFromPath ?? parsed.snapshot.resourceVersion;
-  if (!version) throw invalid([{ path: '$.metadata.resourceVersion', message: 'POST needs the List\'s metadata.resourceVersion (or PUT …/snapshots/{resourceVersion})' }]);
-  const started = performance.now();
-  // A version stores the set form; flat tables and rendered artifacts are derived on read.
-  const { ir, stats } = compileSets(buildCluster(parsed.snapshot), sha256Hex ? { sha256Hex } : {});
-  metrics.compile.observe((performance.now() - started) / 1000, { form: 'ir' });
-  const objects: Record<string, number> = {};
-  for (const o of parsed.snapshot.objects) objects[o.kind] = (objects[o.kind] ?? 0) + 1;
-  const result = await storeErrors(
-    store.publish(cluster, version, { snapshotHash: snapshotHash(parsed.snapshot.objects, sha256Hex), objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir, items: parsed.snapshot.objects }),
-  );
-  metrics.publish.observe((performance.now() - started) / 1000, { status: result.status });
-  return c.json({ cluster, version, status: result.status, latest: result.latest, header: result.header }, result.status === 'created' ? 201 : 200);
-}
 
 /** A node's slice of a stored version: every table and set its manifest names, or an error naming what is missing. */
 async function storedSlice(store: SnapshotStore, m: NodeTables): Promise<NodeSlice> {
@@ -124,13 +90,13 @@ async function nodeTablesResponse(c: Context, store: SnapshotStore, flatOf: Flat
   return c.json({ cluster, node, version, full: true, format, rendered });
 }
 
-export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined, access: AccessPolicy, sha256Hex: Sha256Hex | undefined, flatOf: FlatNodes, metrics: Metrics): void {
+export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined, access: AccessPolicy, flatOf: FlatNodes, deps: PublishDeps): void {
   const need = (): SnapshotStore => {
     if (!store) throw new ApiError('unavailable', 'no snapshot store is configured for this deployment');
     return store;
   };
   for (const [method, path, summary] of [
-    ['put', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'Compile and store a snapshot as this resourceVersion (idempotent; 409 for other content)'],
+    ['put', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'Compile and store a snapshot as this resourceVersion (idempotent; 409 for other content). The body is a whole snapshot, or {base, changes: {apply, delete}}: changes on a stored version, as a watcher sees them (409 naming the latest version when base is not stored)'],
     ['post', '/v1/clusters/{cluster}/snapshots', "Compile and store a snapshot under its List's metadata.resourceVersion"],
     ['get', '/v1/clusters/{cluster}/snapshots', 'Stored versions, newest first (limit, cursor)'],
     ['get', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'One stored version: nodes, object counts, compile figures'],
@@ -145,8 +111,8 @@ export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined
   const read = requireAccess(access, (c) => ({ access: 'read', cluster: cluster(c) }));
   const readNode = requireAccess(access, (c) => ({ access: 'read', cluster: cluster(c), node: c.req.param('node')! }));
 
-  app.put('/v1/clusters/:cluster/snapshots/:version', write, async (c) => publish(c, need(), c.req.param('cluster'), await snapshotBody(c), c.req.param('version'), sha256Hex, metrics));
-  app.post('/v1/clusters/:cluster/snapshots', write, async (c) => publish(c, need(), c.req.param('cluster'), await snapshotBody(c), null, sha256Hex, metrics));
+  app.put('/v1/clusters/:cluster/snapshots/:version', write, async (c) => publish(c, need(), deps, c.req.param('cluster'), await publishBody(c), c.req.param('version')));
+  app.post('/v1/clusters/:cluster/snapshots', write, async (c) => publish(c, need(), deps, c.req.param('cluster'), await publishBody(c), null));
   app.get('/v1/clusters/:cluster/snapshots', read, async (c) => {
     const limit = c.req.query('limit');
     return c.json(await storeErrors(need().listVersions(c.req.param('cluster'), { ...(limit ? { limit: Number(limit) } : {}), cursor: c.req.query('cursor') ?? null })));

@@ -10,19 +10,19 @@ export const ObjectRefSchema = z.object({
   name: z.string().min(1),
 });
 
+/** A change as previews and versions from changes take it: objects deleted, then objects applied. */
+export const ChangesSchema = z.object({
+  apply: z.array(z.unknown()).default([]).openapi({ description: 'objects to create or replace (same kind/namespace/name), as `kubectl apply` does' }),
+  delete: z.array(ObjectRefSchema).default([]).openapi({ description: 'objects to remove before applying' }),
+});
+
 export const PREVIEW_DETAILS = ['aggregates', 'parts'] as const;
 
 export const PreviewRequestSchema = z
   .object({
     base: SnapshotField('the cluster before the change').refine((v) => v !== undefined, 'a base snapshot is required'),
     head: SnapshotField('the cluster after the change (or send `changes`)').optional(),
-    changes: z
-      .object({
-        apply: z.array(z.unknown()).default([]).openapi({ description: 'objects to create or replace (same kind/namespace/name), as `kubectl apply` does' }),
-        delete: z.array(ObjectRefSchema).default([]).openapi({ description: 'objects to remove before applying' }),
-      })
-      .optional()
-      .openapi({ description: 'the change to apply to `base` instead of sending `head`' }),
+    changes: ChangesSchema.optional().openapi({ description: 'the change to apply to `base` instead of sending `head`' }),
     tables: z.boolean().default(true).openapi({ description: 'include the per-node rule-table delta (compiles both snapshots: the slow part); also `?tables=false`' }),
     lint: z.boolean().default(true).openapi({ description: 'include the lints of head, each marked new or already in base; also `?lint=false`' }),
     detail: z.enum(PREVIEW_DETAILS).default('aggregates').openapi({ description: '`parts`: every aggregate also lists its class pairs, and `endpoints` their members, so aggregates expand to exact pairs; also `?detail=parts`' }),

@@ -1,0 +1,90 @@
+// Writing a version: a whole snapshot (PUT/POST), or changes on a stored base version (PUT with
+// {base, changes}), which a watcher sends instead of the whole cluster. Both end in the same
+// compiled state and the same store write; the changes path compiles incrementally when the
+// server still holds the base (compiled-versions.ts) and only pods changed.
+import type { Context } from 'hono';
+import type { Sha256Hex } from '../../core/compile/table-id.js';
+import { compiledState, nextVersion, type CompiledState } from '../../core/sets/next-version.js';
+import type { SetCompileStats } from '../../core/sets/compile.js';
+import { snapshotHash } from '../../core/snapshot/hash.js';
+import { isChangesBody, VersionFromChangesSchema } from '../../schemas/api/versions.js';
+import { formatPath, parseSnapshot, type ParsedSnapshot } from '../../schemas/snapshot.js';
+import type { SnapshotStore } from '../../infra/store/types.js';
+import { parseBody } from '../body.js';
+import type { CompiledVersions } from '../compiled-versions.js';
+import { ApiError, invalid } from '../errors.js';
+import type { Metrics } from '../ops/metrics.js';
+import { storeErrors } from '../stored-cluster.js';
+
+export interface PublishDeps {
+  readonly sha256Hex: Sha256Hex | undefined;
+  readonly metrics: Metrics;
+  readonly warm: CompiledVersions;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The body is the snapshot (or a change); a YAML body arrives as {snapshot: List} from parseBody. */
+export async function publishBody(c: Context): Promise<unknown> {
+  const body = parseBody(await c.req.text(), c.req.header('content-type'));
+  return isObject(body) && 'snapshot' in body && !('items' in body) ? body.snapshot : body;
+}
+
+/** PUT …/snapshots/{rv} (version from the path) or POST …/snapshots (from the List's metadata.resourceVersion). */
+export async function publish(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, body: unknown, versionFromPath: string | null) {
+  if (isChangesBody(body)) {
+    if (versionFromPath === null) throw invalid([{ path: '$.changes', message: 'a version from changes needs its resourceVersion: PUT …/snapshots/{resourceVersion}' }]);
+    return publishChanges(c, store, deps, cluster, body, versionFromPath);
+  }
+  const parsed = parseSnapshot(body, '$');
+  if (!parsed.ok) throw invalid(parsed.issues);
+  const version = versionFromPath ?? parsed.snapshot.resourceVersion;
+  if (!version) throw invalid([{ path: '$.metadata.resourceVersion', message: 'POST needs the List\'s metadata.resourceVersion (or PUT …/snapshots/{resourceVersion})' }]);
+  const started = performance.now();
+  const { state, stats } = compiledState(parsed.snapshot, deps.sha256Hex ? { sha256Hex: deps.sha256Hex } : {});
+  deps.metrics.compile.observe((performance.now() - started) / 1000, { form: 'ir' });
+  return storeVersion(c, store, deps, cluster, version, state, stats, started, {});
+}
+
+async function publishChanges(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, body: unknown, version: string) {
+  const req = VersionFromChangesSchema.safeParse(body);
+  if (!req.success) throw invalid(req.error.issues.map((i) => ({ path: formatPath('$', i.path), message: i.message })));
+  const { base: baseVersion, changes } = req.data;
+  const started = performance.now();
+  const header = await storeErrors(store.getHeader(cluster, baseVersion));
+  if (!header) {
+    const latest = (await storeErrors(store.latest(cluster)))?.version ?? null;
+    // Never a silent full recompute of something else: the watcher must resend on a base that exists.
+    throw new ApiError('conflict', `base version ${baseVersion} of cluster ${cluster} is not stored (or has expired); ${latest === null ? 'the cluster has no version: PUT a whole snapshot first' : `the latest is ${latest}: send the changes on it, or a whole snapshot`}`, undefined, { body: { latest } });
+  }
+  const warm = deps.warm.get(cluster, baseVersion, header.snapshotHash);
+  const base: CompiledState | { snapshot: ParsedSnapshot } = warm ?? { snapshot: await storedSnapshot(store, cluster, baseVersion) };
+  const apply = parseSnapshot(changes.apply, '$.changes.apply');
+  if (!apply.ok) throw invalid(apply.issues);
+  const next = nextVersion(base, { apply: apply.snapshot, delete: changes.delete }, deps.sha256Hex ? { sha256Hex: deps.sha256Hex } : {});
+  if (!next.ok) throw invalid(next.issues);
+  deps.metrics.compile.observe((performance.now() - started) / 1000, { form: 'ir' });
+  return storeVersion(c, store, deps, cluster, version, next.state, next.stats, started, { base: baseVersion, changed: next.changed.length, incremental: next.incremental, warm: warm !== null });
+}
+
+/** A stored version's objects, as the snapshot the changes apply to. */
+async function storedSnapshot(store: SnapshotStore, cluster: string, version: string): Promise<ParsedSnapshot> {
+  const objects = await storeErrors(store.getSnapshotObjects(cluster, version));
+  if (!objects) throw new ApiError('conflict', `base version ${version} of cluster ${cluster} was stored without its objects (by an older netpolc) or has just expired: send a whole snapshot`, undefined, { body: { latest: null } });
+  return { objects: [...objects], ignored: {}, resourceVersion: version, paths: new Map() };
+}
+
+async function storeVersion(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, version: string, state: CompiledState, stats: SetCompileStats, started: number, extra: Record<string, unknown>) {
+  const objects: Record<string, number> = {};
+  for (const o of state.snapshot.objects) objects[o.kind] = (objects[o.kind] ?? 0) + 1;
+  const hash = snapshotHash(state.snapshot.objects, deps.sha256Hex);
+  const result = await storeErrors(
+    store.publish(cluster, version, { snapshotHash: hash, objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir: state.ir, items: state.snapshot.objects }),
+  );
+  deps.metrics.publish.observe((performance.now() - started) / 1000, { status: result.status });
+  // The next change most likely comes on the latest version.
+  if (result.latest) deps.warm.set(cluster, { version, snapshotHash: hash, state });
+  return c.json({ cluster, version, status: result.status, latest: result.latest, header: result.header, ...extra }, result.status === 'created' ? 201 : 200);
+}
