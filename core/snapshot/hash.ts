@@ -1,5 +1,7 @@
-// The identity of a snapshot's content: SHA-256 of its validated objects in a canonical order,
-// so re-sending the same cluster (other key order, other whitespace, YAML or JSON) is the same.
+// The identity of a snapshot's content, so re-sending the same cluster (other key order, other
+// object order, other whitespace, YAML or JSON) is the same: SHA-256 over each object's key and
+// the digest of its canonical JSON, in key order. Digests are kept per object: a version from
+// changes shares its unchanged objects with the version before, and hashes only the new ones.
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { portableSha256Hex, type Sha256Hex } from '../compile/table-id.js';
 
@@ -10,9 +12,24 @@ export function canonical(v: unknown): unknown {
   return v;
 }
 
+/** `kind/namespace/name`: one object per key in a snapshot. */
+export const snapshotObjectKey = (o: SnapshotObject): string => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+
+// Parsed objects are never mutated (every stage copies), so a digest stays true for the object.
+const digests = new WeakMap<Sha256Hex, WeakMap<SnapshotObject, string>>();
+
+/** SHA-256 (hex) of an object's canonical JSON, computed once per object and hash function. */
+export function objectDigest(o: SnapshotObject, sha256Hex: Sha256Hex = portableSha256Hex): string {
+  let cache = digests.get(sha256Hex);
+  if (!cache) digests.set(sha256Hex, (cache = new WeakMap()));
+  let d = cache.get(o);
+  if (d === undefined) cache.set(o, (d = sha256Hex(JSON.stringify(canonical(o)))));
+  return d;
+}
+
 /** `sha256Hex`: the portable SHA-256 by default; Node entries pass node:crypto's (same digest). */
 export function snapshotHash(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex = portableSha256Hex): string {
-  const keyed = objects.map((o) => ({ key: `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`, o }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return sha256Hex(JSON.stringify(canonical(keyed.map((k) => k.o))));
+  const lines = objects.map((o) => `${snapshotObjectKey(o)} ${objectDigest(o, sha256Hex)}`);
+  lines.sort();
+  return sha256Hex(lines.join('\n'));
 }

@@ -5,7 +5,6 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.js';
 import type { IrSet, RuleTable, SetNode, SetPod } from '../../core/sets/ir.js';
 import { contentId } from '../../core/sets/ids.js';
-import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { StoreCorruptionError, type CompileFigures } from './types.js';
 
 const encoder = new TextEncoder();
@@ -118,17 +117,13 @@ export function decodeNodes(bytes: Uint8Array): string[] {
   return nodes;
 }
 
-// The parsed form of objects belongs to this release's schemas: a tag lets a later release that
-// changes that form recognise older blobs instead of misreading them.
-const OBJECTS_FORMAT = 'netpolc.parsed-objects/1';
+/** One manifest shard: node → the content hash of its manifest in this version. */
+export const encodeManifestShard = (nodes: Readonly<Record<string, string>>): Uint8Array => utf8(JSON.stringify(nodes));
 
-export const encodeObjects = (items: readonly SnapshotObject[]): Uint8Array => utf8(JSON.stringify({ format: OBJECTS_FORMAT, items }));
-
-export function decodeObjects(bytes: Uint8Array): SnapshotObject[] {
-  const o = JSON.parse(fromUtf8(bytes)) as { format?: unknown; items?: unknown } | null;
-  if (!o || o.format !== OBJECTS_FORMAT || !Array.isArray(o.items)) throw new StoreCorruptionError(`snapshot objects not in the ${OBJECTS_FORMAT} format`);
-  // Validated by parseSnapshot before they were stored, and checked against their hash on read.
-  return o.items as SnapshotObject[];
+export function decodeManifestShard(bytes: Uint8Array): Record<string, string> {
+  const m: unknown = JSON.parse(fromUtf8(bytes));
+  if (!isObject(m) || !Object.values(m).every((h) => typeof h === 'string' && /^h[0-9a-f]{32}$/.test(h))) throw new StoreCorruptionError('malformed manifest shard');
+  return m as Record<string, string>;
 }
 
 /** Splits bytes into pieces of at most `max` bytes; always at least one (possibly empty) piece. */

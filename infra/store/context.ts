@@ -24,6 +24,28 @@ export interface StoreContext {
   readonly nowSeconds: () => number;
   readonly nowIso: () => string;
   readonly sha256Hex: Sha256Hex;
+  /**
+   * Content-addressed keys (tables, set bodies, manifests, object groups) this process wrote or
+   * found stored: they never change or expire, so a later publish need not read them again.
+   * Bounded: cleared when it grows past KNOWN_KEYS.
+   */
+  readonly known: KnownKeys;
+  /** Tables and sets already checked against their ids, with their stored text (per object). */
+  readonly checked: WeakMap<object, Record<string, string>>;
+}
+
+const KNOWN_KEYS = 2_000_000;
+
+/** A set of keys that forgets everything at once when full (re-reading is only slower). */
+export class KnownKeys {
+  private keys = new Set<string>();
+  has(key: string): boolean {
+    return this.keys.has(key);
+  }
+  add(key: string): void {
+    if (this.keys.size >= KNOWN_KEYS) this.keys = new Set();
+    this.keys.add(key);
+  }
 }
 
 export const DEFAULT_RETENTION_SECONDS = 7 * 24 * 3600;
@@ -38,5 +60,7 @@ export function storeContext(backend: ItemBackend, o: SnapshotStoreOptions = {})
     nowSeconds: () => Math.floor(now() / 1000),
     nowIso: () => new Date(now()).toISOString(),
     sha256Hex: o.sha256Hex ?? portableSha256Hex,
+    known: new KnownKeys(),
+    checked: new WeakMap(),
   };
 }

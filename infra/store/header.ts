@@ -5,9 +5,12 @@ import { decodeHeaderBody, encodeHeaderBody, type HeaderBody } from './codec.js'
 import { headerKey, versionKey } from './keys.js';
 import { StoreCorruptionError, type VersionSummary } from './types.js';
 
-/** `objectsHash`: content hash of the snapshot-objects blob, checked when it is read back. */
-export function headerItem(cluster: string, version: string, snapshotHash: string, body: HeaderBody, objectsHash: string): Item {
-  return { ...headerKey(cluster, version), version, vkey: versionKey(version), snapshotHash, objectsHash, body: encodeHeaderBody(body) };
+/**
+ * `objectsHash`: content hash of the object group index, checked when it is read back;
+ * `manifestShards`: how many manifest shards the version has (versions without it predate them).
+ */
+export function headerItem(cluster: string, version: string, snapshotHash: string, body: HeaderBody, layout: { readonly objectsHash: string; readonly manifestShards: number }): Item {
+  return { ...headerKey(cluster, version), version, vkey: versionKey(version), snapshotHash, objectsHash: layout.objectsHash, manifestShards: layout.manifestShards, body: encodeHeaderBody(body) };
 }
 
 /** DynamoDB deletes expired items only eventually (typically within days): reads must not see them. */

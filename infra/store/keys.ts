@@ -3,16 +3,23 @@
 //   t#<tableId>                                   / <chunk>      content-addressed rule table, shared by all versions
 //   e#<setContentId>                              / <chunk>      a set's body (definition and members), content-addressed:
 //                                                                a set keeps its id when members change, its body does not
-//   m#<cluster>#<version>#<snapshotHash>#<node>   / <chunk>      one node's manifest (pods → table ids, set id → body id)
+//   g#<manifestHash>                              / <chunk>      a node's manifest (pods → table ids, set id → body id),
+//                                                                content-addressed: a node nothing changed for shares it
+//   o#<groupId>                                   / <chunk>      a group of snapshot objects (objects.ts), content-addressed
+//   x#<cluster>#<version>#<snapshotHash>#<shard>  / <chunk>      which manifest each node of a shard has in this version
+//                                                                (nodes spread over ceil(nodes/64) shards by name hash,
+//                                                                so an agent's poll reads one small item)
 //   n#<cluster>#<version>#<snapshotHash>          / <chunk>      the version's node names (kept out of the
 //                                                                header so listings and agent polls stay small)
-//   s#<cluster>#<version>#<snapshotHash>          / <chunk>      the snapshot objects, checked on read against the
-//                                                                content hash the header records; per version (not
-//                                                                shared like tables) so they expire with it
+//   s#<cluster>#<version>#<snapshotHash>          / <chunk>      the ids of the version's object groups, checked on read
+//                                                                against the content hash the header records
+//   m#<cluster>#<version>#<snapshotHash>#<node>   / <chunk>      (versions written before manifests were shared) one node's manifest
 //   c#<cluster>                                   / v#<vkey>     version header; its presence makes the version visible
 //   c#<cluster>                                   / latest       the pointer to the newest complete version
-// Manifests carry the snapshot hash in their key so two racing publishes of one version with
-// different content never overwrite each other's manifests: the header decides which set is read.
+// Per-version items carry the snapshot hash in their key so two racing publishes of one version
+// with different content never overwrite each other's: the header decides which set is read.
+// Content-addressed items (t, e, g, o) are immutable and never expire; per-version items and the
+// header expire together once the version can no longer be latest.
 import { StoreInputError } from './types.js';
 
 export interface ItemKey {
@@ -63,6 +70,22 @@ export const setPk = (contentId: string): string => `e#${contentId}`;
 export const nodesPk = (cluster: string, version: string, snapshotHash: string): string => `n#${cluster}#${version}#${snapshotHash}`;
 export const objectsPk = (cluster: string, version: string, snapshotHash: string): string => `s#${cluster}#${version}#${snapshotHash}`;
 export const manifestPk = (cluster: string, version: string, snapshotHash: string, node: string): string => `m#${cluster}#${version}#${snapshotHash}#${node}`;
+export const manifestBodyPk = (manifestHash: string): string => `g#${manifestHash}`;
+export const objectGroupPk = (groupId: string): string => `o#${groupId}`;
+export const manifestShardPk = (cluster: string, version: string, snapshotHash: string, shard: number): string => `x#${cluster}#${version}#${snapshotHash}#${shard}`;
+
+/** Nodes per manifest shard, on average. */
+const NODES_PER_SHARD = 64;
+export const manifestShardCount = (nodes: number): number => Math.max(1, Math.ceil(nodes / NODES_PER_SHARD));
+
+/** FNV-1a: cheap and stable across platforms; spreads names over shards and cuts object groups. */
+export function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+export const shardOf = (node: string, shards: number): number => fnv1a(node) % shards;
 
 /** A table id as the set form makes it; anything else would not be a content address. */
 export function checkTableId(id: string): string {

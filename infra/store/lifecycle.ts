@@ -8,7 +8,7 @@ import { HEAD_SK, chunkCount, readBlobs } from './blob.js';
 import { mapLimit } from './concurrency.js';
 import { decodeNodes } from './codec.js';
 import type { StoreContext } from './context.js';
-import { headerKey, manifestPk, nodesPk, objectsPk, pointerKey, versionKey } from './keys.js';
+import { headerKey, manifestPk, manifestShardPk, nodesPk, objectsPk, pointerKey, versionKey } from './keys.js';
 import { StoreCorruptionError } from './types.js';
 
 // Each failed swap means another publisher moved the pointer forward; more than this many in a
@@ -55,7 +55,11 @@ async function finishRetirements(ctx: StoreContext, cluster: string, pointer: It
   await ctx.backend.updateIfExists(pointerKey(cluster), { retire: '[]' }, { attribute: 'version', equals: pointer.version! });
 }
 
-/** Sets the TTL on a version's manifests, node list and snapshot objects (every chunk), then on its header. Idempotent. */
+/**
+ * Sets the TTL on a version's own items (manifest shards, node list, object group index; the
+ * manifests themselves for versions written before they were shared), every chunk, then on its
+ * header. Content-addressed items are shared with other versions and never expire. Idempotent.
+ */
 export async function retire(ctx: StoreContext, cluster: string, versions: readonly string[]): Promise<void> {
   const expiresAt = ctx.nowSeconds() + ctx.retentionSeconds;
   for (const version of versions) {
@@ -66,9 +70,10 @@ export async function retire(ctx: StoreContext, cluster: string, versions: reado
     const list = (await readBlobs(ctx.backend, [listPk])).complete.get(listPk);
     // The list precedes the header, so it is missing only if an earlier TTL already removed it:
     // then its manifests cannot be found (and expire by that same TTL); the header still gets one.
-    const nodes = list ? decodeNodes(list.bytes) : [];
+    const shards = typeof header.manifestShards === 'number' ? header.manifestShards : null;
+    const own = shards !== null ? Array.from({ length: shards }, (_, i) => manifestShardPk(cluster, version, snapshotHash, i)) : (list ? decodeNodes(list.bytes) : []).map((node) => manifestPk(cluster, version, snapshotHash, node));
     const heads = await ctx.backend.getItems(
-      [listPk, objectsPk(cluster, version, snapshotHash), ...nodes.map((node) => manifestPk(cluster, version, snapshotHash, node))].map((pk) => ({ pk, sk: HEAD_SK })),
+      [listPk, objectsPk(cluster, version, snapshotHash), ...own].map((pk) => ({ pk, sk: HEAD_SK })),
       { attributes: ['chunks'], consistent: true },
     );
     const keys = heads.flatMap((h) => Array.from({ length: chunkCount(h) }, (_, i) => ({ pk: h.pk, sk: String(i) })));

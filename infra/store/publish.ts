@@ -1,13 +1,17 @@
-// publish: tables and set bodies → manifests, node list and snapshot objects → header → pointer. Until the header is written nothing of the
-// version is reachable (reads start at the header, manifests are keyed by the header's snapshot
-// hash), so a crash anywhere leaves at most unreferenced items, and a retry writes what is missing.
+// publish: tables, set bodies, manifests and object groups (content-addressed: only those not
+// stored yet are written) → manifest shards, node list and group index → header → pointer. Until
+// the header is written nothing of the version is reachable (reads start at the header, the
+// version's own items are keyed by its snapshot hash), so a crash anywhere leaves at most
+// unreferenced items, and a retry writes what is missing. A version from a small change writes
+// its few new tables, sets, manifests and groups and its small index items, not the cluster again.
 import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.js';
 import { contentId } from '../../core/sets/ids.js';
 import { writeBlobs, HEAD_SK } from './blob.js';
-import { contentHash, encodeManifest, encodeNodes, encodeObjects, manifestOf, setContentId, utf8, type HeaderBody } from './codec.js';
+import { contentHash, encodeManifest, encodeManifestShard, encodeNodes, manifestOf, setContentId, utf8, type HeaderBody } from './codec.js';
 import type { StoreContext } from './context.js';
 import { headerItem, isExpired, summaryFromItem } from './header.js';
-import { checkName, headerKey, manifestPk, nodesPk, objectsPk, setPk, tablePk } from './keys.js';
+import { checkName, headerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, shardOf, tablePk } from './keys.js';
+import { encodeGroup, encodeGroupIndex, objectGroups } from './objects.js';
 import { settleLatest } from './lifecycle.js';
 import { StoreInputError, VersionConflictError, type CompiledSnapshot, type PublishResult } from './types.js';
 import type { Item } from './backend.js';
@@ -22,10 +26,11 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   const existing = await ctx.backend.getItem(headerKey(cluster, version));
   if (existing && !isExpired(existing, ctx.nowSeconds())) return settle(ctx, cluster, version, snap, existing, 'unchanged');
 
-  const { tables, sets, setContentIds } = collectContent(snap, ctx.sha256Hex ?? portableSha256Hex);
+  const sha256Hex = ctx.sha256Hex ?? portableSha256Hex;
+  const { tables, sets, setContentIds } = collectContent(ctx, snap, sha256Hex);
   await writeMissing(ctx, tables, tablePk);
   await writeMissing(ctx, sets, setPk);
-  const objectsHash = await writeManifests(ctx, cluster, version, snap, setContentIds);
+  const { objectsHash, manifestShards } = await writeVersionItems(ctx, cluster, version, snap, setContentIds, sha256Hex);
 
   const body: HeaderBody = {
     nodeCount: Object.keys(snap.ir.nodes).length,
@@ -35,7 +40,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
     setCount: setContentIds.size,
     publishedAt: ctx.nowIso(),
   };
-  const item = headerItem(cluster, version, snap.snapshotHash, body, objectsHash);
+  const item = headerItem(cluster, version, snap.snapshotHash, body, { objectsHash, manifestShards });
   // Conditional: exactly one of several concurrent publishes of this version writes the header.
   const raced = await ctx.backend.putIfAbsent(item, ctx.nowSeconds());
   return raced ? settle(ctx, cluster, version, snap, raced, 'unchanged') : settle(ctx, cluster, version, snap, item, 'created');
@@ -56,24 +61,29 @@ async function settle(ctx: StoreContext, cluster: string, version: string, snap:
  * content address: what the id hashes is what is stored (encoded once). A set's body gets its own
  * content id (its set id names only the definition, and members change between versions).
  */
-function collectContent(snap: CompiledSnapshot, sha256Hex: Sha256Hex): { tables: Map<string, string>; sets: Map<string, string>; setContentIds: Map<string, string> } {
+function collectContent(ctx: StoreContext, snap: CompiledSnapshot, sha256Hex: Sha256Hex): { tables: Map<string, string>; sets: Map<string, string>; setContentIds: Map<string, string> } {
   const tables = new Map<string, string>();
   for (const [id, table] of Object.entries(snap.ir.tables)) {
-    // A wrong id would poison every version sharing it: refuse rather than store.
-    const text = JSON.stringify(table);
-    const actual = contentId('r', text, sha256Hex);
+    // A wrong id would poison every version sharing it: refuse rather than store. Checked once
+    // per table object (a version from changes carries the earlier version's objects along).
+    const text = ctx.checked.get(table)?.[id] ?? JSON.stringify(table);
+    const actual = ctx.checked.has(table) ? id : contentId('r', text, sha256Hex);
     if (actual !== id) throw new StoreInputError('table', `table ${id} does not hash to its id (${actual})`);
+    ctx.checked.set(table, { [id]: text });
     tables.set(id, text);
   }
   const sets = new Map<string, string>();
   const setContentIds = new Map<string, string>();
   for (const [id, set] of Object.entries(snap.ir.sets)) {
-    const actual = contentId('s', JSON.stringify(set.definition), sha256Hex);
-    if (actual !== id) throw new StoreInputError('set', `set ${id} does not hash to its id (${actual})`);
-    const text = JSON.stringify(set);
-    const content = setContentId(text, sha256Hex);
-    sets.set(content, text);
-    setContentIds.set(id, content);
+    let known = ctx.checked.get(set);
+    if (!known || known[id] === undefined) {
+      const actual = contentId('s', JSON.stringify(set.definition), sha256Hex);
+      if (actual !== id) throw new StoreInputError('set', `set ${id} does not hash to its id (${actual})`);
+      const text = JSON.stringify(set);
+      ctx.checked.set(set, (known = { [id]: text, content: setContentId(text, sha256Hex) }));
+    }
+    sets.set(known.content!, known[id]!);
+    setContentIds.set(id, known.content!);
   }
   for (const [node, n] of Object.entries(snap.ir.nodes)) {
     checkName('node', node);
@@ -83,10 +93,11 @@ function collectContent(snap: CompiledSnapshot, sha256Hex: Sha256Hex): { tables:
   return { tables, sets, setContentIds };
 }
 
-/** Content-addressed items are immutable and shared: only ids whose head is not stored yet are written. */
-async function writeMissing(ctx: StoreContext, blobs: ReadonlyMap<string, string>, pkOf: (id: string) => string): Promise<void> {
-  const ids = [...blobs.keys()];
-  const stored = await ctx.backend.getItems(
+/** Content-addressed items are immutable and shared: only ids whose head is not stored yet are written (encoded only then). */
+async function writeMissing(ctx: StoreContext, blobs: ReadonlyMap<string, string | (() => Uint8Array)>, pkOf: (id: string) => string): Promise<void> {
+  // Ids this process wrote or saw stored need no read: content-addressed items never change or expire.
+  const ids = [...blobs.keys()].filter((id) => !ctx.known.has(pkOf(id)));
+  const stored = ids.length === 0 ? [] : await ctx.backend.getItems(
     ids.map((id) => ({ pk: pkOf(id), sk: HEAD_SK })),
     { attributes: [], consistent: true },
   );
@@ -94,25 +105,42 @@ async function writeMissing(ctx: StoreContext, blobs: ReadonlyMap<string, string
   const missing = ids.filter((id) => !present.has(pkOf(id)));
   await writeBlobs(
     ctx.backend,
-    missing.map((id) => ({ pk: pkOf(id), bytes: utf8(blobs.get(id)!) })),
+    missing.map((id) => {
+      const blob = blobs.get(id)!;
+      return { pk: pkOf(id), bytes: typeof blob === 'string' ? utf8(blob) : blob() };
+    }),
     ctx.chunkBytes,
   );
+  for (const id of ids) ctx.known.add(pkOf(id));
 }
 
 /**
- * One manifest per node, the node list and the snapshot objects, all keyed by the snapshot hash
- * (see keys.ts). Returns the objects' content hash, which the header records.
+ * Manifests and object groups (shared), then the version's own items, all keyed by the snapshot
+ * hash (see keys.ts): manifest shards, node list and group index. Returns what the header records.
  */
-async function writeManifests(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: ReadonlyMap<string, string>): Promise<string> {
-  const objects = encodeObjects(snap.items);
+async function writeVersionItems(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: ReadonlyMap<string, string>, sha256Hex: Sha256Hex): Promise<{ objectsHash: string; manifestShards: number }> {
+  const nodes = Object.keys(snap.ir.nodes).sort();
+  const manifests = new Map<string, Uint8Array>();
+  const shardCount = manifestShardCount(nodes.length);
+  const shards: Record<string, string>[] = Array.from({ length: shardCount }, () => ({}));
+  for (const node of nodes) {
+    const bytes = encodeManifest(manifestOf(snap.ir.nodes[node]!, setContentIds));
+    const hash = contentHash(bytes);
+    manifests.set(hash, bytes);
+    shards[shardOf(node, shardCount)]![node] = hash;
+  }
+  await writeMissing(ctx, new Map([...manifests].map(([hash, bytes]) => [hash, () => bytes])), manifestBodyPk);
+  const groups = objectGroups(snap.items, sha256Hex);
+  await writeMissing(ctx, new Map(groups.map((g) => [g.id, () => encodeGroup(g)])), objectGroupPk);
+  const index = encodeGroupIndex(groups);
   await writeBlobs(
     ctx.backend,
     [
-      ...Object.entries(snap.ir.nodes).map(([node, n]) => ({ pk: manifestPk(cluster, version, snap.snapshotHash, node), bytes: encodeManifest(manifestOf(n, setContentIds)) })),
-      { pk: nodesPk(cluster, version, snap.snapshotHash), bytes: encodeNodes(Object.keys(snap.ir.nodes).sort()) },
-      { pk: objectsPk(cluster, version, snap.snapshotHash), bytes: objects },
+      ...shards.map((shard, i) => ({ pk: manifestShardPk(cluster, version, snap.snapshotHash, i), bytes: encodeManifestShard(shard) })),
+      { pk: nodesPk(cluster, version, snap.snapshotHash), bytes: encodeNodes(nodes) },
+      { pk: objectsPk(cluster, version, snap.snapshotHash), bytes: index },
     ],
     ctx.chunkBytes,
   );
-  return contentHash(objects);
+  return { objectsHash: contentHash(index), manifestShards: shardCount };
 }

@@ -3,11 +3,12 @@
 import type { IrSet, RuleTable } from '../../core/sets/ir.js';
 import { readBlobs } from './blob.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
-import { contentHash, decodeManifest, decodeNodes, decodeObjects, decodeSet, decodeTable } from './codec.js';
+import { contentHash, decodeManifest, decodeManifestShard, decodeNodes, decodeSet, decodeTable } from './codec.js';
+import { decodeGroup, decodeGroupIndex, decodeLegacyObjects } from './objects.js';
 import type { StoreContext } from './context.js';
 import { isExpired, summaryFromItem } from './header.js';
 import type { Item } from './backend.js';
-import { HEADER_SK_PREFIX, checkName, checkSetContentId, checkTableId, clusterPk, headerKey, manifestPk, nodesPk, objectsPk, pointerKey, setPk, tablePk, versionKey } from './keys.js';
+import { HEADER_SK_PREFIX, checkName, checkSetContentId, checkTableId, clusterPk, headerKey, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, pointerKey, setPk, shardOf, tablePk, versionKey } from './keys.js';
 import { StoreCorruptionError, StoreInputError, type ListVersionsOptions, type NodeTables, type VersionHeader, type VersionPage, type VersionSummary } from './types.js';
 
 async function visibleHeaderItem(ctx: StoreContext, cluster: string, version: string): Promise<Item | null> {
@@ -81,14 +82,33 @@ function decodeCursor(cursor: string): string {
 
 export async function getNodeTables(ctx: StoreContext, cluster: string, version: string, node: string): Promise<NodeTables | null> {
   checkName('node', node);
-  const header = await visibleSummary(ctx, cluster, version);
+  const header = await visibleHeaderItem(ctx, cluster, version);
   if (!header) return null;
-  const pk = manifestPk(cluster, version, header.snapshotHash, node);
-  const blob = (await readBlobs(ctx.backend, [pk])).complete.get(pk);
+  const snapshotHash = String(header.snapshotHash);
+  const blob = typeof header.manifestShards === 'number' ? await sharedManifest(ctx, cluster, version, snapshotHash, header.manifestShards, node) : await ownManifest(ctx, cluster, version, snapshotHash, node);
   // No manifest under a visible header: the node is not part of this version.
   if (!blob) return null;
   const manifest = decodeManifest(blob.bytes);
-  return { cluster, version, node, addresses: manifest.addresses, pods: manifest.pods, sets: manifest.sets, tableIds: manifest.tables, hash: contentHash(blob.bytes) };
+  return { cluster, version, node, addresses: manifest.addresses, pods: manifest.pods, sets: manifest.sets, tableIds: manifest.tables, hash: blob.hash };
+}
+
+/** The node's shard names its manifest's content hash; the manifest is checked against it. */
+async function sharedManifest(ctx: StoreContext, cluster: string, version: string, snapshotHash: string, shards: number, node: string): Promise<{ bytes: Uint8Array; hash: string } | null> {
+  const shardPk = manifestShardPk(cluster, version, snapshotHash, shardOf(node, shards));
+  const shard = (await readBlobs(ctx.backend, [shardPk])).complete.get(shardPk);
+  const hash = shard ? decodeManifestShard(shard.bytes)[node] : undefined;
+  if (hash === undefined) return null;
+  const pk = manifestBodyPk(hash);
+  const blob = (await readBlobs(ctx.backend, [pk])).complete.get(pk);
+  if (!blob || contentHash(blob.bytes) !== hash) throw new StoreCorruptionError(`manifest ${hash} of node ${node} (${cluster} ${version}) is ${blob ? 'not what its hash says' : 'missing'}`);
+  return { bytes: blob.bytes, hash };
+}
+
+/** Versions written before manifests were shared: one manifest per node and version. */
+async function ownManifest(ctx: StoreContext, cluster: string, version: string, snapshotHash: string, node: string): Promise<{ bytes: Uint8Array; hash: string } | null> {
+  const pk = manifestPk(cluster, version, snapshotHash, node);
+  const blob = (await readBlobs(ctx.backend, [pk])).complete.get(pk);
+  return blob ? { bytes: blob.bytes, hash: contentHash(blob.bytes) } : null;
 }
 
 /** Content-addressed items by id; ids not stored are absent. Heads are written after their chunks: a gap is corruption. */
@@ -119,5 +139,14 @@ export async function getSnapshotObjects(ctx: StoreContext, cluster: string, ver
   // Written before the header; gone only if its TTL deleted it after the header was read.
   if (!blob) return null;
   if (contentHash(blob.bytes) !== header.objectsHash) throw new StoreCorruptionError(`snapshot objects of ${cluster} ${version} do not match their hash ${header.objectsHash}`);
-  return decodeObjects(blob.bytes);
+  if (typeof header.manifestShards !== 'number') return decodeLegacyObjects(blob.bytes);
+  const ids = decodeGroupIndex(blob.bytes);
+  const { complete } = await readBlobs(ctx.backend, ids.map(objectGroupPk));
+  const out: SnapshotObject[] = [];
+  for (const id of ids) {
+    const group = complete.get(objectGroupPk(id));
+    if (!group) throw new StoreCorruptionError(`object group ${id} of ${cluster} ${version} is missing`);
+    for (const o of decodeGroup(id, group.bytes, ctx.sha256Hex)) out.push(o);
+  }
+  return out;
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
 import { TTL_ATTRIBUTE } from '../../infra/store/backend.js';
 import { DynamoDbBackend, createDynamoDbStore } from '../../infra/store/dynamodb.js';
-import { headerKey, manifestPk, nodesPk } from '../../infra/store/keys.js';
+import { headerKey, manifestShardPk, nodesPk, objectsPk } from '../../infra/store/keys.js';
 import { VersionConflictError, type CompiledSnapshot, type SnapshotStore } from '../../infra/store/types.js';
 import { WRITES, awsError, rebuild, failAfterWrites, syntheticSnapshot, wrappedClient, type SendWrapper } from './support.js';
 
@@ -35,7 +35,8 @@ async function expectVersion(store: SnapshotStore, cluster: string, version: str
 
 async function hasTtl(cluster: string, version: string, snap: CompiledSnapshot): Promise<boolean[]> {
   const backend = new DynamoDbBackend({ client: local.client, tableName: local.tableName });
-  const keys = [headerKey(cluster, version), { pk: nodesPk(cluster, version, snap.snapshotHash), sk: '0' }, ...Object.keys(snap.ir.nodes).map((n) => ({ pk: manifestPk(cluster, version, snap.snapshotHash, n), sk: '0' }))];
+  // The version's own items; its manifests and object groups are shared by content and never expire.
+  const keys = [headerKey(cluster, version), { pk: nodesPk(cluster, version, snap.snapshotHash), sk: '0' }, { pk: objectsPk(cluster, version, snap.snapshotHash), sk: '0' }, { pk: manifestShardPk(cluster, version, snap.snapshotHash, 0), sk: '0' }];
   return Promise.all(keys.map(async (k) => (await backend.getItem(k))?.[TTL_ATTRIBUTE] !== undefined));
 }
 

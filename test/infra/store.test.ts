@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
 import { TTL_ATTRIBUTE, type ItemBackend } from '../../infra/store/backend.js';
 import { DynamoDbBackend } from '../../infra/store/dynamodb.js';
-import { compareVersions, headerKey, manifestPk, nodesPk, objectsPk, setPk, tablePk } from '../../infra/store/keys.js';
+import { compareVersions, headerKey, manifestBodyPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, tablePk } from '../../infra/store/keys.js';
+import { decodeGroupIndex } from '../../infra/store/objects.js';
 import { MemoryBackend } from '../../infra/store/memory.js';
 import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
 import { StoreCorruptionError, StoreInputError, VersionConflictError, type SnapshotStore } from '../../infra/store/types.js';
@@ -103,18 +104,21 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     await store.publish(cluster, '1', s1);
     const ttlOf = async (pk: string, sk = '0') => (await backend.getItem({ pk, sk }))?.[TTL_ATTRIBUTE];
     expect(await ttlOf(headerKey(cluster, '1').pk, headerKey(cluster, '1').sk)).toBeUndefined();
-    expect(await ttlOf(manifestPk(cluster, '1', s1.snapshotHash, 'node-0'))).toBeUndefined();
+    expect(await ttlOf(manifestShardPk(cluster, '1', s1.snapshotHash, 0))).toBeUndefined();
 
     const publishedAt = clock.now;
     await store.publish(cluster, '2', syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant: 2 }));
     const expected = Math.floor(publishedAt / 1000) + RETENTION;
     expect(await ttlOf(headerKey(cluster, '1').pk, headerKey(cluster, '1').sk)).toBe(expected);
-    for (const node of ['node-0', 'node-1']) expect(await ttlOf(manifestPk(cluster, '1', s1.snapshotHash, node))).toBe(expected);
+    expect(await ttlOf(manifestShardPk(cluster, '1', s1.snapshotHash, 0))).toBe(expected);
     expect(await ttlOf(nodesPk(cluster, '1', s1.snapshotHash))).toBe(expected);
     expect(await ttlOf(objectsPk(cluster, '1', s1.snapshotHash))).toBe(expected);
     expect(await ttlOf(objectsPk(cluster, '2', 'synthetic-2'))).toBeUndefined();
     expect(await ttlOf(headerKey(cluster, '2').pk, headerKey(cluster, '2').sk)).toBeUndefined();
     for (const id of s1.ir.nodes['node-0']!.tables) expect(await ttlOf(tablePk(id))).toBeUndefined();
+    // Manifests and object groups are shared by content with other versions: they never expire.
+    const manifest = (await store.getNodeTables(cluster, '1', 'node-0'))!;
+    expect(await ttlOf(manifestBodyPk(manifest.hash))).toBeUndefined();
     expect((await store.getHeader(cluster, '1'))?.expiresAt).toBe(new Date(expected * 1000).toISOString());
 
     clock.now += (RETENTION + 1) * 1000;
@@ -152,7 +156,7 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     const got = await store.getNodeTables(cluster, '1', 'node-0');
     const head = await backend.getItem({ pk: setPk(got!.sets[bigId]!), sk: '0' });
     expect(head?.chunks).toBeGreaterThan(1);
-    const manifestHead = await backend.getItem({ pk: manifestPk(cluster, '1', snap.snapshotHash, 'node-0'), sk: '0' });
+    const manifestHead = await backend.getItem({ pk: manifestBodyPk(got!.hash), sk: '0' });
     expect(manifestHead?.chunks).toBeGreaterThan(1);
     expect(got?.pods).toEqual(node.pods);
     const sets = await store.getSets([got!.sets[bigId]!]);
@@ -161,16 +165,31 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     expect(tables.size).toBe(node.tables.length);
   });
 
-  it('keeps the snapshot objects with the version, chunked, checked against their hash on read', async () => {
+  it('keeps the snapshot objects as groups shared between versions, checked against their ids on read', async () => {
     const { backend, store, cluster } = kit();
     const snap = exampleSnapshot();
-    // Pad the objects past one chunk (the example alone is ~4 KB) so the tail path is read too.
-    const pad = (i: number) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `pad-${i}`, labels: { filler: 'x'.repeat(63) }, annotations: {} } }) as const;
+    // Enough objects for many groups; one object big enough to need chunks of its group.
+    const pad = (i: number, size = 63) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `pad-${i}`, labels: { filler: 'x'.repeat(size) }, annotations: { big: i === 7 ? 'y'.repeat(500_000) : '' } } }) as const;
     const items = [...snap.items, ...Array.from({ length: 5000 }, (_, i) => pad(i))];
+    const byKey = (list: readonly { kind: string; metadata: { name: string; namespace?: string } }[]) => [...list].sort((a, b) => (`${a.kind}/${a.metadata.namespace}/${a.metadata.name}` < `${b.kind}/${b.metadata.namespace}/${b.metadata.name}` ? -1 : 1));
     await store.publish(cluster, '1', { ...snap, items });
-    expect((await backend.getItem({ pk: objectsPk(cluster, '1', snap.snapshotHash), sk: '0' }))?.chunks).toBeGreaterThan(1);
-    expect(await store.getSnapshotObjects(cluster, '1')).toEqual(items);
-    expect(await store.getSnapshotObjects(cluster, '2')).toBeNull();
+    const groups = decodeGroupIndex((await backend.getItem({ pk: objectsPk(cluster, '1', snap.snapshotHash), sk: '0' }))!.body as Uint8Array);
+    expect(groups.length).toBeGreaterThan(20);
+    expect(await store.getSnapshotObjects(cluster, '1')).toEqual(byKey(items));
+    // A version with one object changed writes one new group and shares every other one.
+    const changed = items.map((o, i) => (i === snap.items.length + 100 ? pad(100, 10) : o));
+    await store.publish(cluster, '2', { ...snap, snapshotHash: 'example-2', items: changed });
+    const groups2 = decodeGroupIndex((await backend.getItem({ pk: objectsPk(cluster, '2', 'example-2'), sk: '0' }))!.body as Uint8Array);
+    expect(groups2.filter((g) => !groups.includes(g))).toHaveLength(1);
+    expect(await store.getSnapshotObjects(cluster, '2')).toEqual(byKey(changed));
+    // A group whose stored objects do not hash to its id: refused.
+    const [first] = groups;
+    const stored = (await backend.getItem({ pk: objectGroupPk(first!), sk: '0' }))!;
+    const tampered = new TextEncoder().encode(new TextDecoder().decode(stored.body as Uint8Array).replace('tenant', 'tenanT'));
+    await backend.putItems([{ ...stored, body: tampered }]);
+    await expect(store.getSnapshotObjects(cluster, '1')).rejects.toBeInstanceOf(StoreCorruptionError);
+    await backend.putItems([stored]);
+    expect(await store.getSnapshotObjects(cluster, '3')).toBeNull();
     expect(await store.getSnapshotObjects(`${cluster}-other`, '1')).toBeNull();
 
     // A header that records another hash than the stored bytes have: refused, never answered from.

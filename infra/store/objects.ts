@@ -1,0 +1,72 @@
+// A version's snapshot objects, stored as content-addressed groups shared between versions: the
+// objects in key order, cut after every object whose key hashes to 0 mod GROUP_SPAN. Cuts depend
+// on keys alone (content-defined chunking), so a changed object changes only its own group and
+// an added or deleted one at most its neighbours; a one-pod version writes one group, not the
+// whole cluster. A version keeps only the list of its groups' ids.
+import type { Sha256Hex } from '../../core/compile/table-id.js';
+import { contentId } from '../../core/sets/ids.js';
+import { objectDigest, snapshotObjectKey } from '../../core/snapshot/hash.js';
+import type { SnapshotObject } from '../../schemas/snapshot.js';
+import { fromUtf8, utf8 } from './codec.js';
+import { fnv1a } from './keys.js';
+import { StoreCorruptionError } from './types.js';
+
+/** Objects per group on average (about 50 KB of pods or policies). */
+export const GROUP_SPAN = 64;
+
+// The parsed form of objects belongs to this release's schemas: a tag lets a later release that
+// changes that form recognise older blobs instead of misreading them.
+const OBJECTS_FORMAT = 'netpolc.parsed-objects/1';
+const INDEX_FORMAT = 'netpolc.object-groups/1';
+
+export interface ObjectGroup {
+  /** `o` + 16 hex digits of SHA-256 over the digests of its objects, in order. */
+  readonly id: string;
+  readonly objects: readonly SnapshotObject[];
+}
+
+const groupId = (objects: readonly SnapshotObject[], sha256Hex: Sha256Hex): string => contentId('o', objects.map((o) => objectDigest(o, sha256Hex)).join('\n'), sha256Hex);
+
+export function objectGroups(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex): ObjectGroup[] {
+  const keyed = objects.map((o) => ({ key: snapshotObjectKey(o), o }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const groups: ObjectGroup[] = [];
+  let current: SnapshotObject[] = [];
+  for (const { key, o } of keyed) {
+    current.push(o);
+    if (fnv1a(key) % GROUP_SPAN === 0) {
+      groups.push({ id: groupId(current, sha256Hex), objects: current });
+      current = [];
+    }
+  }
+  if (current.length > 0) groups.push({ id: groupId(current, sha256Hex), objects: current });
+  return groups;
+}
+
+/** The whole-snapshot blob of versions written before groups: the same format, no id to check. */
+export function decodeLegacyObjects(bytes: Uint8Array): SnapshotObject[] {
+  const o = JSON.parse(fromUtf8(bytes)) as { format?: unknown; items?: unknown } | null;
+  if (!o || o.format !== OBJECTS_FORMAT || !Array.isArray(o.items)) throw new StoreCorruptionError(`snapshot objects not in the ${OBJECTS_FORMAT} format`);
+  return o.items as SnapshotObject[];
+}
+
+export const encodeGroup = (g: ObjectGroup): Uint8Array => utf8(JSON.stringify({ format: OBJECTS_FORMAT, items: g.objects }));
+
+/** A stored group, checked against its id: what comes back is what was hashed. */
+export function decodeGroup(id: string, bytes: Uint8Array, sha256Hex: Sha256Hex): SnapshotObject[] {
+  // Validated by parseSnapshot before they were stored.
+  const items = decodeLegacyObjects(bytes);
+  const actual = groupId(items, sha256Hex);
+  if (actual !== id) throw new StoreCorruptionError(`object group ${id}: stored objects hash to ${actual}`);
+  return items;
+}
+
+export const encodeGroupIndex = (groups: readonly ObjectGroup[]): Uint8Array => utf8(JSON.stringify({ format: INDEX_FORMAT, groups: groups.map((g) => g.id) }));
+
+export function decodeGroupIndex(bytes: Uint8Array): string[] {
+  const o = JSON.parse(fromUtf8(bytes)) as { format?: unknown; groups?: unknown } | null;
+  if (!o || o.format !== INDEX_FORMAT || !Array.isArray(o.groups) || !o.groups.every((g) => typeof g === 'string' && /^o[0-9a-f]{16}$/.test(g))) {
+    throw new StoreCorruptionError(`object group index not in the ${INDEX_FORMAT} format`);
+  }
+  return o.groups as string[];
+}
