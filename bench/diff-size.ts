@@ -9,27 +9,13 @@
 import { createApp } from '../functions/app.js';
 import { nodeSha256Hex } from '../functions/node-sha256.js';
 import { createMemoryStore } from '../infra/store/memory.js';
-import { GENERATORS, type K8sObject, type SizeName } from './generate.js';
+import { GENERATORS, type SizeName } from './generate.js';
+import { podSelectedByLabel } from './pick.js';
 
 const size = (process.argv[2] ?? 'S').toUpperCase() as SizeName;
 if (!(size in GENERATORS)) {
   console.error('usage: node --import tsx bench/diff-size.ts [S|M|L]');
   process.exit(2);
-}
-
-/** The first (by namespace/name) NetworkPolicy that selects pods by `app`, and a pod it selects. */
-function podSelectedByLabel(items: readonly K8sObject[]): { pod: K8sObject; policy: K8sObject; app: string } {
-  const policies = items
-    .filter((o) => o.kind === 'NetworkPolicy' && typeof (o.spec as any)?.podSelector?.matchLabels?.app === 'string')
-    .sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`));
-  for (const policy of policies) {
-    const match = (policy.spec as any).podSelector.matchLabels as Record<string, string>;
-    const pod = items.find(
-      (o) => o.kind === 'Pod' && o.metadata.namespace === policy.metadata.namespace && !(o.spec as any)?.hostNetwork && Object.entries(match).every(([k, v]) => o.metadata.labels?.[k] === v),
-    );
-    if (pod) return { pod, policy, app: match.app! };
-  }
-  throw new Error('no NetworkPolicy selects a pod by app label');
 }
 
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;

@@ -1,6 +1,6 @@
 // The one entry from a parsed snapshot to everything the evaluator and compiler read:
 // indexed objects, interned selectors, policies in tier order and snapshot warnings.
-import type { ParsedSnapshot } from '../schemas/snapshot.js';
+import type { ParsedSnapshot, SnapshotObject } from '../schemas/snapshot.js';
 import { isWorkload } from '../schemas/k8s/workload.js';
 import { SelectorCache } from './select/cache.js';
 import { buildClusterObjects, type ClusterObjects, type PodInfo } from './snapshot/cluster.js';
@@ -15,27 +15,52 @@ export interface Cluster extends ClusterObjects {
   readonly policies: PolicySet;
 }
 
-export function buildCluster(snapshot: ParsedSnapshot): Cluster {
+/** A policy object as converted, with the warnings converting it gave. */
+interface Converted {
+  readonly policy: Policy;
+  readonly warnings: readonly string[];
+}
+const convertedBy = new WeakMap<Cluster, Map<SnapshotObject, Converted>>();
+
+function convert(o: SnapshotObject, id: number, selectors: SelectorCache): Converted | null {
+  const warnings: string[] = [];
+  switch (o.kind) {
+    case 'NetworkPolicy':
+      return { policy: o.apiVersion === 'networking.k8s.io/v1' ? fromNetworkPolicy(o, id, selectors) : fromLegacyNetworkPolicy(o, id, selectors), warnings };
+    case 'AdminNetworkPolicy':
+    case 'BaselineAdminNetworkPolicy':
+      return { policy: fromAdminNetworkPolicy(o, id, selectors, warnings), warnings };
+    case 'ClusterNetworkPolicy':
+      return { policy: fromClusterNetworkPolicy(o, id, selectors, warnings), warnings };
+    default:
+      return null;
+  }
+}
+
+/**
+ * `previous`: a cluster built from an earlier version of the same objects (a version from
+ * changes). Its selector ids carry over, so each policy object it converted, at the same place
+ * among the policies, is taken as it is instead of converted again; everything about pods,
+ * namespaces and nodes is built afresh.
+ */
+export function buildCluster(snapshot: ParsedSnapshot, previous?: Cluster): Cluster {
   const objects = buildClusterObjects(snapshot.objects);
-  const selectors = new SelectorCache(objects);
+  const selectors = previous ? previous.selectors.forSets(objects) : new SelectorCache(objects);
+  const earlier = previous ? convertedBy.get(previous) : undefined;
+  const mine = new Map<SnapshotObject, Converted>();
   const warnings = [...objects.warnings];
   const policies: Policy[] = [];
   for (const o of snapshot.objects) {
     const id = policies.length;
-    switch (o.kind) {
-      case 'NetworkPolicy':
-        policies.push(o.apiVersion === 'networking.k8s.io/v1' ? fromNetworkPolicy(o, id, selectors) : fromLegacyNetworkPolicy(o, id, selectors));
-        break;
-      case 'AdminNetworkPolicy':
-      case 'BaselineAdminNetworkPolicy':
-        policies.push(fromAdminNetworkPolicy(o, id, selectors, warnings));
-        break;
-      case 'ClusterNetworkPolicy':
-        policies.push(fromClusterNetworkPolicy(o, id, selectors, warnings));
-        break;
-    }
+    const kept = earlier?.get(o);
+    const c = kept && kept.policy.id === id ? kept : convert(o, id, selectors);
+    if (!c) continue;
+    policies.push(c.policy);
+    warnings.push(...c.warnings);
+    mine.set(o, c);
   }
   const cluster: Cluster = { ...objects, warnings, selectors, policies: buildPolicySet(policies) };
+  convertedBy.set(cluster, mine);
   warnings.push(...samePriorityWarnings(cluster));
   const ignored = Object.entries(snapshot.ignored);
   // parseSnapshot counts other engines' policies as `Kind (apiVersion)`.

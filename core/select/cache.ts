@@ -28,6 +28,19 @@ export class SelectorCache {
 
   constructor(private readonly sets: LabelledSets) {}
 
+  /**
+   * A cache for other pods, namespaces and nodes that keeps this one's selector ids (and
+   * compiled selectors), so policies built against this cache stay valid against the new one;
+   * answers are not kept, they were about other objects.
+   */
+  forSets(sets: LabelledSets): SelectorCache {
+    const next = new SelectorCache(sets);
+    for (const [key, id] of this.ids) next.ids.set(key, id);
+    next.compiled.push(...this.compiled);
+    next.podMemo.length = next.nsMemo.length = next.nodeMemo.length = this.compiled.length;
+    return next;
+  }
+
   intern(sel: LabelSelectorSpec): SelectorId {
     const key = canonicalSelectorKey(sel);
     const found = this.ids.get(key);

@@ -51,6 +51,15 @@ export interface SetReuse {
   unchangedSet(id: SetId): IrSet | undefined;
   /** Any set of the earlier version (its definition lets this cluster resolve its members). */
   earlierSet(id: SetId): IrSet | undefined;
+  /** A node of the earlier version: kept as it is when its addresses and every binding are. */
+  earlierNode(name: string): SetNode | undefined;
+}
+
+/** A node's bindings and the sets and tables they need, sorted. */
+function nodeOf(addresses: string[], pods: [string, SetPod][], tables: ReadonlySet<RuleTableId>, setsOfTable: (id: RuleTableId) => SetId[]): SetNode {
+  const sets = new Set<SetId>();
+  for (const id of tables) for (const s of setsOfTable(id)) sets.add(s);
+  return { addresses, pods: byKey(pods), sets: [...sets].sort(), tables: [...tables].sort() };
 }
 
 export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reuse?: SetReuse): { ir: SetIr; stats: SetCompileStats } {
@@ -91,6 +100,8 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     if (want && !want.has(name)) continue;
     const pods: [string, SetPod][] = [];
     const nodeTables = new Set<RuleTableId>();
+    const earlier = reuse?.earlierNode(name);
+    let allKept = earlier !== undefined;
     // Host-network pods and pods without addresses get no tables: they are not policy subjects.
     for (const pod of podsOn.get(name) ?? []) {
       if (pod.hostNetwork || pod.ips.length === 0) continue;
@@ -98,24 +109,23 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
       if (kept) {
         nodeTables.add(kept.ingress).add(kept.egress);
         pods.push([pod.key, kept]);
+        if (earlier?.pods[pod.key] !== kept) allKept = false;
         continue;
       }
+      allKept = false;
       const ingress = tableFor(pod, 'ingress');
       const egress = tableFor(pod, 'egress');
       nodeTables.add(ingress).add(egress);
       pods.push([pod.key, { ips: pod.ips.map((ip) => formatIp(ip.family, ip.value)), ingress, egress }]);
     }
-    const nodeSets = new Set<SetId>();
-    for (const id of nodeTables) for (const s of setsOfTable(id)) nodeSets.add(s);
-    for (const s of nodeSets) usedSets.add(s);
-    for (const t of nodeTables) usedTables.add(t);
+    const addresses = (cluster.nodeByName.get(name)?.ips ?? []).map((ip) => formatIp(ip.family, ip.value));
+    // The same bindings and addresses: the same node, its set and table lists included.
+    const same = allKept && earlier !== undefined && Object.keys(earlier.pods).length === pods.length && earlier.addresses.join() === addresses.join();
+    const node: SetNode = same ? earlier : nodeOf(addresses, pods, nodeTables, setsOfTable);
+    for (const s of node.sets) usedSets.add(s);
+    for (const t of node.tables) usedTables.add(t);
     podCount += pods.length;
-    nodes[name] = {
-      addresses: (cluster.nodeByName.get(name)?.ips ?? []).map((ip) => formatIp(ip.family, ip.value)),
-      pods: byKey(pods),
-      sets: [...nodeSets].sort(),
-      tables: [...nodeTables].sort(),
-    };
+    nodes[name] = node;
   }
 
   const setBody = (id: SetId): IrSet => {

@@ -56,6 +56,7 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
       return affected ? undefined : set;
     },
     earlierSet: (id) => base.ir.sets[id],
+    earlierNode: (name) => base.ir.nodes[name],
   };
 }
 
@@ -69,13 +70,20 @@ function touchedPods(before: Cluster, after: Cluster, changedKeys: ReadonlySet<s
 
 /** Whether any touched pod, before or after, could be a member of the set. */
 function mayHold(next: Cluster, previous: Cluster, set: IrSet, touched: Touched): boolean {
-  const d: SetDefinition = set.definition;
-  if (d.type === 'cidrs' || d.type === 'nodes') return false;
-  const pods = [...touched.before, ...touched.after];
+  let d: SetDefinition | null = set.definition;
+  let pods = [...touched.before, ...touched.after];
   if (d.type === 'named-port') {
-    // Any pod naming the port, whatever the peer: cheap, and only ever too cautious.
-    return pods.some((p) => p.namedPorts.some((np) => np.name === d.port));
+    // Only pods naming the port can be elements, and only if the peer could hold them.
+    const port = d.port;
+    pods = pods.filter((p) => p.namedPorts.some((np) => np.name === port));
+    if (pods.length === 0) return false;
+    d = d.of;
+    if (d === null) return true;
   }
+  if (d.type === 'nodes') return false;
+  // A CIDR set's members are addresses, whoever has them; a ports set over CIDRs holds the pods in them.
+  if (d.type === 'cidrs') return set.definition.type === 'named-port';
+  if (d.type === 'named-port') return true;
   // The pod selector first: most sets are told apart by it, without resolving namespaces.
   const podSelector = d.pods === null ? null : compiledOnce(d.pods);
   const candidates = podSelector ? pods.filter((p) => podSelector.matches(p.labels)) : pods;

@@ -38,7 +38,7 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
     ...changes.delete.map((r) => ({ kind: r.kind, namespace: r.namespace, name: r.name })),
     ...changes.apply.objects.map((o) => ({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name })),
   ];
-  const cluster = buildCluster(snapshot);
+  const cluster = buildCluster(snapshot, 'cluster' in base ? base.cluster : undefined);
   // Only nodes of the whole cluster: a compile for some nodes is no base for the next version.
   const reuse = opts.nodes || !('ir' in base) ? null : podChangeReuse(base, cluster, changed);
   const { ir, stats } = compileSets(cluster, opts, reuse ?? undefined);

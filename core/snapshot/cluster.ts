@@ -70,15 +70,29 @@ export interface ClusterObjects {
   readonly warnings: string[];
 }
 
+// Keys of the same address objects are asked for in every version and by every set.
+const ipKeys = new WeakMap<IpAddr, string>();
 export function ipKey(ip: IpAddr): string {
-  return `${ip.family}:${ip.value}`;
+  let k = ipKeys.get(ip);
+  if (k === undefined) ipKeys.set(ip, (k = `${ip.family}:${ip.value}`));
+  return k;
 }
 
-const byName = <T extends { metadata: { name: string; namespace?: string | undefined } }>(a: T, b: T): number => {
-  const ka = `${a.metadata.namespace ?? ''}/${a.metadata.name}`;
-  const kb = `${b.metadata.namespace ?? ''}/${b.metadata.name}`;
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
-};
+/** Objects of one kind in namespace/name order (keys built once, not per comparison). */
+function byName<T extends { metadata: { name: string; namespace?: string | undefined } }>(list: T[]): T[] {
+  const keyed = list.map((o) => ({ key: `${o.metadata.namespace ?? ''}/${o.metadata.name}`, o }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return keyed.map((k) => k.o);
+}
+
+// A pod's addresses and named ports, read once per pod object: versions from changes share
+// their unchanged pods with the version before (parsed objects are never mutated).
+const factsOf = new WeakMap<Pod, { readonly ips: readonly IpAddr[]; readonly namedPorts: readonly NamedPort[] }>();
+function podFacts(p: Pod): { readonly ips: readonly IpAddr[]; readonly namedPorts: readonly NamedPort[] } {
+  let f = factsOf.get(p);
+  if (!f) factsOf.set(p, (f = { ips: podAddresses(p), namedPorts: namedPortsOf(p.spec) }));
+  return f;
+}
 
 /** Succeeded and Failed pods are not endpoints: they neither send nor receive. */
 function isEndpoint(p: Pod): boolean {
@@ -115,7 +129,7 @@ function endpointFacts(objects: readonly SnapshotObject[], podObjs: readonly Pod
     const namespace = p.metadata.namespace ?? 'default';
     const workload = owners.ownerOfPod(p) ?? undefined;
     if (workload) represented.add(`${namespace}/${workload}`);
-    out.push({ key: `${namespace}/${p.metadata.name}`, namespace, name: p.metadata.name, labels: p.metadata.labels, nodeName: p.spec.nodeName ?? null, hostNetwork: p.spec.hostNetwork, ips: podAddresses(p), namedPorts: namedPortsOf(p.spec), workload });
+    out.push({ key: `${namespace}/${p.metadata.name}`, namespace, name: p.metadata.name, labels: p.metadata.labels, nodeName: p.spec.nodeName ?? null, hostNetwork: p.spec.hostNetwork, ...podFacts(p), workload });
   }
   for (const w of owners.endpointWorkloads()) {
     const namespace = w.metadata.namespace ?? 'default';
@@ -129,10 +143,10 @@ function endpointFacts(objects: readonly SnapshotObject[], podObjs: readonly Pod
 
 export function buildClusterObjects(objects: readonly SnapshotObject[]): ClusterObjects {
   const warnings: string[] = [];
-  const nsObjs = objects.filter((o): o is Namespace => o.kind === 'Namespace').sort(byName);
-  const podObjs = objects.filter((o): o is Pod => o.kind === 'Pod').sort(byName);
-  const nodeObjs = objects.filter((o): o is Node => o.kind === 'Node').sort(byName);
-  const services = objects.filter((o): o is Service => o.kind === 'Service').sort(byName);
+  const nsObjs = byName(objects.filter((o): o is Namespace => o.kind === 'Namespace'));
+  const podObjs = byName(objects.filter((o): o is Pod => o.kind === 'Pod'));
+  const nodeObjs = byName(objects.filter((o): o is Node => o.kind === 'Node'));
+  const services = byName(objects.filter((o): o is Service => o.kind === 'Service'));
 
   const namespaces: NamespaceInfo[] = [];
   const nsByName = new Map<string, NamespaceInfo>();

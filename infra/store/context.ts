@@ -32,6 +32,8 @@ export interface StoreContext {
   readonly known: KnownKeys;
   /** Tables and sets already checked against their ids, with their stored text (per object). */
   readonly checked: WeakMap<object, Record<string, string>>;
+  /** Node manifests as encoded, per node object, with the set bodies they name. */
+  readonly manifests: WeakMap<object, { readonly bytes: Uint8Array; readonly hash: string; readonly bodies: readonly string[] }>;
 }
 
 const KNOWN_KEYS = 2_000_000;
@@ -62,5 +64,6 @@ export function storeContext(backend: ItemBackend, o: SnapshotStoreOptions = {})
     sha256Hex: o.sha256Hex ?? portableSha256Hex,
     known: new KnownKeys(),
     checked: new WeakMap(),
+    manifests: new WeakMap(),
   };
 }

@@ -15,6 +15,7 @@ import { encodeGroup, encodeGroupIndex, objectGroups } from './objects.js';
 import { settleLatest } from './lifecycle.js';
 import { StoreInputError, VersionConflictError, type CompiledSnapshot, type PublishResult } from './types.js';
 import type { Item } from './backend.js';
+import type { SetNode } from '../../core/sets/ir.js';
 
 export async function publish(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot): Promise<PublishResult> {
   checkName('cluster', cluster);
@@ -115,6 +116,21 @@ async function writeMissing(ctx: StoreContext, blobs: ReadonlyMap<string, string
 }
 
 /**
+ * A node's manifest bytes and hash, encoded once per node object while its sets' bodies stay the
+ * same (a version from changes carries unchanged nodes along; a member change gives a set a new
+ * body, and the node a new manifest).
+ */
+function encodedManifest(ctx: StoreContext, node: SetNode, setContentIds: ReadonlyMap<string, string>): { bytes: Uint8Array; hash: string } {
+  const bodies = node.sets.map((id) => setContentIds.get(id)!);
+  const cached = ctx.manifests.get(node);
+  if (cached && cached.bodies.length === bodies.length && cached.bodies.every((b, i) => b === bodies[i])) return cached;
+  const bytes = encodeManifest(manifestOf(node, setContentIds));
+  const encoded = { bytes, hash: contentHash(bytes), bodies };
+  ctx.manifests.set(node, encoded);
+  return encoded;
+}
+
+/**
  * Manifests and object groups (shared), then the version's own items, all keyed by the snapshot
  * hash (see keys.ts): manifest shards, node list and group index. Returns what the header records.
  */
@@ -124,8 +140,7 @@ async function writeVersionItems(ctx: StoreContext, cluster: string, version: st
   const shardCount = manifestShardCount(nodes.length);
   const shards: Record<string, string>[] = Array.from({ length: shardCount }, () => ({}));
   for (const node of nodes) {
-    const bytes = encodeManifest(manifestOf(snap.ir.nodes[node]!, setContentIds));
-    const hash = contentHash(bytes);
+    const { bytes, hash } = encodedManifest(ctx, snap.ir.nodes[node]!, setContentIds);
     manifests.set(hash, bytes);
     shards[shardOf(node, shardCount)]![node] = hash;
   }

@@ -1,0 +1,147 @@
+// Versions from changes, as a watcher sends them: the bench snapshot stored whole as version 1,
+// then changes PUT on the latest version through the real app and store (the embedded dynalite
+// store of `npm start`, in process; no socket): one pod relabelled (a pod a NetworkPolicy selects
+// by label; five times, each on the version before), a 100-pod rolling update as one change, and
+// a one-pod change on a cold server (a new app and store over the same table: the base is read
+// back from the store and compiled whole). For each: wall time of the PUT, store items and bytes
+// written, and what each node fetches (the ir delta with since=, nftables with since=, 304s).
+//
+//   node --import tsx bench/changes.ts [S|M|L] [--store memory]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp } from '../functions/app.js';
+import { nodeSha256Hex } from '../functions/node-sha256.js';
+import type { Item, ItemBackend } from '../infra/store/backend.js';
+import { startLocalDynamo } from '../infra/dynamodb-local.js';
+import { DynamoDbBackend } from '../infra/store/dynamodb.js';
+import { MemoryBackend } from '../infra/store/memory.js';
+import { createSnapshotStore } from '../infra/store/snapshot-store.js';
+import { GENERATORS, type K8sObject, type SizeName } from './generate.js';
+import { podSelectedByLabel, podsOfOneApp } from './pick.js';
+
+const argv = process.argv.slice(2);
+const size = (argv.find((a) => /^[SML]$/.test(a)) ?? 'S') as SizeName;
+const storeKind = argv.includes('--store') ? argv[argv.indexOf('--store') + 1] : 'embedded';
+
+/** Counts what a publish writes: items and bytes of their binary bodies and attributes. */
+class CountingBackend implements ItemBackend {
+  items = 0;
+  bytes = 0;
+  constructor(private readonly inner: ItemBackend) {}
+  private count(items: readonly Item[]) {
+    this.items += items.length;
+    for (const i of items) for (const v of Object.values(i)) this.bytes += v instanceof Uint8Array ? v.length : String(v).length;
+  }
+  putItems(items: readonly Item[]) {
+    this.count(items);
+    return this.inner.putItems(items);
+  }
+  getItems(...a: Parameters<ItemBackend['getItems']>) {
+    return this.inner.getItems(...a);
+  }
+  getItem(...a: Parameters<ItemBackend['getItem']>) {
+    return this.inner.getItem(...a);
+  }
+  putIfAbsent(item: Item, now: number) {
+    this.count([item]);
+    return this.inner.putIfAbsent(item, now);
+  }
+  putIfUnchanged(...a: Parameters<ItemBackend['putIfUnchanged']>) {
+    this.count([a[0]]);
+    return this.inner.putIfUnchanged(...a);
+  }
+  updateIfExists(...a: Parameters<ItemBackend['updateIfExists']>) {
+    this.items++;
+    return this.inner.updateIfExists(...a);
+  }
+  queryPage(...a: Parameters<ItemBackend['queryPage']>) {
+    return this.inner.queryPage(...a);
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const kib = (n: number) => +(n / 1024).toFixed(2);
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'netpolc-changes-'));
+  const local = storeKind === 'memory' ? null : await startLocalDynamo({ path: dir, tableName: 'bench' });
+  const raw: ItemBackend = local ? new DynamoDbBackend({ client: local.client, tableName: 'bench' }) : new MemoryBackend();
+  const backend = new CountingBackend(raw);
+  const server = () => createApp({ store: createSnapshotStore(backend, { sha256Hex: nodeSha256Hex }), access: { kind: 'anonymous' }, sha256Hex: nodeSha256Hex, logAccess: null, logError: (e) => { throw e; } });
+  let app = server();
+  const put = async (rv: string, body: unknown) => {
+    const text = JSON.stringify(body);
+    const [items, bytes] = [backend.items, backend.bytes];
+    const started = performance.now();
+    const res = await app.request(`/v1/clusters/bench/snapshots/${rv}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: text });
+    const ms = performance.now() - started;
+    const json = (await res.json()) as Record<string, unknown>;
+    if (res.status !== 201) throw new Error(`PUT ${rv}: ${res.status} ${JSON.stringify(json).slice(0, 500)}`);
+    return { ms, items: backend.items - items, bytes: backend.bytes - bytes, requestBytes: text.length, json };
+  };
+
+  const v1 = GENERATORS[size]();
+  const nodes = v1.items.filter((o) => o.kind === 'Node').map((o) => o.metadata.name).sort();
+  const full = await put('1', v1);
+  console.log(JSON.stringify({ size, store: storeKind, fullPutMs: Math.round(full.ms), fullItems: full.items, fullMiB: +(full.bytes / 2 ** 20).toFixed(1) }));
+
+  // What every node fetches after a change from `from` to `to`, as agents do.
+  const fetchNodes = async (from: string, to: string) => {
+    let affected = 0;
+    let irMax = 0;
+    let nftMax = 0;
+    let nftFull = 0;
+    for (const node of nodes) {
+      const etag = (await app.request(`/v1/clusters/bench/nodes/${node}/tables?version=${from}`)).headers.get('etag')!;
+      const same = await app.request(`/v1/clusters/bench/nodes/${node}/tables?version=${to}`, { headers: { 'if-none-match': etag } });
+      if (same.status === 304) continue;
+      affected++;
+      irMax = Math.max(irMax, (await (await app.request(`/v1/clusters/bench/nodes/${node}/tables?version=${to}&since=${from}`)).arrayBuffer()).byteLength);
+      const nft = await app.request(`/v1/clusters/bench/nodes/${node}/tables?version=${to}&since=${from}&format=nftables`);
+      nftMax = Math.max(nftMax, (await nft.arrayBuffer()).byteLength);
+      if (nft.headers.get('x-netpolc-full') !== 'false') nftFull++;
+    }
+    return { nodes: nodes.length, affected, unaffected304: nodes.length - affected, irDeltaMaxKiB: kib(irMax), nftDeltaMaxKiB: kib(nftMax), nftFullScripts: nftFull };
+  };
+
+  // One pod relabelled, five times in a row, each on the latest version (warm).
+  let latest = v1.items;
+  let version = 1;
+  const relabel: { ms: number; items: number; bytes: number; incremental: unknown }[] = [];
+  let lastFetch: Awaited<ReturnType<typeof fetchNodes>> | null = null;
+  for (let r = 0; r < 5; r++) {
+    const { pod, app: label } = podSelectedByLabel(latest.filter((o) => !(o.metadata.labels?.app ?? '').endsWith('-relabelled')));
+    const changed: K8sObject = { ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata.labels, app: `${label}-relabelled` } } };
+    const res = await put(String(version + 1), { base: String(version), changes: { apply: [changed] } });
+    relabel.push({ ms: res.ms, items: res.items, bytes: res.bytes, incremental: res.json.incremental });
+    latest = latest.map((o) => (o === pod ? changed : o));
+    version++;
+    if (r === 4) lastFetch = await fetchNodes(String(version - 1), String(version));
+  }
+  const onePodMs = median(relabel.map((x) => x.ms));
+  console.log(JSON.stringify({ size, change: 'one pod relabelled (warm)', publishMsMedian: Math.round(onePodMs), publishMs: relabel.map((x) => Math.round(x.ms)), incremental: relabel.map((x) => x.incremental), storeItems: median(relabel.map((x) => x.items)), storeKiB: kib(median(relabel.map((x) => x.bytes))), ...lastFetch }));
+
+  // A 100-pod rolling update: the pods of one app replaced by new ones (new names, addresses, hash label).
+  const old = podsOfOneApp(latest, 100);
+  const fresh = old.map((p, i) => ({
+    ...p,
+    metadata: { ...p.metadata, name: `${p.metadata.name}-r2`, labels: { ...p.metadata.labels, 'pod-template-hash': 'rolled' } },
+    status: { ...(p.status as object), podIP: `100.64.${i >> 8}.${i & 255}`, podIPs: [{ ip: `100.64.${i >> 8}.${i & 255}` }] },
+  }));
+  const rolling = await put(String(version + 1), { base: String(version), changes: { delete: old.map((p) => ({ kind: 'Pod', namespace: p.metadata.namespace, name: p.metadata.name })), apply: fresh } });
+  version++;
+  const rollingFetch = await fetchNodes(String(version - 1), String(version));
+  console.log(JSON.stringify({ size, change: `${old.length}-pod rolling update (warm)`, publishMs: Math.round(rolling.ms), overOnePod: +(rolling.ms / onePodMs).toFixed(1), incremental: rolling.json.incremental, storeItems: rolling.items, storeKiB: kib(rolling.bytes), ...rollingFetch }));
+
+  // Cold: a new server over the same table (restart, a new Lambda or Worker isolate).
+  app = server();
+  const { pod, app: label } = podSelectedByLabel(latest.filter((o) => !(o.metadata.labels?.app ?? '').endsWith('-relabelled')));
+  const cold = await put(String(version + 1), { base: String(version), changes: { apply: [{ ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata.labels, app: `${label}-relabelled` } } }] } });
+  console.log(JSON.stringify({ size, change: 'one pod relabelled (cold: base read from the store)', publishMs: Math.round(cold.ms), overFullPut: +(cold.ms / full.ms).toFixed(2), warm: cold.json.warm, storeItems: cold.items, storeKiB: kib(cold.bytes) }));
+
+  await local?.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+await main();
