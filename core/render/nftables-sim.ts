@@ -138,13 +138,25 @@ export function parseNftScript(script: string, tables: Map<string, NftTable> = n
     const line = next();
     let m: RegExpExecArray | null;
     if ((m = /^(add|delete) element (\S+ \S+) (\S+) \{(.*)\}$/.exec(line))) {
-      // Element changes on an existing set, as a delta script writes them.
+      // Element changes on an existing set or map, as a delta script writes them.
       const table = tables.get(m[2]!);
       if (!table) throw new Error(`nft: ${m[1]} element in missing table ${m[2]}`);
       const items = m[4]!.split(',').map((x) => x.trim()).filter(Boolean);
       const concat = table.concatSets.get(m[3]!);
       const ranges = table.sets.get(m[3]!);
-      if (concat) {
+      const map = table.maps.get(m[3]!);
+      if (map) {
+        for (const e of items) {
+          const [key, verdict] = e.split(' : ');
+          const addr = key ? parseIp(key) : null;
+          if (!addr) throw new Error(`nft: malformed map key "${e}"`);
+          if (m[1] === 'delete' && !map.delete(addrKey(addr))) throw new Error(`nft: delete of missing element ${key} in ${m[3]}`);
+          if (m[1] === 'add') {
+            if (map.has(addrKey(addr))) throw new Error(`nft: element ${key} already in ${m[3]}`);
+            map.set(addrKey(addr), parseVerdict(words(verdict ?? ''), 0));
+          }
+        }
+      } else if (concat) {
         for (const e of items) {
           const [addr, proto, port] = e.split(' . ');
           const ip = addr ? parseIp(addr) : null;
@@ -168,6 +180,32 @@ export function parseNftScript(script: string, tables: Map<string, NftTable> = n
           }
         }
       } else throw new Error(`nft: ${m[1]} element in missing set ${m[3]}`);
+    } else if ((m = /^(flush|delete) (chain|set) (\S+ \S+) (\S+)$/.exec(line))) {
+      const table = tables.get(m[3]!);
+      if (!table) throw new Error(`nft: ${m[1]} ${m[2]} in missing table ${m[3]}`);
+      const name = m[4]!;
+      if (m[2] === 'chain') {
+        const chain = table.chains.get(name);
+        if (!chain) throw new Error(`nft: ${m[1]} of missing chain ${name}`);
+        if (m[1] === 'flush') chain.rules.length = 0;
+        else {
+          // The kernel refuses to delete a chain a rule or a verdict map still jumps to.
+          if (referencesChain(table, name)) throw new Error(`nft: chain ${name} is still in use`);
+          table.chains.delete(name);
+        }
+      } else {
+        const plain = table.sets.get(name);
+        const concat = table.concatSets.get(name);
+        if (!plain && !concat) throw new Error(`nft: ${m[1]} of missing set ${name}`);
+        if (m[1] === 'flush') {
+          if (plain) plain.length = 0;
+          concat?.clear();
+        } else {
+          if ([...table.chains.values()].some((c) => c.rules.some((r) => r.matches.some((x) => (x.kind === 'addr' || x.kind === 'concat') && x.set === name)))) throw new Error(`nft: set ${name} is still in use`);
+          table.sets.delete(name);
+          table.concatSets.delete(name);
+        }
+      }
     } else if ((m = /^delete table (\S+ \S+)$/.exec(line))) {
       if (!tables.delete(m[1]!)) throw new Error(`nft: delete of missing table ${m[1]}`);
     } else if ((m = /^table (\S+ \S+) \{\s*\}$/.exec(line))) {
@@ -217,6 +255,11 @@ export function parseNftScript(script: string, tables: Map<string, NftTable> = n
     } else throw new Error(`nft: unsupported statement "${line}"`);
   }
   return tables;
+}
+
+function referencesChain(table: NftTable, name: string): boolean {
+  const to = (v: Verdict | null) => v !== null && (v.kind === 'jump' || v.kind === 'goto') && v.chain === name;
+  return [...table.chains.values()].some((c) => c.rules.some((r) => to(r.verdict))) || [...table.maps.values()].some((m) => [...m.values()].some(to));
 }
 
 const inRanges = (ranges: readonly IpRange[], a: IpAddr) => ranges.some((r) => r.family === a.family && r.lo <= a.value && a.value <= r.hi);

@@ -26,12 +26,14 @@ export const POD_MAPS = {
 } as const;
 
 /** The node's own addresses (node-local traffic). */
-const NODE_SETS = { 4: 'node_addresses_v4', 6: 'node_addresses_v6' } as const;
+export const NODE_SETS = { 4: 'node_addresses_v4', 6: 'node_addresses_v6' } as const;
 
 const IP = { 4: 'ip', 6: 'ip6' } as const;
 const ADDR_TYPE = { 4: 'ipv4_addr', 6: 'ipv6_addr' } as const;
 /** The nft set of one family of a set of the set form. */
 export const setName = (id: string, family: Family) => `${id}_v${family}`;
+/** A table's chains: its own (the Admin tier), then the NetworkPolicy and Baseline tiers. */
+export const tableChains = (table: string): [string, string, string] => [table, NP_CHAIN(table), BASELINE_CHAIN(table)];
 const NP_CHAIN = (table: string) => `${table}_np`;
 const BASELINE_CHAIN = (table: string) => `${table}_baseline`;
 
@@ -43,7 +45,7 @@ function setBlock(name: string, type: string, interval: boolean, elements: reado
 }
 
 /** A set as nft sets, one per family; empty ones too, so membership changes never rename anything. */
-function renderSet(id: string, set: IrSet): string[] {
+export function renderSet(id: string, set: IrSet): string[] {
   if (set.kind === 'addresses') return [setBlock(setName(id, 4), ADDR_TYPE[4], true, set.v4), setBlock(setName(id, 6), ADDR_TYPE[6], true, set.v6)];
   return ([4, 6] as const).map((family) =>
     setBlock(
@@ -89,7 +91,7 @@ function chainBlock(name: string, lines: readonly string[]): string {
 const VERDICT = { allow: 'return', deny: 'drop' } as const;
 
 /** A table as chains: admin (the table's own chain), NetworkPolicy, Baseline. */
-function renderTable(sets: SetIr['sets'], id: string, table: RuleTable): string[] {
+export function renderTable(sets: SetIr['sets'], id: string, table: RuleTable): string[] {
   const peer = table.direction === 'ingress' ? 'saddr' : 'daddr';
   const np = NP_CHAIN(id);
   const baseline = BASELINE_CHAIN(id);
@@ -102,7 +104,7 @@ function renderTable(sets: SetIr['sets'], id: string, table: RuleTable): string[
   return [chainBlock(id, [...admin, `goto ${np}`]), chainBlock(np, npLines), chainBlock(baseline, baselineLines)];
 }
 
-interface PodEntry {
+export interface PodEntry {
   readonly key: string;
   readonly family: Family;
   readonly value: bigint;
@@ -111,12 +113,20 @@ interface PodEntry {
   readonly egress: string;
 }
 
-function podEntries(node: SetNode): PodEntry[] {
+/**
+ * Verdict-map entries of pods: one per address, in address order. Two pods claiming one address
+ * (a stale status) get it in pod key order, as the compiler does: a map holds a key once.
+ */
+export function podEntries(pods: SetNode['pods']): PodEntry[] {
   const out: PodEntry[] = [];
-  for (const [key, pod] of Object.entries(node.pods)) {
+  const taken = new Set<string>();
+  for (const key of Object.keys(pods).sort()) {
+    const pod = pods[key]!;
     for (const ip of pod.ips) {
       const addr = parseIp(ip);
       if (!addr) throw new Error(`set form pod ${key} has a malformed address "${ip}"`);
+      if (taken.has(`${addr.family}:${addr.value}`)) continue;
+      taken.add(`${addr.family}:${addr.value}`);
       out.push({ key, family: addr.family, value: addr.value, ip, ingress: pod.ingress, egress: pod.egress });
     }
   }
@@ -131,7 +141,7 @@ function renderMap(name: string, family: Family, entries: readonly PodEntry[], s
 }
 
 export function renderNode(ir: SetIr, name: string, node: SetNode): string {
-  const entries = podEntries(node);
+  const entries = podEntries(node.pods);
   const nodeAddresses = { 4: node.addresses.filter((a) => !a.includes(':')), 6: node.addresses.filter((a) => a.includes(':')) };
   const egressMaps = [`\t\tip saddr vmap @${POD_MAPS.egress[4]}`, `\t\tip6 saddr vmap @${POD_MAPS.egress[6]}`];
   const out = [

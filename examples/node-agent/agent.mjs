@@ -7,8 +7,9 @@
 //
 // Each poll: GET /v1/clusters/{cluster}/nodes/{node}/tables?format=nftables&since=<last version>
 // with If-None-Match: <last ETag>. 304 → nothing changed for this node. 200 with
-// x-netpolc-full: false → a delta (add/delete element on netpolc's sets, one transaction; if it
-// fails, the whole script is fetched and applied instead). 200 otherwise → the node's complete
+// x-netpolc-full: false → a delta (one transaction from that version's ruleset: sets and chains
+// added, elements changed, chains and sets removed; if it fails, the whole script is fetched and
+// applied instead). 200 otherwise → the node's complete
 // `nft -f` script, which replaces table inet netpolc atomically. Either is written to a temp
 // file, applied with `nft -f`, and only then is the new version and ETag recorded (temp file +
 // rename), so a crash or a failed apply means the next poll applies it again.
@@ -95,13 +96,20 @@ function runNft(nft, file) {
 // What the renderer emits first: a script that creates, deletes and re-creates the table in one
 // transaction. Anything else (an error page, a future diff format) is never handed to nft.
 const isFullScript = (text) => text.startsWith('# netpolc: nftables ruleset') && text.includes('\ndelete table inet netpolc\n');
-// A delta (x-netpolc-full: false): only element changes on netpolc's own sets, one transaction.
-const isDeltaScript = (text) =>
-  text.startsWith('# netpolc: nftables delta') &&
-  text
-    .split('\n')
-    .filter((l) => l !== '' && !l.startsWith('#'))
-    .every((l) => /^(add|delete) element inet netpolc [\w-]+ \{[^{}]*\}$/.test(l));
+// A delta (x-netpolc-full: false), one transaction on netpolc's own table only: a block adding
+// sets and chains, element changes, and flush/delete of netpolc's chains and sets.
+const DELTA_STATEMENT = /^((add|delete) element inet netpolc [\w-]+ \{[^{}]*\}|(flush|delete) (chain|set) inet netpolc [\w-]+)$/;
+function isDeltaScript(text) {
+  if (!text.startsWith('# netpolc: nftables delta')) return false;
+  let inBlock = false;
+  for (const l of text.split('\n')) {
+    if (l === '' || l.startsWith('#')) continue;
+    if (inBlock) inBlock = l !== '}';
+    else if (l === 'table inet netpolc {') inBlock = true;
+    else if (!DELTA_STATEMENT.test(l)) return false;
+  }
+  return !inBlock;
+}
 
 class HttpError extends Error {
   constructor(status, message) {

@@ -8,6 +8,7 @@ import { diffNode, type NodeBindings } from '../../core/diff/node-tables.js';
 import { nodeDelta, type NodeSlice } from '../../core/diff/set-node.js';
 import { DATAPLANES, renderFormat, rendersSets } from '../../core/render/index.js';
 import { nftDelta } from '../../core/render/nftables-delta.js';
+import { nftables } from '../../core/render/nftables.js';
 import { SET_IR_VERSION, type SetIr } from '../../core/sets/ir.js';
 import { COMPILE_FORMATS } from '../../schemas/api/compile.js';
 import { StoreCorruptionError, type NodeTables, type SnapshotStore } from '../../infra/store/types.js';
@@ -75,11 +76,14 @@ async function nodeTablesResponse(c: Context, store: SnapshotStore, flatOf: Flat
     if (previous) return c.json({ cluster, node, from: since, to: version, full: false, format, delta: nodeDelta(await storedSlice(store, previous), slice) });
     return c.json({ cluster, node, version, full: true, format, ir: asSetIr(node, slice) });
   }
-  // nftables from a known version: when only set members changed, `add element`/`delete element`
-  // in one transaction; otherwise the whole script. x-netpolc-full says which an agent got.
+  // nftables from a known version: one transaction from that version's ruleset to this one
+  // (nftables-delta.ts), unless the whole script is no larger. x-netpolc-full says which an agent got.
   if (format === 'nftables' && previous) {
-    const script = nftDelta(node, since!, version, nodeDelta(await storedSlice(store, previous), slice));
-    if (script !== null) return c.text(script, 200, { 'x-netpolc-full': 'false', 'x-netpolc-since': since! });
+    const before = await storedSlice(store, previous);
+    const script = nftDelta(node, since!, version, before, nodeDelta(before, slice));
+    const whole = nftables.render(asSetIr(node, slice))[node]!;
+    if (script.length < whole.length) return c.text(script, 200, { 'x-netpolc-full': 'false', 'x-netpolc-since': since! });
+    return c.text(whole, 200, { 'x-netpolc-full': 'true' });
   }
   if (format === 'nftables') c.header('x-netpolc-full', 'true');
   // Other rendered formats are whole artifacts (an nft script is applied atomically), never diffs.

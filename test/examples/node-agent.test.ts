@@ -190,6 +190,22 @@ describe('reference node agent (--once)', () => {
     expect(usage.status).toBe(2);
     expect(usage.stderr).toContain('--server is required');
   });
+  // Last: it moves the cluster to version 4.
+  it('applies a structural delta (a policy added: new chains and sets, pods rebound) as one script', async () => {
+    const stateDir = join(dir, 'dry');
+    const v4 = structuredClone(v2);
+    v4.items.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'empty', labels: {} } });
+    // Prometheus (on node-2) becomes isolated: a new table and a new set, its binding changes.
+    v4.items.push({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'scrape-from-shop', namespace: 'monitoring' }, spec: { podSelector: {}, ingress: [{ from: [{ namespaceSelector: { matchLabels: { tenant: 'shop' } } }], ports: [{ port: 9090 }] }] } });
+    await publish('4', v4);
+    const d34 = await served('node-2', '4', '3');
+    expect(d34.script).toMatch(/^table inet netpolc \{$/m);
+    expect(d34.script).toMatch(/^add element inet netpolc pod_ingress_v4 /m);
+    const run = await runAgent(stateDir, '--once', '--dry-run');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`# --dry-run: would run nft -f ${join(stateDir, 'delta.nft')} for version 4\n${d34.script}`);
+    expect(stateOf(stateDir).version).toBe('4');
+  });
 });
 
 describe('reference node agent (polling)', () => {

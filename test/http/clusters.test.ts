@@ -124,7 +124,7 @@ describe('/v1/clusters: snapshots and node tables', () => {
     expect((await tables('node-9')).status).toBe(404);
   });
 
-  it('answers nftables since a version with add/delete element when only set members changed, else the whole script', async () => {
+  it('answers nftables since a version with a delta script (members, or new chains and bindings), the whole script for an unknown version', async () => {
     const { put, tables } = setup();
     for (const [rv, body] of [['1', v1], ['2', v2], ['3', v3]] as const) expect((await put(rv, body)).status).toBe(201);
     // v1 → v2 on node-2: shop/web left a set shop/db's table uses; nothing else changed there.
@@ -134,10 +134,14 @@ describe('/v1/clusters: snapshots and node tables', () => {
     expect(text).toMatch(/^# netpolc: nftables delta for node node-2 from version 1 to 2/);
     expect(text).toMatch(/^delete element inet netpolc s[0-9a-f]{16}_v4 \{ 10\.244\.1\.10\/32 \}$/m);
     expect(text).not.toContain('table inet netpolc {');
-    // v2 → v3 adds a NetworkPolicy on node-1's payments/api: new tables, so the whole script.
-    const full = await tables('node-1', '?format=nftables&version=3&since=2');
-    expect(full.headers.get('x-netpolc-full')).toBe('true');
-    expect(await full.text()).toContain('table inet netpolc {');
+    // v2 → v3 adds a NetworkPolicy on node-1's payments/api: new table chains declared in a
+    // block, api's map entries rebound to them, the old chains removed.
+    const structural = await tables('node-1', '?format=nftables&version=3&since=2');
+    expect(structural.headers.get('x-netpolc-full')).toBe('false');
+    const script = await structural.text();
+    expect(script).toMatch(/^table inet netpolc \{\n\tchain r[0-9a-f]{16} \{$/m);
+    expect(script).toMatch(/^add element inet netpolc pod_ingress_v4 \{ 10\.244\.\d+\.\d+ : jump r[0-9a-f]{16} \}$/m);
+    expect(script).not.toContain('delete table');
     // An unknown `since` is the whole script too, never an error.
     const unknown = await tables('node-2', '?format=nftables&since=999');
     expect(unknown.headers.get('x-netpolc-full')).toBe('true');
