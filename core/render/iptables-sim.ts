@@ -33,17 +33,26 @@ export function parseIpset(payload: string, sets: Map<string, IpSet> = new Map()
       const set = need(w[1]!);
       if (set.type === 'hash:net') set.ranges = [];
       else set.elements = new Set();
-    } else if (w[0] === 'add' && w.length === 3) {
+    } else if ((w[0] === 'add' || w[0] === 'del') && (w.length === 3 || (w.length === 4 && w[3] === '-exist'))) {
+      // Without -exist, adding a member that is there or deleting one that is not is an error.
       const set = need(w[1]!);
+      const exist = w.length === 4;
       if (set.type === 'hash:net') {
         const r = parseAddressOrCidr(w[2]!);
         if (!r || w[2]!.endsWith('/0')) throw new Error(`ipset: hash:net does not take "${w[2]}"`);
-        set.ranges.push(r);
+        const at = set.ranges.findIndex((x) => x.family === r.family && x.lo === r.lo && x.hi === r.hi);
+        if (w[0] === 'add' && at < 0) set.ranges.push(r);
+        else if (w[0] === 'del' && at >= 0) set.ranges.splice(at, 1);
+        else if (!exist) throw new Error(`ipset: ${w[0]} of ${w[2]} in ${w[1]}: ${at < 0 ? 'not there' : 'already there'}`);
       } else {
         const m = /^([^,]+),(tcp|udp|sctp):(\d+)$/.exec(w[2]!);
         const ip = m && parseIp(m[1]!);
         if (!m || !ip) throw new Error(`ipset: malformed hash:ip,port element "${w[2]}"`);
-        set.elements.add(`${ip.family}:${ip.value}|${m[2]}|${Number(m[3])}`);
+        const key = `${ip.family}:${ip.value}|${m[2]}|${Number(m[3])}`;
+        const there = set.elements.has(key);
+        if (w[0] === 'add' && !there) set.elements.add(key);
+        else if (w[0] === 'del' && there) set.elements.delete(key);
+        else if (!exist) throw new Error(`ipset: ${w[0]} of ${w[2]} in ${w[1]}: ${there ? 'already there' : 'not there'}`);
       }
     } else if (w[0] === 'swap' && w.length === 3) {
       const [a, b] = [need(w[1]!), need(w[2]!)];
@@ -62,6 +71,8 @@ type Target = { kind: 'ACCEPT' | 'DROP' | 'RETURN' } | { kind: 'jump' | 'goto'; 
 
 interface IptRule {
   readonly text: string;
+  /** The rule's options as written after the chain name: what -D matches. */
+  readonly spec: string;
   src: IpRange | null;
   dst: IpRange | null;
   protocol: string | null;
@@ -78,8 +89,9 @@ interface IptChain {
   readonly policy: 'ACCEPT' | 'DROP' | null;
   readonly rules: IptRule[];
 }
+export type { IpSet, IptRule };
 
-type IptTable = Map<string, IptChain>;
+export type IptTable = Map<string, IptChain>;
 
 const MODULES = new Set(['tcp', 'udp', 'sctp', 'conntrack', 'icmp6', 'set']);
 const BUILTIN = new Set(['ACCEPT', 'DROP', 'RETURN']);
@@ -97,7 +109,7 @@ function portRange(text: string): [number, number] {
 }
 
 function parseRule(args: readonly string[], text: string, family: Family): IptRule {
-  const rule: IptRule = { text, src: null, dst: null, protocol: null, sport: null, dport: null, ctstates: null, icmpv6: false, set: null, target: null };
+  const rule: IptRule = { text, spec: args.join(' '), src: null, dst: null, protocol: null, sport: null, dport: null, ctstates: null, icmpv6: false, set: null, target: null };
   for (let i = 0; i < args.length; i += 2) {
     const [opt, value] = [args[i]!, args[i + 1]];
     if (value === undefined) throw new Error(`iptables: option ${opt} without a value in "${text}"`);
@@ -123,10 +135,19 @@ function parseRule(args: readonly string[], text: string, family: Family): IptRu
   return rule;
 }
 
-/** Parses a payload as iptables-restore without --noflush applies it: the filter table as written. */
-export function parseRestore(payload: string, family: Family): IptTable {
-  const declared = new Map<string, 'ACCEPT' | 'DROP' | null>();
-  const rules = new Map<string, IptRule[]>();
+/**
+ * Applies a payload as `iptables-restore --noflush` does to the chains `table` holds (none: a
+ * fresh table): a declared chain is created or flushed, -A appends, -D deletes the first rule
+ * with the same options, -F flushes, -X deletes an empty chain no rule jumps to. The payload
+ * is one commit: on any error `table` is left as it was.
+ */
+export function applyRestore(payload: string, family: Family, table: IptTable = new Map()): IptTable {
+  const next: IptTable = new Map([...table].map(([name, c]) => [name, { policy: c.policy, rules: [...c.rules] }]));
+  const need = (chain: string | undefined, line: string) => {
+    const c = chain === undefined ? undefined : next.get(chain);
+    if (!c) throw new Error(`iptables: "${line}" names a chain that does not exist`);
+    return c;
+  };
   let state: 'outside' | 'filter' | 'done' = 'outside';
   for (const raw of payload.split('\n')) {
     const line = raw.trim();
@@ -137,16 +158,30 @@ export function parseRestore(payload: string, family: Family): IptTable {
     else if (line.startsWith(':')) {
       const m = /^:(\S+) (ACCEPT|DROP|-) \[\d+:\d+\]$/.exec(line);
       if (!m) throw new Error(`iptables: malformed chain line "${line}"`);
-      declared.set(m[1]!, m[2] === '-' ? null : (m[2] as 'ACCEPT' | 'DROP'));
-    } else if (line.startsWith('-A ')) {
-      const [, chain, ...args] = line.split(/\s+/);
-      if (!declared.has(chain!)) throw new Error(`iptables: rule for undeclared chain ${chain}`);
-      rules.set(chain!, [...(rules.get(chain!) ?? []), parseRule(args, line, family)]);
-    } else throw new Error(`iptables: unsupported line "${line}"`);
+      next.set(m[1]!, { policy: m[2] === '-' ? null : (m[2] as 'ACCEPT' | 'DROP'), rules: [] });
+    } else {
+      const [op, chain, ...args] = line.split(/\s+/);
+      if (op === '-A') need(chain, line).rules.push(parseRule(args, line, family));
+      else if (op === '-D') {
+        const c = need(chain, line);
+        const at = c.rules.findIndex((r) => r.spec === args.join(' '));
+        if (at < 0) throw new Error(`iptables: "${line}": no such rule`);
+        c.rules.splice(at, 1);
+      } else if (op === '-F' && args.length === 0) need(chain, line).rules.length = 0;
+      else if (op === '-X' && args.length === 0) {
+        if (need(chain, line).rules.length > 0) throw new Error(`iptables: "${line}": the chain is not empty`);
+        if ([...next.values()].some((c) => c.rules.some((r) => (r.target?.kind === 'jump' || r.target?.kind === 'goto') && r.target.chain === chain))) throw new Error(`iptables: "${line}": the chain is still referenced`);
+        next.delete(chain!);
+      } else throw new Error(`iptables: unsupported line "${line}"`);
+    }
   }
   if (state !== 'done') throw new Error('iptables: payload does not end with COMMIT');
-  return new Map([...declared].map(([name, policy]) => [name, { policy, rules: rules.get(name) ?? [] }]));
+  for (const c of next.values()) for (const r of c.rules) if (r.target && (r.target.kind === 'jump' || r.target.kind === 'goto') && !next.has(r.target.chain)) throw new Error(`iptables: a rule jumps to chain ${r.target.chain}, which does not exist`);
+  return next;
 }
+
+/** Parses a whole payload onto an empty table. */
+export const parseRestore = (payload: string, family: Family): IptTable => applyRestore(payload, family);
 
 interface Packet {
   readonly src: IpAddr;

@@ -11,10 +11,11 @@
 //
 // ipset: each set is filled in a temporary set and swapped in, so packets never see a set half
 // filled (ipset restore applies line by line, it is not one transaction).
-import { parseIp, type Family } from '../net/ip.js';
+import type { Family } from '../net/ip.js';
 import type { IrSet, PortSpec, RuleTable, SetIr, SetNode, SetRule } from '../sets/ir.js';
 import { DISPATCH_CHAINS, ENTRY_CHAINS, iptablesSimulator } from './iptables-sim.js';
 import { renderEachSetNode, type SetDataplane } from './types.js';
+import { podEntries } from './pod-entries.js';
 
 export interface IptablesArtifact {
   /** `ipset restore` input: every set the node's pods need, filled atomically (temporary set + swap). */
@@ -38,11 +39,11 @@ export function chainOf(tableId: string, tier: 'admin' | 'np' | 'baseline' = 'ad
 }
 
 /** hash:net takes prefixes 1–32 (1–128): a whole family is its two halves. */
-function netElements(cidrs: readonly string[], family: Family): string[] {
+export function netElements(cidrs: readonly string[], family: Family): string[] {
   return cidrs.flatMap((c) => (c.endsWith('/0') ? (family === 4 ? ['0.0.0.0/1', '128.0.0.0/1'] : ['::/1', '8000::/1']) : [c]));
 }
 
-function ipsetLines(id: string, set: IrSet): string[] {
+export function ipsetLines(id: string, set: IrSet): string[] {
   const out: string[] = [];
   for (const family of [4, 6] as const) {
     const type = set.kind === 'addresses' ? 'hash:net' : 'hash:ip,port';
@@ -75,7 +76,7 @@ function tierRules(sets: SetIr['sets'], chain: string, rules: readonly SetRule[]
 }
 
 /** A table in one family: Allow returns to the entry chain (the other side's check runs), Deny drops. */
-function tableRules(sets: SetIr['sets'], id: string, table: RuleTable, family: Family): string[] {
+export function tableRules(sets: SetIr['sets'], id: string, table: RuleTable, family: Family): string[] {
   const side = table.direction === 'ingress' ? 'src' : 'dst';
   const [admin, np, baseline] = [chainOf(id), chainOf(id, 'np'), chainOf(id, 'baseline')];
   return [
@@ -89,18 +90,12 @@ function tableRules(sets: SetIr['sets'], id: string, table: RuleTable, family: F
   ];
 }
 
-function dispatchRules(node: SetNode, family: Family): string[] {
-  const entries = Object.entries(node.pods).flatMap(([key, pod]) =>
-    pod.ips.flatMap((ip) => {
-      const addr = parseIp(ip);
-      if (!addr) throw new Error(`set form pod ${key} has a malformed address "${ip}"`);
-      return addr.family === family ? [{ key, ip, value: addr.value, pod }] : [];
-    }),
-  );
-  entries.sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+export function dispatchRules(node: Pick<SetNode, 'pods'>, family: Family): string[] {
   const host = family === 4 ? 32 : 128;
   // -g: when the table chain returns (allowed), control goes back to the entry chain, past the dispatch.
-  return entries.flatMap((e) => [`# ${e.key}`, `-A ${DISPATCH_CHAINS.egress} -s ${e.ip}/${host} -g ${chainOf(e.pod.egress)}`, `-A ${DISPATCH_CHAINS.ingress} -d ${e.ip}/${host} -g ${chainOf(e.pod.ingress)}`]);
+  return podEntries(node.pods)
+    .filter((e) => e.family === family)
+    .flatMap((e) => [`# ${e.key}`, `-A ${DISPATCH_CHAINS.egress} -s ${e.ip}/${host} -g ${chainOf(e.egress)}`, `-A ${DISPATCH_CHAINS.ingress} -d ${e.ip}/${host} -g ${chainOf(e.ingress)}`]);
 }
 
 export function renderPayload(ir: SetIr, name: string, node: SetNode, family: Family): string {

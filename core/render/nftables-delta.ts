@@ -10,7 +10,8 @@
 //     rule uses any more (the kernel refuses to delete what is still referenced).
 import { applyNodeDelta, type NodeDelta, type NodeSlice, type MemberChange } from '../diff/set-node.js';
 import type { PortElement } from '../sets/ir.js';
-import { NFT_TABLE, NODE_SETS, POD_MAPS, podEntries, renderSet, renderTable, setName, tableChains, type PodEntry } from './nftables.js';
+import { NFT_TABLE, NODE_SETS, POD_MAPS, renderSet, renderTable, setName, tableChains } from './nftables.js';
+import { podEntries, type PodEntry } from './pod-entries.js';
 
 const elementText = ([a, p, n]: PortElement) => `${a} . ${p.toLowerCase()} . ${n}`;
 

@@ -12,10 +12,11 @@
 // side's check still runs; `drop` ends the packet. Allow is `return`, Deny is `drop`, and Pass
 // (KEP-2091: "skip any remaining ANP rules, and then pass execution to any NetworkPolicies")
 // is a `goto` to the next tier's chain.
-import { parseIp, type Family } from '../net/ip.js';
+import type { Family } from '../net/ip.js';
 import type { IrSet, PortSpec, RuleTable, SetIr, SetNode, SetRule } from '../sets/ir.js';
 import { nftablesSimulator } from './nftables-sim.js';
 import { renderEachSetNode, type SetDataplane } from './types.js';
+import { podEntries, type PodEntry } from './pod-entries.js';
 
 export const NFT_TABLE = 'inet netpolc';
 
@@ -102,35 +103,6 @@ export function renderTable(sets: SetIr['sets'], id: string, table: RuleTable): 
   // Baseline Pass goes to the default, allow: `return` as well.
   const baselineLines = table.baseline.flatMap((r) => ruleLines(sets, r, peer, r.action === 'deny' ? 'drop' : 'return'));
   return [chainBlock(id, [...admin, `goto ${np}`]), chainBlock(np, npLines), chainBlock(baseline, baselineLines)];
-}
-
-export interface PodEntry {
-  readonly key: string;
-  readonly family: Family;
-  readonly value: bigint;
-  readonly ip: string;
-  readonly ingress: string;
-  readonly egress: string;
-}
-
-/**
- * Verdict-map entries of pods: one per address, in address order. Two pods claiming one address
- * (a stale status) get it in pod key order, as the compiler does: a map holds a key once.
- */
-export function podEntries(pods: SetNode['pods']): PodEntry[] {
-  const out: PodEntry[] = [];
-  const taken = new Set<string>();
-  for (const key of Object.keys(pods).sort()) {
-    const pod = pods[key]!;
-    for (const ip of pod.ips) {
-      const addr = parseIp(ip);
-      if (!addr) throw new Error(`set form pod ${key} has a malformed address "${ip}"`);
-      if (taken.has(`${addr.family}:${addr.value}`)) continue;
-      taken.add(`${addr.family}:${addr.value}`);
-      out.push({ key, family: addr.family, value: addr.value, ip, ingress: pod.ingress, egress: pod.egress });
-    }
-  }
-  return out.sort((a, b) => a.family - b.family || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
 }
 
 function renderMap(name: string, family: Family, entries: readonly PodEntry[], side: 'ingress' | 'egress'): string {

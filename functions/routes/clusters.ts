@@ -8,6 +8,7 @@ import { diffNode, type NodeBindings } from '../../core/diff/node-tables.js';
 import { nodeDelta, type NodeSlice } from '../../core/diff/set-node.js';
 import { DATAPLANES, renderFormat, rendersSets } from '../../core/render/index.js';
 import { nftDelta } from '../../core/render/nftables-delta.js';
+import { iptablesDelta } from '../../core/render/iptables-delta.js';
 import { nftables } from '../../core/render/nftables.js';
 import { SET_IR_VERSION, type SetIr } from '../../core/sets/ir.js';
 import { COMPILE_FORMATS } from '../../schemas/api/compile.js';
@@ -62,7 +63,7 @@ async function nodeTablesResponse(c: Context, store: SnapshotStore, flatOf: Flat
 
   const since = c.req.query('since');
   // An unknown or expired `since` gets the full artifact: an agent can always act on the answer.
-  const previous: NodeTables | null = since && (format === 'ir' || format === 'ir-flat' || format === 'nftables') ? await storeErrors(store.getNodeTables(cluster, since, node)) : null;
+  const previous: NodeTables | null = since && (format === 'ir' || format === 'ir-flat' || format === 'nftables' || format === 'iptables') ? await storeErrors(store.getNodeTables(cluster, since, node)) : null;
   if (format === 'ir-flat') {
     const flat = await flatOf(cluster, version, node);
     if (previous) {
@@ -85,8 +86,15 @@ async function nodeTablesResponse(c: Context, store: SnapshotStore, flatOf: Flat
     if (script.length < whole.length) return c.text(script, 200, { 'x-netpolc-full': 'false', 'x-netpolc-since': since! });
     return c.text(whole, 200, { 'x-netpolc-full': 'true' });
   }
+  // iptables from a known version: ipset and --noflush restore payloads from that version's
+  // rules, plus `cleanup` to run after them (iptables-delta.ts); `full` says which an agent got.
+  if (format === 'iptables' && previous) {
+    const before = await storedSlice(store, previous);
+    const delta = iptablesDelta(node, since!, version, before, nodeDelta(before, slice));
+    if (delta) return c.json({ cluster, node, from: since, to: version, full: false, format, rendered: delta });
+  }
   if (format === 'nftables') c.header('x-netpolc-full', 'true');
-  // Other rendered formats are whole artifacts (an nft script is applied atomically), never diffs.
+  // Otherwise the whole artifact.
   const dataplane = DATAPLANES[format]!;
   const flat: IrNode | null = rendersSets(dataplane) ? null : await flatOf(cluster, version, node);
   const rendered = renderFormat(dataplane, () => asSetIr(node, slice), () => ({ nodes: { [node]: flat! } }))[node];
@@ -104,7 +112,7 @@ export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined
     ['post', '/v1/clusters/{cluster}/snapshots', "Compile and store a snapshot under its List's metadata.resourceVersion"],
     ['get', '/v1/clusters/{cluster}/snapshots', 'Stored versions, newest first (limit, cursor)'],
     ['get', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'One stored version: nodes, object counts, compile figures'],
-    ['get', '/v1/clusters/{cluster}/nodes/{node}/tables', "A node's part of a stored version: format=ir (default) the set form's slice for the node, or with since=rv the delta (set members added and removed, sets and tables added and removed, bindings changed); format=ir-flat flat tables (since=rv: tables added and removed); other formats the rendered artifact. version=rv (default: latest); ETag / If-None-Match (weak tags too) → 304"],
+    ['get', '/v1/clusters/{cluster}/nodes/{node}/tables', "A node's part of a stored version: format=ir (default) the set form's slice for the node, or with since=rv the delta (set members added and removed, sets and tables added and removed, bindings changed); format=ir-flat flat tables (since=rv: tables added and removed); other formats the rendered artifact (nftables since=rv: a delta script, x-netpolc-full: false; iptables since=rv: a delta artifact with cleanup, full: false). version=rv (default: latest); ETag / If-None-Match (weak tags too) → 304"],
   ] as const) {
     app.openAPIRegistry.registerPath({ method, path, summary, responses: { 200: { description: 'OK' }, ...ACCESS_RESPONSES, 404: { description: 'unknown cluster, version or node' }, 409: { description: 'same version, other content' }, 422: { description: 'invalid snapshot or parameters' }, 503: { description: 'no store configured, or no tokens on a serverless deployment' } } });
   }

@@ -147,6 +147,19 @@ describe('/v1/clusters: snapshots and node tables', () => {
     expect(unknown.headers.get('x-netpolc-full')).toBe('true');
   });
 
+  it('answers iptables since a version with a delta artifact (ipset, restore payloads, cleanup), the whole artifact for an unknown version', async () => {
+    const { put, tables } = setup();
+    for (const [rv, body] of [['1', v1], ['2', v2], ['3', v3]] as const) expect((await put(rv, body)).status).toBe(201);
+    const delta = (await (await tables('node-1', '?format=iptables&version=3&since=2')).json()) as any;
+    expect(delta).toMatchObject({ full: false, from: '2', to: '3', format: 'iptables' });
+    expect(delta.rendered.ipv4).toMatch(/^:NPC-r[0-9a-f]{16} - \[0:0\]$/m);
+    expect(delta.rendered.ipv4).toMatch(/^-D NETPOLC-INGRESS -d 10\.244\.\d+\.\d+\/32 -g NPC-r[0-9a-f]{16}$/m);
+    expect(typeof delta.rendered.cleanup).toBe('string');
+    const unknown = (await (await tables('node-1', '?format=iptables&since=999')).json()) as any;
+    expect(unknown.full).toBe(true);
+    expect(unknown.rendered.cleanup).toBeUndefined();
+  });
+
   it('renders a stored node as nftables text', async () => {
     const { put, tables } = setup();
     await put('1', v1);
