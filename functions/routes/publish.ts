@@ -53,11 +53,14 @@ async function publishChanges(c: Context, store: SnapshotStore, deps: PublishDep
   if (!req.success) throw invalid(req.error.issues.map((i) => ({ path: formatPath('$', i.path), message: i.message })));
   const { base: baseVersion, changes } = req.data;
   const started = performance.now();
-  const header = await storeErrors(store.getHeader(cluster, baseVersion));
-  if (!header) {
-    const latest = (await storeErrors(store.latest(cluster)))?.version ?? null;
-    // Never a silent full recompute of something else: the watcher must resend on a base that exists.
-    throw new ApiError('conflict', `base version ${baseVersion} of cluster ${cluster} is not stored (or has expired); ${latest === null ? 'the cluster has no version: PUT a whole snapshot first' : `the latest is ${latest}: send the changes on it, or a whole snapshot`}`, undefined, { body: { latest } });
+  const [header, latest, existing] = await Promise.all([storeErrors(store.getHeader(cluster, baseVersion)), storeErrors(store.latest(cluster)), storeErrors(store.getHeader(cluster, version))]);
+  const latestVersion = latest?.version ?? null;
+  // Never a silent full recompute of something else: the watcher must resend on a base that
+  // exists, and on the latest one (changes on an older base would drop the versions between),
+  // unless this version is already stored (a retry, answered 200 or 409 by its content).
+  if (!header || (baseVersion !== latestVersion && !existing)) {
+    const why = !header ? `is not stored (or has expired)` : `is not the latest version`;
+    throw new ApiError('conflict', `base version ${baseVersion} of cluster ${cluster} ${why}; ${latestVersion === null ? 'the cluster has no version: PUT a whole snapshot first' : `the latest is ${latestVersion}: send the changes on it, or a whole snapshot`}`, undefined, { body: { latest: latestVersion } });
   }
   const warm = deps.warm.get(cluster, baseVersion, header.snapshotHash);
   const base: CompiledState | { snapshot: ParsedSnapshot } = warm ?? { snapshot: await storedSnapshot(store, cluster, baseVersion) };

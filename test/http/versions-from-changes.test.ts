@@ -66,7 +66,7 @@ describe('versions from changes', () => {
     await expectSameAsWhole(cold, 'prod', '2', example.items.map((o) => (o.metadata.name === 'web' ? webRelabelled : o)));
   });
 
-  it('a base that is not stored is a 409 naming the latest version, and nothing is written', async () => {
+  it('a base that is not stored, or not the latest, is a 409 naming the latest version, and nothing is written', async () => {
     const s = server(createMemoryStore());
     const none = await s.put('prod', '2', { base: '1', changes: { apply: [webRelabelled] } });
     expect(none.status).toBe(409);
@@ -78,6 +78,14 @@ describe('versions from changes', () => {
     expect(body.latest).toBe('5');
     expect(body.message).toContain('the latest is 5');
     expect((await s.app.request('/v1/clusters/prod/snapshots/6')).status).toBe(404);
+    // A stored base that is not the latest: the changes between would be lost.
+    await s.put('prod', '6', { base: '5', changes: { apply: [webRelabelled] } });
+    const old = await s.put('prod', '7', { base: '5', changes: { delete: [{ kind: 'Pod', namespace: 'shop', name: 'db' }] } });
+    expect(old.status).toBe(409);
+    const body2 = (await old.json()) as any;
+    expect(body2.latest).toBe('6');
+    expect(body2.message).toContain('is not the latest version');
+    expect((await s.app.request('/v1/clusters/prod/snapshots/7')).status).toBe(404);
   });
 
   it('bad changes are a 422 with paths into the request, and nothing is written', async () => {
