@@ -15,6 +15,8 @@
 //   --force-l            run the full L compile even when M compile took more than 10 s (otherwise L
 //                        runs without the full compile: parse figures, a compile sample, the naive baseline)
 //   --heap-mb N          --max-old-space-size of the children (default 12288)
+//   --no-http            skip the request path over HTTP (bench/request-path.ts)
+//   --no-changes         skip versions from changes (bench/changes.ts)
 //   --report             re-print the report of bench/results/latest.json without running anything
 import type { SetCompileStats } from '../core/sets/compile.js';
 import { spawn, spawnSync } from 'node:child_process';
@@ -777,6 +779,15 @@ async function parent(argv: string[]): Promise<void> {
     console.log(`\n[http] POST /v1/compile and PUT …/snapshots through the real server on loopback (bench/request-path.ts ${sizes.join(' ')})…`);
     const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'request-path.ts'), ...sizes], { cwd: ROOT, stdio: 'inherit' });
     if (r.status !== 0) process.exitCode = 1;
+  }
+
+  // Versions from changes on the embedded store: warm and cold publishes, store writes, bytes per node.
+  if (!flag('--no-changes')) {
+    for (const size of sizes) {
+      console.log(`\n[changes] one-pod and rolling-update versions from changes (bench/changes.ts ${size})…`);
+      const r = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--import', 'tsx', join(ROOT, 'bench', 'changes.ts'), size], { cwd: ROOT, stdio: 'inherit' });
+      if (r.status !== 0) process.exitCode = 1;
+    }
   }
 
   mkdirSync(RESULTS, { recursive: true });

@@ -5,8 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
 import { TTL_ATTRIBUTE, type ItemBackend } from '../../infra/store/backend.js';
 import { DynamoDbBackend } from '../../infra/store/dynamodb.js';
-import { compareVersions, headerKey, manifestBodyPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, tablePk } from '../../infra/store/keys.js';
+import { compareVersions, headerKey, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, tablePk } from '../../infra/store/keys.js';
 import { decodeGroupIndex } from '../../infra/store/objects.js';
+import { contentHash, encodeManifest, manifestOf, setContentId } from '../../infra/store/codec.js';
+import { headerItem } from '../../infra/store/header.js';
 import { MemoryBackend } from '../../infra/store/memory.js';
 import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
 import { StoreCorruptionError, StoreInputError, VersionConflictError, type SnapshotStore } from '../../infra/store/types.js';
@@ -226,6 +228,28 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     const [m1, m2] = [await store.getNodeTables(cluster, '1', 'node-2'), await store.getNodeTables(cluster, '2', 'node-2')];
     expect(m2!.tableIds).toEqual(m1!.tableIds);
     expect(m2!.sets[extraId]).not.toBe(m1!.sets[extraId]);
+  });
+
+  it('reads and retires versions written in the earlier layout (a manifest per node, one objects blob)', async () => {
+    const { backend, store, cluster } = kit();
+    const snap = exampleSnapshot();
+    await store.publish(cluster, '6', snap); // tables and set bodies, shared by content
+    const hash = 'older-layout';
+    const contentIds = new Map(Object.entries(snap.ir.sets).map(([id, set]) => [id, setContentId(JSON.stringify(set))]));
+    const objects = new TextEncoder().encode(JSON.stringify({ format: 'netpolc.parsed-objects/1', items: snap.items }));
+    await backend.putItems([
+      ...Object.entries(snap.ir.nodes).map(([node, n]) => ({ pk: manifestPk(cluster, '7', hash, node), sk: '0', chunks: 1, body: encodeManifest(manifestOf(n, contentIds)) })),
+      { pk: nodesPk(cluster, '7', hash), sk: '0', chunks: 1, body: new TextEncoder().encode(JSON.stringify(Object.keys(snap.ir.nodes).sort())) },
+      { pk: objectsPk(cluster, '7', hash), sk: '0', chunks: 1, body: objects },
+    ]);
+    const { manifestShards: _, ...older } = headerItem(cluster, '7', hash, { nodeCount: 2, objects: {}, compile: snap.compile, tableCount: 4, publishedAt: new Date(clock.now).toISOString() }, { objectsHash: contentHash(objects), manifestShards: 1 });
+    await backend.putItems([older as typeof older & { pk: string; sk: string }]);
+    for (const [node, n] of Object.entries(snap.ir.nodes)) expect((await store.getNodeTables(cluster, '7', node))?.pods).toEqual(n.pods);
+    expect(await store.getSnapshotObjects(cluster, '7')).toEqual(snap.items);
+    // Retired like any version once another is published: its own manifests expire with it.
+    expect((await store.publish(cluster, '7', { ...snap, snapshotHash: hash })).status).toBe('unchanged'); // the pointer moves to 7
+    await store.publish(cluster, '8', { ...snap, snapshotHash: 'example-8' });
+    expect((await backend.getItem({ pk: manifestPk(cluster, '7', hash, 'node-1'), sk: '0' }))?.[TTL_ATTRIBUTE]).toBeDefined();
   });
 
   it('refuses names it cannot key, and tables or sets that do not match their id', async () => {
