@@ -5,25 +5,17 @@
 // use or not empty, a member twice without -exist).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildCluster } from '../../core/cluster.js';
 import { nodeDelta, sliceOf } from '../../core/diff/set-node.js';
 import { iptables } from '../../core/render/iptables.js';
 import { iptablesDelta } from '../../core/render/iptables-delta.js';
 import { applyRestore, parseIpset, type IpSet, type IptTable } from '../../core/render/iptables-sim.js';
-import { compileSets } from '../../core/sets/compile.js';
-import { parseSnapshot } from '../../schemas/snapshot.js';
 import { assertProperty } from '../support/property.js';
-import { changeArb, changeOf, snapshotArb } from '../support/random-snapshot.js';
+import { changeArb, snapshotArb } from '../support/random-snapshot.js';
+import { versionPair } from '../support/version-pair.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 
-type Item = { kind: string; metadata: { name: string; namespace?: string } };
-const keyOf = (o: Item | { kind: string; namespace?: string; name: string }) => ('metadata' in o ? `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}` : `${o.kind}/${o.namespace ?? ''}/${o.name}`);
 
-function compiled(items: readonly unknown[]) {
-  const parsed = parseSnapshot({ items });
-  return parsed.ok ? compileSets(buildCluster(parsed.snapshot)).ir : null;
-}
 
 /** Sets and chains as comparable data: members sorted, rules in order. */
 function canonical(sets: Map<string, IpSet>, v4: IptTable, v6: IptTable): unknown {
@@ -40,10 +32,9 @@ describe('iptables deltas', () => {
     let structural = 0;
     assertProperty(
       fc.property(snapshotArb, changeArb, (base, change) => {
-        const c = changeOf(base, change);
-        const removed = new Set([...c.delete.map(keyOf), ...(c.apply as Item[]).map(keyOf)]);
-        const [before, after] = [compiled(base.items), compiled([...(base.items as Item[]).filter((o) => !removed.has(keyOf(o))), ...(c.apply as Item[])])];
-        if (!before || !after) return;
+        const pair = versionPair(base, change);
+        if (!pair) return;
+        const { before, after } = pair;
         const [v1, v2] = [iptables.render(before), iptables.render(after)];
         for (const node of Object.keys(after.nodes)) {
           const [from, to] = [sliceOf(before, node), sliceOf(after, node)];

@@ -4,25 +4,17 @@
 // simulator refuses what the kernel refuses (deleting a missing element, a chain or set still in use).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildCluster } from '../../core/cluster.js';
 import { nodeDelta, sliceOf } from '../../core/diff/set-node.js';
 import { nftables } from '../../core/render/nftables.js';
 import { membersOnly, nftDelta } from '../../core/render/nftables-delta.js';
 import { parseNftScript } from '../../core/render/nftables-sim.js';
-import { compileSets } from '../../core/sets/compile.js';
-import { parseSnapshot } from '../../schemas/snapshot.js';
 import { assertProperty } from '../support/property.js';
-import { changeArb, changeOf, snapshotArb } from '../support/random-snapshot.js';
+import { changeArb, snapshotArb } from '../support/random-snapshot.js';
+import { versionPair } from '../support/version-pair.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 
-type Item = { kind: string; metadata: { name: string; namespace?: string } };
-const keyOf = (o: Item | { kind: string; namespace?: string; name: string }) => ('metadata' in o ? `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}` : `${o.kind}/${o.namespace ?? ''}/${o.name}`);
 
-function compiled(items: readonly unknown[]) {
-  const parsed = parseSnapshot({ items });
-  return parsed.ok ? compileSets(buildCluster(parsed.snapshot)).ir : null;
-}
 
 /** A ruleset as comparable data: sets' members sorted, concatenated sets sorted, chains and maps as parsed. */
 function canonical(tables: ReturnType<typeof parseNftScript>): unknown {
@@ -42,10 +34,9 @@ describe('nftables deltas', () => {
     let elements = 0;
     assertProperty(
       fc.property(snapshotArb, changeArb, (base, change) => {
-        const c = changeOf(base, change);
-        const removed = new Set([...c.delete.map(keyOf), ...(c.apply as Item[]).map(keyOf)]);
-        const [before, after] = [compiled(base.items), compiled([...(base.items as Item[]).filter((o) => !removed.has(keyOf(o))), ...(c.apply as Item[])])];
-        if (!before || !after) return;
+        const pair = versionPair(base, change);
+        if (!pair) return;
+        const { before, after } = pair;
         const [v1, v2] = [nftables.render(before), nftables.render(after)];
         for (const node of Object.keys(after.nodes)) {
           const [from, to] = [sliceOf(before, node), sliceOf(after, node)];
