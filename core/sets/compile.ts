@@ -20,6 +20,7 @@ export interface SetCompileOptions {
 
 export interface SetCompileStats {
   readonly pods: number;
+  /** Pod groups whose tables this run compiled (with reuse, only those of changed pods). */
   readonly groups: number;
   readonly tables: number;
   /** Set rules over all distinct tables. */
