@@ -68,7 +68,8 @@ async function main(): Promise<void> {
   const local = storeKind === 'memory' ? null : await startLocalDynamo({ path: dir, tableName: 'bench' });
   const raw: ItemBackend = local ? new DynamoDbBackend({ client: local.client, tableName: 'bench' }) : new MemoryBackend();
   const backend = new CountingBackend(raw);
-  const server = () => createApp({ store: createSnapshotStore(backend, { sha256Hex: nodeSha256Hex }), access: { kind: 'anonymous' }, sha256Hex: nodeSha256Hex, logAccess: null, logError: (e) => { throw e; } });
+  // L's whole snapshot (140 MB) is over the default body limit (64 MiB), as MAX_BODY_BYTES allows.
+  const server = () => createApp({ store: createSnapshotStore(backend, { sha256Hex: nodeSha256Hex }), access: { kind: 'anonymous' }, sha256Hex: nodeSha256Hex, logAccess: null, maxBodyBytes: 512 * 2 ** 20, logError: (e) => { throw e; } });
   let app = server();
   const put = async (rv: string, body: unknown) => {
     const text = JSON.stringify(body);
