@@ -54,6 +54,40 @@ export interface SetReuse {
   earlierSet(id: SetId): IrSet | undefined;
   /** A node of the earlier version: kept as it is when its addresses and every binding are. */
   earlierNode(name: string): SetNode | undefined;
+  /** The earlier node, when no changed pod was or is on it: kept without looking at its pods. */
+  untouchedNode(name: string): SetNode | undefined;
+  /** The earlier version's set form (every node compiled), to keep its set and table lists. */
+  readonly earlier: SetIr;
+}
+
+/** Sorted ids: binary search. */
+function includesSorted(list: readonly string[], id: string): boolean {
+  let [lo, hi] = [0, list.length - 1];
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = list[mid]!;
+    if (v === id) return true;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/**
+ * The ids some node uses, from the earlier version's: what touched nodes use now is added, and
+ * what they (or nodes now gone) stopped using is dropped unless another node still uses it.
+ */
+function usedAfter(earlierIds: readonly string[], earlier: SetIr['nodes'], nodes: Record<string, SetNode>, touched: readonly string[], pick: (n: SetNode) => readonly string[]): Set<string> {
+  const used = new Set(earlierIds);
+  const dropped = new Set<string>();
+  for (const name of new Set([...touched, ...Object.keys(earlier).filter((n) => !(n in nodes))])) {
+    const [before, after] = [earlier[name], nodes[name]];
+    for (const id of after ? pick(after) : []) used.add(id);
+    for (const id of before ? pick(before) : []) if (!after || !includesSorted(pick(after), id)) dropped.add(id);
+  }
+  const all = Object.values(nodes);
+  for (const id of dropped) if (!all.some((n) => includesSorted(pick(n), id))) used.delete(id);
+  return used;
 }
 
 /** A node's bindings and the sets and tables they need, sorted. */
@@ -94,11 +128,19 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
   const podsOn = new Map<string, Cluster['pods'][number][]>();
   for (const pod of cluster.pods) if (pod.nodeName !== null) (podsOn.get(pod.nodeName) ?? podsOn.set(pod.nodeName, []).get(pod.nodeName)!).push(pod);
   const nodes: Record<string, SetNode> = {};
-  const usedSets = new Set<SetId>();
-  const usedTables = new Set<RuleTableId>();
+  let usedSets = new Set<SetId>();
+  let usedTables = new Set<RuleTableId>();
+  const touched: string[] = [];
   let podCount = 0;
   for (const name of nodeNames) {
     if (want && !want.has(name)) continue;
+    const untouched = reuse?.untouchedNode(name);
+    if (untouched) {
+      nodes[name] = untouched;
+      podCount += Object.keys(untouched.pods).length;
+      continue;
+    }
+    touched.push(name);
     const pods: [string, SetPod][] = [];
     const nodeTables = new Set<RuleTableId>();
     const earlier = reuse?.earlierNode(name);
@@ -123,16 +165,24 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     // The same bindings and addresses: the same node, its set and table lists included.
     const same = allKept && earlier !== undefined && Object.keys(earlier.pods).length === pods.length && earlier.addresses.join() === addresses.join();
     const node: SetNode = same ? earlier : nodeOf(addresses, pods, nodeTables, setsOfTable);
-    for (const s of node.sets) usedSets.add(s);
-    for (const t of node.tables) usedTables.add(t);
+    if (!reuse) {
+      for (const s of node.sets) usedSets.add(s);
+      for (const t of node.tables) usedTables.add(t);
+    }
     podCount += pods.length;
     nodes[name] = node;
   }
+  if (reuse) {
+    usedSets = usedAfter(Object.keys(reuse.earlier.sets), reuse.earlier.nodes, nodes, touched, (n) => n.sets);
+    usedTables = usedAfter(Object.keys(reuse.earlier.tables), reuse.earlier.nodes, nodes, touched, (n) => n.tables);
+  }
 
   const setBody = (id: SetId): IrSet => {
-    if (registry.has(id)) return registry.get(id);
+    // An earlier set no changed pod can be in keeps its members, even when a changed pod's new
+    // table named it again (the registry resolves members only when asked).
     const kept = reuse?.unchangedSet(id);
     if (kept) return kept;
+    if (registry.has(id)) return registry.get(id);
     const earlier = reuse?.earlierSet(id);
     const set = earlier && registry.fromDefinition(id, earlier.definition);
     if (!set) throw new Error(`set ${id} is neither compiled nor resolvable from the earlier version`);

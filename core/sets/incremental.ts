@@ -42,6 +42,14 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
   if (changed.length === 0 || changed.some((o) => o.kind !== 'Pod')) return null;
   const changedKeys = new Set(changed.map((o) => `${o.namespace ?? 'default'}/${o.name}`));
   const touched = touchedPods(base.cluster, next, changedKeys);
+  // Nodes a changed pod was or is on: every other node keeps its pods, bindings and addresses.
+  const touchedNodes = new Set<string>();
+  for (const c of [base.cluster, next]) {
+    for (const key of changedKeys) {
+      const node = c.podByKey.get(key)?.nodeName;
+      if (node) touchedNodes.add(node);
+    }
+  }
   const bindingsOf = new Map<string, SetPod>();
   for (const node of Object.values(base.ir.nodes)) for (const [key, pod] of Object.entries(node.pods)) bindingsOf.set(key, pod);
   const verdicts = new Map<SetId, boolean>();
@@ -57,6 +65,8 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
     },
     earlierSet: (id) => base.ir.sets[id],
     earlierNode: (name) => base.ir.nodes[name],
+    untouchedNode: (name) => (touchedNodes.has(name) ? undefined : base.ir.nodes[name]),
+    earlier: base.ir,
   };
 }
 

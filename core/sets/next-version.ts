@@ -7,6 +7,7 @@ import type { ParsedSnapshot, ValidationIssue } from '../../schemas/snapshot.js'
 import { compileSets, type SetCompileOptions, type SetCompileStats } from './compile.js';
 import { podChangeReuse, type ChangedObject } from './incremental.js';
 import type { SetIr } from './ir.js';
+import { snapshotObjectKey } from '../snapshot/hash.js';
 
 /** A compiled version, kept to compile the next one from. */
 export interface CompiledState {
@@ -19,8 +20,19 @@ export type NextVersion =
   | { readonly ok: true; readonly state: CompiledState; readonly stats: SetCompileStats; readonly incremental: boolean; readonly changed: readonly ChangedObject[] }
   | { readonly ok: false; readonly issues: ValidationIssue[] };
 
+/**
+ * The objects a state keeps: in key order (so the next version's are nearly sorted, and the
+ * sorts of hashing and storing cost little), without the input paths (only parsing needs them).
+ */
+function kept(snapshot: ParsedSnapshot): ParsedSnapshot {
+  const keyed = snapshot.objects.map((o) => ({ key: snapshotObjectKey(o), o }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return { ...snapshot, objects: keyed.map((k) => k.o), paths: new Map() };
+}
+
 /** A full compile of a snapshot, as the state the next version starts from. */
-export function compiledState(snapshot: ParsedSnapshot, opts: SetCompileOptions = {}): { state: CompiledState; stats: SetCompileStats } {
+export function compiledState(parsed: ParsedSnapshot, opts: SetCompileOptions = {}): { state: CompiledState; stats: SetCompileStats } {
+  const snapshot = kept(parsed);
   const cluster = buildCluster(snapshot);
   const { ir, stats } = compileSets(cluster, opts);
   return { state: { snapshot, cluster, ir }, stats };
@@ -33,7 +45,7 @@ export function compiledState(snapshot: ParsedSnapshot, opts: SetCompileOptions 
 export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSnapshot }, changes: SnapshotChanges, opts: SetCompileOptions = {}): NextVersion {
   const head = applyChanges(base.snapshot, changes, '$.changes.delete');
   if (!head.ok) return head;
-  const snapshot: ParsedSnapshot = { ...head.snapshot, resourceVersion: undefined };
+  const snapshot: ParsedSnapshot = kept({ ...head.snapshot, resourceVersion: undefined });
   const changed: ChangedObject[] = [
     ...changes.delete.map((r) => ({ kind: r.kind, namespace: r.namespace, name: r.name })),
     ...changes.apply.objects.map((o) => ({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name })),

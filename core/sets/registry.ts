@@ -12,6 +12,9 @@ import { resolveDefinition, subjectIn } from './resolve.js';
 
 export class SetRegistry {
   private readonly sets = new Map<SetId, IrSet>();
+  // Sets whose members nobody asked for yet: a compile from an earlier version names many sets
+  // whose members it keeps, and resolving them would cost more than the change.
+  private readonly pending = new Map<SetId, () => IrSet>();
   // Ids by what a peer says (policy/model.ts peerKey, plus the subject's namespace for relative
   // peers): ten thousand policies from one template repeat the same peers, and each set's
   // definition is written and hashed once.
@@ -28,7 +31,7 @@ export class SetRegistry {
 
   private idOf(definition: SetDefinition): { id: SetId; known: boolean } {
     const id = contentId('s', JSON.stringify(definition), this.sha256Hex);
-    return { id, known: this.sets.has(id) };
+    return { id, known: this.has(id) };
   }
 
   private keyOf(peer: Peer, subject: PodInfo, tag: string): string {
@@ -45,7 +48,7 @@ export class SetRegistry {
     if (cached !== undefined) return cached;
     const definition = peerDefinition(this.cluster, peer, subject)!;
     const { id, known } = this.idOf(definition);
-    if (!known) this.sets.set(id, this.members(definition, peer, null, subject));
+    if (!known) this.pending.set(id, () => this.members(definition, peer, null, subject));
     this.idOfPeer.set(key, id);
     return id;
   }
@@ -57,7 +60,7 @@ export class SetRegistry {
     if (cached !== undefined) return cached;
     const definition = namedPortDefinition(peerDefinition(this.cluster, peer, subject), m);
     const { id, known } = this.idOf(definition);
-    if (!known) this.sets.set(id, this.members(definition, peer, m, subject));
+    if (!known) this.pending.set(id, () => this.members(definition, peer, m, subject));
     this.idOfPeer.set(key, id);
     return id;
   }
@@ -68,8 +71,7 @@ export class SetRegistry {
    * that has no pods left, so no table can use it.
    */
   fromDefinition(id: SetId, definition: SetDefinition): IrSet | null {
-    const known = this.sets.get(id);
-    if (known) return known;
+    if (this.has(id)) return this.get(id);
     const { peer, port, subjectNamespace } = resolveDefinition(this.cluster, definition);
     const subject = subjectIn(this.cluster, subjectNamespace);
     if (!subject) return null;
@@ -79,7 +81,7 @@ export class SetRegistry {
   }
 
   has(id: SetId): boolean {
-    return this.sets.has(id);
+    return this.sets.has(id) || this.pending.has(id);
   }
 
   /** Who is in a set today, with the members' own hash. */
@@ -93,8 +95,13 @@ export class SetRegistry {
   }
 
   get(id: SetId): IrSet {
-    const set = this.sets.get(id);
-    if (!set) throw new Error(`set ${id} was never registered`);
+    let set = this.sets.get(id);
+    if (!set) {
+      const resolve = this.pending.get(id);
+      if (!resolve) throw new Error(`set ${id} was never registered`);
+      this.sets.set(id, (set = resolve()));
+      this.pending.delete(id);
+    }
     return set;
   }
 }
