@@ -45,9 +45,10 @@ export function applyChanges(base: ParsedSnapshot, changes: SnapshotChanges, del
     else if (KINDS.has(ref.kind) && !workload) issues.push({ path: `${deletePath}[${i}]`, message: `the base has no ${ref.kind} ${[ref.namespace ?? (NAMESPACED_KINDS.has(ref.kind) ? 'default' : ''), ref.name].filter(Boolean).join('/')} to delete` });
   });
   if (issues.length > 0) return { ok: false, issues };
-  const owners = new Owners(base.objects);
-  for (const o of base.objects) {
-    if (o.kind !== 'Pod' || !workloads.has(`${o.metadata.namespace ?? 'default'}/${owners.ownerOfPod(o)}`)) continue;
+  // Only a deleted workload takes pods with it; most changes delete none.
+  const owners = workloads.size > 0 ? new Owners(base.objects) : null;
+  for (const o of owners ? base.objects : []) {
+    if (o.kind !== 'Pod' || !workloads.has(`${o.metadata.namespace ?? 'default'}/${owners!.ownerOfPod(o)}`)) continue;
     const key = objectKey({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name });
     byKey.delete(key);
     paths.delete(key);

@@ -13,7 +13,7 @@
 import type { Cluster } from '../cluster.js';
 import { namespaceMatches } from '../evaluate/match.js';
 import { ipKey, type PodInfo } from '../snapshot/cluster.js';
-import type { IrSet, SelectorDefinition, SetDefinition, SetIr, SetId, SetPod } from './ir.js';
+import type { IrSet, SelectorDefinition, SetDefinition, SetIr, SetId } from './ir.js';
 import type { SetReuse } from './compile.js';
 import { compileSelector, type CompiledSelector } from '../select/selector.js';
 import { resolveDefinition, selectorSpec, subjectIn } from './resolve.js';
@@ -50,11 +50,10 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
       if (node) touchedNodes.add(node);
     }
   }
-  const bindingsOf = new Map<string, SetPod>();
-  for (const node of Object.values(base.ir.nodes)) for (const [key, pod] of Object.entries(node.pods)) bindingsOf.set(key, pod);
   const verdicts = new Map<SetId, boolean>();
   return {
-    bindings: (pod) => (changedKeys.has(pod.key) ? undefined : bindingsOf.get(pod.key)),
+    // An unchanged pod is on the node it was on.
+    bindings: (pod) => (changedKeys.has(pod.key) || pod.nodeName === null ? undefined : base.ir.nodes[pod.nodeName]?.pods[pod.key]),
     table: (id) => base.ir.tables[id],
     unchangedSet: (id) => {
       const set = base.ir.sets[id];

@@ -94,6 +94,20 @@ function podFacts(p: Pod): { readonly ips: readonly IpAddr[]; readonly namedPort
   return f;
 }
 
+// A node's addresses, read once per node object (as pods' are).
+const nodeIps = new WeakMap<Node, readonly IpAddr[]>();
+function nodeAddresses(n: Node): readonly IpAddr[] {
+  let ips = nodeIps.get(n);
+  if (!ips) {
+    ips = n.status.addresses
+      .filter((a) => a.type === 'InternalIP' || a.type === 'ExternalIP')
+      .map((a) => parseIp(a.address))
+      .filter((ip): ip is IpAddr => ip !== null);
+    nodeIps.set(n, ips);
+  }
+  return ips;
+}
+
 /** Succeeded and Failed pods are not endpoints: they neither send nor receive. */
 function isEndpoint(p: Pod): boolean {
   return p.status.phase !== 'Succeeded' && p.status.phase !== 'Failed';
@@ -143,10 +157,15 @@ function endpointFacts(objects: readonly SnapshotObject[], podObjs: readonly Pod
 
 export function buildClusterObjects(objects: readonly SnapshotObject[]): ClusterObjects {
   const warnings: string[] = [];
-  const nsObjs = byName(objects.filter((o): o is Namespace => o.kind === 'Namespace'));
-  const podObjs = byName(objects.filter((o): o is Pod => o.kind === 'Pod'));
-  const nodeObjs = byName(objects.filter((o): o is Node => o.kind === 'Node'));
-  const services = byName(objects.filter((o): o is Service => o.kind === 'Service'));
+  // One pass over the objects (10⁵ of them at L), then each kind in name order.
+  const [nsList, podList, nodeList, serviceList]: [Namespace[], Pod[], Node[], Service[]] = [[], [], [], []];
+  for (const o of objects) {
+    if (o.kind === 'Pod') podList.push(o);
+    else if (o.kind === 'Namespace') nsList.push(o);
+    else if (o.kind === 'Node') nodeList.push(o);
+    else if (o.kind === 'Service') serviceList.push(o);
+  }
+  const [nsObjs, podObjs, nodeObjs, services] = [byName(nsList), byName(podList), byName(nodeList), byName(serviceList)];
 
   const namespaces: NamespaceInfo[] = [];
   const nsByName = new Map<string, NamespaceInfo>();
@@ -183,10 +202,7 @@ export function buildClusterObjects(objects: readonly SnapshotObject[]): Cluster
     idx,
     name: n.metadata.name,
     labels: n.metadata.labels,
-    ips: n.status.addresses
-      .filter((a) => a.type === 'InternalIP' || a.type === 'ExternalIP')
-      .map((a) => parseIp(a.address))
-      .filter((ip): ip is IpAddr => ip !== null),
+    ips: nodeAddresses(n),
   }));
   const nodeByName = new Map(nodes.map((n) => [n.name, n]));
 
