@@ -20,7 +20,7 @@ import { iptablesSimulator } from '../../core/render/iptables-sim.js';
 import { nftables } from '../../core/render/nftables.js';
 import { nftablesSimulator } from '../../core/render/nftables-sim.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
-import { loadSuite, probedPods, replay, type Family, type Suite, type UpstreamCase } from '../support/upstream.js';
+import { loadSuite, probedPods, replay, type Family, type K8sObject, type Suite, type UpstreamCase } from '../support/upstream.js';
 import { Agent, buildTopology, removeStale, run, teardown, type ProbeRequest, type ProbeResult, type Topology } from './netns.js';
 
 const PREFIX = `npc${process.pid}-`;
@@ -282,7 +282,73 @@ for (const [folder, names] of Object.entries(CASES)) {
         it(`${name} [${family}] — ${c.upstreamTest}`, () => runCase(suite, c, family, topo!, agents), 120_000);
       }
     }
+    if (folder === 'k8s-e2e-netpol') it('nftables deltas over real sockets: v1 in full, deltas to v2 and v3, a fall-back to a full apply', () => runDeltaSteps(suite, topo!, agents), 120_000);
   });
+}
+
+/**
+ * What a node agent does, probed over real sockets after every step (issue: versions from
+ * changes): version 1 applied in full on every node; then each node's nftables delta to v2 (x/b
+ * relabelled out of the peers of the policy isolating x/a) and to v3 (a policy added that stops
+ * y's egress); then a gap (the v1→v2 delta again, on a node at v3), which nft refuses as one
+ * transaction, and the fall-back: v3 in full over what the node holds.
+ */
+async function runDeltaSteps(suite: Suite, topo: Topology, agents: Map<string, Agent>) {
+  const policy = (name: string, namespace: string, spec: object) => ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name, namespace }, spec });
+  const v1: K8sObject[] = [...structuredClone(suite.base), policy('a-from-b', 'x', { podSelector: { matchLabels: { pod: 'a' } }, policyTypes: ['Ingress'], ingress: [{ from: [{ podSelector: { matchLabels: { pod: 'b' } } }], ports: [{ port: 80, protocol: 'TCP' }] }] })];
+  const v2 = structuredClone(v1);
+  v2.find((o) => o.kind === 'Pod' && o.metadata.namespace === 'x' && o.metadata.name === 'b')!.metadata.labels = { pod: 'b-moved' };
+  const v3 = [...structuredClone(v2), policy('no-egress', 'y', { podSelector: {}, policyTypes: ['Egress'] })];
+  const versions = [v1, v2, v3].map((items) => {
+    const parsed = parseSnapshot({ items });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues.slice(0, 3)));
+    const cluster = buildCluster(parsed.snapshot);
+    return { items, cluster, forms: { flat: compile(cluster).ir, sets: compileSets(cluster).ir } as Forms };
+  });
+  const nft = (node: string, script: string) => run('ip', ['netns', 'exec', topo.nodes.get(node)!.ns, 'nft', '-f', '-'], script);
+  const deltaOf = (node: string, v: number) => {
+    const [from, to] = [sliceOf(versions[v - 1]!.forms.sets, node)!, sliceOf(versions[v]!.forms.sets, node)!];
+    return nftDelta(node, String(v), String(v + 1), from, nodeDelta(from, to));
+  };
+  const families: Family[] = NO_IPV6 ? ['IPv4'] : ['IPv4', 'IPv6'];
+  const failures: string[] = [];
+  let probes = 0;
+  const probeAll = async (step: string, v: number) => {
+    for (const family of families) {
+      const pairs = pairsOf(topo, versions[v]!.items, [{ port: 80, protocol: 'TCP' }], family);
+      probes += pairs.length;
+      failures.push(...(await probeStep(topo, agents, versions[v]!.cluster, versions[v]!.forms, 'nftables', pairs, family)).map((f) => `${step}: ${f}`));
+    }
+  };
+  apply(topo, 'nftables', versions[0]!.forms);
+  await probeAll('v1 in full', 0);
+  let changedNodes = 0;
+  for (const v of [1, 2]) {
+    for (const node of topo.nodes.keys()) {
+      const script = deltaOf(node, v);
+      if (/^(add|delete) /m.test(script)) changedNodes++;
+      nft(node, script);
+    }
+    await probeAll(`v${v + 1} by deltas`, v);
+  }
+  // Both changes reached some node as a delta (not a no-op on every node).
+  expect(changedNodes).toBeGreaterThanOrEqual(2);
+  let refused = 0;
+  for (const node of topo.nodes.keys()) {
+    const script = deltaOf(node, 1);
+    if (!/^(add|delete) element /m.test(script)) continue;
+    try {
+      nft(node, script);
+    } catch {
+      refused++;
+    }
+    nft(node, nftables.render(versions[2]!.forms.sets)[node]!);
+  }
+  expect(refused, 'a delta on the wrong base is refused').toBeGreaterThan(0);
+  await probeAll('v3 in full after a refused delta', 2);
+  apply(topo, 'none', null);
+  console.info(`[dataplane] nftables deltas: ${probes} pairs probed over 4 steps, ${failures.length} disagreements`);
+  expect(failures, failures.slice(0, 20).join('\n')).toEqual([]);
 }
 
 // An nftables delta in the kernel: version 1 in full, then the delta to version 2 (shop/web
