@@ -4,6 +4,7 @@ import type { ParsedSnapshot, SnapshotObject } from '../schemas/snapshot.js';
 import { isWorkload } from '../schemas/k8s/workload.js';
 import { SelectorCache } from './select/cache.js';
 import { buildClusterObjects, type ClusterObjects, type PodInfo } from './snapshot/cluster.js';
+import { replacePods, type PodReplacement } from './snapshot/replace-pods.js';
 import { fromAdminNetworkPolicy, fromClusterNetworkPolicy } from './policy/from-cluster-policy.js';
 import { fromLegacyNetworkPolicy, fromNetworkPolicy } from './policy/from-network-policy.js';
 import type { Policy } from './policy/model.js';
@@ -20,7 +21,6 @@ interface Converted {
   readonly policy: Policy;
   readonly warnings: readonly string[];
 }
-const convertedBy = new WeakMap<Cluster, Map<SnapshotObject, Converted>>();
 
 function convert(o: SnapshotObject, id: number, selectors: SelectorCache): Converted | null {
   const warnings: string[] = [];
@@ -37,6 +37,14 @@ function convert(o: SnapshotObject, id: number, selectors: SelectorCache): Conve
   }
 }
 
+/** What a cluster's warnings were made of, to make them again for a cluster derived from it. */
+interface Parts {
+  readonly converted: ReadonlyMap<SnapshotObject, Converted>;
+  readonly objectWarnings: readonly string[];
+  readonly policyWarnings: readonly string[];
+}
+const partsOf = new WeakMap<Cluster, Parts>();
+
 /**
  * `previous`: a cluster built from an earlier version of the same objects (a version from
  * changes). Its selector ids carry over, so each policy object it converted, at the same place
@@ -46,9 +54,9 @@ function convert(o: SnapshotObject, id: number, selectors: SelectorCache): Conve
 export function buildCluster(snapshot: ParsedSnapshot, previous?: Cluster): Cluster {
   const objects = buildClusterObjects(snapshot.objects);
   const selectors = previous ? previous.selectors.forSets(objects) : new SelectorCache(objects);
-  const earlier = previous ? convertedBy.get(previous) : undefined;
-  const mine = new Map<SnapshotObject, Converted>();
-  const warnings = [...objects.warnings];
+  const earlier = previous ? partsOf.get(previous)?.converted : undefined;
+  const converted = new Map<SnapshotObject, Converted>();
+  const policyWarnings: string[] = [];
   const policies: Policy[] = [];
   for (const o of snapshot.objects) {
     const id = policies.length;
@@ -56,11 +64,28 @@ export function buildCluster(snapshot: ParsedSnapshot, previous?: Cluster): Clus
     const c = kept && kept.policy.id === id ? kept : convert(o, id, selectors);
     if (!c) continue;
     policies.push(c.policy);
-    warnings.push(...c.warnings);
-    mine.set(o, c);
+    policyWarnings.push(...c.warnings);
+    converted.set(o, c);
   }
-  const cluster: Cluster = { ...objects, warnings, selectors, policies: buildPolicySet(policies) };
-  convertedBy.set(cluster, mine);
+  return assemble(snapshot, objects, selectors, buildPolicySet(policies), { converted, objectWarnings: objects.warnings, policyWarnings });
+}
+
+/**
+ * `previous` with pods replaced in place (the same keys; snapshot/replace-pods.ts says when
+ * that holds), its policies and selector ids kept: equal to buildCluster over `snapshot`, the
+ * previous version's objects with those pods replaced. Null when more than that changed.
+ */
+export function withPodsReplaced(previous: Cluster, snapshot: ParsedSnapshot, pods: readonly PodReplacement[]): Cluster | null {
+  const parts = partsOf.get(previous);
+  const objects = parts ? replacePods(previous, parts.objectWarnings, pods) : null;
+  if (!parts || !objects) return null;
+  return assemble(snapshot, objects, previous.selectors.forSets(objects), previous.policies, parts);
+}
+
+function assemble(snapshot: ParsedSnapshot, objects: ClusterObjects, selectors: SelectorCache, policies: PolicySet, parts: Parts): Cluster {
+  const warnings = [...parts.objectWarnings, ...parts.policyWarnings];
+  const cluster: Cluster = { ...objects, warnings, selectors, policies };
+  partsOf.set(cluster, parts);
   warnings.push(...samePriorityWarnings(cluster));
   const ignored = Object.entries(snapshot.ignored);
   // parseSnapshot counts other engines' policies as `Kind (apiVersion)`.

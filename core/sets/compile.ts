@@ -30,7 +30,34 @@ export interface SetCompileStats {
   readonly members: number;
 }
 
+
 const byKey = <T>(entries: Iterable<[string, T]>): Record<string, T> => Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+/**
+ * The used ids with their bodies, in id order. When they are the earlier version's ids (a pod
+ * change mostly changes members, not which sets and tables exist), its order is taken as it
+ * is, without sorting thousands of ids again.
+ */
+function record<T>(used: ReadonlySet<string>, earlier: Readonly<Record<string, T>> | undefined, body: (id: string) => T): Record<string, T> {
+  const out: Record<string, T> = {};
+  if (earlier) {
+    let same = true;
+    let count = 0;
+    for (const id in earlier) {
+      count++;
+      if (!used.has(id)) {
+        same = false;
+        break;
+      }
+    }
+    if (same && count === used.size) {
+      for (const id in earlier) out[id] = body(id);
+      return out;
+    }
+  }
+  for (const id of [...used].sort()) out[id] = body(id);
+  return out;
+}
 
 /** The sets a table names. */
 function setsOf(table: RuleTable): SetId[] {
@@ -124,9 +151,17 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
   };
   const setsOfTable = (id: RuleTableId): SetId[] => setsByTable.get(id) ?? setsByTable.set(id, setsOf(tableBody(id))).get(id)!;
 
-  const nodeNames = [...new Set([...cluster.nodes.map((n) => n.name), ...cluster.pods.flatMap((p) => (p.nodeName ? [p.nodeName] : []))])].sort();
+  // One pass over the pods (10⁵ at L): their nodes, with the nodes the snapshot lists.
   const podsOn = new Map<string, Cluster['pods'][number][]>();
-  for (const pod of cluster.pods) if (pod.nodeName !== null) (podsOn.get(pod.nodeName) ?? podsOn.set(pod.nodeName, []).get(pod.nodeName)!).push(pod);
+  for (const pod of cluster.pods) {
+    if (pod.nodeName === null) continue;
+    const list = podsOn.get(pod.nodeName);
+    if (list) list.push(pod);
+    else podsOn.set(pod.nodeName, [pod]);
+  }
+  const nodeNameSet = new Set(podsOn.keys());
+  for (const n of cluster.nodes) nodeNameSet.add(n.name);
+  const nodeNames = [...nodeNameSet].sort();
   const nodes: Record<string, SetNode> = {};
   let usedSets = new Set<SetId>();
   let usedTables = new Set<RuleTableId>();
@@ -188,12 +223,18 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     if (!set) throw new Error(`set ${id} is neither compiled nor resolvable from the earlier version`);
     return set;
   };
-  const sets = byKey<IrSet>([...usedSets].map((id) => [id, setBody(id)]));
-  const usedTableEntries = byKey<RuleTable>([...usedTables].map((id) => [id, tableBody(id)]));
+  const sets = record(usedSets, reuse?.earlier.sets, setBody);
+  const usedTableEntries = record(usedTables, reuse?.earlier.tables, tableBody);
   let rules = 0;
-  for (const t of Object.values(usedTableEntries)) rules += t.admin.length + t.networkPolicy.rules.length + t.baseline.length;
+  for (const id in usedTableEntries) {
+    const t = usedTableEntries[id]!;
+    rules += t.admin.length + t.networkPolicy.rules.length + t.baseline.length;
+  }
   let members = 0;
-  for (const s of Object.values(sets)) members += s.kind === 'addresses' ? s.v4.length + s.v6.length : s.elements.length;
+  for (const id in sets) {
+    const s = sets[id]!;
+    members += s.kind === 'addresses' ? s.v4.length + s.v6.length : s.elements.length;
+  }
   return {
     ir: { version: SET_IR_VERSION, sets, tables: usedTableEntries, nodes },
     stats: { pods: podCount, groups: tableIdOf.size, tables: usedTables.size, rules, sets: usedSets.size, members },

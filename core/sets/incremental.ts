@@ -4,18 +4,19 @@
 //  - a pod's tables depend on its namespace, labels and named ports and on the policies
 //    (compile/group.ts); an unchanged pod keeps its table ids when no policy or namespace changed;
 //  - a set's members depend on the pods its definition matches: a set keeps its members unless
-//    a changed pod, before or after the change, could be one of them (an over-approximation is
-//    only slower, never wrong); CIDR and node sets do not depend on pods at all, because node
-//    addresses are owned before any pod's (snapshot/cluster.ts ipOwners);
-//  - a pod sharing an address with a changed pod counts as changed: which of them owns the
-//    address may move.
+//    a changed pod is a member on one side only, or on both with other owned addresses or named
+//    ports (an over-approximation is only slower, never wrong); CIDR and node sets do not depend
+//    on pods at all, because node addresses are owned before any pod's (snapshot/cluster.ts ipOwners);
+//  - a pod owning an address of a changed pod, before or after, counts as touched: which of
+//    them owns the address may move.
 // Anything else that changed (policies, namespaces, nodes, workloads, services) gets a full compile.
 import type { Cluster } from '../cluster.js';
 import { namespaceMatches } from '../evaluate/match.js';
 import { ipKey, type PodInfo } from '../snapshot/cluster.js';
+import type { Peer, Protocol } from '../policy/model.js';
 import type { IrSet, SelectorDefinition, SetDefinition, SetIr, SetId } from './ir.js';
 import type { SetReuse } from './compile.js';
-import { compileSelector, type CompiledSelector } from '../select/selector.js';
+import { canonicalSelectorKey, compileSelector, type CompiledSelector } from '../select/selector.js';
 import { resolveDefinition, selectorSpec, subjectIn } from './resolve.js';
 
 /** The earlier version: its cluster and the set form compiled from it. */
@@ -31,17 +32,29 @@ export interface ChangedObject {
   readonly name: string;
 }
 
-/** Pods as they were and as they are (either side may be absent). */
+/** The pods a change touched, and what membership checks learn about them once per change. */
 interface Touched {
-  readonly before: readonly PodInfo[];
-  readonly after: readonly PodInfo[];
+  readonly pods: readonly TouchedPod[];
+  /** Every touched pod only relabelled. */
+  readonly labelsOnly: boolean;
+  /** Per pod selector (canonical key): whether it matches some touched pod on one side only. */
+  readonly flips: Map<string, boolean>;
+}
+
+/** A changed pod (or one sharing an address with it) as it was and as it is; either may be absent. */
+interface TouchedPod {
+  readonly before: PodInfo | undefined;
+  readonly after: PodInfo | undefined;
+  /** On both sides with the same namespace, node-independent facts and owned addresses: only labels may differ. */
+  readonly labelsOnly: boolean;
 }
 
 /** Reuse for a compile of `next` from `base`, or null when more than pods changed. */
 export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: readonly ChangedObject[]): SetReuse | null {
   if (changed.length === 0 || changed.some((o) => o.kind !== 'Pod')) return null;
   const changedKeys = new Set(changed.map((o) => `${o.namespace ?? 'default'}/${o.name}`));
-  const touched = touchedPods(base.cluster, next, changedKeys);
+  const pods = touchedPods(base.cluster, next, changedKeys);
+  const touched: Touched = { pods, labelsOnly: pods.every((t) => t.labelsOnly), flips: new Map() };
   // Nodes a changed pod was or is on: every other node keeps its pods, bindings and addresses.
   const touchedNodes = new Set<string>();
   for (const c of [base.cluster, next]) {
@@ -59,7 +72,7 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
       const set = base.ir.sets[id];
       if (!set) return undefined;
       let affected = verdicts.get(id);
-      if (affected === undefined) verdicts.set(id, (affected = mayHold(next, base.cluster, set, touched)));
+      if (affected === undefined) verdicts.set(id, (affected = membersMayDiffer(next, base.cluster, set, touched)));
       return affected ? undefined : set;
     },
     earlierSet: (id) => base.ir.sets[id],
@@ -69,49 +82,124 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
   };
 }
 
-/** The changed pods, and every pod sharing an address with one of them, on both sides. */
-function touchedPods(before: Cluster, after: Cluster, changedKeys: ReadonlySet<string>): Touched {
+/** The changed pods, and every pod sharing an address with one of them, paired by key across both sides. */
+function touchedPods(before: Cluster, after: Cluster, changedKeys: ReadonlySet<string>): TouchedPod[] {
   const ips = new Set<string>();
   for (const c of [before, after]) for (const key of changedKeys) for (const ip of c.podByKey.get(key)?.ips ?? []) ips.add(ipKey(ip));
-  const pick = (c: Cluster) => c.pods.filter((p) => changedKeys.has(p.key) || p.ips.some((ip) => ips.has(ipKey(ip))));
-  return { before: pick(before), after: pick(after) };
-}
-
-/** Whether any touched pod, before or after, could be a member of the set. */
-function mayHold(next: Cluster, previous: Cluster, set: IrSet, touched: Touched): boolean {
-  let d: SetDefinition | null = set.definition;
-  let pods = [...touched.before, ...touched.after];
-  if (d.type === 'named-port') {
-    // Only pods naming the port can be elements, and only if the peer could hold them.
-    const port = d.port;
-    pods = pods.filter((p) => p.namedPorts.some((np) => np.name === port));
-    if (pods.length === 0) return false;
-    d = d.of;
-    if (d === null) return true;
+  const keys = new Set(changedKeys);
+  // Only an address's owner holds it in a set (members.ts): the owners on both sides are the
+  // pods whose share may move (a pod that owns it on neither side contributes nothing).
+  for (const c of [before, after]) {
+    for (const k of ips) {
+      const o = c.ipOwners.get(k);
+      if (o?.kind === 'pod') keys.add(o.pod.key);
+    }
   }
-  if (d.type === 'nodes') return false;
-  // A CIDR set's members are addresses, whoever has them; a ports set over CIDRs holds the pods in them.
-  if (d.type === 'cidrs') return set.definition.type === 'named-port';
-  if (d.type === 'named-port') return true;
-  // The pod selector first: most sets are told apart by it, without resolving namespaces.
-  const podSelector = d.pods === null ? null : compiledOnce(d.pods);
-  const candidates = podSelector ? pods.filter((p) => podSelector.matches(p.labels)) : pods;
-  if (candidates.length === 0) return false;
-  const { peer, subjectNamespace } = resolveDefinition(next, d);
-  const subject = subjectIn(next, subjectNamespace);
-  if (peer.type !== 'pods' || !subject) return true;
-  return candidates.some((p) => {
-    // Namespaces did not change (only pods did), so the later cluster's are the pod's; one
-    // that exists on one side only (implicit, with its pods) counts.
-    const ns = next.nsByName.get(p.namespace);
-    return ns === undefined || previous.nsByName.get(p.namespace) === undefined || namespaceMatches(next, peer.namespaces, ns, subject);
+  return [...keys].map((key) => {
+    const [b, a] = [before.podByKey.get(key), after.podByKey.get(key)];
+    const labelsOnly = b !== undefined && a !== undefined && b.hostNetwork === a.hostNetwork && b.ips.length === a.ips.length && ownedText(before, b) === ownedText(after, a) && JSON.stringify(b.namedPorts) === JSON.stringify(a.namedPorts);
+    return { before: b, after: a, labelsOnly };
   });
 }
 
-// Set definitions live as long as the versions that hold them: each selector compiles once.
-const compiled = new WeakMap<SelectorDefinition, CompiledSelector>();
-function compiledOnce(d: SelectorDefinition): CompiledSelector {
+type PortRef = { readonly name: string; readonly protocol: Protocol | null };
+
+/**
+ * Whether the set's members may differ: some touched pod is a member on one side only, or a
+ * member on both with other addresses or (port sets) other named ports. A pod relabelled
+ * without entering or leaving the set changes nothing (most sets select by namespace alone).
+ * Conservative where a side cannot be read exactly (relative sets whose namespace appeared or
+ * went, ports sets over CIDRs): an over-approximation is only slower, never wrong. Called for
+ * every set of a version, so it makes no closures and resolves namespaces only for sets a
+ * touched pod's labels could be in.
+ */
+function membersMayDiffer(next: Cluster, previous: Cluster, set: IrSet, touched: Touched): boolean {
+  let d: SetDefinition | null = set.definition;
+  let port: PortRef | null = null;
+  if (d.type === 'named-port') {
+    port = { name: d.port, protocol: d.protocol };
+    d = d.of;
+  }
+  if (d !== null && d.type === 'nodes') return false;
+  if (d !== null && (d.type === 'cidrs' || d.type === 'named-port')) {
+    // A CIDR set's members are addresses, whoever has them; its ports set holds the pods in them.
+    if (port === null) return false;
+    for (const t of touched.pods) if (portsOf(t.before, port) !== '' || portsOf(t.after, port) !== '') return true;
+    return false;
+  }
+  // A relabel reaches only sets whose pod selector it flips (the pod's share is the same on both sides).
+  if (touched.labelsOnly && (d === null || d.pods === null)) return false;
+  const selector = d === null || d.pods === null ? null : compiledOnce(d.pods);
+  const podSelector = selector?.compiled ?? null;
+  if (selector !== null && touched.labelsOnly) {
+    // Thousands of sets share a few selectors (one per app label): each is tried once per change.
+    let flips = touched.flips.get(selector.key);
+    if (flips === undefined) touched.flips.set(selector.key, (flips = touched.pods.some((t) => selector.compiled.matches(t.before!.labels) !== selector.compiled.matches(t.after!.labels))));
+    if (!flips) return false;
+  }
+  // Sets of one named namespace (most NetworkPolicy peers) hold no pod of another.
+  const only = d === null ? null : 'name' in d.namespaces ? d.namespaces.name : 'self' in d.namespaces ? d.namespaces.self : null;
+  let any = false;
+  for (const t of touched.pods) if ((any = (only === null || (t.before ?? t.after)!.namespace === only) && (candidate(t.before, podSelector, port) || candidate(t.after, podSelector, port)))) break;
+  if (!any) return false;
+  const [was, is] = d === null ? [ANY, ANY] : [peerIn(previous, d), peerIn(next, d)];
+  if (was === null || is === null) return true;
+  for (const { before, after } of touched.pods) {
+    const inBefore = candidate(before, podSelector, port) && inNamespaces(previous, was, before!);
+    const inAfter = candidate(after, podSelector, port) && inNamespaces(next, is, after!);
+    if (inBefore !== inAfter) return true;
+    if (inBefore && (ownedText(previous, before!) !== ownedText(next, after!) || portsOf(before, port) !== portsOf(after, port))) return true;
+  }
+  return false;
+}
+
+/** A pods set's namespaces in one cluster; ANY for a ports set over every pod; null when it cannot be told. */
+type ResolvedPeer = { readonly peer: Extract<Peer, { type: 'pods' }>; readonly subject: PodInfo } | typeof ANY;
+const ANY = 'any' as const;
+
+function peerIn(c: Cluster, d: Extract<SetDefinition, { type: 'pods' }>): ResolvedPeer | null {
+  const { peer, subjectNamespace } = resolveDefinition(c, d);
+  const subject = subjectIn(c, subjectNamespace);
+  return peer.type === 'pods' && subject ? { peer, subject } : null;
+}
+
+function inNamespaces(c: Cluster, r: ResolvedPeer, p: PodInfo): boolean {
+  if (r === ANY) return true;
+  const ns = c.nsByName.get(p.namespace);
+  return ns !== undefined && namespaceMatches(c, r.peer.namespaces, ns, r.subject);
+}
+
+/** What the set's pod test says of a pod before its namespace is looked at (podsOf's test). */
+function candidate(p: PodInfo | undefined, podSelector: CompiledSelector | null, port: PortRef | null): boolean {
+  return p !== undefined && !p.hostNetwork && p.ips.length > 0 && (podSelector === null || podSelector.matches(p.labels)) && (port === null || portsOf(p, port) !== '');
+}
+
+/** The pod's ports a named-port set reads, as text ('' for none, or for an address set). */
+function portsOf(p: PodInfo | undefined, port: PortRef | null): string {
+  if (p === undefined || port === null) return '';
+  let out = '';
+  for (const np of p.namedPorts) if (np.name === port.name && (port.protocol === null || np.protocol === port.protocol)) out += `${np.protocol}/${np.port},`;
+  return out;
+}
+
+/** The addresses that resolve to a pod (ipOwners), as text: what a set holds of it. */
+function ownedText(c: Cluster, pod: PodInfo): string {
+  let out = '';
+  for (const ip of pod.ips) {
+    const o = c.ipOwners.get(ipKey(ip));
+    if (o?.kind === 'pod' && o.pod === pod) out += `${ipKey(ip)},`;
+  }
+  return out;
+}
+
+// Set definitions live as long as the versions that hold them: each selector compiles once,
+// with the canonical key that tells equal selectors of different sets apart from others.
+const compiled = new WeakMap<SelectorDefinition, { readonly compiled: CompiledSelector; readonly key: string }>();
+function compiledOnce(d: SelectorDefinition): { readonly compiled: CompiledSelector; readonly key: string } {
   let c = compiled.get(d);
-  if (!c) compiled.set(d, (c = compileSelector(selectorSpec(d))));
+  if (!c) {
+    const spec = selectorSpec(d);
+    compiled.set(d, (c = { compiled: compileSelector(spec), key: canonicalSelectorKey(spec) }));
+  }
   return c;
 }

@@ -1,7 +1,8 @@
 // A version from the previous one and a change ({apply, delete}, the previews' change format):
 // the objects after the change, their cluster and set form. The set form equals a full compile
 // of the same objects; when only pods changed it is computed incrementally (incremental.ts).
-import { buildCluster, type Cluster } from '../cluster.js';
+import { buildCluster, withPodsReplaced, type Cluster } from '../cluster.js';
+import type { PodReplacement } from '../snapshot/replace-pods.js';
 import { applyChanges, type SnapshotChanges } from '../preview/changes.js';
 import type { ParsedSnapshot, ValidationIssue } from '../../schemas/snapshot.js';
 import { compileSets, type SetCompileOptions, type SetCompileStats } from './compile.js';
@@ -43,16 +44,62 @@ export function compiledState(parsed: ParsedSnapshot, opts: SetCompileOptions = 
  * alone (a cold one, read from the store) get a full compile of the result.
  */
 export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSnapshot }, changes: SnapshotChanges, opts: SetCompileOptions = {}): NextVersion {
-  const head = applyChanges(base.snapshot, changes, '$.changes.delete');
-  if (!head.ok) return head;
-  const snapshot: ParsedSnapshot = kept({ ...head.snapshot, resourceVersion: undefined });
   const changed: ChangedObject[] = [
     ...changes.delete.map((r) => ({ kind: r.kind, namespace: r.namespace, name: r.name })),
     ...changes.apply.objects.map((o) => ({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name })),
   ];
-  const cluster = buildCluster(snapshot, 'cluster' in base ? base.cluster : undefined);
+  const inPlace = 'cluster' in base ? podsInPlace(base, changes) : null;
+  let snapshot: ParsedSnapshot;
+  let cluster: Cluster | null = null;
+  if (inPlace) {
+    snapshot = inPlace.snapshot;
+    cluster = withPodsReplaced(inPlace.base.cluster, snapshot, inPlace.replacements);
+  } else {
+    const head = applyChanges(base.snapshot, changes, '$.changes.delete');
+    if (!head.ok) return head;
+    snapshot = kept({ ...head.snapshot, resourceVersion: undefined });
+  }
+  cluster ??= buildCluster(snapshot, 'cluster' in base ? base.cluster : undefined);
   // Only nodes of the whole cluster: a compile for some nodes is no base for the next version.
   const reuse = opts.nodes || !('ir' in base) ? null : podChangeReuse(base, cluster, changed);
   const { ir, stats } = compileSets(cluster, opts, reuse ?? undefined);
   return { ok: true, state: { snapshot, cluster, ir }, stats, incremental: reuse !== null, changed };
+}
+
+/**
+ * A change that only replaces pods the base has (the same keys; what a watcher sends for a
+ * relabel, a move or a new address): the next objects are the base's, in the same order, with
+ * those pods replaced, found by binary search instead of indexing every object again.
+ */
+function podsInPlace(base: CompiledState, changes: SnapshotChanges): { base: CompiledState; snapshot: ParsedSnapshot; replacements: PodReplacement[] } | null {
+  if (changes.delete.length > 0 || changes.apply.objects.length === 0) return null;
+  const sorted = base.snapshot.objects;
+  const objects = sorted.slice();
+  const replacements: PodReplacement[] = [];
+  const at = new Set<number>();
+  for (const o of changes.apply.objects) {
+    if (o.kind !== 'Pod') return null;
+    const i = indexOfKey(sorted, snapshotObjectKey(o));
+    const before = sorted[i];
+    if (before?.kind !== 'Pod' || at.has(i)) return null;
+    at.add(i);
+    objects[i] = o;
+    replacements.push({ before, after: o });
+  }
+  const ignored: Record<string, number> = { ...base.snapshot.ignored };
+  for (const [kind, n] of Object.entries(changes.apply.ignored)) ignored[kind] = (ignored[kind] ?? 0) + n;
+  return { base, snapshot: { objects, ignored, resourceVersion: undefined, paths: new Map() }, replacements };
+}
+
+/** Binary search over objects in key order (kept()); -1 when absent. */
+function indexOfKey(objects: readonly ParsedSnapshot['objects'][number][], key: string): number {
+  let [lo, hi] = [0, objects.length - 1];
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const k = snapshotObjectKey(objects[mid]!);
+    if (k === key) return mid;
+    if (k < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }

@@ -67,6 +67,8 @@ export interface ClusterObjects {
   readonly podsByNamespace: ReadonlyMap<string, readonly PodInfo[]>;
   /** `${family}:${value}` → owner. Node addresses win over host-network pods sharing them. */
   readonly ipOwners: ReadonlyMap<string, IpOwner>;
+  /** Keys of addresses more than one endpoint claims (the first owns it; a warning says so). */
+  readonly sharedAddresses: ReadonlySet<string>;
   readonly warnings: string[];
 }
 
@@ -88,7 +90,7 @@ function byName<T extends { metadata: { name: string; namespace?: string | undef
 // A pod's addresses and named ports, read once per pod object: versions from changes share
 // their unchanged pods with the version before (parsed objects are never mutated).
 const factsOf = new WeakMap<Pod, { readonly ips: readonly IpAddr[]; readonly namedPorts: readonly NamedPort[] }>();
-function podFacts(p: Pod): { readonly ips: readonly IpAddr[]; readonly namedPorts: readonly NamedPort[] } {
+export function podFacts(p: Pod): { readonly ips: readonly IpAddr[]; readonly namedPorts: readonly NamedPort[] } {
   let f = factsOf.get(p);
   if (!f) factsOf.set(p, (f = { ips: podAddresses(p), namedPorts: namedPortsOf(p.spec) }));
   return f;
@@ -109,7 +111,7 @@ function nodeAddresses(n: Node): readonly IpAddr[] {
 }
 
 /** Succeeded and Failed pods are not endpoints: they neither send nor receive. */
-function isEndpoint(p: Pod): boolean {
+export function isEndpoint(p: Pod): boolean {
   return p.status.phase !== 'Succeeded' && p.status.phase !== 'Failed';
 }
 
@@ -207,6 +209,7 @@ export function buildClusterObjects(objects: readonly SnapshotObject[]): Cluster
   const nodeByName = new Map(nodes.map((n) => [n.name, n]));
 
   const ipOwners = new Map<string, IpOwner>();
+  const sharedAddresses = new Set<string>();
   for (const node of nodes) for (const ip of node.ips) ipOwners.set(ipKey(ip), { kind: 'node', node });
   for (const pod of pods) {
     if (pod.hostNetwork) continue; // its addresses are its node's
@@ -214,6 +217,7 @@ export function buildClusterObjects(objects: readonly SnapshotObject[]): Cluster
       const k = ipKey(ip);
       const prev = ipOwners.get(k);
       if (prev) {
+        sharedAddresses.add(k);
         warnings.push(`address ${k.slice(2)} belongs to both ${prev.kind === 'pod' ? `pod ${prev.pod.key}` : `node ${prev.node.name}`} and pod ${pod.key}; the first one is used`);
         continue;
       }
@@ -229,7 +233,7 @@ export function buildClusterObjects(objects: readonly SnapshotObject[]): Cluster
     if (pod.nodeName && !nodeByName.has(pod.nodeName) && nodes.length > 0) warnings.push(`pod ${pod.key} runs on node "${pod.nodeName}", which is not in the snapshot`);
   }
 
-  return { namespaces, pods, nodes, services, nsByName, podByKey, nodeByName, podsByNamespace, ipOwners, warnings };
+  return { namespaces, pods, nodes, services, nsByName, podByKey, nodeByName, podsByNamespace, ipOwners, sharedAddresses, warnings };
 }
 
 const sample = (keys: readonly string[]) => `${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ` and ${keys.length - 5} more` : ''}`;

@@ -13,7 +13,21 @@ export function canonical(v: unknown): unknown {
 }
 
 /** `kind/namespace/name`: one object per key in a snapshot. */
-export const snapshotObjectKey = (o: SnapshotObject): string => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+// Keys of the same parsed objects are asked for by every version that carries them.
+const keys = new WeakMap<SnapshotObject, string>();
+export function snapshotObjectKey(o: SnapshotObject): string {
+  let k = keys.get(o);
+  if (k === undefined) keys.set(o, (k = `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`));
+  return k;
+}
+
+/** Sorts in place, unless already in order (a version's objects are kept in key order: a check, not a sort). */
+export function sortOnce<T>(list: T[], compare: (a: T, b: T) => number): T[] {
+  for (let i = 1; i < list.length; i++) if (compare(list[i - 1]!, list[i]!) > 0) return list.sort(compare);
+  return list;
+}
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 // Parsed objects are never mutated (every stage copies), so a digest stays true for the object.
 const digests = new WeakMap<Sha256Hex, WeakMap<SnapshotObject, string>>();
@@ -27,9 +41,19 @@ export function objectDigest(o: SnapshotObject, sha256Hex: Sha256Hex = portableS
   return d;
 }
 
+// Each object's line, made once: a version from changes carries most objects of the one before.
+const lineCache = new WeakMap<Sha256Hex, WeakMap<SnapshotObject, string>>();
+
 /** `sha256Hex`: the portable SHA-256 by default; Node entries pass node:crypto's (same digest). */
 export function snapshotHash(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex = portableSha256Hex): string {
-  const lines = objects.map((o) => `${snapshotObjectKey(o)} ${objectDigest(o, sha256Hex)}`);
-  lines.sort();
+  let cache = lineCache.get(sha256Hex);
+  if (!cache) lineCache.set(sha256Hex, (cache = new WeakMap()));
+  const lines: string[] = [];
+  for (const o of objects) {
+    let line = cache.get(o);
+    if (line === undefined) cache.set(o, (line = `${snapshotObjectKey(o)} ${objectDigest(o, sha256Hex)}`));
+    lines.push(line);
+  }
+  sortOnce(lines, byText);
   return sha256Hex(lines.join('\n'));
 }

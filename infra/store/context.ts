@@ -38,15 +38,22 @@ export interface StoreContext {
 
 const KNOWN_KEYS = 2_000_000;
 
-/** A set of keys that forgets everything at once when full (re-reading is only slower). */
+/**
+ * Content ids per kind of item (told apart by the item key function), forgetting everything at
+ * once when full (re-reading is only slower). Ids, not item keys: a publish asks about every id
+ * of a version, and building each key to ask would cost more than the question.
+ */
 export class KnownKeys {
-  private keys = new Set<string>();
-  has(key: string): boolean {
-    return this.keys.has(key);
+  private byKind = new Map<(id: string) => string, Set<string>>();
+  private size = 0;
+  has(kind: (id: string) => string, id: string): boolean {
+    return this.byKind.get(kind)?.has(id) ?? false;
   }
-  add(key: string): void {
-    if (this.keys.size >= KNOWN_KEYS) this.keys = new Set();
-    this.keys.add(key);
+  add(kind: (id: string) => string, id: string): void {
+    if (this.size >= KNOWN_KEYS) [this.byKind, this.size] = [new Map(), 0];
+    let ids = this.byKind.get(kind);
+    if (!ids) this.byKind.set(kind, (ids = new Set()));
+    if (!ids.has(id)) [ids.add(id), this.size++];
   }
 }
 

@@ -5,7 +5,7 @@
 // whole cluster. A version keeps only the list of its groups' ids.
 import type { Sha256Hex } from '../../core/compile/table-id.js';
 import { contentId } from '../../core/sets/ids.js';
-import { objectDigest, snapshotObjectKey } from '../../core/snapshot/hash.js';
+import { objectDigest, snapshotObjectKey, sortOnce } from '../../core/snapshot/hash.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { fromUtf8, utf8 } from './codec.js';
 import { fnv1a } from './keys.js';
@@ -27,19 +27,42 @@ export interface ObjectGroup {
 
 const groupId = (objects: readonly SnapshotObject[], sha256Hex: Sha256Hex): string => contentId('o', objects.map((o) => objectDigest(o, sha256Hex)).join('\n'), sha256Hex);
 
+// Per parsed object (never mutated): whether a group ends after it, and the last group that
+// ended with it. A version from changes carries most objects, and so most groups, along.
+const cuts = new WeakMap<SnapshotObject, boolean>();
+const endedGroups = new WeakMap<SnapshotObject, { readonly group: ObjectGroup; readonly sha256Hex: Sha256Hex }>();
+
+function cutAfter(o: SnapshotObject): boolean {
+  let cut = cuts.get(o);
+  if (cut === undefined) cuts.set(o, (cut = fnv1a(snapshotObjectKey(o)) % GROUP_SPAN === 0));
+  return cut;
+}
+
+function groupOf(objects: SnapshotObject[], sha256Hex: Sha256Hex): ObjectGroup {
+  const last = objects[objects.length - 1]!;
+  const earlier = endedGroups.get(last);
+  if (earlier && earlier.sha256Hex === sha256Hex && earlier.group.objects.length === objects.length && earlier.group.objects.every((o, i) => o === objects[i])) return earlier.group;
+  const group = { id: groupId(objects, sha256Hex), objects };
+  endedGroups.set(last, { group, sha256Hex });
+  return group;
+}
+
+const byKey = (a: SnapshotObject, b: SnapshotObject) => {
+  const [x, y] = [snapshotObjectKey(a), snapshotObjectKey(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
 export function objectGroups(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex): ObjectGroup[] {
-  const keyed = objects.map((o) => ({ key: snapshotObjectKey(o), o }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const groups: ObjectGroup[] = [];
   let current: SnapshotObject[] = [];
-  for (const { key, o } of keyed) {
+  for (const o of sortOnce(objects.slice(), byKey)) {
     current.push(o);
-    if (fnv1a(key) % GROUP_SPAN === 0) {
-      groups.push({ id: groupId(current, sha256Hex), objects: current });
+    if (cutAfter(o)) {
+      groups.push(groupOf(current, sha256Hex));
       current = [];
     }
   }
-  if (current.length > 0) groups.push({ id: groupId(current, sha256Hex), objects: current });
+  if (current.length > 0) groups.push(groupOf(current, sha256Hex));
   return groups;
 }
 

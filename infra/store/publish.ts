@@ -64,18 +64,23 @@ async function settle(ctx: StoreContext, cluster: string, version: string, snap:
  */
 function collectContent(ctx: StoreContext, snap: CompiledSnapshot, sha256Hex: Sha256Hex): { tables: Map<string, string>; sets: Map<string, string>; setContentIds: Map<string, string> } {
   const tables = new Map<string, string>();
-  for (const [id, table] of Object.entries(snap.ir.tables)) {
+  for (const id in snap.ir.tables) {
+    const table = snap.ir.tables[id]!;
     // A wrong id would poison every version sharing it: refuse rather than store. Checked once
     // per table object (a version from changes carries the earlier version's objects along).
-    const text = ctx.checked.get(table)?.[id] ?? JSON.stringify(table);
-    const actual = ctx.checked.has(table) ? id : contentId('r', text, sha256Hex);
-    if (actual !== id) throw new StoreInputError('table', `table ${id} does not hash to its id (${actual})`);
-    ctx.checked.set(table, { [id]: text });
+    let text = ctx.checked.get(table)?.[id];
+    if (text === undefined) {
+      text = JSON.stringify(table);
+      const actual = contentId('r', text, sha256Hex);
+      if (actual !== id) throw new StoreInputError('table', `table ${id} does not hash to its id (${actual})`);
+      ctx.checked.set(table, { [id]: text });
+    }
     tables.set(id, text);
   }
   const sets = new Map<string, string>();
   const setContentIds = new Map<string, string>();
-  for (const [id, set] of Object.entries(snap.ir.sets)) {
+  for (const id in snap.ir.sets) {
+    const set = snap.ir.sets[id]!;
     let known = ctx.checked.get(set);
     if (!known || known[id] === undefined) {
       const actual = contentId('s', JSON.stringify(set.definition), sha256Hex);
@@ -97,7 +102,8 @@ function collectContent(ctx: StoreContext, snap: CompiledSnapshot, sha256Hex: Sh
 /** Content-addressed items are immutable and shared: only ids whose head is not stored yet are written (encoded only then). */
 async function writeMissing(ctx: StoreContext, blobs: ReadonlyMap<string, string | (() => Uint8Array)>, pkOf: (id: string) => string): Promise<void> {
   // Ids this process wrote or saw stored need no read: content-addressed items never change or expire.
-  const ids = [...blobs.keys()].filter((id) => !ctx.known.has(pkOf(id)));
+  const ids: string[] = [];
+  for (const id of blobs.keys()) if (!ctx.known.has(pkOf, id)) ids.push(id);
   const stored = ids.length === 0 ? [] : await ctx.backend.getItems(
     ids.map((id) => ({ pk: pkOf(id), sk: HEAD_SK })),
     { attributes: [], consistent: true },
@@ -112,7 +118,7 @@ async function writeMissing(ctx: StoreContext, blobs: ReadonlyMap<string, string
     }),
     ctx.chunkBytes,
   );
-  for (const id of ids) ctx.known.add(pkOf(id));
+  for (const id of ids) ctx.known.add(pkOf, id);
 }
 
 /**

@@ -4,7 +4,8 @@
 // else (policies, namespaces, nodes) the full one.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildCluster } from '../../core/cluster.js';
+import { buildCluster, type Cluster } from '../../core/cluster.js';
+import type { IpOwner } from '../../core/snapshot/cluster.js';
 import { compileSets } from '../../core/sets/compile.js';
 import type { IrSet } from '../../core/sets/ir.js';
 import { compiledState, nextVersion, type CompiledState } from '../../core/sets/next-version.js';
@@ -73,6 +74,20 @@ function podChange(objects: readonly unknown[], edits: readonly { op: string; po
   return { apply: [...apply.entries()].filter(([k]) => !deleted.has(k)).map(([, v]) => v), delete: del };
 }
 
+/** A cluster's indexes and warnings, as plain data. */
+function clusterFacts(c: Cluster) {
+  const ownerKey = (o: IpOwner) => (o.kind === 'pod' ? `pod ${o.pod.key}@${o.pod.idx}` : `node ${o.node.name}`);
+  return {
+    pods: c.pods.map((p) => JSON.stringify(p, Object.keys(p).sort())),
+    byKey: [...c.podByKey].map(([k, p]) => `${k}@${p.idx}`).sort(),
+    byNamespace: [...c.podsByNamespace].map(([ns, list]) => `${ns}: ${list.map((p) => `${p.key}@${p.idx}`).join(' ')}`).sort(),
+    owners: [...c.ipOwners].map(([ip, o]) => `${ip} ${ownerKey(o)}`).sort(),
+    namespaces: JSON.stringify(c.namespaces),
+    warnings: c.warnings,
+    policies: c.policies.all.map((p) => p.id),
+  };
+}
+
 function parsed(items: readonly unknown[]): ParsedSnapshot | null {
   const p = parseSnapshot({ items });
   return p.ok ? p.snapshot : null;
@@ -99,6 +114,8 @@ describe('versions from changes', () => {
           const reordered: ParsedSnapshot = { ...next.state.snapshot, objects: [...next.state.snapshot.objects].reverse() };
           const expected = compileSets(buildCluster(reordered)).ir;
           expect(JSON.stringify(next.state.ir)).toBe(JSON.stringify(expected));
+          // The cluster too (a pod replaced in place is not built again): what every other stage reads of it.
+          expect(clusterFacts(next.state.cluster)).toEqual(clusterFacts(buildCluster(next.state.snapshot)));
           state = next.state;
         });
       }),
@@ -131,6 +148,24 @@ describe('a pod sharing an address with a changed pod', () => {
     if (!next.ok) return;
     const after = Object.values(next.state.ir.sets).find((s) => s.definition.type === 'pods' && JSON.stringify(s.definition).includes('"y"'))!;
     expect(v4(after)).toEqual(['10.0.0.5/32']);
+    expect(JSON.stringify(next.state.ir)).toBe(JSON.stringify(compileSets(buildCluster(next.state.snapshot)).ir));
+  });
+
+  it('a member pod whose named port is renumbered changes the ports set, though it stays a member', () => {
+    const items = (port: number) => [
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a' } },
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { addresses: [{ type: 'InternalIP', address: '172.18.0.2' }] } },
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'db', namespace: 'a', labels: { app: 'db' } }, spec: { nodeName: 'n1', containers: [{ name: 'c', ports: [{ name: 'sql', containerPort: port }] }] }, status: { phase: 'Running', podIP: '10.0.0.9', podIPs: [{ ip: '10.0.0.9' }] } },
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'a', labels: { app: 'web' } }, spec: { nodeName: 'n1', containers: [{ name: 'c' }] }, status: { phase: 'Running', podIP: '10.0.0.5', podIPs: [{ ip: '10.0.0.5' }] } },
+      { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'web', namespace: 'a' }, spec: { podSelector: { matchLabels: { app: 'web' } }, egress: [{ to: [{ podSelector: { matchLabels: { app: 'db' } } }], ports: [{ port: 'sql' }] }] } },
+    ];
+    const base = compiledState(parsed(items(5432))!).state;
+    const renumbered = parsed(items(5433).filter((o) => o.metadata.name === 'db'))!;
+    const next = nextVersion(base, { apply: renumbered, delete: [] });
+    expect(next.ok && next.incremental).toBe(true);
+    if (!next.ok) return;
+    const ports = Object.values(next.state.ir.sets).find((s) => s.kind === 'ports')!;
+    expect(ports.kind === 'ports' && ports.elements).toEqual([['10.0.0.9', 'TCP', 5433]]);
     expect(JSON.stringify(next.state.ir)).toBe(JSON.stringify(compileSets(buildCluster(next.state.snapshot)).ir));
   });
 });
