@@ -10,6 +10,7 @@ import { SET_IR_VERSION, type IrSet, type RuleTable, type RuleTableId, type SetI
 import { contentId } from './ids.js';
 import { SetRegistry } from './registry.js';
 import { ruleTable } from './tables.js';
+import { includesSorted } from './sorted-ids.js';
 
 export interface SetCompileOptions {
   /** Only these nodes (all by default). */
@@ -87,19 +88,6 @@ export interface SetReuse {
   readonly earlier: SetIr;
 }
 
-/** Sorted ids: binary search. */
-function includesSorted(list: readonly string[], id: string): boolean {
-  let [lo, hi] = [0, list.length - 1];
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const v = list[mid]!;
-    if (v === id) return true;
-    if (v < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
-}
-
 /**
  * The ids some node uses, from the earlier version's: what touched nodes use now is added, and
  * what they (or nodes now gone) stopped using is dropped unless another node still uses it.
@@ -124,7 +112,19 @@ function nodeOf(addresses: string[], pods: [string, SetPod][], tables: ReadonlyS
   return { addresses, pods: byKey(pods), sets: [...sets].sort(), tables: [...tables].sort() };
 }
 
-export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reuse?: SetReuse): { ir: SetIr; stats: SetCompileStats } {
+/**
+ * What a compile with reuse made anew, against the earlier version's set form: sets whose body
+ * is new (a new id, or members resolved again), tables not in the earlier version, and nodes
+ * whose record is new. Everything else is the earlier version's objects, as they were.
+ */
+export interface SetFormChange {
+  readonly from: SetIr;
+  readonly sets: readonly SetId[];
+  readonly tables: readonly RuleTableId[];
+  readonly nodes: readonly string[];
+}
+
+export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reuse?: SetReuse): { ir: SetIr; stats: SetCompileStats; change?: SetFormChange } {
   const want = opts.nodes ? new Set(opts.nodes) : null;
   const sha256Hex = opts.sha256Hex ?? portableSha256Hex;
   const registry = new SetRegistry(cluster, sha256Hex);
@@ -212,11 +212,13 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     usedTables = usedAfter(Object.keys(reuse.earlier.tables), reuse.earlier.nodes, nodes, touched, (n) => n.tables);
   }
 
+  const newSets: SetId[] = [];
   const setBody = (id: SetId): IrSet => {
     // An earlier set no changed pod can be in keeps its members, even when a changed pod's new
     // table named it again (the registry resolves members only when asked).
     const kept = reuse?.unchangedSet(id);
     if (kept) return kept;
+    newSets.push(id);
     if (registry.has(id)) return registry.get(id);
     const earlier = reuse?.earlierSet(id);
     const set = earlier && registry.fromDefinition(id, earlier.definition);
@@ -235,8 +237,15 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     const s = sets[id]!;
     members += s.kind === 'addresses' ? s.v4.length + s.v6.length : s.elements.length;
   }
-  return {
-    ir: { version: SET_IR_VERSION, sets, tables: usedTableEntries, nodes },
-    stats: { pods: podCount, groups: tableIdOf.size, tables: usedTables.size, rules, sets: usedSets.size, members },
+  const ir: SetIr = { version: SET_IR_VERSION, sets, tables: usedTableEntries, nodes };
+  const stats: SetCompileStats = { pods: podCount, groups: tableIdOf.size, tables: usedTables.size, rules, sets: usedSets.size, members };
+  if (!reuse) return { ir, stats };
+  const earlier = reuse.earlier;
+  const change: SetFormChange = {
+    from: earlier,
+    sets: newSets,
+    tables: [...tables.keys()].filter((id) => id in usedTableEntries && !(id in earlier.tables)),
+    nodes: touched.filter((name) => nodes[name] !== earlier.nodes[name]),
   };
+  return { ir, stats, change };
 }

@@ -5,7 +5,7 @@ import { buildCluster, withPodsReplaced, type Cluster } from '../cluster.js';
 import type { PodReplacement } from '../snapshot/replace-pods.js';
 import { applyChanges, type SnapshotChanges } from '../preview/changes.js';
 import type { ParsedSnapshot, ValidationIssue } from '../../schemas/snapshot.js';
-import { compileSets, type SetCompileOptions, type SetCompileStats } from './compile.js';
+import { compileSets, type SetCompileOptions, type SetCompileStats, type SetFormChange } from './compile.js';
 import { podChangeReuse, type ChangedObject } from './incremental.js';
 import type { SetIr } from './ir.js';
 import { snapshotObjectKey } from '../snapshot/hash.js';
@@ -18,7 +18,7 @@ export interface CompiledState {
 }
 
 export type NextVersion =
-  | { readonly ok: true; readonly state: CompiledState; readonly stats: SetCompileStats; readonly incremental: boolean; readonly changed: readonly ChangedObject[] }
+  | { readonly ok: true; readonly state: CompiledState; readonly stats: SetCompileStats; readonly incremental: boolean; readonly changed: readonly ChangedObject[]; readonly change?: SetFormChange | undefined }
   | { readonly ok: false; readonly issues: ValidationIssue[] };
 
 /**
@@ -62,8 +62,8 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   cluster ??= buildCluster(snapshot, 'cluster' in base ? base.cluster : undefined);
   // Only nodes of the whole cluster: a compile for some nodes is no base for the next version.
   const reuse = opts.nodes || !('ir' in base) ? null : podChangeReuse(base, cluster, changed);
-  const { ir, stats } = compileSets(cluster, opts, reuse ?? undefined);
-  return { ok: true, state: { snapshot, cluster, ir }, stats, incremental: reuse !== null, changed };
+  const { ir, stats, change } = compileSets(cluster, opts, reuse ?? undefined);
+  return { ok: true, state: { snapshot, cluster, ir }, stats, incremental: reuse !== null, changed, change };
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { Context } from 'hono';
 import type { Sha256Hex } from '../../core/compile/table-id.js';
 import { compiledState, nextVersion, type CompiledState } from '../../core/sets/next-version.js';
-import type { SetCompileStats } from '../../core/sets/compile.js';
+import type { SetCompileStats, SetFormChange } from '../../core/sets/compile.js';
 import { snapshotHash } from '../../core/snapshot/hash.js';
 import { isChangesBody, VersionFromChangesSchema } from '../../schemas/api/versions.js';
 import { formatPath, parseSnapshot, type ParsedSnapshot } from '../../schemas/snapshot.js';
@@ -69,7 +69,7 @@ async function publishChanges(c: Context, store: SnapshotStore, deps: PublishDep
   const next = nextVersion(base, { apply: apply.snapshot, delete: changes.delete }, deps.sha256Hex ? { sha256Hex: deps.sha256Hex } : {});
   if (!next.ok) throw invalid(next.issues);
   deps.metrics.compile.observe((performance.now() - started) / 1000, { form: 'ir' });
-  return storeVersion(c, store, deps, cluster, version, next.state, next.stats, started, { base: baseVersion, changed: next.changed.length, incremental: next.incremental, warm: warm !== null });
+  return storeVersion(c, store, deps, cluster, version, next.state, next.stats, started, { base: baseVersion, changed: next.changed.length, incremental: next.incremental, warm: warm !== null }, next.change);
 }
 
 /** A stored version's objects, as the snapshot the changes apply to. */
@@ -79,12 +79,12 @@ async function storedSnapshot(store: SnapshotStore, cluster: string, version: st
   return { objects: [...objects], ignored: {}, resourceVersion: version, paths: new Map() };
 }
 
-async function storeVersion(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, version: string, state: CompiledState, stats: SetCompileStats, started: number, extra: Record<string, unknown>) {
+async function storeVersion(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, version: string, state: CompiledState, stats: SetCompileStats, started: number, extra: Record<string, unknown>, change?: SetFormChange) {
   const objects: Record<string, number> = {};
   for (const o of state.snapshot.objects) objects[o.kind] = (objects[o.kind] ?? 0) + 1;
   const hash = snapshotHash(state.snapshot.objects, deps.sha256Hex);
   const result = await storeErrors(
-    store.publish(cluster, version, { snapshotHash: hash, objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir: state.ir, items: state.snapshot.objects }),
+    store.publish(cluster, version, { snapshotHash: hash, objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir: state.ir, items: state.snapshot.objects, ...(change ? { change } : {}) }),
   );
   deps.metrics.publish.observe((performance.now() - started) / 1000, { status: result.status });
   // The next change most likely comes on the latest version.

@@ -64,7 +64,7 @@ export interface Manifest {
   readonly tables: readonly string[];
 }
 
-export function manifestOf(node: SetNode, setContentIds: ReadonlyMap<string, string>): Manifest {
+export function manifestOf(node: SetNode, setContentIds: Pick<ReadonlyMap<string, string>, 'get'>): Manifest {
   const pods = Object.fromEntries(
     Object.keys(node.pods)
       .sort()

@@ -2,6 +2,8 @@
 import type { ItemBackend } from './backend.js';
 import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.js';
 import { DEFAULT_CHUNK_BYTES } from './blob.js';
+import type { SetIr } from '../../core/sets/ir.js';
+import type { LayeredMap } from './layered-map.js';
 
 export interface SnapshotStoreOptions {
   /** How long a version stays readable after it stopped being latest (default 7 days). */
@@ -34,6 +36,14 @@ export interface StoreContext {
   readonly checked: WeakMap<object, Record<string, string>>;
   /** Node manifests as encoded, per node object, with the set bodies they name. */
   readonly manifests: WeakMap<object, { readonly bytes: Uint8Array; readonly hash: string; readonly bodies: readonly string[] }>;
+  /** Per set form this store published: what a version compiled from it starts from. */
+  readonly published: WeakMap<SetIr, PublishedForm>;
+}
+
+/** A published set form's set content ids and node manifest hashes (its items are all stored). */
+export interface PublishedForm {
+  readonly setContentIds: LayeredMap<string, string>;
+  readonly manifests: ReadonlyMap<string, string>;
 }
 
 const KNOWN_KEYS = 2_000_000;
@@ -72,5 +82,6 @@ export function storeContext(backend: ItemBackend, o: SnapshotStoreOptions = {})
     known: new KnownKeys(),
     checked: new WeakMap(),
     manifests: new WeakMap(),
+    published: new WeakMap(),
   };
 }

@@ -30,6 +30,11 @@ export class MemoryBackend implements ItemBackend {
     p.set(item.sk, copyItem(item));
   }
 
+  /** Every item, in key order: what a test compares between two stores. */
+  dump(): Item[] {
+    return [...this.partitions.keys()].sort().flatMap((pk) => [...this.partitions.get(pk)!.keys()].sort().map((sk) => copyItem(this.partitions.get(pk)!.get(sk)!)));
+  }
+
   async putItems(items: readonly Item[]): Promise<void> {
     for (const item of items) this.write(item);
   }

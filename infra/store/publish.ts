@@ -8,14 +8,17 @@ import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.j
 import { contentId } from '../../core/sets/ids.js';
 import { writeBlobs, HEAD_SK } from './blob.js';
 import { contentHash, encodeManifest, encodeManifestShard, encodeNodes, manifestOf, setContentId, utf8, type HeaderBody } from './codec.js';
-import type { StoreContext } from './context.js';
+import type { PublishedForm, StoreContext } from './context.js';
+import { LayeredMap } from './layered-map.js';
+import { sharesAny } from '../../core/sets/sorted-ids.js';
 import { headerItem, isExpired, summaryFromItem } from './header.js';
 import { checkName, headerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, shardOf, tablePk } from './keys.js';
 import { encodeGroup, encodeGroupIndex, objectGroups } from './objects.js';
 import { settleLatest } from './lifecycle.js';
 import { StoreInputError, VersionConflictError, type CompiledSnapshot, type PublishResult } from './types.js';
 import type { Item } from './backend.js';
-import type { SetNode } from '../../core/sets/ir.js';
+import type { IrSet, RuleTable, SetNode } from '../../core/sets/ir.js';
+import type { SetFormChange } from '../../core/sets/compile.js';
 
 export async function publish(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot): Promise<PublishResult> {
   checkName('cluster', cluster);
@@ -28,23 +31,36 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   if (existing && !isExpired(existing, ctx.nowSeconds())) return settle(ctx, cluster, version, snap, existing, 'unchanged');
 
   const sha256Hex = ctx.sha256Hex ?? portableSha256Hex;
-  const { tables, sets, setContentIds } = collectContent(ctx, snap, sha256Hex);
-  await writeMissing(ctx, tables, tablePk);
-  await writeMissing(ctx, sets, setPk);
-  const { objectsHash, manifestShards } = await writeVersionItems(ctx, cluster, version, snap, setContentIds, sha256Hex);
+  // A version compiled from one this store published: only what the compile made anew.
+  const from = snap.change ? ctx.published.get(snap.change.from) : undefined;
+  const content = from ? changedContent(ctx, snap, snap.change!, from, sha256Hex) : collectContent(ctx, snap, sha256Hex);
+  await writeMissing(ctx, content.tables, tablePk);
+  await writeMissing(ctx, content.sets, setPk);
+  const { objectsHash, manifestShards, manifests } = await writeVersionItems(ctx, cluster, version, snap, content.setContentIds, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex);
 
   const body: HeaderBody = {
-    nodeCount: Object.keys(snap.ir.nodes).length,
+    nodeCount: manifests.size,
     objects: snap.objects,
     compile: snap.compile,
-    tableCount: tables.size,
-    setCount: setContentIds.size,
+    tableCount: content.tableCount,
+    setCount: content.setCount,
     publishedAt: ctx.nowIso(),
   };
   const item = headerItem(cluster, version, snap.snapshotHash, body, { objectsHash, manifestShards });
   // Conditional: exactly one of several concurrent publishes of this version writes the header.
   const raced = await ctx.backend.putIfAbsent(item, ctx.nowSeconds());
+  // Every item of this set form is stored now: the next version may start from it.
+  ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests });
   return raced ? settle(ctx, cluster, version, snap, raced, 'unchanged') : settle(ctx, cluster, version, snap, item, 'created');
+}
+
+/** A set form's content to store: tables and set bodies by id (only the new ones, from changes), every set's content id, counts. */
+interface Content {
+  readonly tables: Map<string, string>;
+  readonly sets: Map<string, string>;
+  readonly setContentIds: LayeredMap<string, string>;
+  readonly tableCount: number;
+  readonly setCount: number;
 }
 
 async function settle(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, header: Item, status: PublishResult['status']): Promise<PublishResult> {
@@ -62,41 +78,77 @@ async function settle(ctx: StoreContext, cluster: string, version: string, snap:
  * content address: what the id hashes is what is stored (encoded once). A set's body gets its own
  * content id (its set id names only the definition, and members change between versions).
  */
-function collectContent(ctx: StoreContext, snap: CompiledSnapshot, sha256Hex: Sha256Hex): { tables: Map<string, string>; sets: Map<string, string>; setContentIds: Map<string, string> } {
+function collectContent(ctx: StoreContext, snap: CompiledSnapshot, sha256Hex: Sha256Hex): Content {
   const tables = new Map<string, string>();
-  for (const id in snap.ir.tables) {
-    const table = snap.ir.tables[id]!;
-    // A wrong id would poison every version sharing it: refuse rather than store. Checked once
-    // per table object (a version from changes carries the earlier version's objects along).
-    let text = ctx.checked.get(table)?.[id];
-    if (text === undefined) {
-      text = JSON.stringify(table);
-      const actual = contentId('r', text, sha256Hex);
-      if (actual !== id) throw new StoreInputError('table', `table ${id} does not hash to its id (${actual})`);
-      ctx.checked.set(table, { [id]: text });
-    }
-    tables.set(id, text);
-  }
+  for (const id in snap.ir.tables) tables.set(id, checkedTable(ctx, id, snap.ir.tables[id]!, sha256Hex));
   const sets = new Map<string, string>();
   const setContentIds = new Map<string, string>();
   for (const id in snap.ir.sets) {
-    const set = snap.ir.sets[id]!;
-    let known = ctx.checked.get(set);
-    if (!known || known[id] === undefined) {
-      const actual = contentId('s', JSON.stringify(set.definition), sha256Hex);
-      if (actual !== id) throw new StoreInputError('set', `set ${id} does not hash to its id (${actual})`);
-      const text = JSON.stringify(set);
-      ctx.checked.set(set, (known = { [id]: text, content: setContentId(text, sha256Hex) }));
-    }
-    sets.set(known.content!, known[id]!);
-    setContentIds.set(id, known.content!);
+    const { text, content } = checkedSet(ctx, id, snap.ir.sets[id]!, sha256Hex);
+    sets.set(content, text);
+    setContentIds.set(id, content);
   }
-  for (const [node, n] of Object.entries(snap.ir.nodes)) {
-    checkName('node', node);
-    for (const id of n.tables) if (!tables.has(id)) throw new StoreInputError('table', `node ${node} refers to table ${id} that the snapshot does not carry`);
-    for (const id of n.sets) if (!setContentIds.has(id)) throw new StoreInputError('set', `node ${node} refers to set ${id} that the snapshot does not carry`);
+  for (const [node, n] of Object.entries(snap.ir.nodes)) checkNode(node, n, (id) => tables.has(id), (id) => setContentIds.has(id));
+  return { tables, sets, setContentIds: LayeredMap.of(setContentIds), tableCount: tables.size, setCount: setContentIds.size };
+}
+
+/**
+ * The content of a set form compiled from `from` (published by this store, every item stored):
+ * its new tables and set bodies, checked and encoded, and the set content ids as a layer over
+ * the earlier ones. Nodes whose record is new are checked; the others were when `from` was.
+ */
+function changedContent(ctx: StoreContext, snap: CompiledSnapshot, change: SetFormChange, from: PublishedForm, sha256Hex: Sha256Hex): Content {
+  const tables = new Map<string, string>();
+  for (const id of change.tables) {
+    const table = snap.ir.tables[id];
+    if (table) tables.set(id, checkedTable(ctx, id, table, sha256Hex));
   }
-  return { tables, sets, setContentIds };
+  const sets = new Map<string, string>();
+  const setContentIds = from.setContentIds.layer();
+  for (const id of change.sets) {
+    const set = snap.ir.sets[id];
+    if (!set) continue;
+    const { text, content } = checkedSet(ctx, id, set, sha256Hex);
+    sets.set(content, text);
+    setContentIds.set(id, content);
+  }
+  for (const node of change.nodes) {
+    const n = snap.ir.nodes[node];
+    if (n) checkNode(node, n, (id) => id in snap.ir.tables, (id) => id in snap.ir.sets && setContentIds.has(id));
+  }
+  return { tables, sets, setContentIds, tableCount: snap.compile.tables, setCount: snap.compile.sets ?? Object.keys(snap.ir.sets).length };
+}
+
+/** A table's stored text, checked against its id once per table object. */
+function checkedTable(ctx: StoreContext, id: string, table: RuleTable, sha256Hex: Sha256Hex): string {
+  // A wrong id would poison every version sharing it: refuse rather than store. Checked once
+  // per table object (a version from changes carries the earlier version's objects along).
+  let text = ctx.checked.get(table)?.[id];
+  if (text === undefined) {
+    text = JSON.stringify(table);
+    const actual = contentId('r', text, sha256Hex);
+    if (actual !== id) throw new StoreInputError('table', `table ${id} does not hash to its id (${actual})`);
+    ctx.checked.set(table, { [id]: text });
+  }
+  return text;
+}
+
+/** A set body's stored text and content id, its id checked against its definition once per set object. */
+function checkedSet(ctx: StoreContext, id: string, set: IrSet, sha256Hex: Sha256Hex): { text: string; content: string } {
+  let known = ctx.checked.get(set);
+  if (!known || known[id] === undefined) {
+    const actual = contentId('s', JSON.stringify(set.definition), sha256Hex);
+    if (actual !== id) throw new StoreInputError('set', `set ${id} does not hash to its id (${actual})`);
+    const text = JSON.stringify(set);
+    ctx.checked.set(set, (known = { [id]: text, content: setContentId(text, sha256Hex) }));
+  }
+  return { text: known[id]!, content: known.content! };
+}
+
+function checkNode(node: string, n: SetNode, hasTable: (id: string) => boolean, hasSet: (id: string) => boolean): void {
+  checkName('node', node);
+  for (const id of n.tables) if (!hasTable(id)) throw new StoreInputError('table', `node ${node} refers to table ${id} that the snapshot does not carry`);
+  for (const id of n.sets) if (!hasSet(id)) throw new StoreInputError('set', `node ${node} refers to set ${id} that the snapshot does not carry`);
 }
 
 /** Content-addressed items are immutable and shared: only ids whose head is not stored yet are written (encoded only then). */
@@ -126,7 +178,7 @@ async function writeMissing(ctx: StoreContext, blobs: ReadonlyMap<string, string
  * same (a version from changes carries unchanged nodes along; a member change gives a set a new
  * body, and the node a new manifest).
  */
-function encodedManifest(ctx: StoreContext, node: SetNode, setContentIds: ReadonlyMap<string, string>): { bytes: Uint8Array; hash: string } {
+function encodedManifest(ctx: StoreContext, node: SetNode, setContentIds: LayeredMap<string, string>): { bytes: Uint8Array; hash: string } {
   const bodies = node.sets.map((id) => setContentIds.get(id)!);
   const cached = ctx.manifests.get(node);
   if (cached && cached.bodies.length === bodies.length && cached.bodies.every((b, i) => b === bodies[i])) return cached;
@@ -140,14 +192,25 @@ function encodedManifest(ctx: StoreContext, node: SetNode, setContentIds: Readon
  * Manifests and object groups (shared), then the version's own items, all keyed by the snapshot
  * hash (see keys.ts): manifest shards, node list and group index. Returns what the header records.
  */
-async function writeVersionItems(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: ReadonlyMap<string, string>, sha256Hex: Sha256Hex): Promise<{ objectsHash: string; manifestShards: number }> {
+async function writeVersionItems(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: LayeredMap<string, string>, earlier: { form: PublishedForm; change: SetFormChange } | null, sha256Hex: Sha256Hex): Promise<{ objectsHash: string; manifestShards: number; manifests: Map<string, string> }> {
   const nodes = Object.keys(snap.ir.nodes).sort();
   const manifests = new Map<string, Uint8Array>();
+  const hashes = new Map<string, string>();
   const shardCount = manifestShardCount(nodes.length);
   const shards: Record<string, string>[] = Array.from({ length: shardCount }, () => ({}));
+  // From changes, a node keeps its stored manifest unless its record is new or it names a set
+  // whose body is new (a set's content id changes with its members).
+  const newNodes = new Set(earlier?.change.nodes);
+  const newSets = earlier ? [...earlier.change.sets].sort() : [];
   for (const node of nodes) {
-    const { bytes, hash } = encodedManifest(ctx, snap.ir.nodes[node]!, setContentIds);
-    manifests.set(hash, bytes);
+    const n = snap.ir.nodes[node]!;
+    let hash = earlier && !newNodes.has(node) && !sharesAny(n.sets, newSets) ? earlier.form.manifests.get(node) : undefined;
+    if (hash === undefined) {
+      const encoded = encodedManifest(ctx, n, setContentIds);
+      manifests.set(encoded.hash, encoded.bytes);
+      hash = encoded.hash;
+    }
+    hashes.set(node, hash);
     shards[shardOf(node, shardCount)]![node] = hash;
   }
   await writeMissing(ctx, new Map([...manifests].map(([hash, bytes]) => [hash, () => bytes])), manifestBodyPk);
@@ -163,5 +226,5 @@ async function writeVersionItems(ctx: StoreContext, cluster: string, version: st
     ],
     ctx.chunkBytes,
   );
-  return { objectsHash: contentHash(index), manifestShards: shardCount };
+  return { objectsHash: contentHash(index), manifestShards: shardCount, manifests: hashes };
 }

@@ -1,5 +1,6 @@
 // The store port: what routes need to keep compiled snapshots per (cluster, resourceVersion)
 // and serve node agents. Plain TypeScript, no AWS types: DynamoDB and memory both implement it.
+import type { SetFormChange } from '../../core/sets/compile.js';
 import type { IrSet, RuleTable, SetIr, SetPod } from '../../core/sets/ir.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 
@@ -32,6 +33,11 @@ export interface CompiledSnapshot {
    * answer verdicts, matrices and questions without the client sending the snapshot again.
    */
   readonly items: readonly SnapshotObject[];
+  /**
+   * Set when `ir` was compiled from an earlier version's set form (a version from changes): what
+   * is new in it. When this store published `change.from`, it writes and encodes only that.
+   */
+  readonly change?: SetFormChange;
 }
 
 /** The per (cluster, version) header, without the node list (what a listing shows). */

@@ -11,68 +11,10 @@ import type { IrSet } from '../../core/sets/ir.js';
 import { compiledState, nextVersion, type CompiledState } from '../../core/sets/next-version.js';
 import { parseSnapshot, type ParsedSnapshot } from '../../schemas/snapshot.js';
 import { assertProperty } from '../support/property.js';
-import { changeArb, changeOf, NODES, snapshotArb } from '../support/random-snapshot.js';
+import { snapshotArb } from '../support/random-snapshot.js';
+import { stepChange, versionStepArb } from '../support/random-changes.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
-
-type PodItem = { kind: 'Pod'; metadata: { name: string; namespace: string; labels: Record<string, string> }; spec: { nodeName: string; hostNetwork: boolean; containers: { name: string; ports: object[] }[] }; status: { phase: string; podIP: string; podIPs: { ip: string }[] } };
-
-const podEdit = fc.oneof(
-  fc.record({ op: fc.constant('relabel' as const), pod: fc.nat(), labels: fc.dictionary(fc.constantFrom('app', 'team'), fc.constantFrom('x', 'y'), { maxKeys: 2 }) }),
-  fc.record({ op: fc.constant('move' as const), pod: fc.nat() }),
-  fc.record({ op: fc.constant('readdress' as const), pod: fc.nat(), other: fc.nat(), fresh: fc.boolean() }),
-  fc.record({ op: fc.constant('host' as const), pod: fc.nat() }),
-  fc.record({ op: fc.constant('delete' as const), pod: fc.nat() }),
-  fc.record({ op: fc.constant('add' as const), pod: fc.nat(), ns: fc.constantFrom('a', 'b', 'c', 'new') }),
-  fc.record({ op: fc.constant('ports' as const), pod: fc.nat(), other: fc.nat() }),
-);
-const step = fc.oneof({ weight: 4, arbitrary: fc.array(podEdit, { minLength: 1, maxLength: 3 }) }, { weight: 1, arbitrary: changeArb });
-
-const clone = <T>(v: T): T => structuredClone(v);
-
-/** Pod edits as a change on the current objects (apply and delete). */
-function podChange(objects: readonly unknown[], edits: readonly { op: string; pod: number }[], serial: number) {
-  const pods = objects.filter((o) => (o as PodItem).kind === 'Pod') as PodItem[];
-  const apply = new Map<string, PodItem>();
-  const del: { kind: string; namespace: string; name: string }[] = [];
-  for (const e of edits as { op: string; pod: number; labels?: Record<string, string>; other?: number; fresh?: boolean; ns?: string }[]) {
-    if (pods.length === 0) break;
-    const p = clone(apply.get(pods[e.pod % pods.length]!.metadata.name + '/' + pods[e.pod % pods.length]!.metadata.namespace) ?? pods[e.pod % pods.length]!);
-    const key = `${p.metadata.name}/${p.metadata.namespace}`;
-    const other = pods[(e.other ?? 0) % pods.length]!;
-    switch (e.op) {
-      case 'relabel':
-        p.metadata.labels = e.labels!;
-        break;
-      case 'move':
-        p.spec.nodeName = p.spec.nodeName === NODES[0]!.name ? NODES[1]!.name : NODES[0]!.name;
-        break;
-      case 'readdress': {
-        const ip = e.fresh ? `10.0.9.${serial % 250}` : other.status.podIPs[0]!.ip;
-        p.status.podIP = ip;
-        p.status.podIPs = [{ ip }, ...p.status.podIPs.slice(1).filter((x) => x.ip.includes(':') !== ip.includes(':'))];
-        break;
-      }
-      case 'host':
-        p.spec.hostNetwork = !p.spec.hostNetwork;
-        break;
-      case 'ports':
-        p.spec.containers = clone(other.spec.containers);
-        break;
-      case 'delete':
-        apply.delete(key);
-        del.push({ kind: 'Pod', namespace: p.metadata.namespace, name: p.metadata.name });
-        continue;
-      case 'add':
-        p.metadata.name = `q${serial}-${e.pod}`;
-        p.metadata.namespace = e.ns!;
-        break;
-    }
-    apply.set(`${p.metadata.name}/${p.metadata.namespace}`, p);
-  }
-  const deleted = new Set(del.map((d) => `${d.name}/${d.namespace}`));
-  return { apply: [...apply.entries()].filter(([k]) => !deleted.has(k)).map(([, v]) => v), delete: del };
-}
 
 /** A cluster's indexes and warnings, as plain data. */
 function clusterFacts(c: Cluster) {
@@ -98,12 +40,12 @@ describe('versions from changes', () => {
     let incremental = 0;
     let full = 0;
     assertProperty(
-      fc.property(snapshotArb, fc.array(step, { minLength: 1, maxLength: 5 }), (base, steps) => {
+      fc.property(snapshotArb, fc.array(versionStepArb, { minLength: 1, maxLength: 5 }), (base, steps) => {
         const first = parsed(base.items);
         if (!first) return;
         let state: CompiledState = compiledState(first).state;
         steps.forEach((s, i) => {
-          const raw = Array.isArray(s) ? podChange(state.snapshot.objects, s, i) : changeOf({ items: state.snapshot.objects }, s);
+          const raw = stepChange(state.snapshot.objects, s, i);
           const apply = parseSnapshot({ items: raw.apply }, '$.changes.apply');
           if (!apply.ok) return;
           const next = nextVersion(state, { apply: apply.snapshot, delete: raw.delete });
