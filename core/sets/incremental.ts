@@ -16,7 +16,8 @@ import { ipKey, type PodInfo } from '../snapshot/cluster.js';
 import type { Peer, Protocol } from '../policy/model.js';
 import type { IrSet, SelectorDefinition, SetDefinition, SetIr, SetId } from './ir.js';
 import type { SetReuse } from './compile.js';
-import { canonicalSelectorKey, compileSelector, type CompiledSelector } from '../select/selector.js';
+import { compileSelector, type CompiledSelector } from '../select/selector.js';
+import { changedLabelKeys, type SetLabelIndex } from './set-index.js';
 import { resolveDefinition, selectorSpec, subjectIn } from './resolve.js';
 
 /** The earlier version: its cluster and the set form compiled from it. */
@@ -50,11 +51,14 @@ interface TouchedPod {
 }
 
 /** Reuse for a compile of `next` from `base`, or null when more than pods changed. */
-export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: readonly ChangedObject[]): SetReuse | null {
+export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: readonly ChangedObject[], index: () => SetLabelIndex): SetReuse | null {
   if (changed.length === 0 || changed.some((o) => o.kind !== 'Pod')) return null;
   const changedKeys = new Set(changed.map((o) => `${o.namespace ?? 'default'}/${o.name}`));
   const pods = touchedPods(base.cluster, next, changedKeys);
   const touched: Touched = { pods, labelsOnly: pods.every((t) => t.labelsOnly), flips: new Map() };
+  // A relabel reaches only sets whose pod selector reads a label it changed: the others keep
+  // their members without being looked at (10⁵ sets at L).
+  const reached = touched.labelsOnly ? index().reading(pods.flatMap((t) => changedLabelKeys(t.before!.labels, t.after!.labels))) : null;
   // Nodes a changed pod was or is on: every other node keeps its pods, bindings and addresses.
   const touchedNodes = new Set<string>();
   for (const c of [base.cluster, next]) {
@@ -71,6 +75,7 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
     unchangedSet: (id) => {
       const set = base.ir.sets[id];
       if (!set) return undefined;
+      if (reached !== null && !reached.has(id)) return set;
       let affected = verdicts.get(id);
       if (affected === undefined) verdicts.set(id, (affected = membersMayDiffer(next, base.cluster, set, touched)));
       return affected ? undefined : set;
@@ -129,12 +134,11 @@ function membersMayDiffer(next: Cluster, previous: Cluster, set: IrSet, touched:
   }
   // A relabel reaches only sets whose pod selector it flips (the pod's share is the same on both sides).
   if (touched.labelsOnly && (d === null || d.pods === null)) return false;
-  const selector = d === null || d.pods === null ? null : compiledOnce(d.pods);
-  const podSelector = selector?.compiled ?? null;
-  if (selector !== null && touched.labelsOnly) {
+  const podSelector = d === null || d.pods === null ? null : compiledOnce(d.pods);
+  if (podSelector !== null && touched.labelsOnly) {
     // Thousands of sets share a few selectors (one per app label): each is tried once per change.
-    let flips = touched.flips.get(selector.key);
-    if (flips === undefined) touched.flips.set(selector.key, (flips = touched.pods.some((t) => selector.compiled.matches(t.before!.labels) !== selector.compiled.matches(t.after!.labels))));
+    let flips = touched.flips.get(podSelector.key);
+    if (flips === undefined) touched.flips.set(podSelector.key, (flips = touched.pods.some((t) => podSelector.matches(t.before!.labels) !== podSelector.matches(t.after!.labels))));
     if (!flips) return false;
   }
   // Sets of one named namespace (most NetworkPolicy peers) hold no pod of another.
@@ -192,14 +196,11 @@ function ownedText(c: Cluster, pod: PodInfo): string {
   return out;
 }
 
-// Set definitions live as long as the versions that hold them: each selector compiles once,
-// with the canonical key that tells equal selectors of different sets apart from others.
-const compiled = new WeakMap<SelectorDefinition, { readonly compiled: CompiledSelector; readonly key: string }>();
-function compiledOnce(d: SelectorDefinition): { readonly compiled: CompiledSelector; readonly key: string } {
+// Set definitions live as long as the versions that hold them: each selector compiles once
+// (its key tells equal selectors of different sets apart from others).
+const compiled = new WeakMap<SelectorDefinition, CompiledSelector>();
+function compiledOnce(d: SelectorDefinition): CompiledSelector {
   let c = compiled.get(d);
-  if (!c) {
-    const spec = selectorSpec(d);
-    compiled.set(d, (c = { compiled: compileSelector(spec), key: canonicalSelectorKey(spec) }));
-  }
+  if (!c) compiled.set(d, (c = compileSelector(selectorSpec(d))));
   return c;
 }

@@ -7,6 +7,7 @@ import { applyChanges, type SnapshotChanges } from '../preview/changes.js';
 import type { ParsedSnapshot, ValidationIssue } from '../../schemas/snapshot.js';
 import { compileSets, type SetCompileOptions, type SetCompileStats, type SetFormChange } from './compile.js';
 import { podChangeReuse, type ChangedObject } from './incremental.js';
+import { SetLabelIndex } from './set-index.js';
 import type { SetIr } from './ir.js';
 import { snapshotObjectKey } from '../snapshot/hash.js';
 
@@ -15,6 +16,8 @@ export interface CompiledState {
   readonly snapshot: ParsedSnapshot;
   readonly cluster: Cluster;
   readonly ir: SetIr;
+  /** Sets by the pod labels they read, built on the first change and grown by later ones. */
+  readonly setIndex?: SetLabelIndex | undefined;
 }
 
 export type NextVersion =
@@ -61,9 +64,13 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   }
   cluster ??= buildCluster(snapshot, 'cluster' in base ? base.cluster : undefined);
   // Only nodes of the whole cluster: a compile for some nodes is no base for the next version.
-  const reuse = opts.nodes || !('ir' in base) ? null : podChangeReuse(base, cluster, changed);
+  let index: SetLabelIndex | undefined;
+  const indexOf = (b: CompiledState) => (index ??= b.setIndex ?? SetLabelIndex.of(b.ir.sets));
+  const reuse = opts.nodes || !('ir' in base) ? null : podChangeReuse(base, cluster, changed, () => indexOf(base));
   const { ir, stats, change } = compileSets(cluster, opts, reuse ?? undefined);
-  return { ok: true, state: { snapshot, cluster, ir }, stats, incremental: reuse !== null, changed, change };
+  // The index holds sets by id, whatever version they are in: it grows with the new ones.
+  if (index && change) for (const id of change.sets) index.add(id, ir.sets[id]!.definition);
+  return { ok: true, state: { snapshot, cluster, ir, setIndex: reuse ? index : undefined }, stats, incremental: reuse !== null, changed, change };
 }
 
 /**
