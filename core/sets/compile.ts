@@ -151,14 +151,7 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
   };
   const setsOfTable = (id: RuleTableId): SetId[] => setsByTable.get(id) ?? setsByTable.set(id, setsOf(tableBody(id))).get(id)!;
 
-  // One pass over the pods (10⁵ at L): their nodes, with the nodes the snapshot lists.
-  const podsOn = new Map<string, Cluster['pods'][number][]>();
-  for (const pod of cluster.pods) {
-    if (pod.nodeName === null) continue;
-    const list = podsOn.get(pod.nodeName);
-    if (list) list.push(pod);
-    else podsOn.set(pod.nodeName, [pod]);
-  }
+  const podsOn = cluster.podsByNode;
   const nodeNameSet = new Set(podsOn.keys());
   for (const n of cluster.nodes) nodeNameSet.add(n.name);
   const nodeNames = [...nodeNameSet].sort();

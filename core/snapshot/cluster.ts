@@ -3,6 +3,7 @@
 import type { Namespace, Node, Pod, Service } from '../../schemas/k8s/core.js';
 import { legacyIngressIsolation, type SnapshotObject } from '../../schemas/snapshot.js';
 import { parseIp, type Family, type IpAddr } from '../net/ip.js';
+import type { Lookup } from '../layered-map.js';
 import type { Labels } from '../select/selector.js';
 import type { Protocol } from '../policy/model.js';
 import { podTemplateOf, type PodTemplate } from '../../schemas/k8s/workload.js';
@@ -62,11 +63,13 @@ export interface ClusterObjects {
   readonly nodes: readonly NodeInfo[];
   readonly services: readonly Service[];
   readonly nsByName: ReadonlyMap<string, NamespaceInfo>;
-  readonly podByKey: ReadonlyMap<string, PodInfo>;
+  readonly podByKey: Lookup<string, PodInfo>;
   readonly nodeByName: ReadonlyMap<string, NodeInfo>;
   readonly podsByNamespace: ReadonlyMap<string, readonly PodInfo[]>;
+  /** Pods by spec.nodeName, each list in key order. */
+  readonly podsByNode: ReadonlyMap<string, readonly PodInfo[]>;
   /** `${family}:${value}` → owner. Node addresses win over host-network pods sharing them. */
-  readonly ipOwners: ReadonlyMap<string, IpOwner>;
+  readonly ipOwners: Lookup<string, IpOwner>;
   /** Keys of addresses more than one endpoint claims (the first owns it; a warning says so). */
   readonly sharedAddresses: ReadonlySet<string>;
   readonly warnings: string[];
@@ -191,6 +194,7 @@ export function buildClusterObjects(objects: readonly SnapshotObject[]): Cluster
   const pods: PodInfo[] = [];
   const podByKey = new Map<string, PodInfo>();
   const podsByNamespace = new Map<string, PodInfo[]>();
+  const podsByNode = new Map<string, PodInfo[]>();
   for (const f of facts) {
     const info: PodInfo = { ...f, idx: pods.length, nsIdx: nsByName.get(f.namespace)!.idx };
     pods.push(info);
@@ -198,6 +202,10 @@ export function buildClusterObjects(objects: readonly SnapshotObject[]): Cluster
     let list = podsByNamespace.get(f.namespace);
     if (!list) podsByNamespace.set(f.namespace, (list = []));
     list.push(info);
+    if (info.nodeName === null) continue;
+    const onNode = podsByNode.get(info.nodeName);
+    if (onNode) onNode.push(info);
+    else podsByNode.set(info.nodeName, [info]);
   }
 
   const nodes: NodeInfo[] = nodeObjs.map((n, idx) => ({
@@ -233,7 +241,7 @@ export function buildClusterObjects(objects: readonly SnapshotObject[]): Cluster
     if (pod.nodeName && !nodeByName.has(pod.nodeName) && nodes.length > 0) warnings.push(`pod ${pod.key} runs on node "${pod.nodeName}", which is not in the snapshot`);
   }
 
-  return { namespaces, pods, nodes, services, nsByName, podByKey, nodeByName, podsByNamespace, ipOwners, sharedAddresses, warnings };
+  return { namespaces, pods, nodes, services, nsByName, podByKey, nodeByName, podsByNamespace, podsByNode, ipOwners, sharedAddresses, warnings };
 }
 
 const sample = (keys: readonly string[]) => `${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ` and ${keys.length - 5} more` : ''}`;

@@ -7,6 +7,7 @@
 // address-sharing pods, pods on nodes the snapshot lacks). Anything else: null, and the caller
 // builds afresh.
 import type { Pod } from '../../schemas/k8s/core.js';
+import { layerOver } from '../layered-map.js';
 import { ipKey, isEndpoint, podFacts, type ClusterObjects, type IpOwner, type PodInfo } from './cluster.js';
 
 /** A pod object as it was and as it is now. */
@@ -24,8 +25,8 @@ const onMissingNode = (base: ClusterObjects, nodeName: string | null) => nodeNam
 /** `warnings`: what buildClusterObjects said of the base (a cluster's own list holds more). */
 export function replacePods(base: ClusterObjects, warnings: readonly string[], replacements: readonly PodReplacement[]): ClusterObjects | null {
   const pods = base.pods.slice();
-  const podByKey = new Map(base.podByKey);
-  const ipOwners = new Map<string, IpOwner>(base.ipOwners);
+  const podByKey = layerOver(base.podByKey);
+  const ipOwners = layerOver(base.ipOwners);
   const byNamespace = new Map<string, PodInfo[]>();
   const released = new Set<string>();
   const next: PodInfo[] = [];
@@ -46,6 +47,31 @@ export function replacePods(base: ClusterObjects, warnings: readonly string[], r
     next.push(info);
   }
   for (const k of released) ipOwners.delete(k);
+  const byNode = new Map<string, PodInfo[]>();
+  const listOn = (node: string) => {
+    let list = byNode.get(node);
+    if (!list) byNode.set(node, (list = [...(base.podsByNode.get(node) ?? [])]));
+    return list;
+  };
+  for (const info of next) {
+    const old = base.pods[info.idx]!;
+    if (old.nodeName !== null) {
+      const list = listOn(old.nodeName);
+      list.splice(list.indexOf(old), 1);
+    }
+    if (info.nodeName !== null) {
+      // In key (index) order, as a fresh build lists them.
+      const list = listOn(info.nodeName);
+      let at = list.length;
+      while (at > 0 && list[at - 1]!.idx > info.idx) at--;
+      list.splice(at, 0, info);
+    }
+  }
+  const podsByNode = new Map<string, readonly PodInfo[]>(base.podsByNode);
+  for (const [node, list] of byNode) {
+    if (list.length > 0) podsByNode.set(node, list);
+    else podsByNode.delete(node);
+  }
   for (const info of next) {
     for (const ip of info.ips) {
       const k = ipKey(ip);
@@ -59,7 +85,7 @@ export function replacePods(base: ClusterObjects, warnings: readonly string[], r
   }
   const podsByNamespace = new Map<string, readonly PodInfo[]>(base.podsByNamespace);
   for (const [ns, list] of byNamespace) podsByNamespace.set(ns, list);
-  return { ...base, pods, podByKey, podsByNamespace, ipOwners, warnings: [...warnings] };
+  return { ...base, pods, podByKey, podsByNamespace, podsByNode, ipOwners, warnings: [...warnings] };
 }
 
 const ownerPod = (o: IpOwner | undefined) => (o?.kind === 'pod' ? o.pod : undefined);

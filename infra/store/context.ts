@@ -3,7 +3,7 @@ import type { ItemBackend } from './backend.js';
 import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.js';
 import { DEFAULT_CHUNK_BYTES } from './blob.js';
 import type { SetIr } from '../../core/sets/ir.js';
-import type { LayeredMap } from './layered-map.js';
+import type { LayeredMap } from '../../core/layered-map.js';
 
 export interface SnapshotStoreOptions {
   /** How long a version stays readable after it stopped being latest (default 7 days). */

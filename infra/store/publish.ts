@@ -9,7 +9,7 @@ import { contentId } from '../../core/sets/ids.js';
 import { writeBlobs, HEAD_SK } from './blob.js';
 import { contentHash, encodeManifest, encodeManifestShard, encodeNodes, manifestOf, setContentId, utf8, type HeaderBody } from './codec.js';
 import type { PublishedForm, StoreContext } from './context.js';
-import { LayeredMap } from './layered-map.js';
+import { LayeredMap } from '../../core/layered-map.js';
 import { sharesAny } from '../../core/sets/sorted-ids.js';
 import { headerItem, isExpired, summaryFromItem } from './header.js';
 import { checkName, headerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, shardOf, tablePk } from './keys.js';
@@ -89,7 +89,7 @@ function collectContent(ctx: StoreContext, snap: CompiledSnapshot, sha256Hex: Sh
     setContentIds.set(id, content);
   }
   for (const [node, n] of Object.entries(snap.ir.nodes)) checkNode(node, n, (id) => tables.has(id), (id) => setContentIds.has(id));
-  return { tables, sets, setContentIds: LayeredMap.of(setContentIds), tableCount: tables.size, setCount: setContentIds.size };
+  return { tables, sets, setContentIds: LayeredMap.over(setContentIds), tableCount: tables.size, setCount: setContentIds.size };
 }
 
 /**

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildCluster, type Cluster } from '../../core/cluster.js';
-import type { IpOwner } from '../../core/snapshot/cluster.js';
+import { ipKey, type IpOwner } from '../../core/snapshot/cluster.js';
 import { compileSets } from '../../core/sets/compile.js';
 import type { IrSet } from '../../core/sets/ir.js';
 import { compiledState, nextVersion, type CompiledState } from '../../core/sets/next-version.js';
@@ -21,9 +21,11 @@ function clusterFacts(c: Cluster) {
   const ownerKey = (o: IpOwner) => (o.kind === 'pod' ? `pod ${o.pod.key}@${o.pod.idx}` : `node ${o.node.name}`);
   return {
     pods: c.pods.map((p) => JSON.stringify(p, Object.keys(p).sort())),
-    byKey: [...c.podByKey].map(([k, p]) => `${k}@${p.idx}`).sort(),
+    // Lookups only (a version's indexes may be layers over the earlier one's): asked for every pod and address.
+    byKey: c.pods.map((p) => `${p.key}@${c.podByKey.get(p.key)?.idx}`),
     byNamespace: [...c.podsByNamespace].map(([ns, list]) => `${ns}: ${list.map((p) => `${p.key}@${p.idx}`).join(' ')}`).sort(),
-    owners: [...c.ipOwners].map(([ip, o]) => `${ip} ${ownerKey(o)}`).sort(),
+    byNode: [...c.podsByNode].map(([node, list]) => `${node}: ${list.map((p) => `${p.key}@${p.idx}`).join(' ')}`).sort(),
+    owners: [...c.pods.flatMap((p) => p.ips), ...c.nodes.flatMap((n) => n.ips)].map((ip) => ipKey(ip)).sort().map((k) => `${k} ${c.ipOwners.has(k) ? ownerKey(c.ipOwners.get(k)!) : '-'}`),
     namespaces: JSON.stringify(c.namespaces),
     warnings: c.warnings,
     policies: c.policies.all.map((p) => p.id),
