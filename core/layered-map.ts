@@ -3,7 +3,7 @@
 // than the change. Reads walk the layers (newest first); past MAX_DEPTH layers the map is
 // flattened once, so a read never walks far and copying is amortised over that many versions.
 // Lookups only (get, has): nothing iterates these maps.
-const MAX_DEPTH = 16;
+const MAX_DEPTH = 4;
 const GONE = Symbol('deleted');
 
 /** What readers of a layered (or plain) map may do. */

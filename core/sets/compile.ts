@@ -10,7 +10,7 @@ import { SET_IR_VERSION, type IrSet, type RuleTable, type RuleTableId, type SetI
 import { contentId } from './ids.js';
 import { SetRegistry } from './registry.js';
 import { ruleTable } from './tables.js';
-import { includesSorted } from './sorted-ids.js';
+import { includesSorted } from '../sorted.js';
 
 export interface SetCompileOptions {
   /** Only these nodes (all by default). */

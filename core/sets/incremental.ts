@@ -17,7 +17,7 @@ import type { Peer, Protocol } from '../policy/model.js';
 import type { IrSet, SelectorDefinition, SetDefinition, SetIr, SetId } from './ir.js';
 import type { SetReuse } from './compile.js';
 import { compileSelector, type CompiledSelector } from '../select/selector.js';
-import { changedLabelKeys, type SetLabelIndex } from './set-index.js';
+import { changedLabelKeys, type SetIndex } from './set-index.js';
 import { resolveDefinition, selectorSpec, subjectIn } from './resolve.js';
 
 /** The earlier version: its cluster and the set form compiled from it. */
@@ -51,14 +51,15 @@ interface TouchedPod {
 }
 
 /** Reuse for a compile of `next` from `base`, or null when more than pods changed. */
-export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: readonly ChangedObject[], index: () => SetLabelIndex): SetReuse | null {
+export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: readonly ChangedObject[], index: () => SetIndex): SetReuse | null {
   if (changed.length === 0 || changed.some((o) => o.kind !== 'Pod')) return null;
   const changedKeys = new Set(changed.map((o) => `${o.namespace ?? 'default'}/${o.name}`));
   const pods = touchedPods(base.cluster, next, changedKeys);
   const touched: Touched = { pods, labelsOnly: pods.every((t) => t.labelsOnly), flips: new Map() };
-  // A relabel reaches only sets whose pod selector reads a label it changed: the others keep
-  // their members without being looked at (10⁵ sets at L).
-  const reached = touched.labelsOnly ? index().reading(pods.flatMap((t) => changedLabelKeys(t.before!.labels, t.after!.labels))) : null;
+  // Only the sets a change can reach are looked at (set-index.ts): the others keep their members.
+  const reached = touched.labelsOnly
+    ? index().readingLabels(pods.flatMap((t) => changedLabelKeys(t.before!.labels, t.after!.labels)))
+    : index().drawingFrom(new Set(pods.flatMap((t) => [t.before?.namespace, t.after?.namespace].filter((ns): ns is string => ns !== undefined))));
   // Nodes a changed pod was or is on: every other node keeps its pods, bindings and addresses.
   const touchedNodes = new Set<string>();
   for (const c of [base.cluster, next]) {
@@ -75,7 +76,7 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
     unchangedSet: (id) => {
       const set = base.ir.sets[id];
       if (!set) return undefined;
-      if (reached !== null && !reached.has(id)) return set;
+      if (!reached.has(id)) return set;
       let affected = verdicts.get(id);
       if (affected === undefined) verdicts.set(id, (affected = membersMayDiffer(next, base.cluster, set, touched)));
       return affected ? undefined : set;

@@ -7,7 +7,7 @@ import { applyChanges, type SnapshotChanges } from '../preview/changes.js';
 import type { ParsedSnapshot, ValidationIssue } from '../../schemas/snapshot.js';
 import { compileSets, type SetCompileOptions, type SetCompileStats, type SetFormChange } from './compile.js';
 import { podChangeReuse, type ChangedObject } from './incremental.js';
-import { SetLabelIndex } from './set-index.js';
+import { SetIndex } from './set-index.js';
 import type { SetIr } from './ir.js';
 import { snapshotObjectKey } from '../snapshot/hash.js';
 
@@ -17,7 +17,7 @@ export interface CompiledState {
   readonly cluster: Cluster;
   readonly ir: SetIr;
   /** Sets by the pod labels they read, built on the first change and grown by later ones. */
-  readonly setIndex?: SetLabelIndex | undefined;
+  readonly setIndex?: SetIndex | undefined;
 }
 
 export type NextVersion =
@@ -64,8 +64,8 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   }
   cluster ??= buildCluster(snapshot, 'cluster' in base ? base.cluster : undefined);
   // Only nodes of the whole cluster: a compile for some nodes is no base for the next version.
-  let index: SetLabelIndex | undefined;
-  const indexOf = (b: CompiledState) => (index ??= b.setIndex ?? SetLabelIndex.of(b.ir.sets));
+  let index: SetIndex | undefined;
+  const indexOf = (b: CompiledState) => (index ??= b.setIndex ?? SetIndex.of(b.ir.sets));
   const reuse = opts.nodes || !('ir' in base) ? null : podChangeReuse(base, cluster, changed, () => indexOf(base));
   const { ir, stats, change } = compileSets(cluster, opts, reuse ?? undefined);
   // The index holds sets by id, whatever version they are in: it grows with the new ones.

@@ -1,16 +1,21 @@
-// Which sets a relabel can reach: sets by the label keys their pod selector reads. A relabel
-// changes a pod's share of a set only if the set's pod selector reads a label whose value
-// changed (incremental.ts); sets that read no pod label (namespace-only, empty-selector, CIDR
-// and node sets) are never reached by one. Keyed by set id (the hash of the definition), so an
-// index stays true for every version holding those ids, and grows with the ids new versions add.
+// Which sets a pod change can reach, so the others keep their members without being looked at
+// (10⁵ sets at L). A pod's share of a set depends on the set's pod selector and namespaces
+// (incremental.ts): a relabel reaches only sets whose pod selector reads a label whose value
+// changed; any pod change reaches only sets drawing from the pod's namespace by name (most
+// NetworkPolicy peers) or from namespaces chosen otherwise (selectors, relative forms). CIDR
+// and node sets are reached by none (ports sets over CIDRs by any). Keyed by set id (the hash of
+// the definition), so an index stays true for every version holding those ids and grows with
+// the ids new versions add.
 import type { IrSet, SetDefinition, SetId } from './ir.js';
 
-export class SetLabelIndex {
+export class SetIndex {
   private readonly byLabel = new Map<string, SetId[]>();
+  private readonly byNamespace = new Map<string, SetId[]>();
+  private readonly anyNamespace: SetId[] = [];
   private readonly indexed = new Set<SetId>();
 
-  static of(sets: Readonly<Record<SetId, IrSet>>): SetLabelIndex {
-    const index = new SetLabelIndex();
+  static of(sets: Readonly<Record<SetId, IrSet>>): SetIndex {
+    const index = new SetIndex();
     for (const id in sets) index.add(id, sets[id]!.definition);
     return index;
   }
@@ -19,21 +24,38 @@ export class SetLabelIndex {
     if (this.indexed.has(id)) return;
     this.indexed.add(id);
     const d = definition.type === 'named-port' ? definition.of : definition;
-    if (d === null || d.type !== 'pods' || d.pods === null) return;
-    const keys = new Set([...Object.keys(d.pods.matchLabels ?? {}), ...(d.pods.matchExpressions ?? []).map((e) => e.key)]);
-    for (const key of keys) {
-      const list = this.byLabel.get(key);
-      if (list) list.push(id);
-      else this.byLabel.set(key, [id]);
+    if (d === null || d.type === 'cidrs' || d.type === 'named-port') {
+      // Every pod (a ports set over any peer or over CIDRs): reached by every change, no relabel.
+      if (definition.type === 'named-port') this.anyNamespace.push(id);
+      return;
     }
+    if (d.type !== 'pods') return;
+    const ns = 'name' in d.namespaces ? d.namespaces.name : 'self' in d.namespaces ? d.namespaces.self : null;
+    if (ns === null) this.anyNamespace.push(id);
+    else push(this.byNamespace, ns, id);
+    if (d.pods === null) return;
+    for (const key of new Set([...Object.keys(d.pods.matchLabels ?? {}), ...(d.pods.matchExpressions ?? []).map((e) => e.key)])) push(this.byLabel, key, id);
   }
 
-  /** Every indexed set whose pod selector reads one of `keys`. */
-  reading(keys: Iterable<string>): Set<SetId> {
+  /** Every indexed set whose pod selector reads one of `keys`: what a relabel changing them can reach. */
+  readingLabels(keys: Iterable<string>): Set<SetId> {
     const out = new Set<SetId>();
     for (const key of keys) for (const id of this.byLabel.get(key) ?? []) out.add(id);
     return out;
   }
+
+  /** Every indexed set a pod in one of `namespaces` can be in. */
+  drawingFrom(namespaces: Iterable<string>): Set<SetId> {
+    const out = new Set<SetId>(this.anyNamespace);
+    for (const ns of namespaces) for (const id of this.byNamespace.get(ns) ?? []) out.add(id);
+    return out;
+  }
+}
+
+function push(m: Map<string, SetId[]>, key: string, id: SetId): void {
+  const list = m.get(key);
+  if (list) list.push(id);
+  else m.set(key, [id]);
 }
 
 /** Label keys whose value differs between two label maps (added, removed or changed). */

@@ -4,6 +4,8 @@ import type { Namespace, Node, Pod, Service } from '../../schemas/k8s/core.js';
 import { legacyIngressIsolation, type SnapshotObject } from '../../schemas/snapshot.js';
 import { parseIp, type Family, type IpAddr } from '../net/ip.js';
 import type { Lookup } from '../layered-map.js';
+import { sortOnce } from '../sorted.js';
+import { snapshotObjectKey } from './hash.js';
 import type { Labels } from '../select/selector.js';
 import type { Protocol } from '../policy/model.js';
 import { podTemplateOf, type PodTemplate } from '../../schemas/k8s/workload.js';
@@ -83,11 +85,17 @@ export function ipKey(ip: IpAddr): string {
   return k;
 }
 
-/** Objects of one kind in namespace/name order (keys built once, not per comparison). */
-function byName<T extends { metadata: { name: string; namespace?: string | undefined } }>(list: T[]): T[] {
-  const keyed = list.map((o) => ({ key: `${o.metadata.namespace ?? ''}/${o.metadata.name}`, o }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return keyed.map((k) => k.o);
+/**
+ * Objects of one kind in namespace/name order (keys built once, not per comparison). A
+ * version's objects are kept in kind/namespace/name order, so each kind comes already sorted:
+ * checked, not sorted again.
+ */
+function byName<T extends SnapshotObject>(list: T[]): T[] {
+  // Within one kind, kind/namespace/name order (snapshotObjectKey, made once per object) is namespace/name order.
+  return sortOnce(list, (a, b) => {
+    const [x, y] = [snapshotObjectKey(a), snapshotObjectKey(b)];
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
 }
 
 // A pod's addresses and named ports, read once per pod object: versions from changes share
@@ -157,7 +165,7 @@ function endpointFacts(objects: readonly SnapshotObject[], podObjs: readonly Pod
     const spec = podTemplateOf(w).spec;
     out.push({ key: `${namespace}/${name}`, namespace, name, labels: templateLabels(w), nodeName: null, hostNetwork: spec.hostNetwork, ips: [], namedPorts: namedPortsOf(spec), workload: name });
   }
-  return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return sortOnce(out, (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
 export function buildClusterObjects(objects: readonly SnapshotObject[]): ClusterObjects {

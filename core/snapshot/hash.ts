@@ -4,6 +4,7 @@
 // changes shares its unchanged objects with the version before, and hashes only the new ones.
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { portableSha256Hex, type Sha256Hex } from '../compile/table-id.js';
+import { byText, sortOnce } from '../sorted.js';
 
 /** The same value with object keys sorted, so JSON.stringify of equal content is equal text. */
 export function canonical(v: unknown): unknown {
@@ -21,13 +22,6 @@ export function snapshotObjectKey(o: SnapshotObject): string {
   return k;
 }
 
-/** Sorts in place, unless already in order (a version's objects are kept in key order: a check, not a sort). */
-export function sortOnce<T>(list: T[], compare: (a: T, b: T) => number): T[] {
-  for (let i = 1; i < list.length; i++) if (compare(list[i - 1]!, list[i]!) > 0) return list.sort(compare);
-  return list;
-}
-
-const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 // Parsed objects are never mutated (every stage copies), so a digest stays true for the object.
 const digests = new WeakMap<Sha256Hex, WeakMap<SnapshotObject, string>>();

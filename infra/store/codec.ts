@@ -1,10 +1,10 @@
 // Bytes of what the store keeps: tables in their canonical (hashed) form, node manifests and
 // headers as JSON. TextEncoder and @noble/hashes only, so the store runs on Node, Lambda and workerd.
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
 import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.js';
 import type { IrSet, RuleTable, SetNode, SetPod } from '../../core/sets/ir.js';
 import { contentId } from '../../core/sets/ids.js';
+import { byText, sortOnce } from '../../core/sorted.js';
+
 import { StoreCorruptionError, type CompileFigures } from './types.js';
 
 const encoder = new TextEncoder();
@@ -65,18 +65,34 @@ export interface Manifest {
 }
 
 export function manifestOf(node: SetNode, setContentIds: Pick<ReadonlyMap<string, string>, 'get'>): Manifest {
+  // A compiled node keeps its pods, sets and tables in order already: checked, not sorted again.
   const pods = Object.fromEntries(
-    Object.keys(node.pods)
-      .sort()
-      .map((k) => {
-        const p = node.pods[k]!;
-        return [k, { ips: [...p.ips], ingress: p.ingress, egress: p.egress }];
-      }),
+    sortOnce(Object.keys(node.pods), byText).map((k) => {
+      const p = node.pods[k]!;
+      return [k, { ips: [...p.ips], ingress: p.ingress, egress: p.egress }];
+    }),
   );
-  return { addresses: [...node.addresses], pods, sets: Object.fromEntries([...node.sets].sort().map((id) => [id, setContentIds.get(id)!])), tables: [...node.tables].sort() };
+  return { addresses: [...node.addresses], pods, sets: Object.fromEntries(sortOnce([...node.sets], byText).map((id) => [id, setContentIds.get(id)!])), tables: sortOnce([...node.tables], byText) };
 }
 
-export const encodeManifest = (m: Manifest): Uint8Array => utf8(JSON.stringify({ addresses: m.addresses, pods: m.pods, sets: m.sets, tables: m.tables }));
+export const manifestText = (m: Manifest): string => JSON.stringify({ addresses: m.addresses, pods: m.pods, sets: m.sets, tables: m.tables });
+
+/**
+ * manifestText(manifestOf(node, setContentIds)), written as text directly: a node names
+ * thousands of sets, and building them as an object first (to stringify it) costs more than
+ * the text. Held equal to it by test/infra/codec.test.ts.
+ */
+export function nodeManifestText(node: SetNode, setContentIds: Pick<ReadonlyMap<string, string>, 'get'>): string {
+  const pods: string[] = [];
+  for (const k of sortOnce(Object.keys(node.pods), byText)) {
+    const p = node.pods[k]!;
+    pods.push(`${JSON.stringify(k)}:{"ips":${JSON.stringify(p.ips)},"ingress":${JSON.stringify(p.ingress)},"egress":${JSON.stringify(p.egress)}}`);
+  }
+  const sets: string[] = [];
+  for (const id of sortOnce([...node.sets], byText)) sets.push(`${JSON.stringify(id)}:${JSON.stringify(setContentIds.get(id))}`);
+  return `{"addresses":${JSON.stringify(node.addresses)},"pods":{${pods.join(',')}},"sets":{${sets.join(',')}},"tables":${JSON.stringify(sortOnce([...node.tables], byText))}}`;
+}
+export const encodeManifest = (m: Manifest): Uint8Array => utf8(manifestText(m));
 
 export function decodeManifest(bytes: Uint8Array): Manifest {
   const m = JSON.parse(fromUtf8(bytes)) as Partial<Manifest> | null;
@@ -87,7 +103,10 @@ export function decodeManifest(bytes: Uint8Array): Manifest {
 }
 
 /** `h` + 32 hex digits of SHA-256: short enough for an ETag, long enough never to collide by accident. */
-export const contentHash = (bytes: Uint8Array): string => `h${bytesToHex(sha256(bytes)).slice(0, 32)}`;
+// The store's SHA-256 (node:crypto's on Node, the portable one in a Worker) over the text the
+// bytes encode: the same digest as over the bytes, for the UTF-8 the store writes.
+export const contentHashOfText = (text: string, sha256Hex: Sha256Hex): string => `h${sha256Hex(text).slice(0, 32)}`;
+export const contentHash = (bytes: Uint8Array, sha256Hex: Sha256Hex): string => contentHashOfText(fromUtf8(bytes), sha256Hex);
 
 /** The header fields kept as one JSON body (the rest are item attributes). */
 export interface HeaderBody {

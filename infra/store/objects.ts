@@ -5,7 +5,8 @@
 // whole cluster. A version keeps only the list of its groups' ids.
 import type { Sha256Hex } from '../../core/compile/table-id.js';
 import { contentId } from '../../core/sets/ids.js';
-import { objectDigest, snapshotObjectKey, sortOnce } from '../../core/snapshot/hash.js';
+import { objectDigest, snapshotObjectKey } from '../../core/snapshot/hash.js';
+import { sortOnce } from '../../core/sorted.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { fromUtf8, utf8 } from './codec.js';
 import { fnv1a } from './keys.js';

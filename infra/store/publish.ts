@@ -7,10 +7,10 @@
 import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.js';
 import { contentId } from '../../core/sets/ids.js';
 import { writeBlobs, HEAD_SK } from './blob.js';
-import { contentHash, encodeManifest, encodeManifestShard, encodeNodes, manifestOf, setContentId, utf8, type HeaderBody } from './codec.js';
+import { contentHash, contentHashOfText, nodeManifestText, encodeManifestShard, encodeNodes, setContentId, utf8, type HeaderBody } from './codec.js';
 import type { PublishedForm, StoreContext } from './context.js';
 import { LayeredMap } from '../../core/layered-map.js';
-import { sharesAny } from '../../core/sets/sorted-ids.js';
+import { sharesAny } from '../../core/sorted.js';
 import { headerItem, isExpired, summaryFromItem } from './header.js';
 import { checkName, headerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, shardOf, tablePk } from './keys.js';
 import { encodeGroup, encodeGroupIndex, objectGroups } from './objects.js';
@@ -182,8 +182,8 @@ function encodedManifest(ctx: StoreContext, node: SetNode, setContentIds: Layere
   const bodies = node.sets.map((id) => setContentIds.get(id)!);
   const cached = ctx.manifests.get(node);
   if (cached && cached.bodies.length === bodies.length && cached.bodies.every((b, i) => b === bodies[i])) return cached;
-  const bytes = encodeManifest(manifestOf(node, setContentIds));
-  const encoded = { bytes, hash: contentHash(bytes), bodies };
+  const text = nodeManifestText(node, setContentIds);
+  const encoded = { bytes: utf8(text), hash: contentHashOfText(text, ctx.sha256Hex), bodies };
   ctx.manifests.set(node, encoded);
   return encoded;
 }
@@ -226,5 +226,5 @@ async function writeVersionItems(ctx: StoreContext, cluster: string, version: st
     ],
     ctx.chunkBytes,
   );
-  return { objectsHash: contentHash(index), manifestShards: shardCount, manifests: hashes };
+  return { objectsHash: contentHash(index, sha256Hex), manifestShards: shardCount, manifests: hashes };
 }

@@ -100,7 +100,7 @@ async function sharedManifest(ctx: StoreContext, cluster: string, version: strin
   if (hash === undefined) return null;
   const pk = manifestBodyPk(hash);
   const blob = (await readBlobs(ctx.backend, [pk])).complete.get(pk);
-  if (!blob || contentHash(blob.bytes) !== hash) throw new StoreCorruptionError(`manifest ${hash} of node ${node} (${cluster} ${version}) is ${blob ? 'not what its hash says' : 'missing'}`);
+  if (!blob || contentHash(blob.bytes, ctx.sha256Hex) !== hash) throw new StoreCorruptionError(`manifest ${hash} of node ${node} (${cluster} ${version}) is ${blob ? 'not what its hash says' : 'missing'}`);
   return { bytes: blob.bytes, hash };
 }
 
@@ -108,7 +108,7 @@ async function sharedManifest(ctx: StoreContext, cluster: string, version: strin
 async function ownManifest(ctx: StoreContext, cluster: string, version: string, snapshotHash: string, node: string): Promise<{ bytes: Uint8Array; hash: string } | null> {
   const pk = manifestPk(cluster, version, snapshotHash, node);
   const blob = (await readBlobs(ctx.backend, [pk])).complete.get(pk);
-  return blob ? { bytes: blob.bytes, hash: contentHash(blob.bytes) } : null;
+  return blob ? { bytes: blob.bytes, hash: contentHash(blob.bytes, ctx.sha256Hex) } : null;
 }
 
 /** Content-addressed items by id; ids not stored are absent. Heads are written after their chunks: a gap is corruption. */
@@ -138,7 +138,7 @@ export async function getSnapshotObjects(ctx: StoreContext, cluster: string, ver
   const blob = (await readBlobs(ctx.backend, [pk])).complete.get(pk);
   // Written before the header; gone only if its TTL deleted it after the header was read.
   if (!blob) return null;
-  if (contentHash(blob.bytes) !== header.objectsHash) throw new StoreCorruptionError(`snapshot objects of ${cluster} ${version} do not match their hash ${header.objectsHash}`);
+  if (contentHash(blob.bytes, ctx.sha256Hex) !== header.objectsHash) throw new StoreCorruptionError(`snapshot objects of ${cluster} ${version} do not match their hash ${header.objectsHash}`);
   if (typeof header.manifestShards !== 'number') return decodeLegacyObjects(blob.bytes);
   const ids = decodeGroupIndex(blob.bytes);
   const { complete } = await readBlobs(ctx.backend, ids.map(objectGroupPk));

@@ -11,6 +11,7 @@ import { contentHash, encodeManifest, manifestOf, setContentId } from '../../inf
 import { headerItem } from '../../infra/store/header.js';
 import { MemoryBackend } from '../../infra/store/memory.js';
 import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
+import { portableSha256Hex } from '../../core/compile/table-id.js';
 import { StoreCorruptionError, StoreInputError, VersionConflictError, type SnapshotStore } from '../../infra/store/types.js';
 import { addressSet, exampleSnapshot, syntheticSnapshot } from './support.js';
 import type { Sha256Hex } from '../../core/compile/table-id.js';
@@ -242,7 +243,7 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
       { pk: nodesPk(cluster, '7', hash), sk: '0', chunks: 1, body: new TextEncoder().encode(JSON.stringify(Object.keys(snap.ir.nodes).sort())) },
       { pk: objectsPk(cluster, '7', hash), sk: '0', chunks: 1, body: objects },
     ]);
-    const { manifestShards: _, ...older } = headerItem(cluster, '7', hash, { nodeCount: 2, objects: {}, compile: snap.compile, tableCount: 4, publishedAt: new Date(clock.now).toISOString() }, { objectsHash: contentHash(objects), manifestShards: 1 });
+    const { manifestShards: _, ...older } = headerItem(cluster, '7', hash, { nodeCount: 2, objects: {}, compile: snap.compile, tableCount: 4, publishedAt: new Date(clock.now).toISOString() }, { objectsHash: contentHash(objects, portableSha256Hex), manifestShards: 1 });
     await backend.putItems([older as typeof older & { pk: string; sk: string }]);
     for (const [node, n] of Object.entries(snap.ir.nodes)) expect((await store.getNodeTables(cluster, '7', node))?.pods).toEqual(n.pods);
     expect(await store.getSnapshotObjects(cluster, '7')).toEqual(snap.items);
@@ -280,10 +281,13 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     const ids = Object.keys(snap.ir.tables);
     const sets = Object.keys(snap.ir.sets).length;
     await store.publish(cluster, '1', snap);
-    // Each table once; each set twice (its definition against its id, its body for its content id).
-    expect(hashed.length).toBe(ids.length + 2 * sets);
+    const nodes = Object.keys(snap.ir.nodes).length;
+    // Each table once; each set twice (its definition against its id, its body for its content
+    // id); each node's manifest and the object group index once (their content hashes).
+    const written = ids.length + 2 * sets + nodes + 1;
+    expect(hashed.length).toBe(written);
     const read = await store.getTables(ids);
-    expect(hashed.length).toBe(2 * ids.length + 2 * sets);
+    expect(hashed.length).toBe(written + ids.length);
     for (const id of ids) expect(read.get(id)).toEqual(snap.ir.tables[id]);
     const [id, table] = Object.entries(snap.ir.tables)[0]!;
     const forged = { ...snap, ir: { ...snap.ir, tables: { ...snap.ir.tables, [id]: { ...table, baseline: [{ action: 'deny' as const, set: null, ports: null }] } } } };

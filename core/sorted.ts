@@ -1,4 +1,14 @@
-// Ids in sorted arrays (a node's sets and tables): membership without building a Set.
+// Sorted arrays: a version's objects and ids are kept in order, so most sorts are checks and
+// most membership questions binary searches, without building a Set.
+
+/** Code-unit order of strings (Array.prototype.sort's default), as a comparator. */
+export const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Sorts in place, unless already in order (a version's objects are kept in key order: a check, not a sort). */
+export function sortOnce<T>(list: T[], compare: (a: T, b: T) => number): T[] {
+  for (let i = 1; i < list.length; i++) if (compare(list[i - 1]!, list[i]!) > 0) return list.sort(compare);
+  return list;
+}
 
 /** Binary search. */
 export function includesSorted(list: readonly string[], id: string): boolean {
