@@ -67,10 +67,11 @@ export async function retire(ctx: StoreContext, cluster: string, versions: reado
     if (!header) continue;
     const snapshotHash = String(header.snapshotHash);
     const listPk = nodesPk(cluster, version, snapshotHash);
-    const list = (await readBlobs(ctx.backend, [listPk])).complete.get(listPk);
-    // The list precedes the header, so it is missing only if an earlier TTL already removed it:
-    // then its manifests cannot be found (and expire by that same TTL); the header still gets one.
     const shards = typeof header.manifestShards === 'number' ? header.manifestShards : null;
+    // Versions written before manifests were shared name their own manifests by node: the list
+    // says which. It precedes the header, so it is missing only if an earlier TTL already removed
+    // it: then its manifests cannot be found (and expire by that same TTL); the header still gets one.
+    const list = shards === null ? (await readBlobs(ctx.backend, [listPk])).complete.get(listPk) : undefined;
     const own = shards !== null ? Array.from({ length: shards }, (_, i) => manifestShardPk(cluster, version, snapshotHash, i)) : (list ? decodeNodes(list.bytes) : []).map((node) => manifestPk(cluster, version, snapshotHash, node));
     const heads = await ctx.backend.getItems(
       [listPk, objectsPk(cluster, version, snapshotHash), ...own].map((pk) => ({ pk, sk: HEAD_SK })),

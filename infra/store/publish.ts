@@ -34,9 +34,12 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   // A version compiled from one this store published: only what the compile made anew.
   const from = snap.change ? ctx.published.get(snap.change.from) : undefined;
   const content = from ? changedContent(ctx, snap, snap.change!, from, sha256Hex) : collectContent(ctx, snap, sha256Hex);
-  await writeMissing(ctx, content.tables, tablePk);
-  await writeMissing(ctx, content.sets, setPk);
-  const { objectsHash, manifestShards, manifests } = await writeVersionItems(ctx, cluster, version, snap, content.setContentIds, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex);
+  // Everything before the header is unreachable until the header is written: written at once.
+  const [, , { objectsHash, manifestShards, manifests }] = await Promise.all([
+    writeMissing(ctx, content.tables, tablePk),
+    writeMissing(ctx, content.sets, setPk),
+    writeVersionItems(ctx, cluster, version, snap, content.setContentIds, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex),
+  ]);
 
   const body: HeaderBody = {
     nodeCount: manifests.size,
@@ -213,18 +216,20 @@ async function writeVersionItems(ctx: StoreContext, cluster: string, version: st
     hashes.set(node, hash);
     shards[shardOf(node, shardCount)]![node] = hash;
   }
-  await writeMissing(ctx, new Map([...manifests].map(([hash, bytes]) => [hash, () => bytes])), manifestBodyPk);
   const groups = objectGroups(snap.items, sha256Hex);
-  await writeMissing(ctx, new Map(groups.map((g) => [g.id, () => encodeGroup(g)])), objectGroupPk);
   const index = encodeGroupIndex(groups);
-  await writeBlobs(
-    ctx.backend,
-    [
-      ...shards.map((shard, i) => ({ pk: manifestShardPk(cluster, version, snap.snapshotHash, i), bytes: encodeManifestShard(shard) })),
-      { pk: nodesPk(cluster, version, snap.snapshotHash), bytes: encodeNodes(nodes) },
-      { pk: objectsPk(cluster, version, snap.snapshotHash), bytes: index },
-    ],
-    ctx.chunkBytes,
-  );
+  await Promise.all([
+    writeMissing(ctx, new Map([...manifests].map(([hash, bytes]) => [hash, () => bytes])), manifestBodyPk),
+    writeMissing(ctx, new Map(groups.map((g) => [g.id, () => encodeGroup(g)])), objectGroupPk),
+    writeBlobs(
+      ctx.backend,
+      [
+        ...shards.map((shard, i) => ({ pk: manifestShardPk(cluster, version, snap.snapshotHash, i), bytes: encodeManifestShard(shard) })),
+        { pk: nodesPk(cluster, version, snap.snapshotHash), bytes: encodeNodes(nodes) },
+        { pk: objectsPk(cluster, version, snap.snapshotHash), bytes: index },
+      ],
+      ctx.chunkBytes,
+    ),
+  ]);
   return { objectsHash: contentHash(index, sha256Hex), manifestShards: shardCount, manifests: hashes };
 }
