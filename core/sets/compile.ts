@@ -34,30 +34,65 @@ export interface SetCompileStats {
 
 const byKey = <T>(entries: Iterable<[string, T]>): Record<string, T> => Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
+/** How the ids some node uses differ from the earlier version's. */
+interface IdChange {
+  /** Ids no earlier node used. */
+  readonly added: readonly string[];
+  /** Earlier ids no node uses any more. */
+  readonly dropped: ReadonlySet<string>;
+}
+
 /**
  * The used ids with their bodies, in id order. When they are the earlier version's ids (a pod
  * change mostly changes members, not which sets and tables exist), its order is taken as it
- * is, without sorting thousands of ids again.
+ * is, without building or sorting a list of thousands of ids again.
  */
-function record<T>(used: ReadonlySet<string>, earlier: Readonly<Record<string, T>> | undefined, body: (id: string) => T): Record<string, T> {
+function record<T>(used: ReadonlySet<string> | { readonly earlier: Readonly<Record<string, T>>; readonly change: IdChange }, body: (id: string) => T): Record<string, T> {
   const out: Record<string, T> = {};
-  if (earlier) {
-    let same = true;
-    let count = 0;
-    for (const id in earlier) {
-      count++;
-      if (!used.has(id)) {
-        same = false;
-        break;
-      }
-    }
-    if (same && count === used.size) {
+  if ('change' in used) {
+    const { earlier, change } = used;
+    if (change.added.length === 0 && change.dropped.size === 0) {
       for (const id in earlier) out[id] = body(id);
       return out;
     }
+    const ids: string[] = [...change.added];
+    for (const id in earlier) if (!change.dropped.has(id)) ids.push(id);
+    for (const id of ids.sort()) out[id] = body(id);
+    return out;
   }
   for (const id of [...used].sort()) out[id] = body(id);
   return out;
+}
+
+const rulesOf = (t: RuleTable) => t.admin.length + t.networkPolicy.rules.length + t.baseline.length;
+const membersOf = (s: IrSet) => (s.kind === 'addresses' ? s.v4.length + s.v6.length : s.elements.length);
+
+/**
+ * Tables, rules, sets and members of a set form. From an earlier version with the same ids, its
+ * counts move by the sets whose members were resolved again (a table's id is its content), instead
+ * of counting 10⁵ entries again.
+ */
+function counts(ir: SetIr, reuse: SetReuse | undefined, change: { sets: IdChange; tables: IdChange; newSets: readonly SetId[] } | null): Pick<SetCompileStats, 'tables' | 'rules' | 'sets' | 'members'> {
+  const before = reuse?.earlierStats;
+  const same = (c: IdChange) => c.added.length === 0 && c.dropped.size === 0;
+  if (before && change && same(change.sets) && same(change.tables)) {
+    let members = before.members;
+    for (const id of change.newSets) members += membersOf(ir.sets[id]!) - membersOf(reuse.earlier.sets[id]!);
+    return { tables: before.tables, rules: before.rules, sets: before.sets, members };
+  }
+  let tables = 0;
+  let rules = 0;
+  for (const id in ir.tables) {
+    tables++;
+    rules += rulesOf(ir.tables[id]!);
+  }
+  let sets = 0;
+  let members = 0;
+  for (const id in ir.sets) {
+    sets++;
+    members += membersOf(ir.sets[id]!);
+  }
+  return { tables, rules, sets, members };
 }
 
 /** The sets a table names. */
@@ -86,23 +121,27 @@ export interface SetReuse {
   untouchedNode(name: string): SetNode | undefined;
   /** The earlier version's set form (every node compiled), to keep its set and table lists. */
   readonly earlier: SetIr;
+  /** Its counts, when known: moved by what changed instead of counted again. */
+  readonly earlierStats?: SetCompileStats | undefined;
 }
 
 /**
- * The ids some node uses, from the earlier version's: what touched nodes use now is added, and
- * what they (or nodes now gone) stopped using is dropped unless another node still uses it.
+ * How the ids some node uses differ from the earlier version's: what touched nodes use now and
+ * no earlier node did is added; what they (or nodes now gone) stopped using is dropped unless
+ * another node still uses it.
  */
-function usedAfter(earlierIds: readonly string[], earlier: SetIr['nodes'], nodes: Record<string, SetNode>, touched: readonly string[], pick: (n: SetNode) => readonly string[]): Set<string> {
-  const used = new Set(earlierIds);
-  const dropped = new Set<string>();
+function usedAfter(earlierIds: Readonly<Record<string, unknown>>, earlier: SetIr['nodes'], nodes: Record<string, SetNode>, touched: readonly string[], pick: (n: SetNode) => readonly string[]): IdChange {
+  const added = new Set<string>();
+  const candidates = new Set<string>();
   for (const name of new Set([...touched, ...Object.keys(earlier).filter((n) => !(n in nodes))])) {
     const [before, after] = [earlier[name], nodes[name]];
-    for (const id of after ? pick(after) : []) used.add(id);
-    for (const id of before ? pick(before) : []) if (!after || !includesSorted(pick(after), id)) dropped.add(id);
+    for (const id of after ? pick(after) : []) if (!(id in earlierIds)) added.add(id);
+    for (const id of before ? pick(before) : []) if (!after || !includesSorted(pick(after), id)) candidates.add(id);
   }
   const all = Object.values(nodes);
-  for (const id of dropped) if (!all.some((n) => includesSorted(pick(n), id))) used.delete(id);
-  return used;
+  const dropped = new Set<string>();
+  for (const id of candidates) if (!all.some((n) => includesSorted(pick(n), id))) dropped.add(id);
+  return { added: [...added], dropped };
 }
 
 /** A node's bindings and the sets and tables they need, sorted. */
@@ -156,8 +195,8 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
   for (const n of cluster.nodes) nodeNameSet.add(n.name);
   const nodeNames = [...nodeNameSet].sort();
   const nodes: Record<string, SetNode> = {};
-  let usedSets = new Set<SetId>();
-  let usedTables = new Set<RuleTableId>();
+  const usedSets = new Set<SetId>();
+  const usedTables = new Set<RuleTableId>();
   const touched: string[] = [];
   let podCount = 0;
   for (const name of nodeNames) {
@@ -200,10 +239,8 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     podCount += pods.length;
     nodes[name] = node;
   }
-  if (reuse) {
-    usedSets = usedAfter(Object.keys(reuse.earlier.sets), reuse.earlier.nodes, nodes, touched, (n) => n.sets);
-    usedTables = usedAfter(Object.keys(reuse.earlier.tables), reuse.earlier.nodes, nodes, touched, (n) => n.tables);
-  }
+  const setIds = reuse ? { earlier: reuse.earlier.sets, change: usedAfter(reuse.earlier.sets, reuse.earlier.nodes, nodes, touched, (n) => n.sets) } : usedSets;
+  const tableIds = reuse ? { earlier: reuse.earlier.tables, change: usedAfter(reuse.earlier.tables, reuse.earlier.nodes, nodes, touched, (n) => n.tables) } : usedTables;
 
   const newSets: SetId[] = [];
   const setBody = (id: SetId): IrSet => {
@@ -218,20 +255,10 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     if (!set) throw new Error(`set ${id} is neither compiled nor resolvable from the earlier version`);
     return set;
   };
-  const sets = record(usedSets, reuse?.earlier.sets, setBody);
-  const usedTableEntries = record(usedTables, reuse?.earlier.tables, tableBody);
-  let rules = 0;
-  for (const id in usedTableEntries) {
-    const t = usedTableEntries[id]!;
-    rules += t.admin.length + t.networkPolicy.rules.length + t.baseline.length;
-  }
-  let members = 0;
-  for (const id in sets) {
-    const s = sets[id]!;
-    members += s.kind === 'addresses' ? s.v4.length + s.v6.length : s.elements.length;
-  }
+  const sets = record(setIds, setBody);
+  const usedTableEntries = record(tableIds, tableBody);
   const ir: SetIr = { version: SET_IR_VERSION, sets, tables: usedTableEntries, nodes };
-  const stats: SetCompileStats = { pods: podCount, groups: tableIdOf.size, tables: usedTables.size, rules, sets: usedSets.size, members };
+  const stats: SetCompileStats = { pods: podCount, groups: tableIdOf.size, ...counts(ir, reuse, 'change' in setIds && 'change' in tableIds ? { sets: setIds.change, tables: tableIds.change, newSets } : null) };
   if (!reuse) return { ir, stats };
   const earlier = reuse.earlier;
   const change: SetFormChange = {

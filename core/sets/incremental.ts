@@ -15,7 +15,7 @@ import { namespaceMatches } from '../evaluate/match.js';
 import { ipKey, type PodInfo } from '../snapshot/cluster.js';
 import type { Peer, Protocol } from '../policy/model.js';
 import type { IrSet, SelectorDefinition, SetDefinition, SetIr, SetId } from './ir.js';
-import type { SetReuse } from './compile.js';
+import type { SetCompileStats, SetReuse } from './compile.js';
 import { compileSelector, type CompiledSelector } from '../select/selector.js';
 import { changedLabelKeys, type SetIndex } from './set-index.js';
 import { resolveDefinition, selectorSpec, subjectIn } from './resolve.js';
@@ -24,6 +24,7 @@ import { resolveDefinition, selectorSpec, subjectIn } from './resolve.js';
 export interface CompiledVersion {
   readonly cluster: Cluster;
   readonly ir: SetIr;
+  readonly stats?: SetCompileStats | undefined;
 }
 
 /** An object a change applied or deleted. */
@@ -85,6 +86,7 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
     earlierNode: (name) => base.ir.nodes[name],
     untouchedNode: (name) => (touchedNodes.has(name) ? undefined : base.ir.nodes[name]),
     earlier: base.ir,
+    earlierStats: base.stats,
   };
 }
 

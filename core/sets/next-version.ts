@@ -16,7 +16,9 @@ export interface CompiledState {
   readonly snapshot: ParsedSnapshot;
   readonly cluster: Cluster;
   readonly ir: SetIr;
-  /** Sets by the pod labels they read, built on the first change and grown by later ones. */
+  /** Its counts (the next version's move by what changed). */
+  readonly stats?: SetCompileStats | undefined;
+  /** Sets by the pod labels they read and the namespaces they draw from (set-index.ts), built on the first change and grown by later ones. */
   readonly setIndex?: SetIndex | undefined;
 }
 
@@ -39,7 +41,7 @@ export function compiledState(parsed: ParsedSnapshot, opts: SetCompileOptions = 
   const snapshot = kept(parsed);
   const cluster = buildCluster(snapshot);
   const { ir, stats } = compileSets(cluster, opts);
-  return { state: { snapshot, cluster, ir }, stats };
+  return { state: { snapshot, cluster, ir, stats }, stats };
 }
 
 /**
@@ -70,7 +72,7 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   const { ir, stats, change } = compileSets(cluster, opts, reuse ?? undefined);
   // The index holds sets by id, whatever version they are in: it grows with the new ones.
   if (index && change) for (const id of change.sets) index.add(id, ir.sets[id]!.definition);
-  return { ok: true, state: { snapshot, cluster, ir, setIndex: reuse ? index : undefined }, stats, incremental: reuse !== null, changed, change };
+  return { ok: true, state: { snapshot, cluster, ir, stats, setIndex: reuse ? index : undefined }, stats, incremental: reuse !== null, changed, change };
 }
 
 /**

@@ -56,8 +56,11 @@ describe('versions from changes', () => {
           else full++;
           // The same objects in another order, compiled from scratch.
           const reordered: ParsedSnapshot = { ...next.state.snapshot, objects: [...next.state.snapshot.objects].reverse() };
-          const expected = compileSets(buildCluster(reordered)).ir;
+          const whole = compileSets(buildCluster(reordered));
+          const expected = whole.ir;
           expect(JSON.stringify(next.state.ir)).toBe(JSON.stringify(expected));
+          // Its counts too (moved by what changed), all but how many groups this run compiled.
+          expect({ ...next.stats, groups: 0 }).toEqual({ ...whole.stats, groups: 0 });
           // The cluster too (a pod replaced in place is not built again): what every other stage reads of it.
           expect(clusterFacts(next.state.cluster)).toEqual(clusterFacts(buildCluster(next.state.snapshot)));
           state = next.state;
