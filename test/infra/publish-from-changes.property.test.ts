@@ -4,14 +4,14 @@
 // step of random change sequences.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compiledState, nextVersion, type CompiledState } from '../../core/sets/next-version.js';
+import { compiledState, type CompiledState } from '../../core/sets/next-version.js';
 import { snapshotHash } from '../../core/snapshot/hash.js';
 import { MemoryBackend } from '../../infra/store/memory.js';
 import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
 import type { CompiledSnapshot } from '../../infra/store/types.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { assertProperty } from '../support/property.js';
-import { stepChange, versionStepArb } from '../support/random-changes.js';
+import { nextVersionFrom, versionStepArb } from '../support/random-changes.js';
 import { snapshotArb } from '../support/random-snapshot.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 60);
@@ -40,11 +40,8 @@ describe('publishing a version from changes', () => {
         await b.publish('c', '1', snapshotOf(state));
         let version = 1;
         for (const [i, s] of steps.entries()) {
-          const raw = stepChange(state.snapshot.objects, s, i);
-          const apply = parseSnapshot({ items: raw.apply }, '$.changes.apply');
-          if (!apply.ok) continue;
-          const next = nextVersion(state, { apply: apply.snapshot, delete: raw.delete });
-          if (!next.ok) continue;
+          const next = nextVersionFrom(state, s, i);
+          if (!next) continue;
           if (next.change) fromChanges++;
           version++;
           await a.publish('c', String(version), snapshotOf(next.state, next.change));

@@ -12,7 +12,7 @@ import { compiledState, nextVersion, type CompiledState } from '../../core/sets/
 import { parseSnapshot, type ParsedSnapshot } from '../../schemas/snapshot.js';
 import { assertProperty } from '../support/property.js';
 import { snapshotArb } from '../support/random-snapshot.js';
-import { stepChange, versionStepArb } from '../support/random-changes.js';
+import { nextVersionFrom, versionStepArb } from '../support/random-changes.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 
@@ -47,11 +47,8 @@ describe('versions from changes', () => {
         if (!first) return;
         let state: CompiledState = compiledState(first).state;
         steps.forEach((s, i) => {
-          const raw = stepChange(state.snapshot.objects, s, i);
-          const apply = parseSnapshot({ items: raw.apply }, '$.changes.apply');
-          if (!apply.ok) return;
-          const next = nextVersion(state, { apply: apply.snapshot, delete: raw.delete });
-          if (!next.ok) return;
+          const next = nextVersionFrom(state, s, i);
+          if (!next) return;
           if (next.incremental) incremental++;
           else full++;
           // The same objects in another order, compiled from scratch.

@@ -2,6 +2,8 @@
 // readdress onto another pod's address, host network, delete, add, ports) and, less often, any
 // change of objects (policies, namespaces, nodes) drawn from another random snapshot.
 import fc from 'fast-check';
+import { nextVersion, type CompiledState, type NextVersion } from '../../core/sets/next-version.js';
+import { parseSnapshot } from '../../schemas/snapshot.js';
 import { changeArb, changeOf, NODES } from './random-snapshot.js';
 
 type PodItem = { kind: 'Pod'; metadata: { name: string; namespace: string; labels: Record<string, string> }; spec: { nodeName: string; hostNetwork: boolean; containers: { name: string; ports: object[] }[] }; status: { phase: string; podIP: string; podIPs: { ip: string }[] } };
@@ -64,10 +66,18 @@ function podChange(objects: readonly unknown[], edits: readonly { op: string; po
   return { apply: [...apply.entries()].filter(([k]) => !deleted.has(k)).map(([, v]) => v), delete: del };
 }
 
-
 /** A drawn step as a change on the current objects: {apply, delete} as the API takes them. */
 export function stepChange(objects: readonly unknown[], step: StepValue, serial: number) {
   return Array.isArray(step) ? podChange(objects, step, serial) : changeOf({ items: objects }, step as Parameters<typeof changeOf>[1]);
 }
 
 type StepValue = typeof versionStepArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** The version a drawn step makes from `state`, as PUT with {base, changes} does; null when the step's objects do not parse or apply. */
+export function nextVersionFrom(state: CompiledState, step: StepValue, serial: number): Extract<NextVersion, { ok: true }> | null {
+  const raw = stepChange(state.snapshot.objects, step, serial);
+  const apply = parseSnapshot({ items: raw.apply }, '$.changes.apply');
+  if (!apply.ok) return null;
+  const next = nextVersion(state, { apply: apply.snapshot, delete: raw.delete });
+  return next.ok ? next : null;
+}
