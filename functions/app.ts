@@ -20,6 +20,8 @@ import { changeReviewRoutes } from './routes/change-review.js';
 import { accessLog, type AccessLine } from './ops/access-log.js';
 import { opsRoutes } from './ops/health.js';
 import { Metrics } from './ops/metrics.js';
+import { offloadRoutes, type OffloadOptions } from './offload.js';
+import { PollIndex } from './poll-index.js';
 
 export interface AppDeps {
   readonly maxBodyBytes?: number;
@@ -40,6 +42,8 @@ export interface AppDeps {
   readonly metrics?: Metrics;
   /** Objects of compiled versions kept in memory to compile the next version from changes (compiled-versions.ts). */
   readonly warmStateObjects?: number;
+  /** Where compute routes run instead of this thread (the Node server's threads; offload.ts). */
+  readonly offload?: OffloadOptions;
 }
 
 export function createApp(deps: AppDeps = {}): OpenAPIHono {
@@ -63,6 +67,9 @@ export function createApp(deps: AppDeps = {}): OpenAPIHono {
   const load = deps.store ? storedClusters(deps.store) : null;
   // Every path under /v1/clusters needs a valid token, unknown ones included; each route then checks its scope.
   app.use('/v1/clusters/*', requireToken(access));
+  // Before the routes: a compute route then runs elsewhere, with the same checks there.
+  const polls = deps.store ? new PollIndex(deps.store) : null;
+  if (deps.offload) offloadRoutes(app, deps.offload, metrics, (cluster) => polls?.forget(cluster));
 
   verdictRoutes(app);
   matrixRoutes(app);
@@ -71,7 +78,7 @@ export function createApp(deps: AppDeps = {}): OpenAPIHono {
   changeReviewRoutes(app, deps.sha256Hex);
   askRoutes(app, access, load);
   const flatOf = load ? storedFlatNodes(load, deps.sha256Hex) : () => Promise.reject(new ApiError('unavailable', 'no snapshot store is configured for this deployment'));
-  clusterRoutes(app, deps.store, access, flatOf, { sha256Hex: deps.sha256Hex, metrics, warm: new CompiledVersions(deps.warmStateObjects) });
+  clusterRoutes(app, deps.store, access, flatOf, { sha256Hex: deps.sha256Hex, metrics, warm: new CompiledVersions(deps.warmStateObjects), polls });
   clusterQueryRoutes(app, access, load);
   docsRoutes(app);
 
@@ -79,6 +86,10 @@ export function createApp(deps: AppDeps = {}): OpenAPIHono {
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json(err.toJSON(), err.status, err.more.headers ?? {});
     // Anything else is our bug, not the client's input: log it, answer without internals.
+    // An answer longer than the runtime's largest string: the request asked for too much at once.
+    if (err instanceof RangeError && /string length/i.test(err.message)) {
+      return c.json(new ApiError('too_large', 'the answer is larger than this runtime can encode (about 512 MiB of JSON); ask for format=ir (shared sets), one node, or a smaller snapshot').toJSON(), 413);
+    }
     if (err instanceof StoreCorruptionError) metrics.storeErrors.inc({ kind: err.name });
     logError(err);
     return c.json(new ApiError('internal', 'internal error; this is a bug in netpolc, please report it').toJSON(), 500);

@@ -5,6 +5,11 @@
 //   NETPOLC_ALLOW_ANONYMOUS   true: a Worker or Lambda without tokens serves stored clusters to anyone
 //   ACCESS_LOG                true (default): one JSON line per request on stdout; false: none
 //   WARM_STATE_OBJECTS        objects of compiled versions kept in memory for versions from changes (default 200000; 0: none)
+// The Node server's compute threads (computeFromEnv; the Worker and Lambda have their platform's limits):
+//   COMPUTE_THREADS              threads answering compile, publish, verdicts, previews… (default 2; 0: the serving thread)
+//   REQUEST_TIME_BUDGET_SECONDS  wall time one such request may take (default 300)
+//   REQUEST_MEMORY_MB            heap one such request may use (default 4096; the process may use threads × this)
+//   MAX_QUEUED_REQUESTS          requests that may wait for a thread before 503 + Retry-After (default 32)
 import type { AppDeps } from './app.js';
 import type { AccessPolicy } from './access/check.js';
 import { parseTokens } from './access/tokens.js';
@@ -50,4 +55,25 @@ export function depsFromEnv(env: EnvSource, platform: Platform): AppDeps {
   const logAccess = text(env.ACCESS_LOG) === undefined || flag('ACCESS_LOG', env.ACCESS_LOG) ? (line: unknown) => console.log(JSON.stringify(line)) : null;
   const warmStateObjects = positiveInteger('WARM_STATE_OBJECTS', env.WARM_STATE_OBJECTS, 'objects', 0);
   return { maxBodyBytes: positiveInteger('MAX_BODY_BYTES', env.MAX_BODY_BYTES), access: accessFromEnv(env, platform), logAccess, ...(warmStateObjects !== undefined ? { warmStateObjects } : {}) };
+}
+
+export interface ComputeSettings {
+  readonly workers: number;
+  readonly timeSeconds: number;
+  readonly memoryMb: number;
+  readonly maxQueued: number;
+}
+
+export const COMPUTE_DEFAULTS: ComputeSettings = { workers: 2, timeSeconds: 300, memoryMb: 4096, maxQueued: 32 };
+
+/** The Node server's compute threads and per-request budgets; null: compute on the serving thread. */
+export function computeFromEnv(env: EnvSource): ComputeSettings | null {
+  const workers = positiveInteger('COMPUTE_THREADS', env.COMPUTE_THREADS, 'threads', 0) ?? COMPUTE_DEFAULTS.workers;
+  if (workers === 0) return null;
+  return {
+    workers,
+    timeSeconds: positiveInteger('REQUEST_TIME_BUDGET_SECONDS', env.REQUEST_TIME_BUDGET_SECONDS, 'seconds') ?? COMPUTE_DEFAULTS.timeSeconds,
+    memoryMb: positiveInteger('REQUEST_MEMORY_MB', env.REQUEST_MEMORY_MB, 'MiB', 64) ?? COMPUTE_DEFAULTS.memoryMb,
+    maxQueued: positiveInteger('MAX_QUEUED_REQUESTS', env.MAX_QUEUED_REQUESTS, 'requests', 0) ?? COMPUTE_DEFAULTS.maxQueued,
+  };
 }

@@ -11,6 +11,8 @@ export interface OpenStore {
   readonly store: SnapshotStore;
   /** One line for the start-up log: where snapshots live. */
   readonly description: string;
+  /** The embedded store's loopback endpoint, for other threads of this process; null for other stores. */
+  readonly endpoint: string | null;
   close(): Promise<void>;
 }
 
@@ -19,18 +21,18 @@ export async function openStore(s: StoreSettings, o: { readonly sha256Hex?: Sha2
   const hash = o.sha256Hex ? { sha256Hex: o.sha256Hex } : {};
   switch (s.kind) {
     case 'memory':
-      return { store: createMemoryStore({ retentionSeconds: s.retentionSeconds, ...hash }), description: 'in memory (STORE=memory): lost at exit', close: async () => undefined };
+      return { store: createMemoryStore({ retentionSeconds: s.retentionSeconds, ...hash }), description: 'in memory (STORE=memory): lost at exit', endpoint: null, close: async () => undefined };
     case 'embedded': {
       const local = await startLocalDynamo({ path: s.path, tableName: s.tableName });
       const store = createDynamoDbStore({ client: local.client, tableName: s.tableName, retentionSeconds: s.retentionSeconds, ...hash });
-      return { store, description: `embedded DynamoDB (dynalite) in ${s.path}, table ${s.tableName}`, close: () => local.close() };
+      return { store, description: `embedded DynamoDB (dynalite) in ${s.path}, table ${s.tableName}`, endpoint: local.endpoint, close: () => local.close() };
     }
     case 'dynamodb': {
       const client = createDynamoDbClient({ ...(s.endpoint ? { endpoint: s.endpoint } : {}), ...(s.region ? { region: s.region } : {}), dummyCredentials: s.dummyCredentials });
       // Against a local endpoint the table is ours to create; on AWS the stack (infra/template.yaml) owns it.
       if (s.endpoint) await createTableIfMissing(client, s.tableName);
       const store = createDynamoDbStore({ client, tableName: s.tableName, retentionSeconds: s.retentionSeconds, ...hash });
-      return { store, description: `DynamoDB table ${s.tableName}${s.endpoint ? ` at ${s.endpoint}` : ''}`, close: async () => client.destroy() };
+      return { store, description: `DynamoDB table ${s.tableName}${s.endpoint ? ` at ${s.endpoint}` : ''}`, endpoint: null, close: async () => client.destroy() };
     }
   }
 }

@@ -5,20 +5,23 @@ import { serve } from '@hono/node-server';
 import { openStore } from '../../infra/open-store.js';
 import { storeSettingsFromEnv } from '../../infra/store/config.js';
 import { createApp, type AppDeps } from '../app.js';
-import { depsFromEnv } from '../config.js';
+import { computeFromEnv, depsFromEnv, type ComputeSettings } from '../config.js';
+import { createHash } from 'node:crypto';
+import { ComputePool } from './compute-pool.js';
 import { nodeSha256Hex } from '../node-sha256.js';
 
 const isLoopback = (host: string): boolean => host === 'localhost' || /^127(\.\d{1,3}){3}$/.test(host) || host === '::1' || host === '[::1]';
 
-function configure(): { deps: AppDeps; host: string; port: number } {
+function configure(): { deps: AppDeps; host: string; port: number; compute: ComputeSettings | null } {
   const deps = depsFromEnv(process.env, 'node');
+  const compute = computeFromEnv(process.env);
   const host = process.env.HOST ?? '127.0.0.1';
   const port = Number(process.env.PORT ?? 8787);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${JSON.stringify(process.env.PORT)}`);
   if (deps.access?.kind !== 'tokens' && !isLoopback(host)) {
     throw new Error(`HOST=${host} would serve stored clusters to anyone who can connect: no access tokens are configured (NETPOLC_TOKENS). Configure tokens (see README, Access control) or listen on 127.0.0.1`);
   }
-  return { deps, host, port };
+  return { deps, host, port, compute };
 }
 
 let config: ReturnType<typeof configure>;
@@ -29,15 +32,27 @@ try {
   console.error(`netpolc: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(1);
 }
-const { deps, host, port } = config;
-const opened = await openStore(storeSettingsFromEnv(process.env), { sha256Hex: nodeSha256Hex });
-const app = createApp({ ...deps, store: opened.store, sha256Hex: nodeSha256Hex });
+const { deps, host, port, compute } = config;
+const settings = storeSettingsFromEnv(process.env);
+const opened = await openStore(settings, { sha256Hex: nodeSha256Hex });
+// Compute routes run on threads that reach the same store: the embedded one over its loopback
+// endpoint, DynamoDB directly. An in-memory store is this thread's alone, so its routes stay here.
+const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+const pool = compute ? new ComputePool(compute, { env, storeEndpoint: opened.endpoint }) : null;
+const offload = pool ? { run: pool.run, storeRoutes: settings.kind !== 'memory', digest: (b: Uint8Array) => createHash('sha256').update(b).digest('hex') } : undefined;
+const app = createApp({ ...deps, store: opened.store, sha256Hex: nodeSha256Hex, ...(offload ? { offload } : {}) });
 const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
   console.log(`netpolc listening on http://${host}:${info.port} (docs: /docs, contract: /openapi.json)`);
   console.log(`snapshots: ${opened.description}`);
   if (deps.access?.kind === 'tokens') console.log(`access: ${deps.access.tokens.length} token${deps.access.tokens.length === 1 ? '' : 's'} (NETPOLC_TOKENS); /v1/clusters/* needs a bearer token`);
   else console.log('access: no tokens configured (NETPOLC_TOKENS), so listening on loopback only; anyone on this machine can read and write stored clusters');
+  if (compute) console.log(`compute: ${compute.workers} threads; per request at most ${compute.timeSeconds} s and ${compute.memoryMb} MiB of heap, ${compute.maxQueued} waiting (COMPUTE_THREADS, REQUEST_TIME_BUDGET_SECONDS, REQUEST_MEMORY_MB, MAX_QUEUED_REQUESTS)`);
 });
+// In-flight requests finish (a publish included), idle keep-alive connections close, then the
+// threads and the store stop, releasing the data directory for the next start.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => server.close(() => void opened.close().then(() => process.exit(0))));
+  process.once(signal, () => {
+    server.close(() => void Promise.all([pool?.close(), opened.close()]).then(() => process.exit(0)));
+    (server as import('node:http').Server).closeIdleConnections?.();
+  });
 }

@@ -16,6 +16,7 @@ import { StoreCorruptionError, type NodeTables, type SnapshotStore } from '../..
 import { ApiError, invalid } from '../errors.js';
 import { storeErrors, type FlatNodes } from '../stored-cluster.js';
 import { publish, publishBody, type PublishDeps } from './publish.js';
+import type { PollIndex } from '../poll-index.js';
 
 /** What diffNode reads of a flat node. */
 const flatBindings = (n: IrNode): NodeBindings => ({ pods: n.pods, global: n.global, tableIds: Object.keys(n.tables).sort() });
@@ -48,12 +49,14 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   return ifNoneMatch.split(',').some((t) => t.trim() === '*' || t.trim().replace(/^W\//, '') === bare);
 }
 
-async function nodeTablesResponse(c: Context, store: SnapshotStore, flatOf: FlatNodes, cluster: string, node: string) {
+async function nodeTablesResponse(c: Context, store: SnapshotStore, polls: PollIndex, flatOf: FlatNodes, cluster: string, node: string) {
   const format = c.req.query('format') ?? 'ir';
   if (!(COMPILE_FORMATS as readonly string[]).includes(format)) throw invalid([{ path: '$.query.format', message: `one of ${COMPILE_FORMATS.join(', ')}` }]);
-  const version = c.req.query('version') ?? (await storeErrors(store.latest(cluster)))?.version;
+  // Polls that find nothing changed are answered from memory (poll-index.ts).
+  const latest = c.req.query('version') === undefined ? await storeErrors(polls.latest(cluster)) : null;
+  const version = c.req.query('version') ?? latest?.version;
   if (!version) throw new ApiError('not_found', `no snapshot stored for cluster ${cluster}`);
-  const current = await storeErrors(store.getNodeTables(cluster, version, node));
+  const current = await storeErrors(polls.nodeTables(cluster, version, node, latest));
   if (!current) throw new ApiError('not_found', `node ${node} is not part of version ${version} of cluster ${cluster}`);
   const etag = `"${current.hash}.${format}"`;
   c.header('ETag', etag);
@@ -63,7 +66,7 @@ async function nodeTablesResponse(c: Context, store: SnapshotStore, flatOf: Flat
 
   const since = c.req.query('since');
   // An unknown or expired `since` gets the full artifact: an agent can always act on the answer.
-  const previous: NodeTables | null = since && (format === 'ir' || format === 'ir-flat' || format === 'nftables' || format === 'iptables') ? await storeErrors(store.getNodeTables(cluster, since, node)) : null;
+  const previous: NodeTables | null = since && (format === 'ir' || format === 'ir-flat' || format === 'nftables' || format === 'iptables') ? await storeErrors(polls.nodeTables(cluster, since, node, null)) : null;
   if (format === 'ir-flat') {
     const flat = await flatOf(cluster, version, node);
     if (previous) {
@@ -134,5 +137,5 @@ export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined
     if (!header) throw new ApiError('not_found', `version ${c.req.param('version')} of cluster ${c.req.param('cluster')} is not stored (or expired)`);
     return c.json(header);
   });
-  app.get('/v1/clusters/:cluster/nodes/:node/tables', readNode, async (c) => nodeTablesResponse(c, need(), flatOf, c.req.param('cluster'), c.req.param('node')));
+  app.get('/v1/clusters/:cluster/nodes/:node/tables', readNode, async (c) => nodeTablesResponse(c, need(), deps.polls!, flatOf, c.req.param('cluster'), c.req.param('node')));
 }

@@ -15,9 +15,10 @@ export function errorResponses(schema: z.ZodTypeAny) {
   const json = { 'application/json': { schema } };
   return {
     400: { description: 'malformed JSON or YAML', content: json },
-    413: { description: 'body over the size limit (MAX_BODY_BYTES, 64 MiB by default)', content: json },
+    413: { description: 'body over the size limit (MAX_BODY_BYTES, 64 MiB by default), or the request over its time or memory budget on the Node server (`budget`: time | memory; REQUEST_TIME_BUDGET_SECONDS, REQUEST_MEMORY_MB), or an answer too large to encode', content: json },
     415: { description: 'content-type other than JSON or YAML', content: json },
     422: { description: 'schema violations: `issues` lists each with its JSON path and object', content: json },
+    503: { description: 'overloaded: every compute thread busy and MAX_QUEUED_REQUESTS waiting; retry after Retry-After seconds', content: json },
   };
 }
 

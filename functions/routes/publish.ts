@@ -14,12 +14,15 @@ import { parseBody } from '../body.js';
 import type { CompiledVersions } from '../compiled-versions.js';
 import { ApiError, invalid } from '../errors.js';
 import type { Metrics } from '../ops/metrics.js';
+import type { PollIndex } from '../poll-index.js';
 import { storeErrors } from '../stored-cluster.js';
 
 export interface PublishDeps {
   readonly sha256Hex: Sha256Hex | undefined;
   readonly metrics: Metrics;
   readonly warm: CompiledVersions;
+  /** Node polls' view of stored clusters, forgotten for a cluster this process writes. */
+  readonly polls: PollIndex | null;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -87,6 +90,7 @@ async function storeVersion(c: Context, store: SnapshotStore, deps: PublishDeps,
     store.publish(cluster, version, { snapshotHash: hash, objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir: state.ir, items: state.snapshot.objects, ...(change ? { change } : {}) }),
   );
   deps.metrics.publish.observe((performance.now() - started) / 1000, { status: result.status });
+  deps.polls?.forget(cluster);
   // The next change most likely comes on the latest version.
   if (result.latest) deps.warm.set(cluster, { version, snapshotHash: hash, state });
   return c.json({ cluster, version, status: result.status, latest: result.latest, header: result.header, ...extra }, result.status === 'created' ? 201 : 200);

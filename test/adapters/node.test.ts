@@ -1,53 +1,17 @@
 // The Node server (npm start's entry) as a real process: without tokens it stays on loopback and
 // says so; a non-loopback HOST without tokens, or malformed tokens, stop it before it listens.
 // Also the token helper (npm run token) against the server's own check.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT, runToExit, withServer } from '../support/node-server.js';
 import { makeToken } from '../support/tokens.js';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const ENTRY = join(ROOT, 'functions', 'adapters', 'node.ts');
-const BASE_ENV = { PATH: process.env.PATH, HOME: process.env.HOME, STORE: 'memory', PORT: '0' };
-
-interface Exited {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs the server until it exits by itself (bad configuration). */
-function runToExit(env: Record<string, string | undefined>): Exited {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', ENTRY], { cwd: ROOT, env: { ...BASE_ENV, ...env }, encoding: 'utf8', timeout: 30_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** Starts the server, waits for its start-up lines, hands over its URL, then stops it with SIGTERM. */
-async function withServer(env: Record<string, string | undefined>, use: (url: string, log: string) => Promise<void>): Promise<number | null> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], { cwd: ROOT, env: { ...BASE_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  child.stdout.on('data', (d: Buffer) => (log += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  try {
-    const deadline = Date.now() + 30_000;
-    while (!/access: .*\n/.test(log)) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the server did not start:\n${log}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const url = /listening on (http:\/\/\S+?:\d+)/.exec(log)![1]!;
-    await use(url, log);
-  } finally {
-    child.kill('SIGTERM');
-  }
-  return exited;
-}
 
 describe('Node server start-up', () => {
   it('without tokens: listens on 127.0.0.1, says why, and stops cleanly on SIGTERM', async () => {
     const code = await withServer({}, async (url, log) => {
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect(log).toContain('no tokens configured (NETPOLC_TOKENS), so listening on loopback only');
+      expect(log()).toContain('no tokens configured (NETPOLC_TOKENS), so listening on loopback only');
       const res = await fetch(`${url}/v1/clusters/prod/snapshots`);
       expect(res.status).toBe(200); // anonymous on loopback
     });
@@ -73,7 +37,7 @@ describe('Node server start-up', () => {
   it('with tokens: may listen on every interface, and asks for a token', async () => {
     const reader = makeToken('read:cluster=prod');
     const code = await withServer({ HOST: '0.0.0.0', NETPOLC_TOKENS: reader.entry }, async (url, log) => {
-      expect(log).toContain('access: 1 token (NETPOLC_TOKENS); /v1/clusters/* needs a bearer token');
+      expect(log()).toContain('access: 1 token (NETPOLC_TOKENS); /v1/clusters/* needs a bearer token');
       const local = url.replace('0.0.0.0', '127.0.0.1');
       expect((await fetch(`${local}/v1/clusters/prod/snapshots`)).status).toBe(401);
       expect((await fetch(`${local}/v1/clusters/prod/snapshots`, { headers: reader.header })).status).toBe(200);

@@ -93,7 +93,7 @@ describe('documentation', () => {
     const doc = (await (await app.request('/openapi.json')).json()) as any;
     expect(doc.openapi).toBe('3.1.0');
     for (const path of ['/v1/verdicts', '/v1/matrix']) {
-      expect(Object.keys(doc.paths[path].post.responses).sort()).toEqual(['200', '400', '413', '415', '422']);
+      expect(Object.keys(doc.paths[path].post.responses).sort()).toEqual(['200', '400', '413', '415', '422', '503']);
     }
   });
 

@@ -1,0 +1,107 @@
+// Stored reads while a worst-case request computes: the real server (`npm start`'s entry) on
+// loopback with the embedded store, version 1 of S published, then 50 clients polling node
+// tables with their ETag (the node agents' 304 path) while one client POSTs the worst case
+// (2,000 pods, one AdminNetworkPolicy of 10 rules × 10 peers, as flat tables: ~0.5 MB in,
+// ~400 MB out). Each figure is measured twice in one run — polls alone, then polls during the
+// worst case (each client pausing 20 ms between polls, as agents do; and 100 clients back to back
+// for throughput) — once with the compute threads (default) and once with COMPUTE_THREADS=0
+// (everything on the serving thread, as before the threads), so the ratios compare like with like.
+//
+//   node --import tsx bench/bounded-work.ts [--pollers 50] [--baseline-s 3]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { wideAdminPolicy } from '../test/support/hostile.js';
+import { generateS } from './generate.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const argv = process.argv.slice(2);
+const opt = (name: string, dflt: number) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? Number(argv[i + 1]) : dflt;
+};
+const POLLERS = opt('--pollers', 50);
+const BASELINE_MS = opt('--baseline-s', 3) * 1000;
+
+async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'functions', 'adapters', 'node.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ACCESS_LOG: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+?:\d+)/.exec(out);
+      if (m && /access: /.test(out)) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  return { child, url };
+}
+
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+
+/** Polls until `until` settles; latencies in ms. */
+async function poll(url: string, nodes: string[], etags: Map<string, string>, until: Promise<unknown>, pollers = POLLERS, pauseMs = 20): Promise<{ ms: number[]; failed: number }> {
+  let done = false;
+  void until.finally(() => (done = true));
+  const ms: number[] = [];
+  let failed = 0;
+  await Promise.all(
+    Array.from({ length: pollers }, async (_, i) => {
+      for (let k = 0; !done; k++) {
+        const node = nodes[(i + k) % nodes.length]!;
+        const t0 = performance.now();
+        const res = await fetch(`${url}/v1/clusters/bench/nodes/${node}/tables`, { headers: { 'if-none-match': etags.get(node)! } }).catch(() => null);
+        await res?.arrayBuffer();
+        ms.push(performance.now() - t0);
+        if (res?.status !== 304) failed++;
+        if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
+      }
+    }),
+  );
+  return { ms, failed };
+}
+
+async function measure(threads: string): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'netpolc-bounded-bench-'));
+  const { child, url } = await startServer({ STORE: 'embedded', DATA_DIR: dataDir, COMPUTE_THREADS: threads });
+  try {
+    const put = await fetch(`${url}/v1/clusters/bench/snapshots/1`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(generateS()) });
+    const nodes = ((await put.json()) as { header: { nodes: string[] } }).header.nodes;
+    const etags = new Map<string, string>();
+    for (const n of nodes) etags.set(n, (await fetch(`${url}/v1/clusters/bench/nodes/${n}/tables`)).headers.get('etag')!);
+
+    // Throughput first: 100 clients polling back to back.
+    const flat = await poll(url, nodes, etags, new Promise((r) => setTimeout(r, BASELINE_MS)), 100, 0);
+    const alone = await poll(url, nodes, etags, new Promise((r) => setTimeout(r, BASELINE_MS)));
+    const body = JSON.stringify({ format: 'ir-flat', snapshot: { apiVersion: 'v1', kind: 'List', items: wideAdminPolicy() } });
+    const t0 = performance.now();
+    // From another process (curl), so receiving its answer does not stall this one's pollers.
+    const bodyFile = join(dataDir, 'worst.json');
+    writeFileSync(bodyFile, body);
+    const worst = new Promise<{ status: number; bytes: number }>((resolve, reject) => {
+      const curl = spawn('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download}', '-H', 'content-type: application/json', '--data-binary', `@${bodyFile}`, `${url}/v1/compile`], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      curl.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      curl.once('exit', (code) => (code === 0 ? resolve({ status: Number(out.split(' ')[0]), bytes: Number(out.split(' ')[1]) }) : reject(new Error(`curl exited with ${code}`))));
+    });
+    const during = await poll(url, nodes, etags, worst);
+    const w = await worst;
+    const f = (xs: number[]) => `p50 ${quantile(xs, 0.5).toFixed(1)} ms, p99 ${quantile(xs, 0.99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(0)} ms`;
+    console.log(`COMPUTE_THREADS=${threads}: worst case ${w.status}, ${(w.bytes / 1048576).toFixed(0)} MiB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(`  100 clients back to back: ${Math.round(flat.ms.length / (BASELINE_MS / 1000))} polls/s (${flat.failed} not 304), ${f(flat.ms)}`);
+    console.log(`  polls alone:  ${alone.ms.length} (${alone.failed} not 304), ${f(alone.ms)}`);
+    console.log(`  during it:    ${during.ms.length} (${during.failed} not 304), ${f(during.ms)}; p99 ${(quantile(during.ms, 0.99) / quantile(alone.ms, 0.99)).toFixed(1)}× alone`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await measure('2');
+await measure('0');

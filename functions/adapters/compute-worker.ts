@@ -1,0 +1,50 @@
+// A compute thread (compute-pool.ts): the same app as the serving thread, with the same
+// settings and store, answering one request at a time as data. Its access log is off (the
+// serving thread logs every request); compile/publish figures and store errors travel back with
+// each answer for the serving thread's /metrics.
+import { parentPort, workerData } from 'node:worker_threads';
+import { openStore } from '../../infra/open-store.js';
+import { storeSettingsFromEnv, type StoreSettings } from '../../infra/store/config.js';
+import { createApp } from '../app.js';
+import { depsFromEnv } from '../config.js';
+import { nodeSha256Hex } from '../node-sha256.js';
+import { Metrics } from '../ops/metrics.js';
+import type { Observation, WireRequest, WireResponse } from '../offload.js';
+import type { ComputeWorkerData } from './compute-pool.js';
+
+const data = workerData as ComputeWorkerData;
+const settings = storeSettingsFromEnv(data.env);
+// The embedded store lives in the serving thread; threads reach it over its loopback endpoint.
+const shared: StoreSettings | null =
+  settings.kind === 'embedded' && data.storeEndpoint !== null
+    ? { kind: 'dynamodb', tableName: settings.tableName, endpoint: data.storeEndpoint, region: null, dummyCredentials: true, retentionSeconds: settings.retentionSeconds }
+    : settings.kind === 'dynamodb'
+      ? settings
+      : null;
+const store = shared ? (await openStore(shared, { sha256Hex: nodeSha256Hex })).store : undefined;
+
+let observations: Observation[] = [];
+const metrics = new Metrics();
+for (const name of ['compile', 'publish'] as const) {
+  const histogram = metrics[name];
+  const observe = histogram.observe.bind(histogram);
+  histogram.observe = (seconds, labels = {}) => {
+    observe(seconds, labels);
+    observations.push([name, seconds, labels]);
+  };
+}
+const storeErrors = metrics.storeErrors.inc.bind(metrics.storeErrors);
+metrics.storeErrors.inc = (labels = {}, by = 1) => {
+  storeErrors(labels, by);
+  observations.push(['storeErrors', by, labels]);
+};
+
+const app = createApp({ ...depsFromEnv(data.env, 'node'), logAccess: null, metrics, ...(store ? { store } : {}), sha256Hex: nodeSha256Hex });
+
+parentPort!.on('message', async (req: WireRequest) => {
+  observations = [];
+  const res = await app.fetch(new Request(req.url, { method: req.method, headers: req.headers as [string, string][], ...(req.body ? { body: req.body } : {}) }));
+  const body = new Uint8Array(await res.arrayBuffer());
+  const answer: WireResponse = { status: res.status, headers: [...res.headers], body, observations };
+  parentPort!.postMessage(answer, [body.buffer as ArrayBuffer]);
+});

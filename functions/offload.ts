@@ -1,0 +1,114 @@
+// Requests that compute (compile, publish, verdicts, previews, …) can be answered by another
+// thread: the Node adapter runs them in a pool of worker threads, so one large or hostile
+// request never blocks node agents' polls, health checks or the docs, and a request over its
+// budget is stopped without stopping the server. This file is platform-neutral: it says which
+// routes compute, moves a request to the runner and back as plain data, and answers identical
+// concurrent requests once. The Worker and Lambda adapters pass no runner (their platforms run
+// one request per isolate or invocation, under the platform's own limits).
+import type { Context, MiddlewareHandler } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Metrics } from './ops/metrics.js';
+
+/** A request as data: what crosses to the runner. */
+export interface WireRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  readonly body: Uint8Array | null;
+}
+
+/** A compile/publish figure or store error recorded while a request ran elsewhere, for this process's /metrics. */
+export type Observation = readonly ['compile' | 'publish', number, Readonly<Record<string, string>>] | readonly ['storeErrors', number, Readonly<Record<string, string>>];
+
+export interface WireResponse {
+  readonly status: number;
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  readonly body: Uint8Array;
+  readonly observations: readonly Observation[];
+}
+
+/**
+ * Runs a request elsewhere. `affinity` (a cluster name) sends requests about one cluster to the
+ * same runner, where that cluster's compiled state and loaded versions are kept warm. The
+ * runner answers every failure of its own (budget, overload) as a WireResponse too.
+ */
+export type Offload = (req: WireRequest, affinity: string | null, signal: AbortSignal) => Promise<WireResponse>;
+
+export interface OffloadOptions {
+  readonly run: Offload;
+  /** Whether routes that read or write stored clusters compute elsewhere (the runner reaches the same store). */
+  readonly storeRoutes: boolean;
+  /** A digest of a body, to recognise identical concurrent requests. */
+  readonly digest: (bytes: Uint8Array) => string;
+}
+
+// Formats of the node route that need flat tables, which are compiled on read.
+const FLAT_FORMATS = new Set(['ir-flat', 'vpp-acl', 'vpp-session']);
+
+interface ComputeRoute {
+  readonly method: 'POST' | 'PUT' | 'GET';
+  readonly path: string;
+  /** Requests about a stored cluster: kept on the cluster's runner, and only offloaded when the runner has the store. */
+  readonly stored: boolean;
+  /** GET routes compute only for some queries. */
+  readonly when?: (c: Context) => boolean;
+}
+
+// Every route whose work grows with the snapshot. Cheap reads (node tables in the set form or a
+// rendered set form, listings, headers, health, metrics, docs) stay on the serving thread.
+export const COMPUTE_ROUTES: readonly ComputeRoute[] = [
+  ...['/v1/compile', '/v1/verdicts', '/v1/matrix', '/v1/lint', '/v1/previews'].map((path) => ({ method: 'POST' as const, path, stored: false })),
+  // /v1/ask may name a stored cluster instead of carrying a snapshot.
+  { method: 'POST', path: '/v1/ask', stored: true },
+  { method: 'PUT', path: '/v1/clusters/:cluster/snapshots/:version', stored: true },
+  { method: 'POST', path: '/v1/clusters/:cluster/snapshots', stored: true },
+  { method: 'POST', path: '/v1/clusters/:cluster/verdicts', stored: true },
+  { method: 'POST', path: '/v1/clusters/:cluster/matrix', stored: true },
+  { method: 'GET', path: '/v1/clusters/:cluster/ask', stored: true },
+  { method: 'GET', path: '/v1/clusters/:cluster/nodes/:node/tables', stored: true, when: (c) => FLAT_FORMATS.has(c.req.query('format') ?? 'ir') },
+];
+
+// Headers that change the answer: requests equal in these and the body get one answer.
+const ANSWER_HEADERS = ['authorization', 'content-type', 'accept', 'if-match', 'if-none-match'];
+
+/** The middleware that sends compute routes to `options.run`, registered before the routes themselves. */
+/** `wrote(cluster)`: a request that may have changed a stored cluster has been answered. */
+export function offloadRoutes(app: OpenAPIHono, options: OffloadOptions, metrics: Metrics, wrote: (cluster: string) => void): void {
+  // Identical concurrent requests (20 agents or pipelines PUTting the same version) compute once;
+  // the work stops only when every client waiting for it has gone.
+  const inFlight = new Map<string, { answer: Promise<WireResponse>; waiting: number; stop: AbortController }>();
+  for (const route of COMPUTE_ROUTES) {
+    if (route.stored && !options.storeRoutes) continue;
+    const handler: MiddlewareHandler = async (c, next) => {
+      if (route.when && !route.when(c)) return next();
+      const body = c.req.method === 'GET' ? null : new Uint8Array(await c.req.arrayBuffer());
+      const headers = [...c.req.raw.headers].filter(([k]) => k !== 'content-length');
+      const req: WireRequest = { method: c.req.method, url: c.req.url, headers, body };
+      const key = `${req.method} ${req.url}\n${ANSWER_HEADERS.map((h) => c.req.header(h) ?? '').join('\n')}\n${body ? options.digest(body) : ''}`;
+      let shared = inFlight.get(key);
+      if (!shared) {
+        const stop = new AbortController();
+        const answer = options.run(req, route.stored ? (c.req.param('cluster') ?? null) : null, stop.signal).finally(() => inFlight.delete(key));
+        inFlight.set(key, (shared = { answer, waiting: 0, stop }));
+        void answer.then((res) => record(metrics, res.observations), () => undefined);
+      }
+      const mine = shared;
+      mine.waiting++;
+      const leave = () => --mine.waiting === 0 && mine.stop.abort();
+      c.req.raw.signal.addEventListener('abort', leave, { once: true });
+      const answer = mine.answer;
+      const res = await answer.finally(() => c.req.raw.signal.removeEventListener('abort', leave));
+      const cluster = c.req.param('cluster');
+      if (cluster && c.req.method !== 'GET') wrote(cluster);
+      return new Response(res.status === 204 || res.status === 304 ? null : res.body, { status: res.status, headers: res.headers as [string, string][] });
+    };
+    app.on(route.method, route.path, handler);
+  }
+}
+
+function record(metrics: Metrics, observations: readonly Observation[]): void {
+  for (const [name, value, labels] of observations) {
+    if (name === 'storeErrors') metrics.storeErrors.inc(labels, value);
+    else metrics[name].observe(value, labels);
+  }
+}

@@ -1,0 +1,114 @@
+// The Node server under requests that cost far more than their size: each is stopped at its
+// budget with a 413 naming the budget, the server keeps serving meanwhile and afterwards, an
+// overloaded pool says when to come back, a client that leaves stops its work, and identical
+// concurrent publishes compile once. Real processes, real threads, the embedded store.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { afterAll, describe, expect, it } from 'vitest';
+import { wideAdminPolicy } from '../support/hostile.js';
+import { withServer } from '../support/node-server.js';
+
+const list = (items: unknown[]) => ({ apiVersion: 'v1', kind: 'List', items });
+const WIDE = JSON.stringify({ format: 'ir-flat', snapshot: list(wideAdminPolicy()) });
+const SMALL = JSON.stringify({ snapshot: list(wideAdminPolicy(20, 2, 2)) });
+const dirs: string[] = [];
+const dataDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'netpolc-bounded-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const post = (url: string, path: string, body: string, init: RequestInit = {}) =>
+  fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, ...init });
+
+/** The value of one series in /metrics, 0 when absent. */
+async function metric(url: string, series: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
+
+describe('bounded work on the Node server', () => {
+  it('a request over the memory budget is a 413 naming it, while other requests keep being answered', async () => {
+    const env = { STORE: 'embedded', DATA_DIR: dataDir(), COMPUTE_THREADS: '1', REQUEST_MEMORY_MB: '160', REQUEST_TIME_BUDGET_SECONDS: '240' };
+    const code = await withServer(env, async (url) => {
+      expect((await fetch(`${url}/v1/clusters/prod/snapshots/1`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(JSON.parse(SMALL).snapshot) })).status).toBe(201);
+      let wideDone = false;
+      const wide = post(url, '/v1/compile', WIDE).then(async (r) => ((wideDone = true), { status: r.status, body: (await r.json()) as { error: string; budget: string; message: string } }));
+      // While the thread works on it, the serving thread answers health, metrics and node polls.
+      const health = await fetch(`${url}/healthz`);
+      const poll = await fetch(`${url}/v1/clusters/prod/nodes/node-1/tables`);
+      const answeredMeanwhile = !wideDone;
+      expect([health.status, poll.status]).toEqual([200, 200]);
+      expect(answeredMeanwhile).toBe(true);
+      const res = await wide;
+      expect(res.status).toBe(413);
+      expect(res.body).toMatchObject({ error: 'too_large', budget: 'memory' });
+      expect(res.body.message).toContain('REQUEST_MEMORY_MB');
+      // A fresh thread took its place.
+      expect((await post(url, '/v1/compile', SMALL)).status).toBe(200);
+
+      // A YAML body several times the budget's worth of document tree: the same answer.
+      const yaml = wideAdminPolicy(20000, 1, 1).map((o) => stringify(o)).join('---\n');
+      const big = await fetch(`${url}/v1/compile`, { method: 'POST', headers: { 'content-type': 'application/yaml' }, body: yaml });
+      expect(big.status).toBe(413);
+      expect(await big.json()).toMatchObject({ budget: 'memory' });
+      // Aliases that would expand a few lines into millions of nodes: refused as malformed.
+      const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`)].join('\n');
+      const bombed = await fetch(`${url}/v1/compile`, { method: 'POST', headers: { 'content-type': 'application/yaml' }, body: bomb });
+      expect(bombed.status).toBe(400);
+      expect(((await bombed.json()) as { message: string }).message).toMatch(/alias/i);
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    });
+    expect(code).toBe(0);
+  }, 180_000);
+
+  it('a request over the time budget is a 413 naming it; a full queue is a 503 with Retry-After', async () => {
+    const env = { STORE: 'memory', COMPUTE_THREADS: '1', REQUEST_TIME_BUDGET_SECONDS: '3', MAX_QUEUED_REQUESTS: '0' };
+    const code = await withServer(env, async (url) => {
+      const wide = post(url, '/v1/compile', WIDE);
+      // Give the first request the thread, then another finds no thread and no room to wait.
+      await new Promise((r) => setTimeout(r, 1000));
+      const refused = await post(url, '/v1/compile', SMALL);
+      expect(refused.status).toBe(503);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(((await refused.json()) as { message: string }).message).toContain('MAX_QUEUED_REQUESTS');
+      const res = await wide;
+      expect(res.status).toBe(413);
+      const body = (await res.json()) as { budget: string; message: string };
+      expect(body.budget).toBe('time');
+      expect(body.message).toContain('REQUEST_TIME_BUDGET_SECONDS');
+      expect((await post(url, '/v1/compile', SMALL)).status).toBe(200);
+    });
+    expect(code).toBe(0);
+  }, 120_000);
+
+  it('a client that gives up stops the work it asked for', async () => {
+    const code = await withServer({ STORE: 'memory', COMPUTE_THREADS: '1' }, async (url) => {
+      const gone = new AbortController();
+      const wide = post(url, '/v1/compile', WIDE, { signal: gone.signal }).catch(() => 'aborted');
+      await new Promise((r) => setTimeout(r, 500));
+      gone.abort();
+      expect(await wide).toBe('aborted');
+      // The one thread answers the next request; the flat compile it was on never finished.
+      expect((await post(url, '/v1/compile', SMALL)).status).toBe(200);
+      expect(await metric(url, 'netpolc_compile_duration_seconds_count{form="ir"}')).toBe(1);
+      expect(await metric(url, 'netpolc_compile_duration_seconds_count{form="ir-flat"}')).toBe(0);
+    });
+    expect(code).toBe(0);
+  }, 120_000);
+
+  it('identical concurrent publishes compile once and all get the answer', async () => {
+    const code = await withServer({ STORE: 'embedded', DATA_DIR: dataDir() }, async (url) => {
+      const body = JSON.stringify(list(wideAdminPolicy(400, 3, 3)));
+      const answers = await Promise.all(Array.from({ length: 8 }, () => fetch(`${url}/v1/clusters/prod/snapshots/7`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body })));
+      expect(answers.map((r) => r.status)).toEqual(Array(8).fill(201));
+      expect(await metric(url, 'netpolc_compile_duration_seconds_count{form="ir"}')).toBe(1);
+      expect(await metric(url, 'netpolc_http_requests_total{method="PUT",route="/v1/clusters/:cluster/snapshots/:version",status="201"}')).toBe(8);
+    });
+    expect(code).toBe(0);
+  }, 120_000);
+});
