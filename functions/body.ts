@@ -1,6 +1,6 @@
 // Reads a request body as JSON or (multi-document) YAML. The size limit is enforced by the
 // bodyLimit middleware before this runs.
-import { parseAllDocuments } from 'yaml';
+import { yamlDocuments } from './yaml-documents.js';
 import { ApiError } from './errors.js';
 import { listItems, type ValidationIssue } from '../schemas/snapshot.js';
 
@@ -40,23 +40,15 @@ export function parseBody(text: string, contentType: string | undefined, lenient
   const type = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
   if (text.trim() === '') throw new ApiError('bad_request', 'the request body is empty');
   if (YAML_TYPES.includes(type)) {
-    const docs = parseAllDocuments(text);
-    const all = Array.isArray(docs) ? docs : [docs];
     const broken: ValidationIssue[] = [];
-    const list = all.filter((d, i) => {
-      if (d.errors.length === 0) return true;
-      const message = `malformed YAML: ${d.errors[0]!.message.split('\n')[0]}`;
+    const values: unknown[] = [];
+    yamlDocuments(text).forEach((d, i) => {
+      if (d.error === undefined) return void values.push(d.value);
+      const message = `malformed YAML: ${d.error}`;
       if (!lenient) throw new ApiError('bad_request', message);
       broken.push({ path: `document ${i + 1} of the body`, message });
-      return false;
     });
-    try {
-      return fromYamlDocuments(list.map((d) => d.toJS({ maxAliasCount: 100 }) as unknown), broken);
-    } catch (e) {
-      // Unresolved or too many aliases surface only when the document is turned into values.
-      if (e instanceof ApiError) throw e;
-      throw new ApiError('bad_request', `malformed YAML: ${(e as Error).message.split('\n')[0]}`);
-    }
+    return fromYamlDocuments(values, broken);
   }
   if (type === 'application/json' || type.endsWith('+json') || type === 'text/plain') {
     try {

@@ -48,11 +48,18 @@ const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
   else console.log('access: no tokens configured (NETPOLC_TOKENS), so listening on loopback only; anyone on this machine can read and write stored clusters');
   if (compute) console.log(`compute: ${compute.workers} threads; per request at most ${compute.timeSeconds} s and ${compute.memoryMb} MiB of heap, ${compute.maxQueued} waiting (COMPUTE_THREADS, REQUEST_TIME_BUDGET_SECONDS, REQUEST_MEMORY_MB, MAX_QUEUED_REQUESTS)`);
 });
+// Idle keep-alive connections stay open past clients' own idle limits (undici 4 s, agents and
+// load balancers up to 60 s): a server that closes first races the client's next request on
+// that connection, which then fails with ECONNRESET/EPIPE (a POST is not retried).
+const http = server as import('node:http').Server;
+http.keepAliveTimeout = 65_000;
+http.headersTimeout = 66_000;
+
 // In-flight requests finish (a publish included), idle keep-alive connections close, then the
 // threads and the store stop, releasing the data directory for the next start.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     server.close(() => void Promise.all([pool?.close(), opened.close()]).then(() => process.exit(0)));
-    (server as import('node:http').Server).closeIdleConnections?.();
+    http.closeIdleConnections();
   });
 }

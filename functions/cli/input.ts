@@ -1,7 +1,7 @@
 // CLI input: files, directories (recursively *.yaml, *.yml, *.json) or stdin, as JSON or
 // multi-document YAML, into one snapshot. Validation issues are mapped back to file and
 // document so a pipeline log points at the line to fix.
-import { parseAllDocuments } from 'yaml';
+import { yamlDocuments } from '../yaml-documents.js';
 import { buildCluster, noEndpoints, type Cluster } from '../../core/cluster.js';
 import { listItems, parseSnapshot, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
 import { InputError, type Io } from './io.js';
@@ -35,14 +35,14 @@ function documents(sources: readonly Source[], note: (line: string) => void, bro
       }
     }
     if (!json) {
-      parseAllDocuments(s.text).forEach((d, i) => {
-        if (d.errors.length > 0) {
-          const message = `malformed YAML: ${d.errors[0]!.message.split('\n')[0]}`;
+      yamlDocuments(s.text).forEach((d, i) => {
+        if (d.error !== undefined) {
+          const message = `malformed YAML: ${d.error}`;
           // --keep-going: the document is left out and reported; the file's other documents are read.
           if (broken) return void broken.push({ path: `${s.name} (document ${i + 1})`, message });
           throw new InputError(`${s.name} (document ${i + 1}): ${message}`);
         }
-        const doc = d.toJS() as unknown;
+        const doc = d.value;
         if (doc !== null && doc !== undefined) docs.push({ doc, origin: `${s.name} (document ${i + 1})` });
       });
     }

@@ -153,7 +153,7 @@ describe('POST /v1/lint', () => {
 describe('OpenAPI', () => {
   it('declares both routes with every status', async () => {
     const doc = (await (await app.request('/openapi.json')).json()) as any;
-    for (const path of ['/v1/previews', '/v1/lint']) expect(Object.keys(doc.paths[path].post.responses).sort()).toEqual(['200', '400', '413', '415', '422']);
+    for (const path of ['/v1/previews', '/v1/lint']) expect(Object.keys(doc.paths[path].post.responses).sort()).toEqual(['200', '400', '413', '415', '422', '503']);
     expect(Object.keys(doc.paths['/v1/previews'].post.responses['200'].content)).toEqual(['application/json', 'text/markdown']);
   });
 });

@@ -3,7 +3,7 @@
 // were allowed, unless --allow-removed-flows; 2 for bad usage or input.
 import { nodeSha256Hex } from '../../node-sha256.js';
 import { parseArgs } from 'node:util';
-import { parseAllDocuments } from 'yaml';
+import { yamlDocuments } from '../../yaml-documents.js';
 import { applyChanges, groupText, preview, withoutParts, type ObjectRef, type Preview, type PreviewStage } from '../../../core/preview/index.js';
 import { previewMarkdown } from '../../../core/preview/markdown.js';
 import { noEndpointObjects } from '../../../core/cluster.js';
@@ -34,12 +34,11 @@ function loadChanges(path: string, base: ParsedSnapshot, baseWhere: (p: string) 
   const applyAt: string[] = [];
   const refs: ObjectRef[] = [];
   for (const source of readSources([path], io)) {
-    const docs = parseAllDocuments(source.text);
-    const list0 = Array.isArray(docs) ? docs : [docs];
+    const list0 = yamlDocuments(source.text);
     list0.forEach((d, n) => {
       const at = (p: string) => `${source.name}${list0.length > 1 ? ` (document ${n + 1})` : ''}: ${p}`;
-      if (d.errors.length > 0) throw new InputError(at(`malformed YAML: ${d.errors[0]!.message.split('\n')[0]}`));
-      const raw = d.toJS() as unknown;
+      if (d.error !== undefined) throw new InputError(at(`malformed YAML: ${d.error}`));
+      const raw = d.value;
       if (raw === null || raw === undefined) return;
       const change = typeof raw === 'object' && !Array.isArray(raw) && (raw as { kind?: unknown }).kind === undefined ? (raw as { apply?: unknown; delete?: unknown }) : null;
       const objects = change ? (change.apply ?? []) : raw;
