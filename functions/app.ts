@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { API_LIMITS } from '../schemas/api/verdicts.js';
 import { ApiError } from './errors.js';
 import { StoreCorruptionError, type SnapshotStore } from '../infra/store/types.js';
+import { guardStore, StoreUnavailableError } from '../infra/store/guard.js';
 import type { Sha256Hex } from '../core/compile/table-id.js';
 import { closedAccess, requireToken, type AccessPolicy } from './access/check.js';
 import { askRoutes } from './routes/ask.js';
@@ -27,6 +28,8 @@ export interface AppDeps {
   readonly maxBodyBytes?: number;
   /** Where compiled snapshots are kept; the /v1/clusters routes answer 503 without one. */
   readonly store?: SnapshotStore;
+  /** Where the store is, as its errors name it ("embedded DynamoDB in ./.data/dynalite (DATA_DIR)"). */
+  readonly storeDescription?: string;
   /** SHA-256 for table ids; the portable one when unset (a Node entry passes node:crypto's). */
   readonly sha256Hex?: Sha256Hex;
   /**
@@ -46,7 +49,8 @@ export interface AppDeps {
   readonly offload?: OffloadOptions;
 }
 
-export function createApp(deps: AppDeps = {}): OpenAPIHono {
+export function createApp(given: AppDeps = {}): OpenAPIHono {
+  const deps: AppDeps = given.store ? { ...given, store: guardStore(given.store, given.storeDescription ?? 'the configured snapshot store') } : given;
   const app = new OpenAPIHono();
   const maxBodyBytes = deps.maxBodyBytes ?? API_LIMITS.maxBodyBytes;
   const logError = deps.logError ?? ((e: unknown) => console.error(e));
@@ -90,7 +94,12 @@ export function createApp(deps: AppDeps = {}): OpenAPIHono {
     if (err instanceof RangeError && /string length/i.test(err.message)) {
       return c.json(new ApiError('too_large', 'the answer is larger than this runtime can encode (about 512 MiB of JSON); ask for format=ir (shared sets), one node, or a smaller snapshot').toJSON(), 413);
     }
-    if (err instanceof StoreCorruptionError) metrics.storeErrors.inc({ kind: err.name });
+    // The store failed or holds what it should not: not the client's input, not a bug of ours.
+    if (err instanceof StoreCorruptionError || err instanceof StoreUnavailableError) {
+      metrics.storeErrors.inc({ kind: err.name });
+      logError(err);
+      return c.json(new ApiError('unavailable', err instanceof StoreCorruptionError ? `the snapshot store holds an incomplete or damaged version: ${err.message}` : err.message).toJSON(), 503);
+    }
     logError(err);
     return c.json(new ApiError('internal', 'internal error; this is a bug in netpolc, please report it').toJSON(), 500);
   });

@@ -30,6 +30,7 @@ export interface LocalDynamo {
 export async function startLocalDynamo(o: LocalDynamoOptions = {}): Promise<LocalDynamo> {
   // Imported here, not at the top: dynalite is a devDependency and native-addon backed, and the
   // Lambda and Worker bundles must not pull it in.
+  answerStorageFailures();
   const { default: dynalite } = await import('dynalite');
   if (o.path) {
     await mkdir(o.path, { recursive: true });
@@ -55,6 +56,38 @@ export async function startLocalDynamo(o: LocalDynamoOptions = {}): Promise<Loca
     // The usual cause on disk: LevelDB allows one process per directory.
     const where = o.path ? ` (data in ${o.path}; is another netpolc using it?)` : '';
     throw new Error(`the embedded DynamoDB (dynalite) did not start${where}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+}
+
+const ACTIONS = ['batchGetItem', 'batchWriteItem', 'createTable', 'deleteItem', 'deleteTable', 'describeTable', 'describeTimeToLive', 'getItem', 'listTables', 'listTagsOfResource', 'putItem', 'query', 'scan', 'tagResource', 'untagResource', 'updateItem', 'updateTable'];
+type Action = (store: unknown, data: unknown, cb: (err: unknown, out?: unknown) => void) => unknown;
+let actionsGuarded = false;
+
+/**
+ * dynalite answers DynamoDB's own errors, but rethrows any other error of its storage (a full
+ * disk, damaged LevelDB files: LEVEL_IO_ERROR, LEVEL_CORRUPTION) from a callback, where nothing
+ * can catch it: the whole server would die on the first write to a full disk. Each action
+ * module is wrapped before dynalite loads it, so such an error is answered as DynamoDB answers
+ * its own failures (500 InternalServerError with the cause); the store then reports it (503
+ * naming DATA_DIR) and the server keeps serving.
+ */
+function answerStorageFailures(): void {
+  if (actionsGuarded) return;
+  actionsGuarded = true;
+  const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
+  for (const action of ACTIONS) {
+    const path = fromDynalite.resolve(`./actions/${action}`);
+    fromDynalite(path);
+    const cached = fromDynalite.cache[path]!;
+    const original = cached.exports as Action;
+    cached.exports = ((store, data, cb) =>
+      original(store, data, (err, out) => {
+        if (err && !(err as { statusCode?: number }).statusCode) {
+          const message = `${(err as { code?: string }).code ?? 'storage error'}: ${err instanceof Error ? err.message : String(err)}`;
+          return cb({ statusCode: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message } });
+        }
+        cb(err, out);
+      })) satisfies Action;
   }
 }
 

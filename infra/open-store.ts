@@ -25,7 +25,7 @@ export async function openStore(s: StoreSettings, o: { readonly sha256Hex?: Sha2
     case 'embedded': {
       const local = await startLocalDynamo({ path: s.path, tableName: s.tableName });
       const store = createDynamoDbStore({ client: local.client, tableName: s.tableName, retentionSeconds: s.retentionSeconds, ...hash });
-      return { store, description: `embedded DynamoDB (dynalite) in ${s.path}, table ${s.tableName}`, endpoint: local.endpoint, close: () => local.close() };
+      return { store, description: `embedded DynamoDB (dynalite) in ${s.path} (DATA_DIR), table ${s.tableName}`, endpoint: local.endpoint, close: () => local.close() };
     }
     case 'dynamodb': {
       const client = createDynamoDbClient({ ...(s.endpoint ? { endpoint: s.endpoint } : {}), ...(s.region ? { region: s.region } : {}), dummyCredentials: s.dummyCredentials });

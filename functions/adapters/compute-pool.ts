@@ -14,6 +14,8 @@ export interface ComputeWorkerData {
   readonly env: Readonly<Record<string, string>>;
   /** The embedded store's endpoint, which threads reach over loopback; null: no shared store. */
   readonly storeEndpoint: string | null;
+  /** Where the store is, as its errors name it. */
+  readonly storeDescription: string;
 }
 
 interface Job {

@@ -39,7 +39,7 @@ metrics.storeErrors.inc = (labels = {}, by = 1) => {
   observations.push(['storeErrors', by, labels]);
 };
 
-const app = createApp({ ...depsFromEnv(data.env, 'node'), logAccess: null, metrics, ...(store ? { store } : {}), sha256Hex: nodeSha256Hex });
+const app = createApp({ ...depsFromEnv(data.env, 'node'), logAccess: null, metrics, ...(store ? { store, storeDescription: data.storeDescription } : {}), sha256Hex: nodeSha256Hex });
 
 parentPort!.on('message', async (req: WireRequest) => {
   observations = [];

@@ -38,9 +38,9 @@ const opened = await openStore(settings, { sha256Hex: nodeSha256Hex });
 // Compute routes run on threads that reach the same store: the embedded one over its loopback
 // endpoint, DynamoDB directly. An in-memory store is this thread's alone, so its routes stay here.
 const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
-const pool = compute ? new ComputePool(compute, { env, storeEndpoint: opened.endpoint }) : null;
+const pool = compute ? new ComputePool(compute, { env, storeEndpoint: opened.endpoint, storeDescription: opened.description }) : null;
 const offload = pool ? { run: pool.run, storeRoutes: settings.kind !== 'memory', digest: (b: Uint8Array) => createHash('sha256').update(b).digest('hex') } : undefined;
-const app = createApp({ ...deps, store: opened.store, sha256Hex: nodeSha256Hex, ...(offload ? { offload } : {}) });
+const app = createApp({ ...deps, store: opened.store, storeDescription: opened.description, sha256Hex: nodeSha256Hex, ...(offload ? { offload } : {}) });
 const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
   console.log(`netpolc listening on http://${host}:${info.port} (docs: /docs, contract: /openapi.json)`);
   console.log(`snapshots: ${opened.description}`);

@@ -22,11 +22,11 @@ describe('health and readiness', () => {
 
   it('/readyz answers 503 with the cause when the store cannot be read, and /metrics counts it', async () => {
     const broken = { ...createMemoryStore(), latest: async () => { throw new Error('ECONNREFUSED 127.0.0.1:8000'); } } as SnapshotStore;
-    const app = createApp({ store: broken });
+    const app = createApp({ store: broken, storeDescription: 'DynamoDB table netpolc at http://127.0.0.1:8000' });
     const res = await app.request('/readyz');
     expect(res.status).toBe(503);
-    expect(((await res.json()) as { store: string }).store).toMatch(/unreachable: ECONNREFUSED/);
-    expect(await (await app.request('/metrics')).text()).toMatch(/^netpolc_store_errors_total\{kind="Error"\} 1$/m);
+    expect(((await res.json()) as { store: string }).store).toBe('unreachable: the snapshot store failed: ECONNREFUSED 127.0.0.1:8000 (DynamoDB table netpolc at http://127.0.0.1:8000)');
+    expect(await (await app.request('/metrics')).text()).toMatch(/^netpolc_store_errors_total\{kind="StoreUnavailableError"\} 1$/m);
   });
 });
 
