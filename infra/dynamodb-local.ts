@@ -104,7 +104,7 @@ async function checkNotLocked(path: string): Promise<void> {
     await db.open();
   } catch (e) {
     const cause = (e as { cause?: { code?: string } }).cause;
-    if (cause?.code === 'LEVEL_LOCKED') throw new Error(`${path} is in use by another process (LevelDB allows one); stop it or set another data directory`, { cause: e });
+    if (cause?.code === 'LEVEL_LOCKED') throw new Error(`${path} is in use by another process (LevelDB allows one per directory): stop the other netpolc (\`fuser -v ${path}/LOCK\` names it) or set another DATA_DIR`, { cause: e });
     throw e;
   }
   await db.close();

@@ -34,7 +34,11 @@ try {
 }
 const { deps, host, port, compute } = config;
 const settings = storeSettingsFromEnv(process.env);
-const opened = await openStore(settings, { sha256Hex: nodeSha256Hex });
+const opened = await openStore(settings, { sha256Hex: nodeSha256Hex }).catch((e: unknown) => {
+  // The usual cause: another server on the same DATA_DIR. One line that says so, not a stack.
+  console.error(`netpolc: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
+});
 // Compute routes run on threads that reach the same store: the embedded one over its loopback
 // endpoint, DynamoDB directly. An in-memory store is this thread's alone, so its routes stay here.
 const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));

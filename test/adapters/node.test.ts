@@ -2,6 +2,8 @@
 // says so; a non-loopback HOST without tokens, or malformed tokens, stop it before it listens.
 // Also the token helper (npm run token) against the server's own check.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runToExit, withServer } from '../support/node-server.js';
@@ -17,6 +19,24 @@ describe('Node server start-up', () => {
     });
     expect(code).toBe(0);
   });
+
+  it('a second server on the same DATA_DIR stops with one line naming it, not a stack trace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netpolc-lock-'));
+    try {
+      const code = await withServer({ STORE: 'embedded', DATA_DIR: dir }, async () => {
+        const second = runToExit({ STORE: 'embedded', DATA_DIR: dir });
+        expect(second.code).toBe(1);
+        expect(second.stderr).toContain(`netpolc: ${dir}/dynalite is in use by another process`);
+        expect(second.stderr).toContain('or set another DATA_DIR');
+        expect(second.stderr).not.toMatch(/^\s+at /m);
+      });
+      // The first released the directory on SIGTERM: a new server starts on it.
+      expect(code).toBe(0);
+      expect(await withServer({ STORE: 'embedded', DATA_DIR: dir }, async () => {})).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('without tokens: refuses a non-loopback HOST', () => {
     const r = runToExit({ HOST: '0.0.0.0' });
