@@ -17,7 +17,7 @@ import {
   type KeysAndAttributes,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { TTL_ATTRIBUTE, type AttrValue, type Item, type ItemBackend, type QueryPage } from './backend.js';
+import { TTL_ATTRIBUTE, conditionList, type AttrValue, type Conditions, type Item, type ItemBackend, type QueryPage } from './backend.js';
 import { DEFAULT_BACKOFF, backoffDelay, chunked, mapLimit, sleep, type BackoffOptions } from './concurrency.js';
 import type { SnapshotStoreOptions } from './context.js';
 import type { ItemKey } from './keys.js';
@@ -48,6 +48,24 @@ function unmarshal(row: Row): Item {
   }
   if (typeof item.pk !== 'string' || typeof item.sk !== 'string') throw new StoreCorruptionError('item without string keys');
   return item as Item;
+}
+
+/** `attribute_exists(pk)` (the item exists) and every condition, with their names and values. */
+function conditionExpression(onlyIf: Conditions | undefined): { expression: string; names: Record<string, string>; values: Record<string, AttrValue> } {
+  const parts = ['attribute_exists(pk)'];
+  const names: Record<string, string> = {};
+  const values: Record<string, AttrValue> = {};
+  conditionList(onlyIf).forEach((c, i) => {
+    names[`#c${i}`] = c.attribute;
+    if ('equals' in c) {
+      values[`:c${i}`] = c.equals;
+      parts.push(`#c${i} = :c${i}`);
+    } else {
+      values[`:c${i}`] = 'absentOrBelow' in c ? c.absentOrBelow : c.absentOrAbove;
+      parts.push(`(attribute_not_exists(#c${i}) OR #c${i} ${'absentOrBelow' in c ? '<' : '>'} :c${i})`);
+    }
+  });
+  return { expression: parts.join(' AND '), names, values };
 }
 
 const keyRow = (k: ItemKey): Row => ({ pk: { S: k.pk }, sk: { S: k.sk } });
@@ -182,16 +200,32 @@ export class DynamoDbBackend implements ItemBackend {
     );
   }
 
-  async updateIfExists(key: ItemKey, set: Readonly<Record<string, AttrValue>>, onlyIf?: { readonly attribute: string; readonly equals: AttrValue }): Promise<boolean> {
+  async updateIfExists(key: ItemKey, set: Readonly<Record<string, AttrValue>>, onlyIf?: Conditions): Promise<boolean> {
     const names = Object.keys(set);
+    const cond = conditionExpression(onlyIf);
     return this.conditional(() =>
       this.client.send(new UpdateItemCommand({
         TableName: this.table,
         Key: keyRow(key),
         UpdateExpression: `SET ${names.map((_, i) => `#s${i} = :s${i}`).join(', ')}`,
-        ConditionExpression: onlyIf ? 'attribute_exists(pk) AND #c = :c' : 'attribute_exists(pk)',
-        ExpressionAttributeNames: { ...Object.fromEntries(names.map((n, i) => [`#s${i}`, n])), ...(onlyIf ? { '#c': onlyIf.attribute } : {}) },
-        ExpressionAttributeValues: marshal({ ...Object.fromEntries(names.map((n, i) => [`:s${i}`, set[n]!])), ...(onlyIf ? { ':c': onlyIf.equals } : {}) }),
+        ConditionExpression: cond.expression,
+        ExpressionAttributeNames: { ...Object.fromEntries(names.map((n, i) => [`#s${i}`, n])), ...cond.names },
+        ExpressionAttributeValues: marshal({ ...Object.fromEntries(names.map((n, i) => [`:s${i}`, set[n]!])), ...cond.values }),
+      })),
+    );
+  }
+
+  async removeIfExists(key: ItemKey, attributes: readonly string[], onlyIf?: Conditions): Promise<boolean> {
+    const cond = conditionExpression(onlyIf);
+    const values = marshal(cond.values);
+    return this.conditional(() =>
+      this.client.send(new UpdateItemCommand({
+        TableName: this.table,
+        Key: keyRow(key),
+        UpdateExpression: `REMOVE ${attributes.map((_, i) => `#r${i}`).join(', ')}`,
+        ConditionExpression: cond.expression,
+        ExpressionAttributeNames: { ...Object.fromEntries(attributes.map((n, i) => [`#r${i}`, n])), ...cond.names },
+        ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
       })),
     );
   }
