@@ -1,17 +1,14 @@
-// The DynamoDB ItemBackend: the only file that imports @aws-sdk/client-dynamodb. Single table,
-// keys pk (S) / sk (S), TTL attribute expiresAt, on-demand billing. Batches are retried until
-// DynamoDB has processed every item (UnprocessedItems/UnprocessedKeys), throttling with backoff.
+// The DynamoDB ItemBackend: with dynamodb-table.ts (creating the table), the only file that
+// imports @aws-sdk/client-dynamodb. Single table, keys pk (S) / sk (S), TTL attribute expiresAt,
+// on-demand billing. Batches are retried until DynamoDB has processed every item
+// (UnprocessedItems/UnprocessedKeys), throttling with backoff.
 import {
   BatchGetItemCommand,
   BatchWriteItemCommand,
-  CreateTableCommand,
-  DescribeTableCommand,
-  DescribeTimeToLiveCommand,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
   UpdateItemCommand,
-  UpdateTimeToLiveCommand,
   DynamoDBClient,
   type AttributeValue,
   type KeysAndAttributes,
@@ -272,52 +269,4 @@ export function createDynamoDbStore(o: DynamoDbBackendOptions & SnapshotStoreOpt
   return createSnapshotStore(new DynamoDbBackend(o), o);
 }
 
-export interface TableSetup {
-  readonly created: boolean;
-  /** 'unsupported' on emulators without UpdateTimeToLive (dynalite): reads still hide expired versions. */
-  readonly ttl: 'enabled' | 'unsupported';
-}
-
-/** Idempotent: creates the table (pk/sk, on-demand) and enables TTL on expiresAt when missing. */
-export async function createTableIfMissing(client: DynamoDBClient, tableName: string, timeoutMs = 60_000): Promise<TableSetup> {
-  let created = false;
-  try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-  } catch (e) {
-    if (errorName(e) !== 'ResourceNotFoundException') throw e;
-    try {
-      await client.send(
-        new CreateTableCommand({
-          TableName: tableName,
-          AttributeDefinitions: [
-            { AttributeName: 'pk', AttributeType: 'S' },
-            { AttributeName: 'sk', AttributeType: 'S' },
-          ],
-          KeySchema: [
-            { AttributeName: 'pk', KeyType: 'HASH' },
-            { AttributeName: 'sk', KeyType: 'RANGE' },
-          ],
-          BillingMode: 'PAY_PER_REQUEST',
-        }),
-      );
-      created = true;
-    } catch (e2) {
-      // Another process created it first: fine, wait for it like for our own.
-      if (errorName(e2) !== 'ResourceInUseException') throw e2;
-    }
-  }
-  for (const deadline = Date.now() + timeoutMs; ; await sleep(50)) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') break;
-    if (Date.now() > deadline) throw new Error(`table ${tableName} is still ${Table?.TableStatus} after ${timeoutMs} ms`);
-  }
-  const { TimeToLiveDescription: ttl } = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
-  if (ttl?.TimeToLiveStatus === 'ENABLED' || ttl?.TimeToLiveStatus === 'ENABLING') return { created, ttl: 'enabled' };
-  try {
-    await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }));
-    return { created, ttl: 'enabled' };
-  } catch (e) {
-    if (errorName(e) === 'UnknownOperationException') return { created, ttl: 'unsupported' };
-    throw e;
-  }
-}
+export { createTableIfMissing, type TableSetup } from './dynamodb-table.js';
