@@ -7,6 +7,8 @@ import { TTL_ATTRIBUTE, type ItemBackend } from '../../infra/store/backend.js';
 import { DynamoDbBackend } from '../../infra/store/dynamodb.js';
 import { headerItem } from '../../infra/store/header.js';
 import { headerKey, manifestShardPk, nodesPk, objectsPk, pointerKey, versionKey } from '../../infra/store/keys.js';
+import { storeContext } from '../../infra/store/context.js';
+import { reconcile } from '../../infra/store/lifecycle.js';
 import { MemoryBackend } from '../../infra/store/memory.js';
 import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
 import { LatestConditionError, VersionIncompleteError, VersionIsLatestError, type SnapshotStore } from '../../infra/store/types.js';
@@ -120,6 +122,26 @@ describe.each(Object.keys(backends))('%s store: publish order', (kind) => {
     await store.publish(cluster, '4', snap(4));
     expect(await listed(store, cluster, 2)).toEqual(['4', '1', '3', '2']);
     expect(await store.setLatest(cluster, 'nope')).toBeNull();
+  });
+
+  it('a retirement that read the pointer before a rollback to its version undoes itself: the latest never keeps an expiry', async () => {
+    const { backend, plain, cluster } = kit();
+    for (const v of ['1', '2', '3']) await plain.publish(cluster, v, snap(Number(v)));
+    await plain.setLatest(cluster, '2');
+    // A late finisher still retiring version 1 (it read the pointer at 3); on its first write a rollback to 1 lands.
+    let armed = true;
+    const late: ItemBackend = Object.create(backend) as ItemBackend;
+    late.updateIfExists = async (key, set, onlyIf) => {
+      if (armed && TTL_ATTRIBUTE in set) [armed] = [false, await plain.setLatest(cluster, '1')];
+      return backend.updateIfExists(key, set, onlyIf);
+    };
+    expect(await reconcile(storeContext(late, { retentionSeconds: 3600, now: () => clock.now }), cluster, '1', Math.floor(clock.now / 1000) + 3600, '3')).toBe(true);
+    expect(armed).toBe(false);
+    const s1 = snap(1);
+    expect((await plain.getHeader(cluster, '1'))?.expiresAt).toBeNull();
+    for (const pk of [nodesPk(cluster, '1', s1.snapshotHash), objectsPk(cluster, '1', s1.snapshotHash), manifestShardPk(cluster, '1', s1.snapshotHash, 0)]) {
+      expect((await backend.getItem({ pk, sk: '0' }))?.[TTL_ATTRIBUTE]).toBeUndefined();
+    }
   });
 
   it('refuses a rollback to a version whose items do not read back, naming them', async () => {
