@@ -1,4 +1,5 @@
-// The listing, in publish order: the latest version, then the order items (p#<seq>, one per
+// The listing, in publish order (resourceVersions are not collatable, order.ts): the latest
+// version, then the order items (p#<seq>, one per
 // pointer move) newest first, each shown only if it is its version's last move (the header's
 // `seq`: a version rolled back to has an older order item too) and the version has not expired;
 // then, for clusters stored by an earlier netpolc, its headers (which have no order items), in
