@@ -31,7 +31,7 @@ export async function setLatest(ctx: StoreContext, cluster: string, version: str
     return { cluster, latest: version, previous: version, moved: false };
   }
   await unretireItems(ctx, cluster, version);
-  const moved = await moveLatest(ctx, cluster, version, { restore: true }, pointer);
+  const moved = await moveLatest(ctx, cluster, version, { restore: true, publish: false }, pointer);
   // Without conditions every move ends at the version.
   return { cluster, latest: version, previous: moved.latest ? moved.previous : null, moved: true };
 }

@@ -75,20 +75,27 @@ export async function settle(ctx: StoreContext, cluster: string, pointer: Item):
 
 export type MoveResult =
   | { readonly latest: true; readonly previous: string | null }
-  | { readonly latest: false; readonly current: string | null; readonly unmet: UnmetCondition };
+  | { readonly latest: false; readonly current: string | null; readonly unmet: UnmetCondition }
+  | { readonly latest: false; readonly current: string | null; readonly unmet: null };
 
 /**
  * Moves the pointer to `version` unless `conditions` fail against the pointer it swaps (checked
  * on every attempt: the swap's condition makes the check and the move one step). `restore`: the
- * version may carry an expiry that its settling removes. `read`: the pointer as just read.
+ * version may carry an expiry that its settling removes. `publish`: a publish, which moves the
+ * pointer only to a version never latest before (unmet: null when another writer made it latest
+ * and moved on while this one waited). `read`: the pointer as just read.
  */
-export async function moveLatest(ctx: StoreContext, cluster: string, version: string, opts: { readonly conditions?: LatestConditions; readonly restore: boolean }, read?: Item | null): Promise<MoveResult> {
+export async function moveLatest(ctx: StoreContext, cluster: string, version: string, opts: { readonly conditions?: LatestConditions; readonly restore: boolean; readonly publish: boolean }, read?: Item | null): Promise<MoveResult> {
   const key = pointerKey(cluster);
   let current = read === undefined ? await ctx.backend.getItem(key) : read;
   for (let swap = 0; swap < MAX_POINTER_SWAPS; swap++, current = await ctx.backend.getItem(key)) {
     if (current && current.version === version) {
       await settle(ctx, cluster, current);
       return { latest: true, previous: version };
+    }
+    if (swap > 0 && opts.publish) {
+      const header = await ctx.backend.getItem(headerKey(cluster, version));
+      if (header && placeOf(header, current) === 'passed') return { latest: false, current: current ? String(current.version) : null, unmet: null };
     }
     const unmet = unmetCondition(opts.conditions, current ? String(current.version) : null, version);
     if (unmet) return { latest: false, current: current ? String(current.version) : null, unmet };

@@ -95,8 +95,10 @@ async function makeLatest(ctx: StoreContext, cluster: string, version: string, h
   // Stored with an expiry (its conditions failed before): readable without one before it can be latest.
   const restore = header[TTL_ATTRIBUTE] !== undefined;
   if (restore) await unretireItems(ctx, cluster, version);
-  const moved = await moveLatest(ctx, cluster, version, { ...(opts.conditions ? { conditions: opts.conditions } : {}), restore }, pointer);
+  const moved = await moveLatest(ctx, cluster, version, { ...(opts.conditions ? { conditions: opts.conditions } : {}), restore, publish: true }, pointer);
   if (moved.latest) return true;
+  // Made latest by a concurrent publish of the same version and passed since: as for a late retry.
+  if (moved.unmet === null) return false;
   await reconcile(ctx, cluster, version, retentionEnd(ctx));
   throw new LatestConditionError(cluster, version, moved.unmet, moved.current, true);
 }

@@ -106,6 +106,28 @@ describe.each(Object.keys(backends))('%s store: publish order', (kind) => {
     expect(await listed(plain, cluster)).toEqual(['8', '7']);
   });
 
+  it('a publish that waited at the swap while another writer made its version latest and moved on leaves latest where it is', async () => {
+    let plainStore: SnapshotStore | null = null;
+    const { store, plain, cluster } = kit((b) => {
+      let armed = true;
+      const wrapped: ItemBackend = Object.create(b) as ItemBackend;
+      wrapped.putIfUnchanged = async (item, expect) => {
+        if (armed && item.sk === pointerKey(cluster).sk) {
+          armed = false;
+          await plainStore!.publish(cluster, '5', snap(5)); // the same version, retried by another writer: it moves the pointer
+          await plainStore!.publish(cluster, '6', snap(6));
+        }
+        return b.putIfUnchanged(item, expect);
+      };
+      return wrapped;
+    });
+    plainStore = plain;
+    await plain.publish(cluster, '4', snap(4));
+    expect(await store.publish(cluster, '5', snap(5))).toMatchObject({ status: 'created', latest: false });
+    expect((await plain.latest(cluster))?.version).toBe('6');
+    expect(await listed(plain, cluster)).toEqual(['6', '5', '4']);
+  });
+
   it('rolls back to a passed version: its expiry removed, the replaced version expires; no version listed twice', async () => {
     const { backend, store, cluster } = kit();
     for (const v of ['1', '2', '3']) await store.publish(cluster, v, snap(Number(v)));
