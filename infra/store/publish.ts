@@ -1,10 +1,10 @@
 // publish: tables, set bodies, manifests and object groups (content-addressed: only those not
 // stored yet are written) → manifest shards, node list and group index → header → pointer (the
-// version published last is latest: pointer.ts). Until
-// the header is written nothing of the version is reachable (reads start at the header, the
-// version's own items are keyed by its snapshot hash), so a crash anywhere leaves at most
-// unreferenced items, and a retry writes what is missing. A version from a small change writes
-// its few new tables, sets, manifests and groups and its small index items, not the cluster again.
+// version published last is latest: pointer.ts). Until the header is written nothing of the
+// version is reachable (reads start at the header, the version's own items are keyed by its
+// snapshot hash), so a crash anywhere leaves at most unreferenced items, and a retry writes what
+// is missing. A version from a small change writes its few new tables, sets, manifests and
+// groups and its small index items, not the cluster again.
 import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.js';
 import { contentId } from '../../core/sets/ids.js';
 import { writeBlobs, HEAD_SK } from './blob.js';
