@@ -56,6 +56,10 @@ class CountingBackend implements ItemBackend {
     this.items++;
     return this.inner.updateIfExists(...a);
   }
+  removeIfExists(...a: Parameters<ItemBackend['removeIfExists']>) {
+    this.items++;
+    return this.inner.removeIfExists(...a);
+  }
   queryPage(...a: Parameters<ItemBackend['queryPage']>) {
     return this.inner.queryPage(...a);
   }

@@ -29,7 +29,12 @@ function fromYamlDocuments(docs: unknown[], broken: ValidationIssue[]): unknown 
   const items: unknown[] = Array.isArray(base) ? [...base] : isObject(base) && Array.isArray(base.items) ? [...(listItems(base) ?? base.items)] : [];
   // Lists (`kind: List`, `NetworkPolicyList`, …) are read as the CLI reads them: their items.
   for (const o of objects) items.push(...(listItems(o) ?? [o]));
-  const snapshot = { apiVersion: 'v1', kind: 'List', items };
+  // The metadata of the body's List (its resourceVersion: POST …/snapshots names the version by
+  // it), when the Lists in the body agree on one.
+  const lists = objects.filter((o) => isObject(o) && isObject(o.metadata) && listItems(o) !== null) as { metadata: Record<string, unknown> }[];
+  const versions = new Set(lists.map((l) => l.metadata.resourceVersion).filter((v) => typeof v === 'string'));
+  const metadata = versions.size === 1 ? { resourceVersion: [...versions][0] } : null;
+  const snapshot = { apiVersion: 'v1', kind: 'List', ...(metadata ? { metadata } : {}), items };
   if (broken.length > 0) leftOutDocuments.set(snapshot, broken);
   head.snapshot = snapshot;
   return head;

@@ -1,9 +1,9 @@
 // One error type for the API and one mapping to responses (hono's HTTPException + onError idea).
 import type { ValidationIssue } from '../schemas/snapshot.js';
 
-export type ErrorCode = 'bad_request' | 'unauthorized' | 'forbidden' | 'invalid' | 'too_large' | 'not_found' | 'conflict' | 'unsupported_media_type' | 'unavailable' | 'internal';
+export type ErrorCode = 'bad_request' | 'unauthorized' | 'forbidden' | 'invalid' | 'too_large' | 'not_found' | 'conflict' | 'precondition_failed' | 'unsupported_media_type' | 'unavailable' | 'internal';
 
-const STATUS: Record<ErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 500 | 503> = {
+const STATUS: Record<ErrorCode, 400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 422 | 500 | 503> = {
   bad_request: 400,
   unauthorized: 401,
   forbidden: 403,
@@ -11,6 +11,8 @@ const STATUS: Record<ErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 
   too_large: 413,
   not_found: 404,
   conflict: 409,
+  // If-Match / If-None-Match on a cluster's latest version did not hold (RFC 9110 15.5.13).
+  precondition_failed: 412,
   unsupported_media_type: 415,
   unavailable: 503,
   internal: 500,

@@ -1,5 +1,6 @@
-// /v1/clusters/{cluster}/…: compiled snapshots kept per resourceVersion, and node tables with
-// diffs for node agents (If-None-Match → 304 when nothing changed for the node).
+// /v1/clusters/{cluster}/…: compiled snapshots kept per resourceVersion, latest being the one
+// published last (or rolled back to), and node tables with diffs for node agents
+// (If-None-Match → 304 when nothing changed for the node).
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { requireAccess, type AccessPolicy } from '../access/check.js';
@@ -12,10 +13,11 @@ import { iptablesDelta } from '../../core/render/iptables-delta.js';
 import { nftables } from '../../core/render/nftables.js';
 import { SET_IR_VERSION, type SetIr } from '../../core/sets/ir.js';
 import { COMPILE_FORMATS } from '../../schemas/api/compile.js';
-import { StoreCorruptionError, type NodeTables, type SnapshotStore } from '../../infra/store/types.js';
+import { StoreCorruptionError, VersionIncompleteError, VersionIsLatestError, type NodeTables, type SnapshotStore } from '../../infra/store/types.js';
+import { parseBody } from '../body.js';
 import { ApiError, invalid } from '../errors.js';
 import { storeErrors, type FlatNodes } from '../stored-cluster.js';
-import { publish, publishBody, type PublishDeps } from './publish.js';
+import { publish, type PublishDeps } from './publish.js';
 import type { PollIndex } from '../poll-index.js';
 
 /** What diffNode reads of a flat node. */
@@ -110,14 +112,25 @@ export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined
     if (!store) throw new ApiError('unavailable', 'no snapshot store is configured for this deployment');
     return store;
   };
-  for (const [method, path, summary] of [
-    ['put', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'Compile and store a snapshot as this resourceVersion (idempotent; 409 for other content). The body is a whole snapshot, or {base, changes: {apply, delete}}: changes on a stored version, as a watcher sees them (409 naming the latest version when base is not stored)'],
-    ['post', '/v1/clusters/{cluster}/snapshots', "Compile and store a snapshot under its List's metadata.resourceVersion"],
-    ['get', '/v1/clusters/{cluster}/snapshots', 'Stored versions, newest first (limit, cursor)'],
-    ['get', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'One stored version: nodes, object counts, compile figures'],
-    ['get', '/v1/clusters/{cluster}/nodes/{node}/tables', "A node's part of a stored version: format=ir (default) the set form's slice for the node, or with since=rv the delta (set members added and removed, sets and tables added and removed, bindings changed); format=ir-flat flat tables (since=rv: tables added and removed); other formats the rendered artifact (nftables since=rv: a delta script, x-netpolc-full: false; iptables since=rv: a delta artifact with cleanup, full: false). version=rv (default: latest); ETag / If-None-Match (weak tags too) → 304"],
+  const common = { ...ACCESS_RESPONSES, 404: { description: 'unknown cluster, version or node' }, 422: { description: 'invalid snapshot or parameters' }, 503: { description: 'no store configured, or no tokens on a serverless deployment' } } as const;
+  const guarded = {
+    parameters: [
+      { name: 'If-Match', in: 'header' as const, required: false, schema: { type: 'string' as const }, description: 'publish only if the latest version is this one ("<rv>"), or any (*)' },
+      { name: 'If-None-Match', in: 'header' as const, required: false, schema: { type: 'string' as const }, description: '*: publish only into a cluster without a version' },
+      { name: 'order', in: 'query' as const, required: false, schema: { type: 'string' as const, enum: ['publish', 'numeric'] }, description: 'numeric: move latest only to a greater integer version (409 otherwise); publish (default): the version published last is latest' },
+    ],
+  };
+  const writeResponses = { 200: { description: 'stored before (unchanged)' }, 201: { description: 'stored; latest unless a condition failed' }, 409: { description: 'same version, other content; order=numeric not met (names latest); base of changes not latest' }, 412: { description: 'If-Match / If-None-Match did not hold (names latest; `stored: true` when the version was stored before the check at the move failed)' } };
+  for (const [method, path, summary, extra] of [
+    ['put', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'Compile and store a snapshot as this resourceVersion; it becomes latest (the version published last). Idempotent; 409 for other content. The body is a whole snapshot, or {base, changes: {apply, delete}}: changes on a stored version, as a watcher sees them (409 naming the latest version when base is not stored)', { ...guarded, responses: { ...writeResponses, ...common } }],
+    ['post', '/v1/clusters/{cluster}/snapshots', "Compile and store a snapshot under its List's metadata.resourceVersion; an empty or absent one (kubectl prints resourceVersion: \"\" on Lists) gives a version derived from the content (versionDerived: true)", { ...guarded, responses: { ...writeResponses, ...common } }],
+    ['get', '/v1/clusters/{cluster}/snapshots', 'Stored versions in publish order: the latest first, then the versions latest was before, most recent first (limit, cursor)', { responses: { 200: { description: 'OK' }, ...common } }],
+    ['get', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'One stored version: nodes, object counts, compile figures, publishedAt, expiresAt', { responses: { 200: { description: 'OK' }, ...common } }],
+    ['delete', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'Remove a stored version that is not latest: it expires at once (no longer listed or readable)', { responses: { 204: { description: 'removed' }, 409: { description: 'the version is latest: roll back or publish another first' }, ...common } }],
+    ['put', '/v1/clusters/{cluster}/latest', 'Make a stored, unexpired version latest on purpose (rollback), body {"version": "<rv>"}: its expiry is removed, the version it replaces expires; answers {cluster, latest, previous}', { responses: { 200: { description: 'OK' }, 409: { description: 'items of the version do not read back (`missing` names them)' }, ...common } }],
+    ['get', '/v1/clusters/{cluster}/nodes/{node}/tables', "A node's part of a stored version: format=ir (default) the set form's slice for the node, or with since=rv the delta (set members added and removed, sets and tables added and removed, bindings changed); format=ir-flat flat tables (since=rv: tables added and removed); other formats the rendered artifact (nftables since=rv: a delta script, x-netpolc-full: false; iptables since=rv: a delta artifact with cleanup, full: false). version=rv (default: latest); ETag / If-None-Match (weak tags too) → 304", { responses: { 200: { description: 'OK' }, 304: { description: 'nothing changed for the node' }, ...common } }],
   ] as const) {
-    app.openAPIRegistry.registerPath({ method, path, summary, responses: { 200: { description: 'OK' }, ...ACCESS_RESPONSES, 404: { description: 'unknown cluster, version or node' }, 409: { description: 'same version, other content' }, 422: { description: 'invalid snapshot or parameters' }, 503: { description: 'no store configured, or no tokens on a serverless deployment' } } });
+    app.openAPIRegistry.registerPath({ method, path, summary, ...extra });
   }
 
   // Write a cluster; read it (write implies read); or read one node's tables (a node agent's token).
@@ -126,8 +139,33 @@ export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined
   const read = requireAccess(access, (c) => ({ access: 'read', cluster: cluster(c) }));
   const readNode = requireAccess(access, (c) => ({ access: 'read', cluster: cluster(c), node: c.req.param('node')! }));
 
-  app.put('/v1/clusters/:cluster/snapshots/:version', write, async (c) => publish(c, need(), deps, c.req.param('cluster'), await publishBody(c), c.req.param('version')));
-  app.post('/v1/clusters/:cluster/snapshots', write, async (c) => publish(c, need(), deps, c.req.param('cluster'), await publishBody(c), null));
+  app.put('/v1/clusters/:cluster/snapshots/:version', write, async (c) => publish(c, need(), deps, c.req.param('cluster'), c.req.param('version')));
+  app.post('/v1/clusters/:cluster/snapshots', write, async (c) => publish(c, need(), deps, c.req.param('cluster'), null));
+  app.delete('/v1/clusters/:cluster/snapshots/:version', write, async (c) => {
+    const [name, version] = [c.req.param('cluster'), c.req.param('version')];
+    const removed = await storeErrors(need().deleteVersion(name, version)).catch((e: unknown) => {
+      if (e instanceof VersionIsLatestError) throw new ApiError('conflict', e.message, undefined, { body: { latest: version } });
+      throw e;
+    });
+    if (!removed) throw new ApiError('not_found', `version ${version} of cluster ${name} is not stored (or expired)`);
+    deps.polls?.forget(name);
+    return c.body(null, 204);
+  });
+  app.put('/v1/clusters/:cluster/latest', write, async (c) => {
+    const name = c.req.param('cluster');
+    const body = parseBody(await c.req.text(), c.req.header('content-type'));
+    const version = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).version : undefined;
+    if (typeof version !== 'string' || version === '') throw invalid([{ path: '$.version', message: 'the stored version to make latest: {"version": "<resourceVersion>"}' }]);
+    const moved = await storeErrors(need().setLatest(name, version)).catch((e: unknown) => {
+      if (e instanceof VersionIncompleteError) throw new ApiError('conflict', e.message, undefined, { body: { missing: e.missing } });
+      throw e;
+    });
+    if (!moved) throw new ApiError('not_found', `version ${version} of cluster ${name} is not stored (or expired)`);
+    // The warm state follows latest only through publishes: drop it rather than keep a stale guess.
+    deps.warm.drop(name);
+    deps.polls?.forget(name);
+    return c.json({ cluster: name, latest: moved.latest, previous: moved.previous });
+  });
   app.get('/v1/clusters/:cluster/snapshots', read, async (c) => {
     const limit = c.req.query('limit');
     return c.json(await storeErrors(need().listVersions(c.req.param('cluster'), { ...(limit ? { limit: Number(limit) } : {}), cursor: c.req.query('cursor') ?? null })));

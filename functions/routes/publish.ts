@@ -1,7 +1,9 @@
 // Writing a version: a whole snapshot (PUT/POST), or changes on a stored base version (PUT with
 // {base, changes}), which a watcher sends instead of the whole cluster. Both end in the same
 // compiled state and the same store write; the changes path compiles incrementally when the
-// server still holds the base (compiled-versions.ts) and only pods changed.
+// server still holds the base (compiled-versions.ts) and only pods changed. The version stored
+// becomes the cluster's latest (it is the last published) unless the request's conditions on
+// the latest (latest-conditions.ts) fail.
 import type { Context } from 'hono';
 import type { Sha256Hex } from '../../core/compile/table-id.js';
 import { compiledState, nextVersion, type CompiledState } from '../../core/sets/next-version.js';
@@ -9,13 +11,14 @@ import type { SetCompileStats, SetFormChange } from '../../core/sets/compile.js'
 import { snapshotHash } from '../../core/snapshot/hash.js';
 import { isChangesBody, VersionFromChangesSchema } from '../../schemas/api/versions.js';
 import { formatPath, parseSnapshot, type ParsedSnapshot } from '../../schemas/snapshot.js';
-import type { SnapshotStore } from '../../infra/store/types.js';
+import type { LatestConditions, SnapshotStore } from '../../infra/store/types.js';
 import { parseBody } from '../body.js';
 import type { CompiledVersions } from '../compiled-versions.js';
 import { ApiError, invalid } from '../errors.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { PollIndex } from '../poll-index.js';
 import { storeErrors } from '../stored-cluster.js';
+import { checkConditions, conditionErrors, latestConditions } from './latest-conditions.js';
 
 export interface PublishDeps {
   readonly sha256Hex: Sha256Hex | undefined;
@@ -29,29 +32,43 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The body is the snapshot (or a change); a YAML body arrives as {snapshot: List} from parseBody. */
-export async function publishBody(c: Context): Promise<unknown> {
+/** The body is the snapshot (or a change); a YAML body arrives as {snapshot: List} from parseBody, with the List's resourceVersion. */
+async function publishBody(c: Context): Promise<unknown> {
   const body = parseBody(await c.req.text(), c.req.header('content-type'));
   return isObject(body) && 'snapshot' in body && !('items' in body) ? body.snapshot : body;
 }
 
 /** PUT …/snapshots/{rv} (version from the path) or POST …/snapshots (from the List's metadata.resourceVersion). */
-export async function publish(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, body: unknown, versionFromPath: string | null) {
+export async function publish(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, versionFromPath: string | null) {
+  const conditions = latestConditions(c);
+  // The version is in the path: a condition the latest already fails costs no parse or compile.
+  if (versionFromPath !== null) await checkConditions(store, cluster, versionFromPath, conditions);
+  const body = await publishBody(c);
   if (isChangesBody(body)) {
     if (versionFromPath === null) throw invalid([{ path: '$.changes', message: 'a version from changes needs its resourceVersion: PUT …/snapshots/{resourceVersion}' }]);
-    return publishChanges(c, store, deps, cluster, body, versionFromPath);
+    return publishChanges(c, store, deps, cluster, body, versionFromPath, conditions);
   }
   const parsed = parseSnapshot(body, '$');
   if (!parsed.ok) throw invalid(parsed.issues);
-  const version = versionFromPath ?? parsed.snapshot.resourceVersion;
-  if (!version) throw invalid([{ path: '$.metadata.resourceVersion', message: 'POST needs the List\'s metadata.resourceVersion (or PUT …/snapshots/{resourceVersion})' }]);
+  let version = versionFromPath ?? (parsed.snapshot.resourceVersion || undefined);
+  let derived: Record<string, unknown> = {};
+  let hash: string | undefined;
+  if (version === undefined) {
+    // kubectl prints `metadata: {resourceVersion: ""}` on the Lists it builds (`kubectl get -o
+    // yaml`): there is no version to use, so the content names one. The same content POSTed
+    // again is the same version (200 unchanged).
+    hash = snapshotHash(parsed.snapshot.objects, deps.sha256Hex);
+    version = `sha256-${hash.slice(0, 20)}`;
+    derived = { versionDerived: true, message: `the List's metadata.resourceVersion is empty or absent (kubectl prints resourceVersion: "" on Lists), so the version is derived from the snapshot's content: ${version}; PUT …/snapshots/{resourceVersion} to name it` };
+  }
+  if (versionFromPath === null) await checkConditions(store, cluster, version, conditions);
   const started = performance.now();
   const { state, stats } = compiledState(parsed.snapshot, deps.sha256Hex ? { sha256Hex: deps.sha256Hex } : {});
   deps.metrics.compile.observe((performance.now() - started) / 1000, { form: 'ir' });
-  return storeVersion(c, store, deps, cluster, version, state, stats, started, {});
+  return storeVersion(c, store, deps, cluster, version, state, stats, started, derived, conditions, undefined, hash);
 }
 
-async function publishChanges(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, body: unknown, version: string) {
+async function publishChanges(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, body: unknown, version: string, conditions: LatestConditions | undefined) {
   const req = VersionFromChangesSchema.safeParse(body);
   if (!req.success) throw invalid(req.error.issues.map((i) => ({ path: formatPath('$', i.path), message: i.message })));
   const { base: baseVersion, changes } = req.data;
@@ -72,7 +89,7 @@ async function publishChanges(c: Context, store: SnapshotStore, deps: PublishDep
   const next = nextVersion(base, { apply: apply.snapshot, delete: changes.delete }, deps.sha256Hex ? { sha256Hex: deps.sha256Hex } : {});
   if (!next.ok) throw invalid(next.issues);
   deps.metrics.compile.observe((performance.now() - started) / 1000, { form: 'ir' });
-  return storeVersion(c, store, deps, cluster, version, next.state, next.stats, started, { base: baseVersion, changed: next.changed.length, incremental: next.incremental, warm: warm !== null }, next.change);
+  return storeVersion(c, store, deps, cluster, version, next.state, next.stats, started, { base: baseVersion, changed: next.changed.length, incremental: next.incremental, warm: warm !== null }, conditions, next.change);
 }
 
 /** A stored version's objects, as the snapshot the changes apply to. */
@@ -82,13 +99,12 @@ async function storedSnapshot(store: SnapshotStore, cluster: string, version: st
   return { objects: [...objects], ignored: {}, resourceVersion: version, paths: new Map() };
 }
 
-async function storeVersion(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, version: string, state: CompiledState, stats: SetCompileStats, started: number, extra: Record<string, unknown>, change?: SetFormChange) {
+async function storeVersion(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, version: string, state: CompiledState, stats: SetCompileStats, started: number, extra: Record<string, unknown>, conditions: LatestConditions | undefined, change?: SetFormChange, knownHash?: string) {
   const objects: Record<string, number> = {};
   for (const o of state.snapshot.objects) objects[o.kind] = (objects[o.kind] ?? 0) + 1;
-  const hash = snapshotHash(state.snapshot.objects, deps.sha256Hex);
-  const result = await storeErrors(
-    store.publish(cluster, version, { snapshotHash: hash, objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir: state.ir, items: state.snapshot.objects, ...(change ? { change } : {}) }),
-  );
+  const hash = knownHash ?? snapshotHash(state.snapshot.objects, deps.sha256Hex);
+  const compiled = { snapshotHash: hash, objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir: state.ir, items: state.snapshot.objects, ...(change ? { change } : {}) };
+  const result = await conditionErrors(storeErrors(store.publish(cluster, version, compiled, conditions ? { conditions } : {})), conditions);
   deps.metrics.publish.observe((performance.now() - started) / 1000, { status: result.status });
   deps.polls?.forget(cluster);
   // The next change most likely comes on the latest version.

@@ -12,6 +12,19 @@ export interface Item extends ItemKey {
 /** Seconds since the epoch: DynamoDB's TTL attribute holds this. */
 export const TTL_ATTRIBUTE = 'expiresAt';
 
+/**
+ * A condition on one attribute of the stored item: equal to a value, or (numbers) absent or
+ * below / above one. Several conditions must all hold.
+ */
+export type Condition =
+  | { readonly attribute: string; readonly equals: AttrValue }
+  | { readonly attribute: string; readonly absentOrBelow: number }
+  | { readonly attribute: string; readonly absentOrAbove: number };
+
+export type Conditions = Condition | readonly Condition[];
+
+export const conditionList = (c: Conditions | undefined): readonly Condition[] => (c === undefined ? [] : 'attribute' in c ? [c] : c);
+
 export interface QueryPage {
   readonly items: readonly Item[];
   /** The sort key to continue after, or null when the partition is exhausted. */
@@ -37,7 +50,9 @@ export interface ItemBackend {
    */
   putIfUnchanged(item: Item, expect: { readonly attribute: string; readonly equals: AttrValue } | null): Promise<boolean>;
   /** Sets attributes on an existing item (never creates one), only if `onlyIf` holds; false when it did not apply. */
-  updateIfExists(key: ItemKey, set: Readonly<Record<string, AttrValue>>, onlyIf?: { readonly attribute: string; readonly equals: AttrValue }): Promise<boolean>;
+  updateIfExists(key: ItemKey, set: Readonly<Record<string, AttrValue>>, onlyIf?: Conditions): Promise<boolean>;
+  /** Removes attributes from an existing item (never creates one), only if `onlyIf` holds; false when it did not apply. */
+  removeIfExists(key: ItemKey, attributes: readonly string[], onlyIf?: Conditions): Promise<boolean>;
   /** Items of one partition whose sort key starts with `skPrefix`, ascending or descending, after `startAfterSk`. */
   queryPage(pk: string, opts: { readonly skPrefix: string; readonly limit: number; readonly descending: boolean; readonly startAfterSk?: string | null }): Promise<QueryPage>;
 }

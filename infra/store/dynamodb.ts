@@ -1,23 +1,20 @@
-// The DynamoDB ItemBackend: the only file that imports @aws-sdk/client-dynamodb. Single table,
-// keys pk (S) / sk (S), TTL attribute expiresAt, on-demand billing. Batches are retried until
-// DynamoDB has processed every item (UnprocessedItems/UnprocessedKeys), throttling with backoff.
+// The DynamoDB ItemBackend: with dynamodb-table.ts (creating the table), the only file that
+// imports @aws-sdk/client-dynamodb. Single table, keys pk (S) / sk (S), TTL attribute expiresAt,
+// on-demand billing. Batches are retried until DynamoDB has processed every item
+// (UnprocessedItems/UnprocessedKeys), throttling with backoff.
 import {
   BatchGetItemCommand,
   BatchWriteItemCommand,
-  CreateTableCommand,
-  DescribeTableCommand,
-  DescribeTimeToLiveCommand,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
   UpdateItemCommand,
-  UpdateTimeToLiveCommand,
   DynamoDBClient,
   type AttributeValue,
   type KeysAndAttributes,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { TTL_ATTRIBUTE, type AttrValue, type Item, type ItemBackend, type QueryPage } from './backend.js';
+import { TTL_ATTRIBUTE, conditionList, type AttrValue, type Conditions, type Item, type ItemBackend, type QueryPage } from './backend.js';
 import { DEFAULT_BACKOFF, backoffDelay, chunked, mapLimit, sleep, type BackoffOptions } from './concurrency.js';
 import type { SnapshotStoreOptions } from './context.js';
 import type { ItemKey } from './keys.js';
@@ -48,6 +45,24 @@ function unmarshal(row: Row): Item {
   }
   if (typeof item.pk !== 'string' || typeof item.sk !== 'string') throw new StoreCorruptionError('item without string keys');
   return item as Item;
+}
+
+/** `attribute_exists(pk)` (the item exists) and every condition, with their names and values. */
+function conditionExpression(onlyIf: Conditions | undefined): { expression: string; names: Record<string, string>; values: Record<string, AttrValue> } {
+  const parts = ['attribute_exists(pk)'];
+  const names: Record<string, string> = {};
+  const values: Record<string, AttrValue> = {};
+  conditionList(onlyIf).forEach((c, i) => {
+    names[`#c${i}`] = c.attribute;
+    if ('equals' in c) {
+      values[`:c${i}`] = c.equals;
+      parts.push(`#c${i} = :c${i}`);
+    } else {
+      values[`:c${i}`] = 'absentOrBelow' in c ? c.absentOrBelow : c.absentOrAbove;
+      parts.push(`(attribute_not_exists(#c${i}) OR #c${i} ${'absentOrBelow' in c ? '<' : '>'} :c${i})`);
+    }
+  });
+  return { expression: parts.join(' AND '), names, values };
 }
 
 const keyRow = (k: ItemKey): Row => ({ pk: { S: k.pk }, sk: { S: k.sk } });
@@ -182,16 +197,32 @@ export class DynamoDbBackend implements ItemBackend {
     );
   }
 
-  async updateIfExists(key: ItemKey, set: Readonly<Record<string, AttrValue>>, onlyIf?: { readonly attribute: string; readonly equals: AttrValue }): Promise<boolean> {
+  async updateIfExists(key: ItemKey, set: Readonly<Record<string, AttrValue>>, onlyIf?: Conditions): Promise<boolean> {
     const names = Object.keys(set);
+    const cond = conditionExpression(onlyIf);
     return this.conditional(() =>
       this.client.send(new UpdateItemCommand({
         TableName: this.table,
         Key: keyRow(key),
         UpdateExpression: `SET ${names.map((_, i) => `#s${i} = :s${i}`).join(', ')}`,
-        ConditionExpression: onlyIf ? 'attribute_exists(pk) AND #c = :c' : 'attribute_exists(pk)',
-        ExpressionAttributeNames: { ...Object.fromEntries(names.map((n, i) => [`#s${i}`, n])), ...(onlyIf ? { '#c': onlyIf.attribute } : {}) },
-        ExpressionAttributeValues: marshal({ ...Object.fromEntries(names.map((n, i) => [`:s${i}`, set[n]!])), ...(onlyIf ? { ':c': onlyIf.equals } : {}) }),
+        ConditionExpression: cond.expression,
+        ExpressionAttributeNames: { ...Object.fromEntries(names.map((n, i) => [`#s${i}`, n])), ...cond.names },
+        ExpressionAttributeValues: marshal({ ...Object.fromEntries(names.map((n, i) => [`:s${i}`, set[n]!])), ...cond.values }),
+      })),
+    );
+  }
+
+  async removeIfExists(key: ItemKey, attributes: readonly string[], onlyIf?: Conditions): Promise<boolean> {
+    const cond = conditionExpression(onlyIf);
+    const values = marshal(cond.values);
+    return this.conditional(() =>
+      this.client.send(new UpdateItemCommand({
+        TableName: this.table,
+        Key: keyRow(key),
+        UpdateExpression: `REMOVE ${attributes.map((_, i) => `#r${i}`).join(', ')}`,
+        ConditionExpression: cond.expression,
+        ExpressionAttributeNames: { ...Object.fromEntries(attributes.map((n, i) => [`#r${i}`, n])), ...cond.names },
+        ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
       })),
     );
   }
@@ -238,52 +269,4 @@ export function createDynamoDbStore(o: DynamoDbBackendOptions & SnapshotStoreOpt
   return createSnapshotStore(new DynamoDbBackend(o), o);
 }
 
-export interface TableSetup {
-  readonly created: boolean;
-  /** 'unsupported' on emulators without UpdateTimeToLive (dynalite): reads still hide expired versions. */
-  readonly ttl: 'enabled' | 'unsupported';
-}
-
-/** Idempotent: creates the table (pk/sk, on-demand) and enables TTL on expiresAt when missing. */
-export async function createTableIfMissing(client: DynamoDBClient, tableName: string, timeoutMs = 60_000): Promise<TableSetup> {
-  let created = false;
-  try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-  } catch (e) {
-    if (errorName(e) !== 'ResourceNotFoundException') throw e;
-    try {
-      await client.send(
-        new CreateTableCommand({
-          TableName: tableName,
-          AttributeDefinitions: [
-            { AttributeName: 'pk', AttributeType: 'S' },
-            { AttributeName: 'sk', AttributeType: 'S' },
-          ],
-          KeySchema: [
-            { AttributeName: 'pk', KeyType: 'HASH' },
-            { AttributeName: 'sk', KeyType: 'RANGE' },
-          ],
-          BillingMode: 'PAY_PER_REQUEST',
-        }),
-      );
-      created = true;
-    } catch (e2) {
-      // Another process created it first: fine, wait for it like for our own.
-      if (errorName(e2) !== 'ResourceInUseException') throw e2;
-    }
-  }
-  for (const deadline = Date.now() + timeoutMs; ; await sleep(50)) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') break;
-    if (Date.now() > deadline) throw new Error(`table ${tableName} is still ${Table?.TableStatus} after ${timeoutMs} ms`);
-  }
-  const { TimeToLiveDescription: ttl } = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
-  if (ttl?.TimeToLiveStatus === 'ENABLED' || ttl?.TimeToLiveStatus === 'ENABLING') return { created, ttl: 'enabled' };
-  try {
-    await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }));
-    return { created, ttl: 'enabled' };
-  } catch (e) {
-    if (errorName(e) === 'UnknownOperationException') return { created, ttl: 'unsupported' };
-    throw e;
-  }
-}
+export { createTableIfMissing, type TableSetup } from './dynamodb-table.js';

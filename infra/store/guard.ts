@@ -2,14 +2,16 @@
 // network error, a throttled or refused request, a full disk or unreadable files under the
 // embedded store's directory. The API answers those 503 with the cause and where the store is,
 // never 500 (not a bug in netpolc) and never a crash. Errors that are answers stay as they are:
-// a conflicting version, a name the store cannot key, corruption it detected.
-import { StoreCorruptionError, StoreInputError, VersionConflictError, type SnapshotStore } from './types.js';
+// the store's own answers below.
+import { LatestConditionError, StoreCorruptionError, StoreInputError, VersionConflictError, VersionIncompleteError, VersionIsLatestError, type SnapshotStore } from './types.js';
 
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
 }
 
-const ANSWERS = [VersionConflictError, StoreInputError, StoreCorruptionError, StoreUnavailableError];
+// The store's own answers (types.ts): a version conflict, an unmet condition on latest, an
+// incomplete version, deleting the latest, a name it cannot key, corruption it detected.
+const ANSWERS = [VersionConflictError, LatestConditionError, VersionIncompleteError, VersionIsLatestError, StoreInputError, StoreCorruptionError, StoreUnavailableError];
 
 /** `where`: the store as the operator configured it (the embedded store's directory and DATA_DIR, a table name). */
 export function guardStore<S extends SnapshotStore>(store: S, where: string): S {

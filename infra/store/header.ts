@@ -1,8 +1,10 @@
 // The version header item: its presence makes a version visible, its TTL attribute ends it.
-// Small on purpose (no node list): listings and every agent poll read it.
+// Small on purpose (no node list): listings and every agent poll read it. `seq` (set after the
+// header is written) is the pointer move that last made the version latest (pointer.ts);
+// headers written before publish order was kept carry `vkey` instead and never a `seq`.
 import { TTL_ATTRIBUTE, type Item } from './backend.js';
 import { decodeHeaderBody, encodeHeaderBody, type HeaderBody } from './codec.js';
-import { headerKey, versionKey } from './keys.js';
+import { headerKey } from './keys.js';
 import { StoreCorruptionError, type VersionSummary } from './types.js';
 
 /**
@@ -10,7 +12,7 @@ import { StoreCorruptionError, type VersionSummary } from './types.js';
  * `manifestShards`: how many manifest shards the version has (versions without it predate them).
  */
 export function headerItem(cluster: string, version: string, snapshotHash: string, body: HeaderBody, layout: { readonly objectsHash: string; readonly manifestShards: number }): Item {
-  return { ...headerKey(cluster, version), version, vkey: versionKey(version), snapshotHash, objectsHash: layout.objectsHash, manifestShards: layout.manifestShards, body: encodeHeaderBody(body) };
+  return { ...headerKey(cluster, version), version, snapshotHash, objectsHash: layout.objectsHash, manifestShards: layout.manifestShards, body: encodeHeaderBody(body) };
 }
 
 /** DynamoDB deletes expired items only eventually (typically within days): reads must not see them. */
@@ -18,6 +20,9 @@ export function isExpired(item: Item, nowSeconds: number): boolean {
   const at = item[TTL_ATTRIBUTE];
   return typeof at === 'number' && at <= nowSeconds;
 }
+
+/** Written by a netpolc that kept no publish order (it compared versions instead). */
+export const isLegacyHeader = (item: Item): boolean => item.vkey !== undefined && item.seq === undefined;
 
 export function summaryFromItem(cluster: string, item: Item): VersionSummary {
   const { version, snapshotHash, body } = item;

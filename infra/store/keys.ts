@@ -1,5 +1,4 @@
-// Item keys of the single-table layout and the version order that the latest pointer, the
-// listing and the diff all share. Layout (pk / sk):
+// Item keys of the single-table layout. Layout (pk / sk):
 //   t#<tableId>                                   / <chunk>      content-addressed rule table, shared by all versions
 //   e#<setContentId>                              / <chunk>      a set's body (definition and members), content-addressed:
 //                                                                a set keeps its id when members change, its body does not
@@ -14,12 +13,22 @@
 //   s#<cluster>#<version>#<snapshotHash>          / <chunk>      the ids of the version's object groups, checked on read
 //                                                                against the content hash the header records
 //   m#<cluster>#<version>#<snapshotHash>#<node>   / <chunk>      (versions written before manifests were shared) one node's manifest
-//   c#<cluster>                                   / v#<vkey>     version header; its presence makes the version visible
-//   c#<cluster>                                   / latest       the pointer to the newest complete version
+//   c#<cluster>                                   / v#<vkey>     version header, addressed by version (versionKey is a key,
+//                                                                not an order); its presence makes the version visible;
+//                                                                `seq`: the pointer move that last made it latest
+//   c#<cluster>                                   / p#<seq>      order item: the version the pointer moved to at its move
+//                                                                <seq> (16 digits, zero-padded); the listing reads them
+//                                                                newest first and shows a version at its last move only
+//   c#<cluster>                                   / latest       the pointer: the most recently published version, the
+//                                                                number of its move (`seq`), the versions it replaced that
+//                                                                still have to expire (`retire`), `settled` once its
+//                                                                order item is written and those have their expiry
+// "Latest" is publish order, never an order of versions: Kubernetes API concepts, "Resource
+// versions": "Clients must not assume that resource versions are numeric or collatable" (order.ts).
 // Per-version items carry the snapshot hash in their key so two racing publishes of one version
 // with different content never overwrite each other's: the header decides which set is read.
-// Content-addressed items (t, e, g, o) are immutable and never expire; per-version items and the
-// header expire together once the version can no longer be latest.
+// Content-addressed items (t, e, g, o) are immutable and never expire; per-version items, the
+// header and the version's order item expire together once the pointer has passed the version.
 import { StoreInputError } from './types.js';
 
 export interface ItemKey {
@@ -27,8 +36,7 @@ export interface ItemKey {
   readonly sk: string;
 }
 
-// Printable ASCII without '#': '#' separates key parts, and ASCII makes JavaScript's string order
-// equal DynamoDB's byte order, so the pointer's condition and the listing agree with compareVersions.
+// Printable ASCII without '#': '#' separates key parts.
 const KEY_SAFE = /^[!"$-~]+$/;
 const LIMITS = { cluster: 128, version: 128, node: 253, snapshotHash: 256 } as const;
 
@@ -39,32 +47,26 @@ export function checkName(field: keyof typeof LIMITS, value: string): string {
   return value;
 }
 
-const CANONICAL_INTEGER = /^(0|[1-9][0-9]*)$/;
-
 /**
- * Sortable form of a Kubernetes resourceVersion. resourceVersions are opaque strings, in practice
- * etcd revisions (integers). Order: integers numerically (by digit count, then digits); every
- * integer before every non-integer; non-integers by string (ASCII) order. Comparing numerically
- * only "when both are integers" and by string otherwise would not be transitive (9 < 10 < "1~" < 9),
- * and a pointer that must never move backwards needs a total order.
+ * The header's sort key form of a version: integers by digit count then digits, anything else
+ * after a '1'. Injective, and kept as earlier layouts wrote it so their headers stay addressable.
+ * A key, not an order: which version is latest, and the listing, follow publish order (order.ts).
  */
 export function versionKey(version: string): string {
-  return CANONICAL_INTEGER.test(version) ? `0${String(version.length).padStart(3, '0')}${version}` : `1${version}`;
-}
-
-/** Negative when a is older than b, 0 when equal, positive when newer. */
-export function compareVersions(a: string, b: string): number {
-  const ka = versionKey(a);
-  const kb = versionKey(b);
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
+  return /^(0|[1-9][0-9]*)$/.test(version) ? `0${String(version.length).padStart(3, '0')}${version}` : `1${version}`;
 }
 
 export const HEADER_SK_PREFIX = 'v#';
 export const POINTER_SK = 'latest';
+export const ORDER_SK_PREFIX = 'p#';
+/** Digits of a move number in its order item's key: the string order of the keys is the numeric order. */
+const SEQ_DIGITS = 16;
 
 export const clusterPk = (cluster: string): string => `c#${cluster}`;
 export const headerKey = (cluster: string, version: string): ItemKey => ({ pk: clusterPk(cluster), sk: `${HEADER_SK_PREFIX}${versionKey(version)}` });
 export const pointerKey = (cluster: string): ItemKey => ({ pk: clusterPk(cluster), sk: POINTER_SK });
+export const orderSk = (seq: number): string => `${ORDER_SK_PREFIX}${String(seq).padStart(SEQ_DIGITS, '0')}`;
+export const orderKey = (cluster: string, seq: number): ItemKey => ({ pk: clusterPk(cluster), sk: orderSk(seq) });
 export const tablePk = (id: string): string => `t#${id}`;
 export const setPk = (contentId: string): string => `e#${contentId}`;
 export const nodesPk = (cluster: string, version: string, snapshotHash: string): string => `n#${cluster}#${version}#${snapshotHash}`;

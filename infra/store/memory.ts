@@ -1,7 +1,7 @@
 // STORE=memory: the shared snapshot store over a Map-backed ItemBackend. Same chunking, publish
 // order, conditions and expiry as DynamoDB; only the item primitives differ. Items are copied in
 // and out so callers can never alias stored bytes.
-import { TTL_ATTRIBUTE, type AttrValue, type Item, type ItemBackend, type QueryPage } from './backend.js';
+import { TTL_ATTRIBUTE, conditionList, type AttrValue, type Conditions, type Item, type ItemBackend, type QueryPage } from './backend.js';
 import type { SnapshotStoreOptions } from './context.js';
 import type { ItemKey } from './keys.js';
 import { createSnapshotStore } from './snapshot-store.js';
@@ -15,6 +15,16 @@ function project(item: Item, attributes: readonly string[] | undefined): Item {
   const out: Record<string, AttrValue> = { pk: item.pk, sk: item.sk };
   for (const a of attributes) if (item[a] !== undefined) out[a] = copyValue(item[a]);
   return out as Item;
+}
+
+/** DynamoDB's reading of the conditions: a number compares only with a number. */
+function holds(item: Item, onlyIf: Conditions | undefined): boolean {
+  return conditionList(onlyIf).every((c) => {
+    const v = item[c.attribute];
+    if ('equals' in c) return v !== undefined && v === c.equals;
+    if (v === undefined) return true;
+    return typeof v === 'number' && ('absentOrBelow' in c ? v < c.absentOrBelow : v > c.absentOrAbove);
+  });
 }
 
 export class MemoryBackend implements ItemBackend {
@@ -66,10 +76,19 @@ export class MemoryBackend implements ItemBackend {
     return true;
   }
 
-  async updateIfExists(key: ItemKey, set: Readonly<Record<string, AttrValue>>, onlyIf?: { readonly attribute: string; readonly equals: AttrValue }): Promise<boolean> {
+  async updateIfExists(key: ItemKey, set: Readonly<Record<string, AttrValue>>, onlyIf?: Conditions): Promise<boolean> {
     const existing = this.read(key);
-    if (!existing || (onlyIf && existing[onlyIf.attribute] !== onlyIf.equals)) return false;
+    if (!existing || !holds(existing, onlyIf)) return false;
     this.write({ ...existing, ...set });
+    return true;
+  }
+
+  async removeIfExists(key: ItemKey, attributes: readonly string[], onlyIf?: Conditions): Promise<boolean> {
+    const existing = this.read(key);
+    if (!existing || !holds(existing, onlyIf)) return false;
+    const kept: Record<string, AttrValue> = { ...existing };
+    for (const a of attributes) if (a !== 'pk' && a !== 'sk') delete kept[a];
+    this.write(kept as Item);
     return true;
   }
 

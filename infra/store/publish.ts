@@ -1,9 +1,10 @@
 // publish: tables, set bodies, manifests and object groups (content-addressed: only those not
-// stored yet are written) → manifest shards, node list and group index → header → pointer. Until
-// the header is written nothing of the version is reachable (reads start at the header, the
-// version's own items are keyed by its snapshot hash), so a crash anywhere leaves at most
-// unreferenced items, and a retry writes what is missing. A version from a small change writes
-// its few new tables, sets, manifests and groups and its small index items, not the cluster again.
+// stored yet are written) → manifest shards, node list and group index → header → pointer (the
+// version published last is latest: pointer.ts). Until the header is written nothing of the
+// version is reachable (reads start at the header, the version's own items are keyed by its
+// snapshot hash), so a crash anywhere leaves at most unreferenced items, and a retry writes what
+// is missing. A version from a small change writes its few new tables, sets, manifests and
+// groups and its small index items, not the cluster again.
 import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.js';
 import { contentId } from '../../core/sets/ids.js';
 import { writeBlobs, HEAD_SK } from './blob.js';
@@ -11,16 +12,18 @@ import { contentHash, contentHashOfText, nodeManifestText, encodeManifestShard, 
 import type { PublishedForm, StoreContext } from './context.js';
 import { LayeredMap } from '../../core/layered-map.js';
 import { sharesAny } from '../../core/sorted.js';
+import { TTL_ATTRIBUTE } from './backend.js';
 import { headerItem, isExpired, summaryFromItem } from './header.js';
-import { checkName, headerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, shardOf, tablePk } from './keys.js';
+import { checkName, headerKey, pointerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, shardOf, tablePk } from './keys.js';
 import { encodeGroup, encodeGroupIndex, objectGroups } from './objects.js';
-import { settleLatest } from './lifecycle.js';
-import { StoreInputError, VersionConflictError, type CompiledSnapshot, type PublishResult } from './types.js';
+import { reconcile, retentionEnd, unretireItems } from './lifecycle.js';
+import { moveLatest, placeOf, settle as settlePointer } from './pointer.js';
+import { LatestConditionError, StoreInputError, VersionConflictError, type CompiledSnapshot, type PublishOptions, type PublishResult } from './types.js';
 import type { Item } from './backend.js';
 import type { IrSet, RuleTable, SetNode } from '../../core/sets/ir.js';
 import type { SetFormChange } from '../../core/sets/compile.js';
 
-export async function publish(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot): Promise<PublishResult> {
+export async function publish(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, opts: PublishOptions = {}): Promise<PublishResult> {
   checkName('cluster', cluster);
   checkName('version', version);
   checkName('snapshotHash', snap.snapshotHash);
@@ -28,7 +31,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   // A header that is already there decides alone: same content → finish (a retry after a crash
   // between header and pointer lands here), different content → 409, without rewriting anything.
   const existing = await ctx.backend.getItem(headerKey(cluster, version));
-  if (existing && !isExpired(existing, ctx.nowSeconds())) return settle(ctx, cluster, version, snap, existing, 'unchanged');
+  if (existing && !isExpired(existing, ctx.nowSeconds())) return settle(ctx, cluster, version, snap, existing, 'unchanged', opts);
 
   const sha256Hex = ctx.sha256Hex ?? portableSha256Hex;
   // A version compiled from one this store published: only what the compile made anew.
@@ -54,7 +57,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   const raced = await ctx.backend.putIfAbsent(item, ctx.nowSeconds());
   // Every item of this set form is stored now: the next version may start from it.
   ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests });
-  return raced ? settle(ctx, cluster, version, snap, raced, 'unchanged') : settle(ctx, cluster, version, snap, item, 'created');
+  return raced ? settle(ctx, cluster, version, snap, raced, 'unchanged', opts) : settle(ctx, cluster, version, snap, item, 'created', opts);
 }
 
 /** A set form's content to store: tables and set bodies by id (only the new ones, from changes), every set's content id, counts. */
@@ -66,14 +69,38 @@ interface Content {
   readonly setCount: number;
 }
 
-async function settle(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, header: Item, status: PublishResult['status']): Promise<PublishResult> {
+async function settle(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, header: Item, status: PublishResult['status'], opts: PublishOptions): Promise<PublishResult> {
   const stored = summaryFromItem(cluster, header);
   if (stored.snapshotHash !== snap.snapshotHash) throw new VersionConflictError(cluster, version, stored.snapshotHash, snap.snapshotHash);
-  const latest = await settleLatest(ctx, cluster, version);
-  // Re-read only when retire may just have set the TTL, so the result shows it.
-  const summary = latest ? stored : summaryFromItem(cluster, (await ctx.backend.getItem(headerKey(cluster, version))) ?? header);
+  const latest = await makeLatest(ctx, cluster, version, header, status === 'created', opts);
+  // Re-read only when the TTL may just have been set or removed, so the result shows it.
+  const summary = latest && header[TTL_ATTRIBUTE] === undefined ? stored : summaryFromItem(cluster, (await ctx.backend.getItem(headerKey(cluster, version))) ?? header);
   // Same snapshot hash, same nodes: the stored node list need not be read back.
   return { status, header: { ...summary, nodes: Object.keys(snap.ir.nodes).sort() }, latest };
+}
+
+/**
+ * The pointer after a header is stored (or found stored with the same content): already latest,
+ * or passed since (a late retry: left where it is), stays as it is; otherwise the version is
+ * the last published and the pointer moves to it, if the conditions hold at the move. When they
+ * do not, the version stays stored, not latest, and expires like a version the pointer passed.
+ */
+async function makeLatest(ctx: StoreContext, cluster: string, version: string, header: Item, created: boolean, opts: PublishOptions): Promise<boolean> {
+  const pointer = await ctx.backend.getItem(pointerKey(cluster));
+  const place = created ? 'unpublished' : placeOf(header, pointer);
+  if (place !== 'unpublished') {
+    if (pointer) await settlePointer(ctx, cluster, pointer);
+    return place === 'latest';
+  }
+  // Stored with an expiry (its conditions failed before): readable without one before it can be latest.
+  const restore = header[TTL_ATTRIBUTE] !== undefined;
+  if (restore) await unretireItems(ctx, cluster, version);
+  const moved = await moveLatest(ctx, cluster, version, { ...(opts.conditions ? { conditions: opts.conditions } : {}), restore, publish: true }, pointer);
+  if (moved.latest) return true;
+  // Made latest by a concurrent publish of the same version and passed since: as for a late retry.
+  if (moved.unmet === null) return false;
+  await reconcile(ctx, cluster, version, retentionEnd(ctx));
+  throw new LatestConditionError(cluster, version, moved.unmet, moved.current, true);
 }
 
 /**

@@ -8,8 +8,8 @@ import { decodeGroup, decodeGroupIndex, decodeLegacyObjects } from './objects.js
 import type { StoreContext } from './context.js';
 import { isExpired, summaryFromItem } from './header.js';
 import type { Item } from './backend.js';
-import { HEADER_SK_PREFIX, checkName, checkSetContentId, checkTableId, clusterPk, headerKey, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, pointerKey, setPk, shardOf, tablePk, versionKey } from './keys.js';
-import { StoreCorruptionError, StoreInputError, type ListVersionsOptions, type NodeTables, type VersionHeader, type VersionPage, type VersionSummary } from './types.js';
+import { checkName, checkSetContentId, checkTableId, headerKey, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, pointerKey, setPk, shardOf, tablePk } from './keys.js';
+import { StoreCorruptionError, type NodeTables, type VersionHeader, type VersionSummary } from './types.js';
 
 async function visibleHeaderItem(ctx: StoreContext, cluster: string, version: string): Promise<Item | null> {
   checkName('cluster', cluster);
@@ -37,47 +37,6 @@ export async function latest(ctx: StoreContext, cluster: string): Promise<Versio
   checkName('cluster', cluster);
   const pointer = await ctx.backend.getItem(pointerKey(cluster));
   return pointer ? visibleSummary(ctx, cluster, String(pointer.version)) : null;
-}
-
-const DEFAULT_PAGE = 20;
-const MAX_PAGE = 100;
-
-export async function listVersions(ctx: StoreContext, cluster: string, opts: ListVersionsOptions = {}): Promise<VersionPage> {
-  checkName('cluster', cluster);
-  const limit = opts.limit ?? DEFAULT_PAGE;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new StoreInputError('limit', `limit must be an integer from 1 to ${MAX_PAGE}`);
-  let startAfterSk = opts.cursor ? `${HEADER_SK_PREFIX}${versionKey(decodeCursor(opts.cursor))}` : null;
-  const versions: VersionSummary[] = [];
-  const now = ctx.nowSeconds();
-  // Expired headers still in the table are skipped, so a page may take more than one query.
-  for (;;) {
-    // One more than needed tells whether a next page exists without an empty last page.
-    const page = await ctx.backend.queryPage(clusterPk(cluster), { skPrefix: HEADER_SK_PREFIX, limit: limit - versions.length + 1, descending: true, startAfterSk });
-    for (const item of page.items) {
-      if (isExpired(item, now)) continue;
-      if (versions.length === limit) return { versions, cursor: encodeCursor(versions[versions.length - 1]!.version) };
-      versions.push(summaryFromItem(cluster, item));
-    }
-    if (page.lastSk === null) return { versions, cursor: null };
-    startAfterSk = page.lastSk;
-  }
-}
-
-// Opaque to clients (base64url of the last version listed); resumes after that version.
-const encodeCursor = (version: string): string => btoa(version).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
-
-function decodeCursor(cursor: string): string {
-  let version: string;
-  try {
-    version = atob(cursor.replaceAll('-', '+').replaceAll('_', '/'));
-  } catch {
-    throw new StoreInputError('cursor', 'malformed cursor');
-  }
-  try {
-    return checkName('version', version);
-  } catch {
-    throw new StoreInputError('cursor', 'malformed cursor');
-  }
 }
 
 export async function getNodeTables(ctx: StoreContext, cluster: string, version: string, node: string): Promise<NodeTables | null> {

@@ -1,14 +1,18 @@
 // The one SnapshotStore implementation, over any ItemBackend (DynamoDB or memory).
 import type { ItemBackend } from './backend.js';
+import { deleteVersion, setLatest } from './admin.js';
 import { storeContext, type SnapshotStoreOptions } from './context.js';
+import { listVersions } from './list.js';
 import { publish } from './publish.js';
-import { getHeader, getNodeTables, getSets, getSnapshotObjects, getTables, latest, listVersions } from './read.js';
+import { getHeader, getNodeTables, getSets, getSnapshotObjects, getTables, latest } from './read.js';
 import type { SnapshotStore } from './types.js';
 
 export function createSnapshotStore(backend: ItemBackend, opts: SnapshotStoreOptions = {}): SnapshotStore {
   const ctx = storeContext(backend, opts);
   return {
-    publish: (cluster, version, snapshot) => publish(ctx, cluster, version, snapshot),
+    publish: (cluster, version, snapshot, o) => publish(ctx, cluster, version, snapshot, o),
+    setLatest: (cluster, version) => setLatest(ctx, cluster, version),
+    deleteVersion: (cluster, version) => deleteVersion(ctx, cluster, version),
     getHeader: (cluster, version) => getHeader(ctx, cluster, version),
     latest: (cluster) => latest(ctx, cluster),
     listVersions: (cluster, o) => listVersions(ctx, cluster, o),

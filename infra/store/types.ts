@@ -52,7 +52,7 @@ export interface VersionSummary {
   readonly setCount?: number;
   readonly objects: Readonly<Record<string, number>>;
   readonly compile: CompileFigures;
-  /** ISO 8601, when the header was written. */
+  /** ISO 8601, when the header was written (the version was stored). */
   readonly publishedAt: string;
   /** ISO 8601 once the version stopped being latest (its items then expire); null while it may be latest. */
   readonly expiresAt: string | null;
@@ -98,19 +98,67 @@ export interface ListVersionsOptions {
 }
 
 export interface VersionPage {
-  /** Newest first (see compareVersions). */
+  /**
+   * The latest first, then the versions the pointer moved to before, most recent move first
+   * (publish order, never a comparison of versions: order.ts); then versions stored by an
+   * earlier netpolc that kept no publish order. A page may hold fewer than `limit` versions
+   * while a cursor follows (a page reads a bounded number of items).
+   */
   readonly versions: readonly VersionSummary[];
   /** Pass back for the next page; null when there is none. */
   readonly cursor: string | null;
 }
 
+/**
+ * Guards on moving the latest pointer (HTTP If-Match / If-None-Match on the cluster's latest
+ * version, and `?order=numeric`), checked atomically with the move (order.ts unmetCondition).
+ */
+export interface LatestConditions {
+  /** The latest must be one of these versions; '*': the cluster must have a version. */
+  readonly ifMatch?: readonly string[] | '*';
+  /** The latest must be none of these; '*': the cluster must have no version yet. */
+  readonly ifNoneMatch?: readonly string[] | '*';
+  /** This version and the latest must be canonical integers, this one greater (etcd revisions). */
+  readonly numeric?: boolean;
+}
+
+export interface PublishOptions {
+  readonly conditions?: LatestConditions;
+}
+
+export interface SetLatestResult {
+  readonly cluster: string;
+  readonly latest: string;
+  /** The version it replaced (the same version when it already was latest; null for a cluster without one). */
+  readonly previous: string | null;
+  readonly moved: boolean;
+}
+
 export interface SnapshotStore {
-  /** Stores tables → manifests → header → latest pointer; visible only once complete. */
-  publish(cluster: string, version: string, snapshot: CompiledSnapshot): Promise<PublishResult>;
+  /**
+   * Stores tables → manifests → header, then moves the latest pointer to the version (it is the
+   * last published); visible only once complete. A version stored before: latest → unchanged;
+   * passed by the pointer since → unchanged and not latest; stored but never made latest (an
+   * interrupted publish, a refused condition) → the pointer moves to it now. Throws
+   * LatestConditionError when `opts.conditions` do not hold at the move.
+   */
+  publish(cluster: string, version: string, snapshot: CompiledSnapshot, opts?: PublishOptions): Promise<PublishResult>;
+  /**
+   * Makes a stored version latest on purpose (a rollback): its items must all read back
+   * (VersionIncompleteError otherwise), their expiry is removed, the version it replaces expires.
+   * null when the version is not stored (or expired).
+   */
+  setLatest(cluster: string, version: string): Promise<SetLatestResult | null>;
+  /**
+   * Expires a version that is not latest at once (VersionIsLatestError if it is): hidden from
+   * reads and listings from now on, its items deleted by the TTL. false when not stored.
+   */
+  deleteVersion(cluster: string, version: string): Promise<boolean>;
   /** null when unknown, incomplete or expired. */
   getHeader(cluster: string, version: string): Promise<VersionHeader | null>;
   /**
-   * The newest complete version (the pointer never moves backwards); null for an unknown cluster.
+   * The version published last (the pointer moves by publish order, not by comparing
+   * versions); null for an unknown cluster.
    * A summary, without the node list: agents poll through it, getHeader has the nodes.
    */
   latest(cluster: string): Promise<VersionSummary | null>;
@@ -138,6 +186,45 @@ export class VersionConflictError extends Error {
     readonly offeredSnapshotHash: string,
   ) {
     super(`version ${version} of cluster ${cluster} is already stored with different content (snapshot ${storedSnapshotHash}, offered ${offeredSnapshotHash})`);
+  }
+}
+
+/** The latest pointer did not satisfy the publish's conditions: the route answers 412 (409 for `numeric`). */
+export class LatestConditionError extends Error {
+  override readonly name = 'LatestConditionError';
+  constructor(
+    readonly cluster: string,
+    readonly version: string,
+    readonly unmet: 'if-match' | 'if-none-match' | 'numeric',
+    /** The cluster's latest version when the condition was checked. */
+    readonly latest: string | null,
+    /** Whether this version is stored (not latest, expiring): the condition failed at the pointer move, after the write. */
+    readonly stored: boolean,
+  ) {
+    super(`the latest version of cluster ${cluster} is ${latest ?? 'none'}: the ${unmet} condition for ${version} does not hold${stored ? `; ${version} is stored but not latest (it expires unless made latest)` : ''}`);
+  }
+}
+
+/** A version that cannot be made latest because items it needs do not read back: the route answers 409. */
+export class VersionIncompleteError extends Error {
+  override readonly name = 'VersionIncompleteError';
+  constructor(
+    readonly cluster: string,
+    readonly version: string,
+    readonly missing: readonly string[],
+  ) {
+    super(`version ${version} of cluster ${cluster} cannot be made latest: ${missing.length} of its items do not read back (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''})`);
+  }
+}
+
+/** The operation needs a version that is not latest: the route answers 409. */
+export class VersionIsLatestError extends Error {
+  override readonly name = 'VersionIsLatestError';
+  constructor(
+    readonly cluster: string,
+    readonly version: string,
+  ) {
+    super(`version ${version} is the latest of cluster ${cluster}: roll back (PUT /v1/clusters/${cluster}/latest) or publish another version first`);
   }
 }
 

@@ -82,12 +82,72 @@ describe('DynamoDB store under failures', () => {
       const retried = await healthy.publish(cluster, '2', s2);
       expect(retried).toMatchObject({ status: header2 === null ? 'created' : 'unchanged', latest: true });
       await expectVersion(healthy, cluster, '2', s2);
-      // The retry also finishes what the pointer move left: version 1 expires, version 2 does not.
+      // The retry also finishes what the pointer move left: version 1 expires, version 2 does not,
+      // and both are listed in publish order.
       expect(await hasTtl(cluster, '1', s1)).toEqual([true, true, true, true]);
       expect(await hasTtl(cluster, '2', s2)).toEqual([false, false, false, false]);
+      expect((await healthy.listVersions(cluster)).versions.map((v) => v.version)).toEqual(['2', '1']);
     }
-    // tables (tails, heads), manifests, header, pointer, version 1's TTLs, pointer cleanup
-    expect(points).toBeGreaterThanOrEqual(10);
+    // tables (tails, heads), manifests, header, pointer, order item, header's seq, version 1's TTLs, pointer settled
+    expect(points).toBeGreaterThanOrEqual(12);
+  });
+
+  it('a failure at any write of a publish, then another version published instead of a retry: every version the pointer reached is listed, in order', async () => {
+    const healthy = storeWith();
+    for (let n = 0; ; n++) {
+      const cluster = `crash-next-${n}`;
+      await healthy.publish(cluster, '1', s1);
+      const failing = failAfterWrites(n);
+      const outcome = await storeWith(failing).publish(cluster, '2', fresh(300 + n)).catch((e: unknown) => e);
+      if (!failing.fired()) break;
+      expect(outcome).toBeInstanceOf(Error);
+      const reached = (await healthy.latest(cluster))!.version;
+      await healthy.publish(cluster, '3', fresh(400 + n));
+      // A crash before the pointer moved leaves 2 stored, never latest, and not listed.
+      expect((await healthy.listVersions(cluster)).versions.map((v) => v.version)).toEqual(reached === '2' ? ['3', '2', '1'] : ['3', '1']);
+      expect(await hasTtl(cluster, '1', s1)).toEqual([true, true, true, true]);
+    }
+  });
+
+  it('a failure at any write of a rollback or a delete leaves every version readable and latest on one of them; a retry completes it', async () => {
+    const healthy = storeWith();
+    const a = syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant: 1 });
+    for (const op of ['rollback', 'delete'] as const) {
+      let points = 0;
+      for (let n = 0; ; n++) {
+        const cluster = `crash-${op}-${n}`;
+        const b = fresh(500 + n);
+        const c = fresh(600 + n);
+        await healthy.publish(cluster, '1', a);
+        await healthy.publish(cluster, '2', b);
+        await healthy.publish(cluster, '3', c);
+        const failing = failAfterWrites(n);
+        const store = storeWith(failing);
+        const outcome = await (op === 'rollback' ? store.setLatest(cluster, '1') : store.deleteVersion(cluster, '2')).then(() => 'ok', (e: unknown) => e);
+        if (!failing.fired()) {
+          expect(outcome).toBe('ok');
+          break;
+        }
+        points++;
+        expect(outcome).toBeInstanceOf(Error);
+        expect(['1', '3']).toContain((await healthy.latest(cluster))?.version);
+        await expectVersion(healthy, cluster, '1', a);
+        await expectVersion(healthy, cluster, '3', c);
+        if (op === 'rollback') {
+          expect(await healthy.setLatest(cluster, '1')).toMatchObject({ latest: '1' });
+          expect((await healthy.latest(cluster))?.version).toBe('1');
+          expect(await hasTtl(cluster, '1', a)).toEqual([false, false, false, false]);
+          expect(await hasTtl(cluster, '3', c)).toEqual([true, true, true, true]);
+          expect((await healthy.listVersions(cluster)).versions.map((v) => v.version)).toEqual(['1', '3', '2']);
+        } else {
+          expect(await healthy.deleteVersion(cluster, '2')).toBe(true);
+          expect(await healthy.getHeader(cluster, '2')).toBeNull();
+          expect((await healthy.listVersions(cluster)).versions.map((v) => v.version)).toEqual(['3', '1']);
+        }
+      }
+      // rollback: TTLs removed (items, header), pointer, order item, header's seq, 3's TTLs, settled; delete: TTLs
+      expect(points).toBeGreaterThanOrEqual(op === 'rollback' ? 8 : 4);
+    }
   });
 
   it('concurrent publishes of one version: one creates, the others see it unchanged, nothing is mixed', async () => {
@@ -110,14 +170,20 @@ describe('DynamoDB store under failures', () => {
     await expectVersion(storeWith(), 'race', '5', winner);
   });
 
-  it('concurrent publishes of many versions leave the newest latest and every other one expiring', async () => {
+  it('concurrent publishes of many versions: latest is one of them, every other one is listed and expiring, none lost', async () => {
     const versions = ['3', '8', '1', '12', '5', '10', '2', '9'];
     const snaps = new Map(versions.map((v) => [v, syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant: Number(v) })]));
-    await Promise.all(versions.map((v) => storeWith().publish('many', v, snaps.get(v)!)));
+    const results = await Promise.all(versions.map((v) => storeWith().publish('many', v, snaps.get(v)!)));
+    // Every publish moved the pointer to its version once: each was latest when it answered.
+    expect(results.every((r) => r.status === 'created' && r.latest)).toBe(true);
     const store = storeWith();
-    expect((await store.latest('many'))?.version).toBe('12');
+    const latest = (await store.latest('many'))!.version;
+    expect(versions).toContain(latest);
+    const listed = (await store.listVersions('many', { limit: 100 })).versions.map((v) => v.version);
+    expect(listed[0]).toBe(latest);
+    expect([...listed].sort()).toEqual([...versions].sort());
     for (const v of versions) {
-      expect((await store.getHeader('many', v))?.expiresAt === null).toBe(v === '12');
+      expect((await store.getHeader('many', v))?.expiresAt === null).toBe(v === latest);
       await expectVersion(store, 'many', v, snaps.get(v)!);
     }
   });

@@ -5,11 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
 import { TTL_ATTRIBUTE, type ItemBackend } from '../../infra/store/backend.js';
 import { DynamoDbBackend } from '../../infra/store/dynamodb.js';
-import { compareVersions, headerKey, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, tablePk } from '../../infra/store/keys.js';
+import { headerKey, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, tablePk } from '../../infra/store/keys.js';
 import { decodeGroupIndex } from '../../infra/store/objects.js';
 import { contentHash, encodeManifest, manifestOf, setContentId } from '../../infra/store/codec.js';
 import { headerItem } from '../../infra/store/header.js';
 import { MemoryBackend } from '../../infra/store/memory.js';
+import { integerAbove, isCanonicalInteger, unmetCondition } from '../../infra/store/order.js';
 import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
 import { portableSha256Hex } from '../../core/compile/table-id.js';
 import { StoreCorruptionError, StoreInputError, VersionConflictError, type SnapshotStore } from '../../infra/store/types.js';
@@ -80,7 +81,7 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     expect(node0?.pods).toEqual(syntheticSnapshot({ nodes: 2, podsPerNode: 3, variant: 1 }).ir.nodes['node-0']!.pods);
   });
 
-  it('lists versions newest first (resourceVersions compare numerically), page by page', async () => {
+  it('lists versions in publish order, the last published first (never by comparing them), page by page', async () => {
     const { store, cluster } = kit();
     const versions = ['9', '10', '100', '2', '11', '1000', '99'];
     for (const [i, v] of versions.entries()) await store.publish(cluster, v, syntheticSnapshot({ nodes: 1, podsPerNode: 1, variant: i }));
@@ -91,10 +92,11 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
       seen.push(page.versions.map((v) => v.version));
       cursor = page.cursor;
     } while (cursor);
-    expect(seen).toEqual([['1000', '100', '99'], ['11', '10', '9'], ['2']]);
+    expect(seen).toEqual([['99', '1000', '11'], ['2', '100', '10'], ['9']]);
     const all = await store.listVersions(cluster, { limit: 100 });
     expect(all.cursor).toBeNull();
-    expect(all.versions[0]).toMatchObject({ version: '1000', nodeCount: 1, expiresAt: null });
+    expect(all.versions[0]).toMatchObject({ version: '99', nodeCount: 1, expiresAt: null, publishedAt: new Date(clock.now).toISOString() });
+    expect(all.versions.slice(1).every((v) => v.expiresAt !== null)).toBe(true);
     expect(all.versions[0]).not.toHaveProperty('nodes');
     expect((await store.listVersions(cluster, { limit: 7 })).cursor).toBeNull();
     await expect(store.listVersions(cluster, { cursor: '!!!' })).rejects.toBeInstanceOf(StoreInputError);
@@ -129,25 +131,15 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     expect(await store.getNodeTables(cluster, '1', 'node-0')).toBeNull();
     expect((await store.listVersions(cluster)).versions.map((v) => v.version)).toEqual(['2']);
     expect((await store.latest(cluster))?.version).toBe('2'); // the latest never expires, however old
-    // An expired version may be published again (DynamoDB deletes expired items only eventually).
+    // An expired version may be published again (DynamoDB deletes expired items only eventually):
+    // it is the last published, so latest, and version 2 expires.
     const again = await store.publish(cluster, '1', syntheticSnapshot({ nodes: 1, podsPerNode: 1, variant: 9 }));
-    expect(again).toMatchObject({ status: 'created', latest: false });
-    expect(again.header.expiresAt).not.toBeNull();
+    expect(again).toMatchObject({ status: 'created', latest: true });
+    expect(again.header.expiresAt).toBeNull();
+    expect((await store.getHeader(cluster, '2'))?.expiresAt).not.toBeNull();
+    expect((await store.listVersions(cluster)).versions.map((v) => v.version)).toEqual(['1', '2']);
   });
 
-  it('never moves the latest pointer backwards; an older version published later is stored but expires', async () => {
-    const { store, cluster } = kit();
-    await store.publish(cluster, '10', syntheticSnapshot({ nodes: 1, podsPerNode: 2, variant: 10 }));
-    const older = await store.publish(cluster, '9', syntheticSnapshot({ nodes: 1, podsPerNode: 2, variant: 9 }));
-    expect(older.latest).toBe(false);
-    expect(older.header.expiresAt).not.toBeNull();
-    expect((await store.latest(cluster))?.version).toBe('10');
-    expect((await store.getNodeTables(cluster, '9', 'node-0'))?.pods).toBeDefined();
-    // Non-integer versions sort after every integer, among themselves as strings.
-    await store.publish(cluster, 'b1', syntheticSnapshot({ nodes: 1, podsPerNode: 1, variant: 11 }));
-    await store.publish(cluster, 'a2', syntheticSnapshot({ nodes: 1, podsPerNode: 1, variant: 12 }));
-    expect((await store.latest(cluster))?.version).toBe('b1');
-  });
 
   it('splits sets and manifests over 400 KB into chunks and reassembles them', async () => {
     const { backend, store, cluster } = kit();
@@ -295,9 +287,23 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
   });
 });
 
-describe('compareVersions', () => {
-  it('orders integers numerically, integers before other strings, other strings by ASCII', () => {
-    const sorted = ['b', '10', 'a10', '9', '0', 'a9', '100', '09'].sort(compareVersions);
-    expect(sorted).toEqual(['0', '9', '10', '100', '09', 'a10', 'a9', 'b']);
+describe('order.ts', () => {
+  it('compares only canonical integers, by value; a move to the latest itself meets every condition', () => {
+    expect(['0', '9', '10', '100', '123456789012345678901234567890'].every(isCanonicalInteger)).toBe(true);
+    expect(['09', '+1', '1e3', '-1', '', 'abc123', '1.0'].some(isCanonicalInteger)).toBe(false);
+    expect(integerAbove('10', '9')).toBe(true);
+    expect(integerAbove('9', '10')).toBe(false);
+    expect(integerAbove('123456789012345678901234567890', '99')).toBe(true);
+    expect(unmetCondition({ numeric: true }, '10', '11')).toBeNull();
+    expect(unmetCondition({ numeric: true }, '10', '9')).toBe('numeric');
+    expect(unmetCondition({ numeric: true }, 'abc123', '11')).toBe('numeric');
+    expect(unmetCondition({ numeric: true }, '10', 'abc124')).toBe('numeric');
+    expect(unmetCondition({ numeric: true }, null, '1')).toBeNull();
+    expect(unmetCondition({ ifMatch: ['10'] }, '10', 'abc')).toBeNull();
+    expect(unmetCondition({ ifMatch: ['10'] }, '11', 'abc')).toBe('if-match');
+    expect(unmetCondition({ ifMatch: '*' }, null, 'abc')).toBe('if-match');
+    expect(unmetCondition({ ifNoneMatch: '*' }, null, 'abc')).toBeNull();
+    expect(unmetCondition({ ifNoneMatch: '*' }, '1', 'abc')).toBe('if-none-match');
+    expect(unmetCondition({ ifMatch: ['1'], numeric: true }, '12', '12')).toBeNull();
   });
 });
