@@ -16,6 +16,7 @@ import { COMPILE_FORMATS } from '../../schemas/api/compile.js';
 import { StoreCorruptionError, VersionIncompleteError, VersionIsLatestError, type NodeTables, type SnapshotStore } from '../../infra/store/types.js';
 import { parseBody } from '../body.js';
 import { ApiError, invalid } from '../errors.js';
+import { prefersText } from '../negotiate.js';
 import { storeErrors, type FlatNodes } from '../stored-cluster.js';
 import { publish, type PublishDeps } from './publish.js';
 import type { PollIndex } from '../poll-index.js';
@@ -60,7 +61,8 @@ async function nodeTablesResponse(c: Context, store: SnapshotStore, polls: PollI
   if (!version) throw new ApiError('not_found', `no snapshot stored for cluster ${cluster}`);
   const current = await storeErrors(polls.nodeTables(cluster, version, node, latest));
   if (!current) throw new ApiError('not_found', `node ${node} is not part of version ${version} of cluster ${cluster}`);
-  const etag = `"${current.hash}.${format}"`;
+  const part = iptablesPart(c, format);
+  const etag = `"${current.hash}.${format}${part ? `.${part}` : ''}"`;
   c.header('ETag', etag);
   // On a 304 too: an agent learns which version its unchanged tables belong to.
   c.header('x-netpolc-version', version);
@@ -96,7 +98,10 @@ async function nodeTablesResponse(c: Context, store: SnapshotStore, polls: PollI
   if (format === 'iptables' && previous) {
     const before = await storedSlice(store, previous);
     const delta = iptablesDelta(node, since!, version, before, nodeDelta(before, slice));
-    if (delta) return c.json({ cluster, node, from: since, to: version, full: false, format, rendered: delta });
+    if (delta) {
+      if (part) return c.text(partText(delta, part), 200, { 'x-netpolc-full': 'false', 'x-netpolc-since': since! });
+      return c.json({ cluster, node, from: since, to: version, full: false, format, rendered: delta });
+    }
   }
   if (format === 'nftables') c.header('x-netpolc-full', 'true');
   // Otherwise the whole artifact.
@@ -104,7 +109,34 @@ async function nodeTablesResponse(c: Context, store: SnapshotStore, polls: PollI
   const flat: IrNode | null = rendersSets(dataplane) ? null : await flatOf(cluster, version, node);
   const rendered = renderFormat(dataplane, () => asSetIr(node, slice), () => ({ nodes: { [node]: flat! } }))[node];
   if (typeof rendered === 'string') return c.text(rendered, 200);
+  if (part) return c.text(partText(rendered as object, part), 200, { 'x-netpolc-full': 'true' });
   return c.json({ cluster, node, version, full: true, format, rendered });
+}
+
+const IPTABLES_PARTS = ['ipset', 'ipv4', 'ipv6', 'hooks', 'cleanup'] as const;
+type IptablesPart = (typeof IPTABLES_PARTS)[number];
+
+/**
+ * `part=` (or Accept: text/plain) on format=iptables: one part as the raw text its tool reads —
+ * `ipset restore`, `iptables-restore --noflush`, `ip6tables-restore --noflush`, the hook rules
+ * one per line, the cleanup after a delta — so an agent can pipe it without parsing JSON.
+ */
+function iptablesPart(c: Context, format: string): IptablesPart | null {
+  const part = c.req.query('part');
+  if (part === undefined) {
+    if (format === 'iptables' && prefersText(c.req.header('accept'))) throw invalid([{ path: '$.query.part', message: `the iptables artifact has several parts: ask for one as text with part=${IPTABLES_PARTS.join('|')}` }]);
+    return null;
+  }
+  if (format !== 'iptables') throw invalid([{ path: '$.query.part', message: 'part applies to format=iptables (other formats are one text or JSON)' }]);
+  if (!(IPTABLES_PARTS as readonly string[]).includes(part)) throw invalid([{ path: '$.query.part', message: `one of ${IPTABLES_PARTS.join(', ')}` }]);
+  return part as IptablesPart;
+}
+
+function partText(artifact: object, part: IptablesPart): string {
+  const value = (artifact as Record<string, unknown>)[part];
+  // A whole artifact has no cleanup: nothing to remove after it.
+  if (value === undefined) return '';
+  return Array.isArray(value) ? value.map((line) => `${line}\n`).join('') : String(value);
 }
 
 export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined, access: AccessPolicy, flatOf: FlatNodes, deps: PublishDeps): void {
@@ -128,7 +160,7 @@ export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined
     ['get', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'One stored version: nodes, object counts, compile figures, publishedAt, expiresAt', { responses: { 200: { description: 'OK' }, ...common } }],
     ['delete', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'Remove a stored version that is not latest: it expires at once (no longer listed or readable)', { responses: { 204: { description: 'removed' }, 409: { description: 'the version is latest: roll back or publish another first' }, ...common } }],
     ['put', '/v1/clusters/{cluster}/latest', 'Make a stored, unexpired version latest on purpose (rollback), body {"version": "<rv>"}: its expiry is removed, the version it replaces expires; answers {cluster, latest, previous}', { responses: { 200: { description: 'OK' }, 409: { description: 'items of the version do not read back (`missing` names them)' }, ...common } }],
-    ['get', '/v1/clusters/{cluster}/nodes/{node}/tables', "A node's part of a stored version: format=ir (default) the set form's slice for the node, or with since=rv the delta (set members added and removed, sets and tables added and removed, bindings changed); format=ir-flat flat tables (since=rv: tables added and removed); other formats the rendered artifact (nftables since=rv: a delta script, x-netpolc-full: false; iptables since=rv: a delta artifact with cleanup, full: false). version=rv (default: latest); ETag / If-None-Match (weak tags too) → 304", { responses: { 200: { description: 'OK' }, 304: { description: 'nothing changed for the node' }, ...common } }],
+    ['get', '/v1/clusters/{cluster}/nodes/{node}/tables', "A node's part of a stored version: format=ir (default) the set form's slice for the node, or with since=rv the delta (set members added and removed, sets and tables added and removed, bindings changed); format=ir-flat flat tables (since=rv: tables added and removed); other formats the rendered artifact (nftables since=rv: a delta script, x-netpolc-full: false; iptables since=rv: a delta artifact with cleanup, full: false). version=rv (default: latest); format=iptables&part=ipset|ipv4|ipv6|hooks|cleanup: that part as the raw text its tool reads (ipset restore, iptables-restore --noflush, ip6tables-restore --noflush); ETag / If-None-Match (weak tags too) → 304", { responses: { 200: { description: 'OK' }, 304: { description: 'nothing changed for the node' }, ...common } }],
   ] as const) {
     app.openAPIRegistry.registerPath({ method, path, summary, ...extra });
   }

@@ -160,6 +160,28 @@ describe('/v1/clusters: snapshots and node tables', () => {
     expect(unknown.rendered.cleanup).toBeUndefined();
   });
 
+  it('answers one part of the iptables artifact as the raw text its tool reads (part=, or 422 for text without one)', async () => {
+    const { put, tables } = setup();
+    for (const [rv, body] of [['1', v1], ['2', v2], ['3', v3]] as const) expect((await put(rv, body)).status).toBe(201);
+    const whole = (await (await tables('node-1', '?format=iptables&version=3')).json()) as any;
+    for (const part of ['ipset', 'ipv4', 'ipv6'] as const) {
+      const res = await tables('node-1', `?format=iptables&version=3&part=${part}`);
+      expect(res.headers.get('content-type')).toContain('text/plain');
+      expect(res.headers.get('x-netpolc-full')).toBe('true');
+      expect(await res.text()).toBe(whole.rendered[part]);
+    }
+    expect(await (await tables('node-1', '?format=iptables&version=3&part=hooks')).text()).toBe(whole.rendered.hooks.map((h: string) => `${h}\n`).join(''));
+    const delta = (await (await tables('node-1', '?format=iptables&version=3&since=2')).json()) as any;
+    const cleanup = await tables('node-1', '?format=iptables&version=3&since=2&part=cleanup');
+    expect(cleanup.headers.get('x-netpolc-full')).toBe('false');
+    expect(await cleanup.text()).toBe(delta.rendered.cleanup);
+    // Each part is its own representation: its own ETag.
+    expect(cleanup.headers.get('etag')).not.toBe((await tables('node-1', '?format=iptables&version=3&part=ipv4')).headers.get('etag'));
+    expect((await tables('node-1', '?format=iptables', { accept: 'text/plain' })).status).toBe(422);
+    expect((await tables('node-1', '?format=nftables&part=ipv4')).status).toBe(422);
+    expect((await tables('node-1', '?format=iptables&part=filter')).status).toBe(422);
+  });
+
   it('renders a stored node as nftables text', async () => {
     const { put, tables } = setup();
     await put('1', v1);
