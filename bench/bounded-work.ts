@@ -7,13 +7,16 @@
 // for throughput) — once with the compute threads (default) and once with COMPUTE_THREADS=0
 // (everything on the serving thread, as before the threads), so the ratios compare like with like.
 //
-//   node --import tsx bench/bounded-work.ts [--pollers 50] [--baseline-s 3]
+//   node --import tsx bench/bounded-work.ts [--pollers 50] [--baseline-s 3] [--no-polls] [--no-bodies]
+//
+// Then the largest bodies the default budgets take: ~60 MB of JSON and of YAML on /v1/compile.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { wideAdminPolicy } from '../test/support/hostile.js';
-import { generateS } from './generate.js';
+import { dump } from 'js-yaml';
+import { generateS, generateSnapshot, SIZES } from './generate.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const argv = process.argv.slice(2);
@@ -103,5 +106,33 @@ async function measure(threads: string): Promise<void> {
   }
 }
 
-await measure('2');
-await measure('0');
+/**
+ * The largest bodies under the default budgets: a snapshot of ~60 MB (just under the 64 MiB body
+ * limit) POSTed to /v1/compile as JSON and as YAML, on a server with default settings; the
+ * answer, wall time and the server's peak RSS (VmHWM: every thread of the process).
+ */
+async function largestBodies(): Promise<void> {
+  const spec = { ...SIZES.L, name: 'L' as const, namespaces: 2_000, pods: 42_000, nodes: 420, networkPolicies: 30_000 };
+  const list = generateSnapshot(spec);
+  const jsonBody = JSON.stringify(list);
+  const yamlBody = list.items.map((o) => dump(o, { noRefs: true, lineWidth: -1 })).join('---\n');
+  for (const [kind, body, type] of [['JSON', jsonBody, 'application/json'], ['YAML', yamlBody, 'application/yaml']] as const) {
+    const { child, url } = await startServer({ STORE: 'memory' });
+    try {
+      const t0 = performance.now();
+      const res = await fetch(`${url}/v1/compile`, { method: 'POST', headers: { 'content-type': type }, body: kind === 'JSON' ? `{"snapshot":${body}}` : body });
+      const bytes = (await res.arrayBuffer()).byteLength;
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]!;
+      console.log(`${kind} body ${(body.length / 1048576).toFixed(1)} MiB (${spec.pods.toLocaleString('en')} pods): ${res.status}, ${((performance.now() - t0) / 1000).toFixed(1)} s, answer ${(bytes / 1048576).toFixed(1)} MiB, server peak RSS ${(Number(hwm) / 1024).toFixed(0)} MiB (REQUEST_MEMORY_MB default 4096)`);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+  }
+}
+
+if (!argv.includes('--no-polls')) {
+  await measure('2');
+  await measure('0');
+}
+if (!argv.includes('--no-bodies')) await largestBodies();
