@@ -42,7 +42,11 @@ export class ApiError extends Error {
   }
 }
 
+/** Issues listed in one answer: a snapshot of 50,000 broken objects is answered in kilobytes, not megabytes. */
+export const MAX_LISTED_ISSUES = 100;
+
 export function invalid(issues: ValidationIssue[]): ApiError {
   const n = issues.length;
-  return new ApiError('invalid', `${n} problem${n === 1 ? '' : 's'} in the request; see issues`, issues);
+  if (n <= MAX_LISTED_ISSUES) return new ApiError('invalid', `${n} problem${n === 1 ? '' : 's'} in the request; see issues`, issues);
+  return new ApiError('invalid', `${n} problems in the request; issues lists the first ${MAX_LISTED_ISSUES}`, issues.slice(0, MAX_LISTED_ISSUES), { body: { issuesOmitted: n - MAX_LISTED_ISSUES } });
 }

@@ -82,13 +82,16 @@ export const originOf = (origins: readonly string[]) => (path: string): string =
 };
 
 /** Every validation issue on its own line, with file, document, path and object. */
+/** Problems printed before "… and N more": a pipeline log stays readable. */
+const MAX_PRINTED_ISSUES = 100;
+
 export function issueLines(issues: readonly ValidationIssue[], where: (path: string) => string): string {
-  return issues
-    .map((i) => {
-      const obj = i.object ? ` (${[i.object.kind, [i.object.namespace, i.object.name].filter(Boolean).join('/')].filter(Boolean).join(' ')})` : '';
-      return `  ${where(i.path)}${obj}: ${i.message}`;
-    })
-    .join('\n');
+  const lines = issues.slice(0, MAX_PRINTED_ISSUES).map((i) => {
+    const obj = i.object ? ` (${[i.object.kind, [i.object.namespace, i.object.name].filter(Boolean).join('/')].filter(Boolean).join(' ')})` : '';
+    return `  ${where(i.path)}${obj}: ${i.message}`;
+  });
+  if (issues.length > MAX_PRINTED_ISSUES) lines.push(`  … and ${issues.length - MAX_PRINTED_ISSUES} more problems`);
+  return lines.join('\n');
 }
 
 /**

@@ -125,6 +125,8 @@ export const ErrorSchema = z
   .object({
     error: z.string().openapi({ example: 'invalid' }),
     message: z.string(),
-    issues: z.array(ValidationIssueSchema).optional(),
+    issues: z.array(ValidationIssueSchema).optional().openapi({ description: 'each problem with its JSON path; at most 100 (issuesOmitted counts the rest)' }),
+    issuesOmitted: z.number().int().optional().openapi({ description: 'problems beyond the 100 listed' }),
+    budget: z.enum(['time', 'memory']).optional().openapi({ description: 'on a 413 from the Node server: the per-request budget the request went over' }),
   })
   .openapi('Error');

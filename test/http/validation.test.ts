@@ -382,6 +382,16 @@ describe('request bodies', () => {
     expectErrorBody(r, 400, 'bad_request');
   });
 
+  it('a snapshot of thousands of broken objects → 422 listing the first 100 and counting the rest', async () => {
+    const broken = Array.from({ length: 5000 }, (_, i) => ({ ...pod(`bad${i}`, '10.0.1.1'), spec: { containers: 'x' } }));
+    const r = await post(request(broken));
+    expectErrorBody(r, 422, 'invalid');
+    expect(r.json.issues).toHaveLength(100);
+    expect(r.json.issuesOmitted).toBe(4900);
+    expect(r.json.message).toBe('5000 problems in the request; issues lists the first 100');
+    expect(r.json.issues[0].path).toBe(`${AT}.spec.containers`);
+  });
+
   it('empty body → 400', async () => {
     const r = await post('  \n', { raw: true });
     expectErrorBody(r, 400, 'bad_request');
