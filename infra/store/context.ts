@@ -4,6 +4,7 @@ import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.j
 import { DEFAULT_CHUNK_BYTES } from './blob.js';
 import type { SetIr } from '../../core/sets/ir.js';
 import type { LayeredMap } from '../../core/layered-map.js';
+import { ContentCache } from './content-cache.js';
 
 export interface SnapshotStoreOptions {
   /** How long a version stays readable after it stopped being latest (default 7 days). */
@@ -16,7 +17,11 @@ export interface SnapshotStoreOptions {
   readonly concurrency?: number;
   /** SHA-256 for checking table ids on write and read (the portable one by default; Node entries pass node:crypto's). */
   readonly sha256Hex?: Sha256Hex;
+  /** Bytes (as stored) of tables and set bodies kept after reading (default 64 MiB; 0: none). */
+  readonly contentCacheBytes?: number;
 }
+
+const DEFAULT_CONTENT_CACHE_BYTES = 64 * 1024 * 1024;
 
 export interface StoreContext {
   readonly backend: ItemBackend;
@@ -38,6 +43,8 @@ export interface StoreContext {
   readonly manifests: WeakMap<object, { readonly bytes: Uint8Array; readonly hash: string; readonly bodies: readonly string[] }>;
   /** Per set form this store published: what a version compiled from it starts from. */
   readonly published: WeakMap<SetIr, PublishedForm>;
+  /** Tables and set bodies read, by pk (content-cache.ts). */
+  readonly content: ContentCache;
 }
 
 /** A published set form's set content ids and node manifest hashes (its items are all stored). */
@@ -83,5 +90,6 @@ export function storeContext(backend: ItemBackend, o: SnapshotStoreOptions = {})
     checked: new WeakMap(),
     manifests: new WeakMap(),
     published: new WeakMap(),
+    content: new ContentCache(o.contentCacheBytes ?? DEFAULT_CONTENT_CACHE_BYTES),
   };
 }

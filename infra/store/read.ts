@@ -73,12 +73,22 @@ async function ownManifest(ctx: StoreContext, cluster: string, version: string, 
 /** Content-addressed items by id; ids not stored are absent. Heads are written after their chunks: a gap is corruption. */
 async function readContent<T>(ctx: StoreContext, kind: string, ids: readonly string[], check: (id: string) => string, pkOf: (id: string) => string, decode: (id: string, bytes: Uint8Array) => T): Promise<ReadonlyMap<string, T>> {
   const unique = [...new Set(ids.map(check))];
-  const { complete, incomplete } = await readBlobs(ctx.backend, unique.map(pkOf));
-  if (incomplete.length > 0) throw new StoreCorruptionError(`${kind} with missing chunks: ${incomplete.join(', ')}`);
   const out = new Map<string, T>();
+  const missing: string[] = [];
   for (const id of unique) {
+    const hit = ctx.content.get<T>(pkOf(id));
+    if (hit === undefined) missing.push(id);
+    else out.set(id, hit);
+  }
+  if (missing.length === 0) return out;
+  const { complete, incomplete } = await readBlobs(ctx.backend, missing.map(pkOf));
+  if (incomplete.length > 0) throw new StoreCorruptionError(`${kind} with missing chunks: ${incomplete.join(', ')}`);
+  for (const id of missing) {
     const blob = complete.get(pkOf(id));
-    if (blob) out.set(id, decode(id, blob.bytes));
+    if (!blob) continue;
+    const value = decode(id, blob.bytes);
+    ctx.content.set(pkOf(id), value, blob.bytes.length);
+    out.set(id, value);
   }
   return out;
 }

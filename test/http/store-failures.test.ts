@@ -29,12 +29,14 @@ afterAll(async () => {
 describe('store failures', () => {
   it('a table the store lost: the node route answers 503 naming it, never 200 with fewer tables', async () => {
     const errors: unknown[] = [];
-    const app = createApp({ store: createDynamoDbStore({ client: local.client, tableName: local.tableName }), storeDescription: 'test table', access: { kind: 'anonymous' }, logError: (e) => errors.push(e) });
-    expect((await app.request('/v1/clusters/lost/snapshots/1', { method: 'PUT', headers: json, body: example })).status).toBe(201);
-    const full = (await (await app.request('/v1/clusters/lost/nodes/node-1/tables')).json()) as { ir: { tables: Record<string, unknown> } };
+    const open = () => createApp({ store: createDynamoDbStore({ client: local.client, tableName: local.tableName }), storeDescription: 'test table', access: { kind: 'anonymous' }, logError: (e) => errors.push(e) });
+    const writer = open();
+    expect((await writer.request('/v1/clusters/lost/snapshots/1', { method: 'PUT', headers: json, body: example })).status).toBe(201);
+    const full = (await (await writer.request('/v1/clusters/lost/nodes/node-1/tables')).json()) as { ir: { tables: Record<string, unknown> } };
     const [gone] = Object.keys(full.ir.tables);
     await local.client.send(new DeleteItemCommand({ TableName: local.tableName, Key: { pk: { S: `t#${gone}` }, sk: { S: '0' } } }));
-    const res = await app.request('/v1/clusters/lost/nodes/node-1/tables');
+    // Another server (a restart, another replica): nothing of this version read before.
+    const res = await open().request('/v1/clusters/lost/nodes/node-1/tables');
     expect(res.status).toBe(503);
     expect(((await res.json()) as { message: string }).message).toContain(`table ${gone}`);
     expect(errors).toHaveLength(1);
