@@ -16,6 +16,8 @@ export interface ServerlessStoreOptions {
   readonly credentials: 'explicit' | 'chain';
   /** SHA-256 for table ids (Lambda passes node:crypto's; the Worker keeps the portable one). */
   readonly sha256Hex?: Sha256Hex;
+  /** Bytes of tables and set bodies kept after reading: what the platform's memory allows (a Worker's isolate has 128 MB). */
+  readonly contentCacheBytes: number;
 }
 
 const text = (v: string | number | undefined): string | undefined => (v === undefined || String(v).trim() === '' ? undefined : String(v).trim());
@@ -38,5 +40,5 @@ export function serverlessStoreFromEnv(env: StoreEnv, o: ServerlessStoreOptions)
     ...(s.region ? { region: s.region } : {}),
     ...(o.credentials === 'explicit' && accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } } : { dummyCredentials: s.dummyCredentials }),
   });
-  return createDynamoDbStore({ client, tableName: s.tableName, retentionSeconds: s.retentionSeconds, ...hash });
+  return createDynamoDbStore({ client, tableName: s.tableName, retentionSeconds: s.retentionSeconds, contentCacheBytes: o.contentCacheBytes, ...hash });
 }

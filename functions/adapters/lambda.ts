@@ -14,6 +14,6 @@ let inner: Handle | undefined;
 // async: a configuration error (say, malformed NETPOLC_TOKENS) rejects the invocation with its
 // reason, which Lambda logs; the app is built again on the next invocation, never served half-configured.
 export const handler = async (event: LambdaEvent, context?: LambdaContext): Promise<Awaited<ReturnType<Handle>>> => {
-  inner ??= handle(createApp({ ...depsFromEnv(process.env, 'serverless'), store: serverlessStoreFromEnv(process.env, { credentials: 'chain', sha256Hex: nodeSha256Hex }), sha256Hex: nodeSha256Hex }));
+  inner ??= handle(createApp({ ...depsFromEnv(process.env, 'serverless'), store: serverlessStoreFromEnv(process.env, { credentials: 'chain', sha256Hex: nodeSha256Hex, contentCacheBytes: 32 * 1024 * 1024 }), sha256Hex: nodeSha256Hex }));
   return inner(event, context);
 };

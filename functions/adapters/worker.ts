@@ -46,7 +46,7 @@ function appFor(env: WorkerEnv): OpenAPIHono {
   const settings = (env ?? {}) as Record<string, string | number | undefined>;
   const key = JSON.stringify(SETTINGS.map((name) => settings[name] ?? null));
   if (cached?.key !== key) {
-    cached = { key, app: createApp({ ...depsFromEnv(settings, 'serverless'), store: serverlessStoreFromEnv(settings, { credentials: 'explicit' }) }) };
+    cached = { key, app: createApp({ ...depsFromEnv(settings, 'serverless'), store: serverlessStoreFromEnv(settings, { credentials: 'explicit', contentCacheBytes: 8 * 1024 * 1024 }) }) };
   }
   return cached.app;
 }
