@@ -2,13 +2,13 @@
 // array. Each item is dispatched on apiVersion+kind to its schema; every problem is
 // reported with the item's identity and a JSON path, and nothing partial is returned.
 import { z } from 'zod';
-import { parseIp } from '../core/net/ip.js';
+import { parseIp } from './k8s/ip.js';
 import { LEGACY_ISOLATION_ANNOTATION, NamespaceSchema, NodeSchema, PodSchema, ServiceSchema } from './k8s/core.js';
 import { LegacyIsolationAnnotationSchema, LegacyNetworkPolicySchema, NetworkPolicySchema } from './k8s/network-policy.js';
 import { AdminNetworkPolicySchema, BaselineAdminNetworkPolicySchema } from './k8s/admin-network-policy.js';
 import { ClusterNetworkPolicySchema } from './k8s/cluster-network-policy.js';
 import { podTemplateOf, templatePath, WORKLOAD_KIND_NAMES, WORKLOAD_SCHEMAS, isWorkload } from './k8s/workload.js';
-import { compileSelector } from '../core/select/selector.js';
+import { compileSelector } from './k8s/label-selector.js';
 
 export const SNAPSHOT_LIMITS = {
   /** Objects in one snapshot (the L benchmark has ~176k). */

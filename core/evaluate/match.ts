@@ -1,11 +1,21 @@
 // Does a subject select a pod, a peer match an endpoint, a port match a flow.
-import type { Cluster } from '../cluster.js';
+import type { SelectorCache } from '../select/cache.js';
 import { rangeContains } from '../net/ip.js';
 import type { NamespaceMatch, Peer, Policy, PortMatch } from '../policy/model.js';
 import type { NamespaceInfo, PodInfo } from '../snapshot/cluster.js';
+
+/**
+ * What matching reads of a cluster: its interned selectors and its namespaces. A Cluster is one;
+ * named here so that assembling a cluster (core/cluster.ts, which checks policies against each
+ * other with subjectSelects) and matching do not import each other.
+ */
+export interface MatchScope {
+  readonly selectors: SelectorCache;
+  readonly namespaces: readonly NamespaceInfo[];
+}
 import type { Endpoint } from './endpoint.js';
 
-export function subjectSelects(cluster: Cluster, policy: Policy, pod: PodInfo): boolean {
+export function subjectSelects(cluster: MatchScope, policy: Policy, pod: PodInfo): boolean {
   // "host-networked pods are not included in subject selection."
   if (pod.hostNetwork) return false;
   const s = policy.subject;
@@ -14,7 +24,7 @@ export function subjectSelects(cluster: Cluster, policy: Policy, pod: PodInfo): 
 }
 
 /** Whether namespace `ns` is picked by `m`, for a subject pod (Self/sameLabels are relative to it). */
-export function namespaceMatches(cluster: Cluster, m: NamespaceMatch, ns: NamespaceInfo, subject: PodInfo): boolean {
+export function namespaceMatches(cluster: MatchScope, m: NamespaceMatch, ns: NamespaceInfo, subject: PodInfo): boolean {
   switch (m.type) {
     case 'selector':
       return cluster.selectors.matchesNamespace(m.selector, ns.idx);
@@ -41,7 +51,7 @@ function sameLabels(subjectNs: NamespaceInfo, ns: NamespaceInfo, keys: readonly 
   return keys.every((k) => subjectNs.labels[k] !== undefined && ns.labels[k] === subjectNs.labels[k]);
 }
 
-export function peerMatches(cluster: Cluster, peer: Peer, endpoint: Endpoint, subject: PodInfo): boolean {
+export function peerMatches(cluster: MatchScope, peer: Peer, endpoint: Endpoint, subject: PodInfo): boolean {
   switch (peer.type) {
     case 'any':
       return true;

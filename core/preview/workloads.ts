@@ -13,7 +13,7 @@ import { podTemplateOf, type Workload } from '../../schemas/k8s/workload.js';
 import type { ParsedSnapshot, SnapshotObject } from '../../schemas/snapshot.js';
 import { Owners, templateLabels } from '../snapshot/owners.js';
 import { CONTROLLER_LABELS } from '../snapshot/workload.js';
-import type { Labels } from '../select/selector.js';
+import type { Labels } from '../../schemas/k8s/label-selector.js';
 import { objectKey } from '../lint/types.js';
 import type { Cluster } from '../cluster.js';
 import { answer } from '../ask/answer.js';

@@ -1,7 +1,7 @@
 // Selectors are interned: each distinct selector is compiled once per snapshot and its
 // answers for each pod, namespace and node are memoised, so every policy that uses the
 // same selector shares one resolution (cilium's selector cache, in miniature).
-import { compileSelector, canonicalSelectorKey, type CompiledSelector, type Labels, type LabelSelectorSpec } from './selector.js';
+import { compileSelector, canonicalSelectorKey, type CompiledSelector, type Labels, type LabelSelectorSpec } from '../../schemas/k8s/label-selector.js';
 
 export type SelectorId = number;
 

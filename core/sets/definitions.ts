@@ -8,7 +8,7 @@ import type { SelectorId } from '../select/cache.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import type { NamespacesDefinition, SelectorDefinition, SetDefinition } from './ir.js';
 
-/** A selector's definition from its canonical key (select/selector.ts canonicalSelectorKey). */
+/** A selector's definition from its canonical key (schemas/k8s/label-selector.ts canonicalSelectorKey). */
 function selectorDefinition(cluster: Cluster, id: SelectorId): SelectorDefinition {
   const [labels, exprs] = JSON.parse(cluster.selectors.selector(id).key) as [[string, string][], string[]];
   const out: { matchLabels?: Record<string, string>; matchExpressions?: SelectorDefinition['matchExpressions'] } = {};

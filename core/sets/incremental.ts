@@ -16,7 +16,7 @@ import { ipKey, type PodInfo } from '../snapshot/cluster.js';
 import type { Peer, Protocol } from '../policy/model.js';
 import type { IrSet, SelectorDefinition, SetDefinition, SetIr, SetId } from './ir.js';
 import type { SetCompileStats, SetReuse } from './compile.js';
-import { compileSelector, type CompiledSelector } from '../select/selector.js';
+import { compileSelector, type CompiledSelector } from '../../schemas/k8s/label-selector.js';
 import { changedLabelKeys, type SetIndex } from './set-index.js';
 import { resolveDefinition, selectorSpec, subjectIn } from './resolve.js';
 

@@ -6,7 +6,7 @@
 import type { Cluster } from '../cluster.js';
 import { parseCidr, type IpRange } from '../net/ip.js';
 import type { NamespaceMatch, Peer, PortMatch } from '../policy/model.js';
-import type { LabelSelectorSpec, SelectorRequirement } from '../select/selector.js';
+import type { LabelSelectorSpec, SelectorRequirement } from '../../schemas/k8s/label-selector.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import type { NamespacesDefinition, SelectorDefinition, SetDefinition } from './ir.js';
 

@@ -6,7 +6,7 @@ import { parseIp, type Family, type IpAddr } from '../net/ip.js';
 import type { Lookup } from '../layered-map.js';
 import { sortOnce } from '../sorted.js';
 import { snapshotObjectKey } from './hash.js';
-import type { Labels } from '../select/selector.js';
+import type { Labels } from '../../schemas/k8s/label-selector.js';
 import type { Protocol } from '../policy/model.js';
 import { podTemplateOf, type PodTemplate } from '../../schemas/k8s/workload.js';
 import { Owners, templateLabels } from './owners.js';

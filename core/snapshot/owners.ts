@@ -5,7 +5,7 @@
 import type { Pod } from '../../schemas/k8s/core.js';
 import { isWorkload, podTemplateOf, type Workload, type WorkloadKind } from '../../schemas/k8s/workload.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
-import type { Labels } from '../select/selector.js';
+import type { Labels } from '../../schemas/k8s/label-selector.js';
 import { workloadName } from './workload-names.js';
 
 type OwnerRef = Pod['metadata']['ownerReferences'][number];

@@ -1,6 +1,6 @@
 // Which labels name a workload, for grouping pods the way people talk about them ("shop
 // app=web") rather than one by one.
-import type { Labels } from '../select/selector.js';
+import type { Labels } from '../../schemas/k8s/label-selector.js';
 
 // Preferred when several labels pick out the same pods; hash and per-pod labels never name a workload.
 export const WORKLOAD_KEYS = ['app.kubernetes.io/name', 'app', 'k8s-app', 'name', 'app.kubernetes.io/component', 'component'];

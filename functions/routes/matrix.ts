@@ -2,7 +2,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { matrix } from '../../core/evaluate/matrix.js';
 import { findEndpoint } from '../../core/evaluate/resolve.js';
-import { compileSelector } from '../../core/select/selector.js';
+import { compileSelector } from '../../schemas/k8s/label-selector.js';
 import type { Cluster } from '../../core/cluster.js';
 import { API_LIMITS, ErrorSchema, MatrixRequestSchema, MatrixResponseSchema, type MatrixRequest } from '../../schemas/api/verdicts.js';
 import { invalid } from '../errors.js';

@@ -8,7 +8,7 @@
 //    notSameLabels}`, `pods: {namespaces: <that>, podSelector}` and the examples'
 //    `subject: {namespaceSelector}` shorthand.
 import { z } from 'zod';
-import { parseCidr } from '../../core/net/ip.js';
+import { parseCidr } from './ip.js';
 import { LabelSelectorSchema, type LabelSelector } from './meta.js';
 
 export type NamespaceMatch =

@@ -2,7 +2,7 @@
 // does, and the legacy extensions/v1beta1 form of the original proposal (seed
 // networkpolicy-v1beta1-proposal.txt), which only has ingress rules with pod/namespace peers.
 import { z } from 'zod';
-import { parseCidr } from '../../core/net/ip.js';
+import { parseCidr } from './ip.js';
 import { LabelSelectorSchema, NullableSelectorSchema, ObjectMetaSchema, PortNumber, PortNumberOrName, Protocol } from './meta.js';
 
 export const IPBlockSchema = z

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SelectorCache } from '../../core/select/cache.js';
-import { canonicalSelectorKey, compileSelector, type LabelSelectorSpec, type SelectorRequirement } from '../../core/select/selector.js';
+import { canonicalSelectorKey, compileSelector, type LabelSelectorSpec, type SelectorRequirement } from '../../schemas/k8s/label-selector.js';
 import { assertProperty } from '../support/property.js';
 
 const KEYS = ['app', 'tier', 'env'];
