@@ -1,7 +1,7 @@
 // The Node server (npm start's entry) as a real process: without tokens it stays on loopback and
 // says so; a non-loopback HOST without tokens, or malformed tokens, stop it before it listens.
 // Also the token helper (npm run token) against the server's own check.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +32,26 @@ describe('Node server start-up', () => {
       });
       // The first released the directory on SIGTERM: a new server starts on it.
       expect(code).toBe(0);
+      expect(await withServer({ STORE: 'embedded', DATA_DIR: dir }, async () => {})).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it('npm start stopped by a script (SIGTERM to npm) stops the server and frees DATA_DIR', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netpolc-npm-'));
+    try {
+      const npm = spawn('npm', ['start'], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', DATA_DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let log = '';
+      npm.stdout.on('data', (d: Buffer) => (log += d.toString()));
+      const exited = new Promise((resolve) => npm.once('exit', resolve));
+      for (const deadline = Date.now() + 30_000; !log.includes('access: '); ) {
+        if (Date.now() > deadline) throw new Error(`npm start did not start:\n${log}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      npm.kill('SIGTERM');
+      await exited;
+      // The server is gone with npm: the directory opens for the next one.
       expect(await withServer({ STORE: 'embedded', DATA_DIR: dir }, async () => {})).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
