@@ -1,23 +1,9 @@
 // The conditional updates and attribute removal the store builds publish order on: the DynamoDB
 // backend against a real in-process dynalite and the memory backend must answer alike.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
-import type { ItemBackend } from '../../infra/store/backend.js';
-import { DynamoDbBackend } from '../../infra/store/dynamodb.js';
-import { MemoryBackend } from '../../infra/store/memory.js';
+import { describe, expect, it } from 'vitest';
+import { realAndMemoryBackends } from './support.js';
 
-let local: LocalDynamo;
-beforeAll(async () => {
-  local = await startLocalDynamo();
-});
-afterAll(async () => {
-  await local.close();
-});
-
-const backends: Record<string, () => ItemBackend> = {
-  dynamodb: () => new DynamoDbBackend({ client: local.client, tableName: local.tableName }),
-  memory: () => new MemoryBackend(),
-};
+const backends = realAndMemoryBackends();
 
 let n = 0;
 describe.each(Object.keys(backends))('%s backend', (kind) => {

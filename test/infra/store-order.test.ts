@@ -1,32 +1,18 @@
 // Publish order against a real in-process dynalite and the memory backend: latest is the version
 // published last, whatever the versions are; the listing follows the pointer's moves; conditions
 // hold at the move itself; rollback and delete; clusters stored by the layout that compared versions.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
+import { describe, expect, it } from 'vitest';
 import { TTL_ATTRIBUTE, type ItemBackend } from '../../infra/store/backend.js';
-import { DynamoDbBackend } from '../../infra/store/dynamodb.js';
 import { headerItem } from '../../infra/store/header.js';
 import { headerKey, manifestShardPk, nodesPk, objectsPk, pointerKey, versionKey } from '../../infra/store/keys.js';
 import { storeContext } from '../../infra/store/context.js';
 import { reconcile } from '../../infra/store/lifecycle.js';
-import { MemoryBackend } from '../../infra/store/memory.js';
 import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
 import { LatestConditionError, VersionIncompleteError, VersionIsLatestError, type SnapshotStore } from '../../infra/store/types.js';
-import { syntheticSnapshot } from './support.js';
+import { realAndMemoryBackends, syntheticSnapshot } from './support.js';
 
 const clock = { now: Date.parse('2026-06-01T00:00:00Z') };
-let local: LocalDynamo;
-beforeAll(async () => {
-  local = await startLocalDynamo();
-});
-afterAll(async () => {
-  await local.close();
-});
-
-const backends: Record<string, () => ItemBackend> = {
-  dynamodb: () => new DynamoDbBackend({ client: local.client, tableName: local.tableName }),
-  memory: () => new MemoryBackend(),
-};
+const backends = realAndMemoryBackends();
 const snap = (variant: number) => syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant });
 const listed = async (store: SnapshotStore, cluster: string, limit = 100): Promise<string[]> => {
   const out: string[] = [];

@@ -1,37 +1,23 @@
 // The snapshot store against a real in-process dynalite (and the memory backend, which must
 // behave the same): round trip, idempotence, 409, pagination, TTL, chunking, pointer order.
 // Injected failures, concurrency and retries are in store-faults.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
+import { describe, expect, it } from 'vitest';
 import { TTL_ATTRIBUTE, type ItemBackend } from '../../infra/store/backend.js';
-import { DynamoDbBackend } from '../../infra/store/dynamodb.js';
 import { headerKey, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, tablePk } from '../../infra/store/keys.js';
 import { decodeGroupIndex } from '../../infra/store/objects.js';
 import { contentHash, encodeManifest, manifestOf, setContentId } from '../../infra/store/codec.js';
 import { headerItem } from '../../infra/store/header.js';
-import { MemoryBackend } from '../../infra/store/memory.js';
 import { integerAbove, isCanonicalInteger, unmetCondition } from '../../infra/store/order.js';
 import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
 import { portableSha256Hex } from '../../core/compile/table-id.js';
 import { StoreCorruptionError, StoreInputError, VersionConflictError, type SnapshotStore } from '../../infra/store/types.js';
-import { addressSet, exampleSnapshot, syntheticSnapshot } from './support.js';
+import { addressSet, exampleSnapshot, realAndMemoryBackends, syntheticSnapshot } from './support.js';
 import type { Sha256Hex } from '../../core/compile/table-id.js';
 import { nodeSha256Hex } from '../../functions/node-sha256.js';
 
 const RETENTION = 3600;
 const clock = { now: Date.parse('2026-06-01T00:00:00Z') };
-let local: LocalDynamo;
-beforeAll(async () => {
-  local = await startLocalDynamo();
-});
-afterAll(async () => {
-  await local.close();
-});
-
-const backends: Record<string, () => ItemBackend> = {
-  dynamodb: () => new DynamoDbBackend({ client: local.client, tableName: local.tableName }),
-  memory: () => new MemoryBackend(),
-};
+const backends = realAndMemoryBackends();
 
 let clusters = 0;
 

@@ -1,4 +1,9 @@
 // Snapshots to publish and clients that misbehave on purpose, for the store tests.
+import { afterAll, beforeAll } from 'vitest';
+import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
+import type { ItemBackend } from '../../infra/store/backend.js';
+import { DynamoDbBackend } from '../../infra/store/dynamodb.js';
+import { MemoryBackend } from '../../infra/store/memory.js';
 import { readFileSync } from 'node:fs';
 import { buildCluster } from '../../core/cluster.js';
 import { portableSha256Hex } from '../../core/compile/table-id.js';
@@ -122,4 +127,22 @@ export function awsError(name: string): Error {
   const e = new Error(`injected ${name}`);
   e.name = name;
   return e;
+}
+
+/**
+ * The two item backends every store test runs against: DynamoDB's API on an in-process dynalite
+ * (started before the file's tests, closed after) and the in-memory one.
+ */
+export function realAndMemoryBackends(): Record<string, () => ItemBackend> {
+  let local: LocalDynamo;
+  beforeAll(async () => {
+    local = await startLocalDynamo();
+  });
+  afterAll(async () => {
+    await local.close();
+  });
+  return {
+    dynamodb: () => new DynamoDbBackend({ client: local.client, tableName: local.tableName }),
+    memory: () => new MemoryBackend(),
+  };
 }
