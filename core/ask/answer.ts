@@ -80,12 +80,14 @@ export function answer(cluster: Cluster, query: Query): Answer {
     if (query.kind !== 'can') return answerSet(cluster, query);
     const x = expandFlow(cluster, { from: query.from, to: query.to, port: query.port, protocol: query.protocol });
     if (x.grouped) return answerGroup(cluster, query, x);
-    return query.port === null ? answerCanPorts(cluster, query) : answerCan(cluster, query, query.port);
+    // `shop/pod/web`, a workload's only endpoint: answered as the endpoint names.ts read.
+    const one = { ...query, from: x.flows[0]!.from, to: x.flows[0]!.to };
+    return one.port === null ? answerCanPorts(cluster, one) : answerCan(cluster, one, one.port);
   } catch (e) {
     if (e instanceof NoVerdict) return { kind: 'no-verdict', text: `I can't give a verdict: ${e.message}.`, query, reason: e.message };
     // Unknown names, ambiguous ones, missing named ports, no shared address family: the asker's to fix.
     if (!(e instanceof FlowError)) throw e;
-    return { kind: 'error', text: `I can't answer that: ${e.message}.`, query, error: { field: e.field, message: e.message } };
+    return { kind: 'error', text: `I can't answer that: ${e.message}${e.message.endsWith('?') ? '' : '.'}`, query, error: { field: e.field, message: e.message } };
   }
 }
 

@@ -36,7 +36,7 @@ const keys = (ps: readonly PodInfo[]) => `${ps.slice(0, 5).map((p) => p.key).joi
 export function expandFlow(cluster: ClusterObjects, spec: MemberFlow): Expanded {
   const from = named(cluster, spec.from, 'from');
   const to = named(cluster, spec.to, 'to', spec.port, spec.protocol);
-  if (from.kind === 'one' && to.kind === 'one') return { grouped: false, flows: [spec], names: { from: null, to: null }, resolved: [], notes: [] };
+  if (from.kind === 'one' && to.kind === 'one') return { grouped: false, flows: [{ ...spec, from: from.spec, to: to.spec }], names: { from: null, to: null }, resolved: [], notes: [] };
   const resolved: string[] = [];
   const notes: string[] = [];
   // named() refuses a Service as a source.
@@ -75,7 +75,7 @@ function serviceSide(cluster: ClusterObjects, to: Extract<Named, { kind: 'servic
   }
   const targets = rs.flatMap((r) => r.backends.map((b) => ({ to: { pod: b.pod.key } as EndpointSpec, port: b.port, protocol: r.protocol as Protocol | null })));
   if (targets.length === 0) throw new NoVerdict('port', `no backing pod of ${name} has the named targetPort: the Service has no endpoints for that port; no verdict`);
-  resolved.push(`${to.name} → ${ready.length} backing pod${ready.length === 1 ? '' : 's'} (selector ${sel}), ${rs.map((r) => r.text).join('; ')}`);
+  resolved.push(`${name} → ${ready.length} backing pod${ready.length === 1 ? '' : 's'} (selector ${sel}), ${rs.map((r) => r.text).join('; ')}`);
   // "Cluster ingress and egress mechanisms often require rewriting the source or destination IP of packets" (NetworkPolicy docs).
   if (to.via === 'nodePort') notes.push(`through a NodePort the source may be rewritten to a node address (externalTrafficPolicy: Cluster); answered for the source as given`);
   return targets;

@@ -42,7 +42,7 @@ export function flowVerdict(cluster: Cluster, flow: Flow): FlowVerdict {
 /** Throws FlowError (NoVerdict included) for what the names or the snapshot cannot answer. */
 export function verdictFor(cluster: Cluster, spec: FlowSpec): FlowVerdict | GroupVerdict {
   const x = expandFlow(cluster, { from: spec.from, to: spec.to, port: spec.port, protocol: spec.protocol });
-  if (!x.grouped) return flowVerdict(cluster, resolveFlow(cluster, spec));
+  if (!x.grouped) return flowVerdict(cluster, resolveFlow(cluster, { ...spec, from: x.flows[0]!.from, to: x.flows[0]!.to }));
   const notes = [...x.notes];
   const members: FlowVerdict[] = [];
   let first: FlowError | null = null;
