@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.js';
 import { ask } from '../../core/ask/answer.js';
 import { ACCEPTED_FORMS, isParseFailure, parseQuestion } from '../../core/ask/parse.js';
+import { run } from '../support/cli.js';
 import { clusterOf, loadYaml } from '../support/cluster-builders.js';
 
 const FILE = join(import.meta.dirname, '..', '..', 'examples', 'services.yaml');
@@ -98,5 +99,37 @@ describe('nonsense names come back as the accepted forms', () => {
       const res = await app.request('/v1/ask', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question, snapshot: { kind: 'List', items: objects } }) });
       expect([200, 422], question).toContain(res.status);
     }
+  });
+});
+
+describe('the verdict endpoint and the CLI read the same names', () => {
+  it('POST /v1/verdicts: a Service, a selector and a node name; unknown and ambiguous names are 422s on the flow', async () => {
+    const app = createApp({ access: { kind: 'anonymous' }, logError: (e) => { throw e; } });
+    const post = (flows: unknown[]) => app.request('/v1/verdicts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ snapshot: { kind: 'List', items: objects }, flows }) });
+    const ok = (await (await post([
+      { from: 'shop/deploy/web', to: 'shop/svc/db', port: 5432 },
+      { from: 'node-2', to: 'shop/app=web', port: 'http' },
+      { from: 'shop/web-debug', to: { ip: '10.96.0.20' }, port: 5432 },
+    ])).json()) as any;
+    expect(ok.verdicts.map((v: any) => [v.allowed, v.summary, v.members.length])).toEqual([[true, 'all 4 allowed', 4], [true, 'all 2 allowed', 2], [false, 'none of 2 allowed', 2]]);
+    expect(ok.verdicts[0].resolved).toEqual(['shop/deployment/web → 2 pods (Deployment web)', 'shop/svc/db → 2 backing pods (selector app=db), port 5432 → targetPort postgres (5432)']);
+    expect(ok.verdicts[1].notes).toEqual(['pod shop/web-debug has no TCP port named "http"']);
+    const bad = await post([{ from: 'shop/web', to: 'shop/db-0', port: 5432 }, { from: 'shop/web-debug', to: 'shop/svc/billing', port: 443 }]);
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as any).issues).toEqual([
+      { path: '$.flows[0].from', message: expect.stringContaining('ambiguous') },
+      { path: '$.flows[1].to', message: expect.stringContaining('selector-less') },
+    ]);
+  });
+
+  it('netpolc verdict: a group prints its summary, how the names were read, and each member', () => {
+    const r = run(['verdict', '--from', 'shop/web-debug', '--to', 'shop/svc/web', '--port', '80', 'examples/services.yaml']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out.split('\n').slice(0, 3)).toEqual([
+      'shop/web-debug → shop/svc/web 80/TCP: DENIED (1 of 2 allowed)',
+      '  shop/svc/web → 3 backing pods (selector app=web), port 80 → targetPort http (8081 on shop/web-5c4d7f9b8-q7wzt, 8080 on shop/web-7d9f8c6b5-x2k4p)',
+      '  shop/web-debug has no TCP port named http, so it is not a backend for port 80',
+    ]);
+    expect(r.out).toContain('  shop/web-debug → shop/web-7d9f8c6b5-x2k4p 8080/TCP: ALLOWED');
   });
 });
