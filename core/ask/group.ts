@@ -74,7 +74,7 @@ export function answerGroup(cluster: Cluster, q: CanQuery, x: Expanded): GroupAn
 
   const bothSides = x.names.from !== null && x.names.to !== null;
   const ports = new Set(members.map((m) => m.port));
-  const label = (m: MemberAnswer) => `${bothSides ? `${m.from} → ${m.to}` : x.names.to !== null ? m.to : m.from}${ports.size > 1 && q.port !== null ? ` (${m.port})` : ''}`;
+  const label = (m: MemberAnswer) => `${bothSides ? `${m.from} → ${m.to}` : x.names.to !== null ? m.to : m.from}${ports.size > 1 ? ` (${m.port})` : ''}`;
   const byReason = new Map<string, { allowed: boolean; reason: string; labels: string[] }>();
   for (const m of members) {
     const key = `${m.allowed}|${m.reason}`;
@@ -91,7 +91,7 @@ export function answerGroup(cluster: Cluster, q: CanQuery, x: Expanded): GroupAn
   const what = bothSides ? 'pod pairs' : n === 1 ? 'pod' : 'pods';
   const count = allowed === 'all' ? (n === 1 ? `its one ${what}` : `all ${n} ${what}`) : allowed === 'none' ? (n === 1 ? `its one ${what}` : `none of ${n} ${what}`) : `${yes} of ${n} ${what}`;
   const items = (labels: readonly string[], total: number) => `${labels.slice(0, MAX_ITEMS_IN_TEXT).join(', ')}${total > MAX_ITEMS_IN_TEXT ? ` and ${total - MAX_ITEMS_IN_TEXT} more` : ''}`;
-  const why = groups.slice(0, MAX_GROUPS_IN_TEXT).map((g) => `${q.port === null ? (g.allowed ? g.reason : 'no port') : g.reason}: ${items(g.members, g.pods)}`);
+  const why = groups.slice(0, MAX_GROUPS_IN_TEXT).map((g) => `${g.reason}: ${items(g.members, g.pods)}`);
   if (groups.length > MAX_GROUPS_IN_TEXT) why.push(`and ${groups.length - MAX_GROUPS_IN_TEXT} more outcomes`);
   const head = allowed === 'all' ? `Yes: ${from} can reach ${to}` : allowed === 'none' ? `No: ${from} cannot reach ${to}` : `Partly: ${from} can reach ${to}`;
   const text = `${head}${portPhrase} (${x.resolved.join('; ')}) — ${count}: ${why.join('; ')}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}.`;

@@ -30,6 +30,8 @@ const FORMS: [string, string, string, RegExp][] = [
   // Services: svc/service, a bare name that only a Service has, its ClusterIP, a node address on its NodePort.
   ['can shop/deploy/web reach shop/svc/db on 5432', 'shop/svc/db', 'can-group', /\(.*shop\/svc\/db → 2 backing pods \(selector app=db\), port 5432 → targetPort postgres \(5432\)\) — all 4 pod pairs/],
   ['can shop/deploy/web reach shop/service/db on postgres', 'shop/service/db', 'can-group', /port 5432 → targetPort postgres \(5432\)\) — all 4 pod pairs/],
+  // Every port of a Service: each of its ports, each pod on its targetPort, denials named as such.
+  ['can shop/web-debug reach shop/svc/web', 'shop/svc/web', 'can-group', /— 1 of 2 pods: allowed by .*: shop\/web-7d9f8c6b5-x2k4p \(TCP 8080\); denied at ingress: .*: shop\/web-5c4d7f9b8-q7wzt \(TCP 8081\)/],
   ['can shop/web-debug reach shop/cache on 6379', 'shop/cache', 'no-verdict', /shop\/svc\/cache has no ready backend pods \(selector app=cache matches no pod in namespace shop\)/],
   ['can shop/web-debug reach 10.96.0.20 on 5432', '10.96.0.20', 'can-group', /^No: shop\/web-debug cannot reach 10\.96\.0\.20 \(the ClusterIP of shop\/svc\/db\) on TCP 5432 \(shop\/svc\/db → 2 backing pods/],
   ['can 203.0.113.7 reach 172.18.0.2 on 30080', '172.18.0.2', 'can-group', /^Partly: 203\.0\.113\.7 can reach 172\.18\.0\.2 \(a node address, NodePort 30080 of shop\/svc\/web\) on TCP 30080 \(shop\/svc\/web → 3 backing pods \(selector app=web\), NodePort 30080 \(port 80\) → targetPort http/],
