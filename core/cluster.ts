@@ -14,6 +14,10 @@ import { subjectSelects } from './evaluate/match.js';
 export interface Cluster extends ClusterObjects {
   readonly selectors: SelectorCache;
   readonly policies: PolicySet;
+  /** Other engines' policies in the input by `Kind (apiVersion)`: not evaluated, so any answer may differ. */
+  readonly notEvaluated: Readonly<Record<string, number>>;
+  /** Objects a lenient reading left out. */
+  readonly leftOut: number;
 }
 
 /** A policy object as converted, with the warnings converting it gave. */
@@ -84,13 +88,13 @@ export function withPodsReplaced(previous: Cluster, snapshot: ParsedSnapshot, po
 
 function assemble(snapshot: ParsedSnapshot, objects: ClusterObjects, selectors: SelectorCache, policies: PolicySet, parts: Parts): Cluster {
   const warnings = [...parts.objectWarnings, ...parts.policyWarnings];
-  const cluster: Cluster = { ...objects, warnings, selectors, policies };
-  partsOf.set(cluster, parts);
-  warnings.push(...samePriorityWarnings(cluster));
   const ignored = Object.entries(snapshot.ignored);
   // parseSnapshot counts other engines' policies as `Kind (apiVersion)`.
   const notEvaluated = ignored.filter(([k]) => k.endsWith(')'));
   const other = ignored.filter(([k]) => !k.endsWith(')'));
+  const cluster: Cluster = { ...objects, warnings, selectors, policies, notEvaluated: Object.fromEntries(notEvaluated), leftOut: snapshot.leftOut?.length ?? 0 };
+  partsOf.set(cluster, parts);
+  warnings.push(...samePriorityWarnings(cluster));
   if (notEvaluated.length > 0) warnings.push(`policies of kinds netpolc does not evaluate: ${counts(notEvaluated)}; not evaluated: answers ignore them`);
   if (other.length > 0) warnings.push(`ignored objects of kinds policy evaluation does not read: ${counts(other)}`);
   for (const i of snapshot.leftOut ?? []) {

@@ -35,7 +35,8 @@ export function storedClusters(store: SnapshotStore, cacheSize = 2): (cluster: s
     } else {
       const objects = await storeErrors(store.getSnapshotObjects(name, summary.version));
       if (!objects) throw new ApiError('not_found', `version ${summary.version} of cluster ${name} was stored without its snapshot objects (published by an older netpolc); publish it again`);
-      cluster = buildCluster({ objects: [...objects], ignored: {}, resourceVersion: summary.version, paths: new Map() });
+      // The kinds it did not read, as published: the same warnings as for the snapshot sent along.
+      cluster = buildCluster({ objects: [...objects], ignored: { ...(summary.ignored ?? {}) }, resourceVersion: summary.version, paths: new Map() });
     }
     cache.set(key, cluster);
     while (cache.size > cacheSize) cache.delete(cache.keys().next().value!);

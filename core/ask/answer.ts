@@ -5,20 +5,22 @@
 // writes the sentences.
 import type { Cluster } from '../cluster.js';
 import { evaluate, type Verdict } from '../evaluate/engine.js';
-import { FlowError, resolveFlow } from '../evaluate/resolve.js';
+import { expandFlow } from '../evaluate/expand.js';
+import { named } from '../evaluate/names.js';
+import { FlowError, NoVerdict, resolveFlow } from '../evaluate/resolve.js';
 import type { Protocol } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import { reasonOf } from '../evaluate/explain.js';
-import { describePods, nameOf, podOf, portOn } from './describe.js';
+import { describePods, MAX_GROUPS_IN_TEXT, MAX_ITEMS_IN_TEXT, MAX_MEMBERS, nameOf, podOf, portOn } from './describe.js';
+import { answerGroup, type GroupAnswer } from './group.js';
+import { hedge, hedged } from './hedge.js';
 import { isParseFailure, parseQuestion, type ParseFailure, type Query } from './parse.js';
 import { formatPorts, MAX_EVALUATIONS, newWork, probe, protocolsOf, reach, rulesOf, type PortRanges, type ReachClass, type SetQuery } from './reach.js';
 
 export { MAX_EVALUATIONS, reach, type PortRanges, type ReachClass, type Work } from './reach.js';
 
-/** Items per port set and port sets per sentence; JSON member lists are capped at MAX_MEMBERS. */
-export const MAX_ITEMS_IN_TEXT = 5;
-export const MAX_GROUPS_IN_TEXT = 4;
-export const MAX_MEMBERS = 100;
+export { MAX_GROUPS_IN_TEXT, MAX_ITEMS_IN_TEXT, MAX_MEMBERS } from './describe.js';
+export type { GroupAnswer, MemberAnswer } from './group.js';
 
 type CanQuery = Extract<Query, { kind: 'can' }>;
 
@@ -60,7 +62,12 @@ export interface ErrorAnswer extends Answered {
   readonly kind: 'error';
   readonly error: { readonly field: string; readonly message: string };
 }
-export type Answer = CanAnswer | CanPortsAnswer | SetAnswer | ErrorAnswer;
+/** What the snapshot cannot decide (a selector-less or ExternalName Service, one without backends): said, not guessed. */
+export interface NoVerdictAnswer extends Answered {
+  readonly kind: 'no-verdict';
+  readonly reason: string;
+}
+export type Answer = CanAnswer | CanPortsAnswer | GroupAnswer | SetAnswer | NoVerdictAnswer | ErrorAnswer;
 
 /** Parse and answer; an unreadable question comes back as the parser's failure. */
 export function ask(cluster: Cluster, question: unknown): Answer | ParseFailure {
@@ -71,11 +78,16 @@ export function ask(cluster: Cluster, question: unknown): Answer | ParseFailure 
 export function answer(cluster: Cluster, query: Query): Answer {
   try {
     if (query.kind !== 'can') return answerSet(cluster, query);
-    return query.port === null ? answerCanPorts(cluster, query) : answerCan(cluster, query, query.port);
+    const x = expandFlow(cluster, { from: query.from, to: query.to, port: query.port, protocol: query.protocol });
+    if (x.grouped) return answerGroup(cluster, query, x);
+    // `shop/pod/web`, a workload's only endpoint: answered as the endpoint names.ts read.
+    const one = { ...query, from: x.flows[0]!.from, to: x.flows[0]!.to };
+    return one.port === null ? answerCanPorts(cluster, one) : answerCan(cluster, one, one.port);
   } catch (e) {
-    // Unknown pods, missing named ports, no shared address family: the asker's to fix.
+    if (e instanceof NoVerdict) return { kind: 'no-verdict', text: `I can't give a verdict: ${e.message}.`, query, reason: e.message };
+    // Unknown names, ambiguous ones, missing named ports, no shared address family: the asker's to fix.
     if (!(e instanceof FlowError)) throw e;
-    return { kind: 'error', text: `I can't answer that: ${e.message}.`, query, error: { field: e.field, message: e.message } };
+    return { kind: 'error', text: `I can't answer that: ${e.message}${e.message.endsWith('?') ? '' : '.'}`, query, error: { field: e.field, message: e.message } };
   }
 }
 
@@ -90,7 +102,7 @@ function answerCan(cluster: Cluster, q: CanQuery, asked: number | string): CanAn
         return s ? [`${dir} of ${dir === 'egress' ? from : to}: ${s.trace.map((t) => t.message).join(' → ')} ⇒ ${s.allowed ? 'allowed' : 'denied'}`] : [];
       });
   const yes = verdict.allowed;
-  const text = `${yes ? 'Yes' : 'No'}: ${from} ${yes ? 'can' : 'cannot'} reach ${to} on ${p.text} — ${reasonOf(verdict)}.`;
+  const text = hedged(`${yes ? 'Yes' : 'No'}: ${from} ${yes ? 'can' : 'cannot'} reach ${to} on ${p.text} — ${reasonOf(verdict)}.`, hedge(cluster, yes, [podOf(cluster, q.from), podOf(cluster, q.to)]));
   return { kind: 'can', text, query: q, allowed: yes, flow: { from, to, port: p.port, protocol: p.protocol }, verdict, chain };
 }
 
@@ -101,13 +113,21 @@ function answerCanPorts(cluster: Cluster, q: CanQuery): CanPortsAnswer {
   const ranges = probe(cluster, q.from, q.to, protocolsOf(q), newWork(), sides);
   const ports = formatPorts(ranges, protocolsOf(q));
   const [from, to] = [nameOf(cluster, q.from), nameOf(cluster, q.to)];
-  const text = ports === ''
+  const said = ports === ''
     ? `No: ${from} cannot reach ${to} on any ${q.protocol ? `${q.protocol} ` : ''}port.`
     : `Yes: ${from} can reach ${to} on ${ports}${ports.startsWith('all') ? '' : ' only'} (ask about one port for the decision chain).`;
+  const text = hedged(said, hedge(cluster, ports !== '', [podOf(cluster, q.from), podOf(cluster, q.to)]));
   return { kind: 'can-ports', text, query: q, allowed: ports !== '', ports, ranges };
 }
 
 function answerSet(cluster: Cluster, q: SetQuery): SetAnswer {
+  const field = q.kind === 'who' ? 'to' : 'from';
+  const n = named(cluster, q.kind === 'who' ? q.to : q.from, field, q.port, q.protocol);
+  if (n.kind !== 'one') {
+    // One pod's sources or destinations; a name for several would need one answer per pod.
+    const pods = n.kind === 'pods' ? n.pods.map((p) => p.key) : [];
+    throw new FlowError(field, `"${q.kind} can reach" takes one pod, and ${n.name} ${n.kind === 'pods' ? `stands for ${pods.length} pods (${pods.slice(0, 3).join(', ')}${pods.length > 3 ? ', …' : ''})` : 'is a Service, which stands for its backing pods'}: ask about one of them, or ask "can … reach ${n.name} …?" for all of them`);
+  }
   const work = newWork();
   const classes = reach(cluster, q, work);
   const fixed = q.kind === 'who' ? q.to : q.from;
@@ -139,8 +159,9 @@ function answerSet(cluster: Cluster, q: SetQuery): SetAnswer {
   ];
   const tail = `${listed.length > 0 ? `: ${listed.join('; ')}` : ''}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}.`;
   const name = nameOf(cluster, fixed);
-  const text = q.kind === 'who'
+  const said = q.kind === 'who'
     ? reachable === 0 ? `No pod can reach ${name}${portPhrase} (0 of ${of} ${pods})${tail}` : `${reachable} of ${of} ${pods} can reach ${name}${portPhrase}${tail}`
     : reachable === 0 ? `${name} can reach no pod${portPhrase} (0 of ${of} ${pods})${tail}` : `${name} can reach ${reachable} of ${of} ${pods}${portPhrase}${tail}`;
+  const text = hedged(said, hedge(cluster, null, [fixedPod]));
   return { kind: q.kind, text, query: q, reachable, of, groups, work: { classes: classes.length, evaluations: work.evaluations, skippedPods, podsWithoutNamedPort } };
 }

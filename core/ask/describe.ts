@@ -7,10 +7,17 @@ import { PROTOCOLS, type Protocol } from '../policy/model.js';
 import { ipKey, type IpOwner, type NodeInfo, type PodInfo } from '../snapshot/cluster.js';
 import { NOT_WORKLOAD, WORKLOAD_KEYS } from '../snapshot/workload.js';
 
+/** Items per port set and port sets per sentence; JSON member lists are capped at MAX_MEMBERS. */
+export const MAX_ITEMS_IN_TEXT = 5;
+export const MAX_GROUPS_IN_TEXT = 4;
+export const MAX_MEMBERS = 100;
+
 const ownerOf = (cluster: Cluster, spec: EndpointSpec): IpOwner | undefined => {
   if ('pod' in spec) {
     const pod = findEndpoint(cluster, spec.pod);
-    return pod ? { kind: 'pod', pod } : undefined;
+    if (pod) return { kind: 'pod', pod };
+    const node = cluster.nodeByName.get(spec.pod);
+    return node ? { kind: 'node', node } : undefined;
   }
   const ip = parseIp(spec.ip);
   return ip ? cluster.ipOwners.get(ipKey(ip)) : undefined;
@@ -27,8 +34,9 @@ export function nodeOf(cluster: Cluster, spec: EndpointSpec): NodeInfo | null {
 }
 /** An address says whose it is: "10.0.0.7 (pod shop/web)". */
 export function nameOf(cluster: Cluster, spec: EndpointSpec): string {
-  const o = 'pod' in spec ? undefined : ownerOf(cluster, spec);
-  return 'pod' in spec ? spec.pod : o ? `${spec.ip} (${o.kind === 'pod' ? `pod ${o.pod.key}` : `node ${o.node.name}`})` : spec.ip;
+  const o = ownerOf(cluster, spec);
+  if ('pod' in spec) return o?.kind === 'node' ? `node ${o.node.name}` : spec.pod;
+  return o ? `${spec.ip} (${o.kind === 'pod' ? `pod ${o.pod.key}` : `node ${o.node.name}`})` : spec.ip;
 }
 
 /** A named port of the destination: of the asked protocol, or else the one it declares (TCP first). */

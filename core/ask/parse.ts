@@ -29,6 +29,9 @@ export const ACCEPTED_FORMS: readonly string[] = [
   'can shop/web reach shop/db on postgres?  (a named port of the destination)',
   'can shop/web reach shop/db?  (every port, answered as port ranges)',
   'can 203.0.113.7 reach shop/db on udp 53?',
+  'can shop/web reach shop/svc/db on 5432?  (a Service: answered for its backing pods)',
+  'can shop/app=web reach shop/deploy/db?  (a label selector, a workload: every pod of it)',
+  'can node-1 reach 10.96.0.10 on 53/udp?  (a node by name; a ClusterIP)',
   'is shop/web allowed to reach shop/db port 80?',
   'who can reach payments/api on tcp 443?',
   'who can reach payments/api?  (every port, answered as port ranges)',
@@ -90,26 +93,46 @@ class Tokens {
 function tokenize(text: string): string[] {
   return (
     text
-      .toLowerCase()
       // Punctuation that never occurs in a name, an address or a port.
-      .replace(/[?!,;"'`()[\]{}<>]/g, ' ')
+      .replace(/[?!;"'`()[\]{}<>]/g, ' ')
       .split(/\s+/)
-      // A sentence-final full stop ("… port 80."); no address or name ends with one.
+      // Commas separate words, except inside a label selector ("shop/app=web,tier=front"),
+      // whose keys and values keep their case; everything else is read in lower case.
+      .flatMap((t) => (t.includes('=') ? [selectorCase(t.replace(/^,+|,+$/g, ''))] : t.toLowerCase().split(',')))
+      // A sentence-final full stop ("… port 80."); no address, name or label value ends with one.
       .map((t) => t.replace(/\.+$/, ''))
       .filter((t) => t !== '' && !FILLERS.has(t))
   );
 }
 
+/** A selector token: its namespace in lower case, its labels as written. */
+const selectorCase = (t: string) => (t.indexOf('/') > 0 ? `${t.slice(0, t.indexOf('/')).toLowerCase()}${t.slice(t.indexOf('/'))}` : t);
+
+// Words of the grammar are never a bare (node) name.
+const GRAMMAR_WORDS = new Set([...MODALS.flat(), ...VERBS.flat(), ...PORT_INTROS, ...EVERY_PORT, ...Object.keys(PROTOCOL_WORDS), 'who', 'which', 'what', 'where', 'allowed', 'able']);
+// Kinds a name may carry (core/evaluate/names.ts reads them): kubectl's, for pods and Services too.
+const NAME_KINDS = new Set(['pod', 'pods', 'po', 'svc', 'service', 'services']);
+const SELECTOR = /^[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?==?[A-Za-z0-9_.-]*$/;
+
 function endpoint(t: Tokens, role: 'source' | 'destination', after: string): EndpointSpec {
   const tok = t.next();
-  const expected = `expected the ${role} (a pod as namespace/name, or an IP address) after "${after}", got ${quote(tok)}`;
+  const expected = `expected the ${role} (namespace/pod, namespace/kind/name, namespace/label=value, a node name or an IP address) after "${after}", got ${quote(tok)}`;
   if (tok === undefined) throw new Unreadable(expected);
   if (familyOfText(tok) !== null) return { ip: tok };
   const slash = tok.indexOf('/');
-  if (slash > 0 && DNS_LABEL.test(tok.slice(0, slash)) && DNS_SUBDOMAIN.test(tok.slice(slash + 1))) return { pod: tok };
-  // A workload as kubectl names it: `shop/deploy/web`, `shop/deployment/web`.
+  if (slash > 0 && familyOfText(tok.slice(0, slash)) !== null) {
+    throw new Unreadable(`${quote(tok)} is a CIDR, which stands for many addresses that policies may treat apart; ask about one address in it`);
+  }
   const parts = tok.split('/');
-  if (parts.length === 3 && DNS_LABEL.test(parts[0]!) && workloadKindOf(parts[1]!) && DNS_SUBDOMAIN.test(parts[2]!)) return { pod: tok };
+  const ns = parts[0]!;
+  const rest = parts.slice(1).join('/');
+  // `shop/app=web,tier=front`: every pod the selector picks in namespace shop.
+  if (slash > 0 && DNS_LABEL.test(ns) && rest.includes('=') && rest.split(',').every((r) => SELECTOR.test(r))) return { pod: tok };
+  if (parts.length === 2 && DNS_LABEL.test(ns) && DNS_SUBDOMAIN.test(parts[1]!)) return { pod: tok };
+  // A workload as kubectl names it (`shop/deploy/web`), a Service (`shop/svc/db`), a pod (`shop/pod/web`).
+  if (parts.length === 3 && DNS_LABEL.test(ns) && (workloadKindOf(parts[1]!) || NAME_KINDS.has(parts[1]!)) && DNS_SUBDOMAIN.test(parts[2]!)) return { pod: tok };
+  // A node by its name (never one that reads as a mistyped address).
+  if (parts.length === 1 && DNS_SUBDOMAIN.test(tok) && !/^[\d.]+$/.test(tok) && !GRAMMAR_WORDS.has(tok)) return { pod: tok };
   throw new Unreadable(expected);
 }
 

@@ -104,7 +104,7 @@ export function reach(cluster: Cluster, q: SetQuery, work: Work = newWork()): Re
   const who = q.kind === 'who';
   const fixed = who ? q.to : q.from;
   const fixedPod = podOf(cluster, fixed);
-  if ('pod' in fixed && !fixedPod) throw new FlowError(who ? 'to' : 'from', `no pod "${fixed.pod}" in the snapshot`);
+  if ('pod' in fixed && !fixedPod && !nodeOf(cluster, fixed)) throw new FlowError(who ? 'to' : 'from', `no pod "${fixed.pod}" in the snapshot`);
   const fixedRules = rulesOf(cluster, fixedPod, who ? 'ingress' : 'egress');
   const cidrPeers = fixedRules.flatMap((r) => r.peers.filter((p): p is Extract<Peer, { type: 'cidrs' }> => p.type === 'cidrs'));
   const fixedPort = who && q.port !== null ? portOn(cluster, fixed, q.port, q.protocol) : null;

@@ -2,7 +2,7 @@
 // evaluates: "an IP that belongs to a pod or a node is that pod or node".
 import type { Cluster } from '../cluster.js';
 import { parseIp, type Family, type IpAddr } from '../net/ip.js';
-import { addressOf, ipKey, type PodInfo } from '../snapshot/cluster.js';
+import { addressOf, ipKey, type NodeInfo, type PodInfo } from '../snapshot/cluster.js';
 import type { Protocol } from '../policy/model.js';
 import type { Endpoint, Flow } from './endpoint.js';
 import { workloadKey } from '../snapshot/workload-names.js';
@@ -23,13 +23,18 @@ export class FlowError extends Error {
   }
 }
 
-type Named = { kind: 'pod'; pod: PodInfo } | { kind: 'ip'; ip: IpAddr };
+/** A flow the snapshot cannot decide (a Service whose endpoints it does not hold): said, never guessed. */
+export class NoVerdict extends FlowError {}
+
+type Named = { kind: 'pod'; pod: PodInfo } | { kind: 'node'; node: NodeInfo } | { kind: 'ip'; ip: IpAddr };
 
 function lookup(cluster: Cluster, spec: EndpointSpec, field: 'from' | 'to'): Named {
   if ('pod' in spec) {
     const pod = findEndpoint(cluster, spec.pod);
-    if (!pod) throw new FlowError(field, `no pod "${spec.pod}" in the snapshot (Succeeded and Failed pods are not endpoints; a workload is named namespace/kind/name, and by its pods when they are in the snapshot)`);
-    return { kind: 'pod', pod };
+    if (pod) return { kind: 'pod', pod };
+    const node = cluster.nodeByName.get(spec.pod);
+    if (node) return { kind: 'node', node };
+    throw new FlowError(field, `no pod "${spec.pod}" in the snapshot (Succeeded and Failed pods are not endpoints; a workload is named namespace/kind/name, and by its pods when they are in the snapshot)`);
   }
   const ip = parseIp(spec.ip);
   if (!ip) throw new FlowError(field, `"${spec.ip}" is not an IPv4 or IPv6 address`);
@@ -37,7 +42,8 @@ function lookup(cluster: Cluster, spec: EndpointSpec, field: 'from' | 'to'): Nam
 }
 
 /**
- * `ns/pod`, `pod` (namespace default), or a workload as kubectl names it: `ns/deploy/web`,
+ * One endpoint by its text (names.ts reads every other form: Services, selectors, workloads
+ * with pods): `ns/pod`, `pod` (namespace default), or a workload as kubectl names it: `ns/deploy/web`,
  * `ns/deployment/web`, `deployment/web` (namespace default). A pod of that key wins.
  */
 export function findEndpoint(cluster: Cluster, text: string): PodInfo | undefined {
@@ -47,7 +53,7 @@ export function findEndpoint(cluster: Cluster, text: string): PodInfo | undefine
   return key === null ? undefined : cluster.podByKey.get(key);
 }
 
-const familiesOf = (n: Named): Family[] => (n.kind === 'ip' ? [n.ip.family] : n.pod.ips.map((i) => i.family));
+const familiesOf = (n: Named): Family[] => (n.kind === 'ip' ? [n.ip.family] : (n.kind === 'pod' ? n.pod.ips : n.node.ips).map((i) => i.family));
 
 /** Requested family; else the address given; else the destination's primary family the source also has. */
 function chooseFamily(from: Named, to: Named, requested: FlowSpec['ipFamily']): Family | null {
@@ -58,6 +64,7 @@ function chooseFamily(from: Named, to: Named, requested: FlowSpec['ipFamily']): 
     for (const [n, field] of [[from, 'from'], [to, 'to']] as const) {
       if (n.kind === 'ip' && n.ip.family !== fam) throw new FlowError(field, `address is not ${requested}`);
       if (n.kind === 'pod' && n.pod.ips.length > 0 && !n.pod.ips.some((i) => i.family === fam)) throw new FlowError(field, `pod ${n.pod.key} has no ${requested} address`);
+      if (n.kind === 'node' && !n.node.ips.some((i) => i.family === fam)) throw new FlowError(field, `node ${n.node.name} has no ${requested} address`);
     }
     return fam;
   }
@@ -74,6 +81,8 @@ function toEndpoint(cluster: Cluster, n: Named, family: Family | null): Endpoint
     if (n.pod.hostNetwork) return { kind: 'node', node: n.pod.nodeName ? cluster.nodeByName.get(n.pod.nodeName) ?? null : null, ip, hostPod: n.pod };
     return { kind: 'pod', pod: n.pod, ip };
   }
+  // A node named by its name is the node at its address of the flow's family.
+  if (n.kind === 'node') return { kind: 'node', node: n.node, ip: family === null ? null : addressOf(n.node.ips, family) };
   const owner = cluster.ipOwners.get(ipKey(n.ip));
   if (owner?.kind === 'pod') return { kind: 'pod', pod: owner.pod, ip: n.ip };
   if (owner?.kind === 'node') return { kind: 'node', node: owner.node, ip: n.ip };

@@ -83,7 +83,7 @@ async function publishChanges(c: Context, store: SnapshotStore, deps: PublishDep
     throw new ApiError('conflict', `base version ${baseVersion} of cluster ${cluster} ${why}; ${latestVersion === null ? 'the cluster has no version: PUT a whole snapshot first' : `the latest is ${latestVersion}: send the changes on it, or a whole snapshot`}`, undefined, { body: { latest: latestVersion } });
   }
   const warm = deps.warm.get(cluster, baseVersion, header.snapshotHash);
-  const base: CompiledState | { snapshot: ParsedSnapshot } = warm ?? { snapshot: await storedSnapshot(store, cluster, baseVersion) };
+  const base: CompiledState | { snapshot: ParsedSnapshot } = warm ?? { snapshot: await storedSnapshot(store, cluster, baseVersion, header.ignored) };
   const apply = parseSnapshot(changes.apply, '$.changes.apply');
   if (!apply.ok) throw invalid(apply.issues);
   const next = nextVersion(base, { apply: apply.snapshot, delete: changes.delete }, deps.sha256Hex ? { sha256Hex: deps.sha256Hex } : {});
@@ -93,17 +93,17 @@ async function publishChanges(c: Context, store: SnapshotStore, deps: PublishDep
 }
 
 /** A stored version's objects, as the snapshot the changes apply to. */
-async function storedSnapshot(store: SnapshotStore, cluster: string, version: string): Promise<ParsedSnapshot> {
+async function storedSnapshot(store: SnapshotStore, cluster: string, version: string, ignored: Readonly<Record<string, number>> = {}): Promise<ParsedSnapshot> {
   const objects = await storeErrors(store.getSnapshotObjects(cluster, version));
   if (!objects) throw new ApiError('conflict', `base version ${version} of cluster ${cluster} was stored without its objects (by an older netpolc) or has just expired: send a whole snapshot`, undefined, { body: { latest: null } });
-  return { objects: [...objects], ignored: {}, resourceVersion: version, paths: new Map() };
+  return { objects: [...objects], ignored: { ...ignored }, resourceVersion: version, paths: new Map() };
 }
 
 async function storeVersion(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, version: string, state: CompiledState, stats: SetCompileStats, started: number, extra: Record<string, unknown>, conditions: LatestConditions | undefined, change?: SetFormChange, knownHash?: string) {
   const objects: Record<string, number> = {};
   for (const o of state.snapshot.objects) objects[o.kind] = (objects[o.kind] ?? 0) + 1;
   const hash = knownHash ?? snapshotHash(state.snapshot.objects, deps.sha256Hex);
-  const compiled = { snapshotHash: hash, objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir: state.ir, items: state.snapshot.objects, ...(change ? { change } : {}) };
+  const compiled = { snapshotHash: hash, objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir: state.ir, items: state.snapshot.objects, ignored: state.snapshot.ignored, ...(change ? { change } : {}) };
   const result = await conditionErrors(storeErrors(store.publish(cluster, version, compiled, conditions ? { conditions } : {})), conditions);
   deps.metrics.publish.observe((performance.now() - started) / 1000, { status: result.status });
   deps.polls?.forget(cluster);

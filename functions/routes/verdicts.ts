@@ -1,21 +1,13 @@
 // POST /v1/verdicts: can A reach B, and why.
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { evaluate } from '../../core/evaluate/engine.js';
-import { FlowError, resolveFlow } from '../../core/evaluate/resolve.js';
-import { describeEndpoint, type Endpoint } from '../../core/evaluate/endpoint.js';
-import { formatIp } from '../../core/net/ip.js';
+import { FlowError } from '../../core/evaluate/resolve.js';
+import { verdictFor } from '../../core/evaluate/verdicts.js';
 import type { Cluster } from '../../core/cluster.js';
 import { ErrorSchema, VerdictsRequestSchema, VerdictsResponseSchema, type FlowRequest } from '../../schemas/api/verdicts.js';
 import type { ValidationIssue } from '../../schemas/snapshot.js';
 import { invalid } from '../errors.js';
 import { clusterFrom, isLenient, readRequest } from '../request.js';
 import { errorResponses, jsonBody, LenientQuery } from './openapi-helpers.js';
-
-function endpointName(e: Endpoint): string {
-  if (e.kind === 'pod') return e.pod.key;
-  if (e.kind === 'node' && e.hostPod) return e.hostPod.key;
-  return e.ip ? formatIp(e.ip.family, e.ip.value) : describeEndpoint(e);
-}
 
 export function verdictRoutes(app: OpenAPIHono): void {
   app.openAPIRegistry.registerPath({
@@ -34,12 +26,12 @@ export function verdictRoutes(app: OpenAPIHono): void {
   });
 }
 
-/** The verdicts body for any cluster (sent or stored); unknown pods are 422s on $.flows[i]. */
+/** The verdicts body for any cluster (sent or stored); unknown names are 422s on $.flows[i]. */
 export function answerVerdicts(cluster: Cluster, requested: readonly FlowRequest[]) {
   const issues: ValidationIssue[] = [];
-  const flows = requested.map((f, i) => {
+  const verdicts = requested.map((f, i) => {
     try {
-      return resolveFlow(cluster, f);
+      return verdictFor(cluster, f);
     } catch (e) {
       if (!(e instanceof FlowError)) throw e;
       issues.push({ path: `$.flows[${i}].${e.field}`, message: e.message });
@@ -47,12 +39,5 @@ export function answerVerdicts(cluster: Cluster, requested: readonly FlowRequest
     }
   });
   if (issues.length > 0) throw invalid(issues);
-  const verdicts = flows.map((f) => {
-    const flow = f!;
-    return {
-      ...evaluate(cluster, flow),
-      flow: { from: endpointName(flow.from), to: endpointName(flow.to), port: flow.port, protocol: flow.protocol, ipFamily: flow.family === 4 ? 'IPv4' : flow.family === 6 ? 'IPv6' : null },
-    };
-  });
   return { verdicts, warnings: cluster.warnings };
 }

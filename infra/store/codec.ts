@@ -112,6 +112,7 @@ export const contentHash = (bytes: Uint8Array, sha256Hex: Sha256Hex): string => 
 export interface HeaderBody {
   readonly nodeCount: number;
   readonly objects: Readonly<Record<string, number>>;
+  readonly ignored?: Readonly<Record<string, number>>;
   readonly compile: CompileFigures;
   readonly tableCount: number;
   readonly setCount?: number;

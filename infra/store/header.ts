@@ -37,6 +37,7 @@ export function summaryFromItem(cluster: string, item: Item): VersionSummary {
     tableCount: b.tableCount,
     ...(b.setCount !== undefined ? { setCount: b.setCount } : {}),
     objects: b.objects,
+    ...(b.ignored !== undefined ? { ignored: b.ignored } : {}),
     compile: b.compile,
     publishedAt: b.publishedAt,
     expiresAt: typeof at === 'number' ? new Date(at * 1000).toISOString() : null,

@@ -47,6 +47,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   const body: HeaderBody = {
     nodeCount: manifests.size,
     objects: snap.objects,
+    ...(snap.ignored && Object.keys(snap.ignored).length > 0 ? { ignored: snap.ignored } : {}),
     compile: snap.compile,
     tableCount: content.tableCount,
     setCount: content.setCount,

@@ -34,6 +34,11 @@ export interface CompiledSnapshot {
    */
   readonly items: readonly SnapshotObject[];
   /**
+   * Objects of kinds policy evaluation does not read, by kind (parseSnapshot's `ignored`): kept
+   * so a stored version warns about them as the snapshot did (other engines' policies above all).
+   */
+  readonly ignored?: Readonly<Record<string, number>>;
+  /**
    * Set when `ir` was compiled from an earlier version's set form (a version from changes): what
    * is new in it. When this store published `change.from`, it writes and encodes only that.
    */
@@ -51,6 +56,8 @@ export interface VersionSummary {
   /** Distinct sets across all nodes of this version (absent for versions stored before sets). */
   readonly setCount?: number;
   readonly objects: Readonly<Record<string, number>>;
+  /** Objects of kinds not read, by kind, when the snapshot had any (CompiledSnapshot.ignored). */
+  readonly ignored?: Readonly<Record<string, number>>;
   readonly compile: CompileFigures;
   /** ISO 8601, when the header was written (the version was stored). */
   readonly publishedAt: string;

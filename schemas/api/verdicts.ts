@@ -11,9 +11,9 @@ export const API_LIMITS = {
   matrixCells: 1_000_000,
 } as const;
 
-/** `namespace/pod` or `namespace/kind/name` (a workload, as kubectl names it). */
-const ENDPOINT_NAME = /^[^/\s]+\/[^/\s]+(\/[^/\s]+)?$/;
-const ENDPOINT_MESSAGE = 'must be "namespace/pod" or "namespace/kind/name" (e.g. "shop/deployment/web")';
+/** `namespace/pod`, `namespace/kind/name`, `namespace/key=value[,…]` or a node name (core/evaluate/names.ts reads them). */
+const ENDPOINT_NAME = /^[^/\s]+(\/[^\s]*[^/\s])?$/;
+const ENDPOINT_MESSAGE = 'must be "namespace/pod", "namespace/kind/name" (e.g. "shop/deployment/web", "shop/svc/db"), "namespace/label=value" or a node name';
 
 export const EndpointRefSchema = z
   .union([
@@ -22,7 +22,7 @@ export const EndpointRefSchema = z
     z.object({ ip: z.string().min(1) }),
   ])
   .transform((v) => (typeof v === 'string' ? { pod: v } : v))
-  .openapi({ description: '"namespace/pod", "namespace/kind/name" for a workload (deployment, deploy, statefulset, sts, daemonset, ds, replicaset, rs, replicationcontroller, rc, job, cronjob, cj), {"pod": …} or {"ip": "…"} (an IP that belongs to a pod or a node is that pod or node)', example: 'x/a' });
+  .openapi({ description: '"namespace/pod"; "namespace/kind/name" for a workload (deployment, deploy, statefulset, sts, daemonset, ds, replicaset, rs, replicationcontroller, rc, job, cronjob, cj: each of its pods) or a Service (svc, service: each backing pod on its targetPort); "namespace/key=value[,key=value]" for every pod a label selector picks; "namespace/name" when exactly one pod, workload or Service has that name; a node name; {"pod": …} or {"ip": "…"} (an IP that belongs to a pod or a node is that pod or node; a ClusterIP, or a node address on a NodePort, is the Service)', example: 'x/a' });
 
 export const FlowRequestSchema = z.object({
   from: EndpointRefSchema,
@@ -75,7 +75,7 @@ export const SideVerdictSchema = z
   })
   .openapi('SideVerdict');
 
-export const VerdictSchema = z
+const FlowVerdictSchema = z
   .object({
     allowed: z.boolean(),
     reason: z.enum(['loopback', 'node-local']).optional(),
@@ -83,7 +83,17 @@ export const VerdictSchema = z
     ingress: SideVerdictSchema.nullable().openapi({ description: 'null where the destination is not a policy-subject pod' }),
     flow: z.object({ from: z.string(), to: z.string(), port: z.number().int(), protocol: Protocol, ipFamily: z.enum(['IPv4', 'IPv6']).nullable() }),
   })
-  .openapi('Verdict');
+  .openapi('FlowVerdict');
+
+export const VerdictSchema = FlowVerdictSchema.extend({
+  egress: SideVerdictSchema.nullable().openapi({ description: 'null where the source is not a policy-subject pod, or the flow names several pods (see `members`)' }),
+  ingress: SideVerdictSchema.nullable().openapi({ description: 'null where the destination is not a policy-subject pod, or the flow names several pods (see `members`)' }),
+  flow: z.object({ from: z.string(), to: z.string(), port: z.union([z.number().int(), z.string()]), protocol: Protocol, ipFamily: z.enum(['IPv4', 'IPv6']).nullable() }),
+  summary: z.string().optional().openapi({ description: 'a name standing for several pods: "all 2 allowed", "1 of 2 allowed"' }),
+  resolved: z.array(z.string()).optional().openapi({ description: 'how each such name was read, e.g. "shop/svc/db → 2 backing pods (selector app=db), port 5432 → targetPort 5432"' }),
+  notes: z.array(z.string()).optional().openapi({ description: 'pods left out and why' }),
+  members: z.array(FlowVerdictSchema).optional().openapi({ description: 'each pod pair the names stand for; `allowed` is true only when every member is' }),
+}).openapi('Verdict');
 
 export const VerdictsResponseSchema = z.object({ verdicts: z.array(VerdictSchema), warnings: z.array(z.string()) });
 

@@ -64,6 +64,9 @@ export const ServiceSchema = z.object({
   spec: z
     .object({
       selector: z.record(z.string(), z.string()).nullish().transform((v) => v ?? null),
+      // Read for routing flows to a Service (core/evaluate/service.ts); absent stays absent.
+      type: z.string().optional(),
+      externalName: z.string().optional(),
       clusterIP: z.string().optional(),
       clusterIPs: z.array(z.string()).nullish().transform((v) => v ?? []),
       ports: z
@@ -73,6 +76,7 @@ export const ServiceSchema = z.object({
             protocol: Protocol.default('TCP'),
             port: PortNumber,
             targetPort: PortNumberOrName.optional(),
+            nodePort: PortNumber.optional(),
           }),
         )
         .nullish()

@@ -24,4 +24,19 @@ describe('README', () => {
     expect(r.code).toBe(1);
     expect(shown).toBe(r.out);
   });
+
+  it('shows what `netpolc ask` answers about examples/services.yaml (stderr\'s warnings left out)', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const shown = /<!-- ask-example:start -->\n```\n([\s\S]*?)```\n<!-- ask-example:end -->/.exec(readme)?.[1];
+    expect(shown).toBeDefined();
+    const exchanges = shown!.split(/^\$ netpolc /m).filter((e) => e !== '');
+    expect(exchanges.length).toBeGreaterThanOrEqual(4);
+    for (const e of exchanges) {
+      const [command, ...answer] = e.trimEnd().split('\n');
+      const [, question, file] = /^ask "(.*)" (\S+)$/.exec(command!)!;
+      const r = run(['ask', question!, file!]);
+      expect([0, 2], command).toContain(r.code);
+      expect(`${r.out}${r.err}`.split('\n').filter((l) => l !== '' && !l.startsWith('warning:')).join('\n'), command).toBe(answer.join('\n'));
+    }
+  });
 });

@@ -1,11 +1,14 @@
 // `netpolc verdict`: can A reach B on a port, with both decision chains; `--expect` gates.
 import { parseArgs } from 'node:util';
-import { evaluate, type SideVerdict, type Verdict } from '../../../core/evaluate/engine.js';
-import { FlowError, resolveFlow, type EndpointSpec } from '../../../core/evaluate/resolve.js';
+import type { SideVerdict, Verdict } from '../../../core/evaluate/engine.js';
+import { FlowError, type EndpointSpec } from '../../../core/evaluate/resolve.js';
+import { verdictFor, type FlowVerdict, type GroupVerdict } from '../../../core/evaluate/verdicts.js';
+import { familyOfText } from '../../../core/net/ip.js';
 import { InputError, loadCluster, readSources } from '../input.js';
 import { UsageError, type Io } from '../io.js';
 
-const endpoint = (s: string): EndpointSpec => (s.includes('/') ? { pod: s } : { ip: s });
+// An address, else a name (names.ts: a pod, workload, Service, selector or node).
+const endpoint = (s: string): EndpointSpec => (familyOfText(s) !== null ? { ip: s } : { pod: s });
 
 function sideText(name: string, s: SideVerdict | null): string {
   if (!s) return `  ${name}: not a policy-subject pod`;
@@ -19,6 +22,14 @@ function verdictText(v: Verdict, what: string, md: boolean): string {
   return md ? [`**${head}**`, '', ...lines.map((l) => `- ${l.trim()}`)].join('\n') : [head, ...lines].join('\n');
 }
 
+/** A name standing for several pods: the summary, how the names were read, then each member. */
+function groupText(g: GroupVerdict, what: string, md: boolean): string {
+  const head = `${what}: ${g.allowed ? 'ALLOWED' : 'DENIED'} (${g.summary})`;
+  const about = [...g.resolved, ...g.notes].map((l) => (md ? `- ${l}` : `  ${l}`));
+  const members = g.members.map((m) => verdictText(m, `${m.flow.from} → ${m.flow.to} ${m.flow.port}/${m.flow.protocol}`, md));
+  return [md ? `**${head}**` : head, ...about, ...members.map((m) => (md ? `\n${m}` : m.replace(/^/gm, '  ')))].join('\n');
+}
+
 export function commandVerdict(args: string[], io: Io): number {
   const { values, positionals } = parseArgs({
     args,
@@ -30,16 +41,20 @@ export function commandVerdict(args: string[], io: Io): number {
   if (!['TCP', 'UDP', 'SCTP'].includes(protocol)) throw new UsageError(`--protocol must be TCP, UDP or SCTP`);
   const cluster = loadCluster(readSources(positionals, io), io.err, io.input?.keepGoing);
   const port = /^\d+$/.test(values.port) ? Number(values.port) : values.port;
-  let v: Verdict;
+  let v: FlowVerdict | GroupVerdict;
   try {
-    v = evaluate(cluster, resolveFlow(cluster, { from: endpoint(values.from), to: endpoint(values.to), port, protocol: protocol as 'TCP', ipFamily: values['ip-family'] as 'IPv4' | undefined }));
+    v = verdictFor(cluster, { from: endpoint(values.from), to: endpoint(values.to), port, protocol: protocol as 'TCP', ipFamily: values['ip-family'] as 'IPv4' | undefined });
   } catch (e) {
     if (e instanceof FlowError) throw new InputError(`--${e.field === 'ipFamily' ? 'ip-family' : e.field}: ${e.message}`);
     throw e;
   }
   const what = `${values.from} → ${values.to} ${values.port}/${protocol}`;
-  if (values.output === 'json') io.out(JSON.stringify({ ...v, warnings: cluster.warnings }, null, 2));
-  else io.out(verdictText(v, what, values.output === 'markdown'));
+  if (values.output === 'json') {
+    // One flow prints as it always has, the verdict alone; a group with its members.
+    const body = 'members' in v ? v : (({ flow: _flow, ...verdict }: FlowVerdict): Verdict => verdict)(v);
+    io.out(JSON.stringify({ ...body, warnings: cluster.warnings }, null, 2));
+  }
+  else io.out('members' in v ? groupText(v, what, values.output === 'markdown') : verdictText(v, what, values.output === 'markdown'));
   if (values.expect && values.expect !== (v.allowed ? 'allow' : 'deny')) {
     io.err(`expected ${values.expect}, got ${v.allowed ? 'allow' : 'deny'}`);
     return 1;

@@ -1,0 +1,110 @@
+// "can A reach B?" where A or B stands for several pods (a Service, a label selector, a
+// workload: core/evaluate/expand.ts): each pod pair is answered as its own flow, and the answer
+// says whether all, none or some are allowed and, when they differ, which and why.
+import type { Cluster } from '../cluster.js';
+import { evaluate } from '../evaluate/engine.js';
+import type { Expanded, MemberFlow } from '../evaluate/expand.js';
+import { reasonOf } from '../evaluate/explain.js';
+import { FlowError, resolveFlow, type EndpointSpec } from '../evaluate/resolve.js';
+import { MAX_GROUPS_IN_TEXT, MAX_ITEMS_IN_TEXT, MAX_MEMBERS, nameOf, podOf, portOn } from './describe.js';
+import { hedge, hedged } from './hedge.js';
+import type { Query } from './parse.js';
+import { formatPorts, newWork, probe, protocolsOf, rulesOf } from './reach.js';
+
+type CanQuery = Extract<Query, { kind: 'can' }>;
+
+/** One pod pair: `port` as answered ("TCP 5432", or the allowed ranges when every port was asked). */
+export interface MemberAnswer {
+  readonly from: string;
+  readonly to: string;
+  readonly port: string;
+  readonly allowed: boolean;
+  /** The deciding rule (explain.ts), or the allowed ports when every port was asked. */
+  readonly reason: string;
+}
+
+export interface GroupAnswer {
+  readonly kind: 'can-group';
+  readonly text: string;
+  readonly query: Query;
+  readonly allowed: 'all' | 'none' | 'some';
+  /** How the names were read: "shop/svc/db → 2 backing pods (selector app=db), port 5432 → targetPort 5432". */
+  readonly resolved: readonly string[];
+  /** Pods left out and why. */
+  readonly notes: readonly string[];
+  /** Pod pairs by outcome and reason, biggest first. */
+  readonly groups: readonly { readonly allowed: boolean; readonly reason: string; readonly pods: number; readonly members: readonly string[] }[];
+  readonly members: readonly MemberAnswer[];
+  readonly moreMembers: number;
+}
+
+const keyOf = (s: EndpointSpec) => ('pod' in s ? s.pod : s.ip);
+
+function answerMember(cluster: Cluster, m: MemberFlow): MemberAnswer {
+  const [from, to] = [keyOf(m.from), keyOf(m.to)];
+  if (m.port === null) {
+    resolveFlow(cluster, { from: m.from, to: m.to, port: 1, protocol: m.protocol ?? 'TCP' });
+    const protocols = protocolsOf({ kind: 'can', from: m.from, to: m.to, port: null, protocol: m.protocol });
+    const sides = { egress: rulesOf(cluster, podOf(cluster, m.from), 'egress'), ingress: rulesOf(cluster, podOf(cluster, m.to), 'ingress') };
+    const ports = formatPorts(probe(cluster, m.from, m.to, protocols, newWork(), sides), protocols);
+    return { from, to, port: m.protocol ?? 'every port', allowed: ports !== '', reason: ports === '' ? 'no port' : `${ports}${ports.startsWith('all') ? '' : ' only'}` };
+  }
+  const p = portOn(cluster, m.to, m.port, m.protocol);
+  const verdict = evaluate(cluster, resolveFlow(cluster, { from: m.from, to: m.to, port: p.port, protocol: p.protocol }));
+  return { from, to, port: p.text, allowed: verdict.allowed, reason: reasonOf(verdict) };
+}
+
+export function answerGroup(cluster: Cluster, q: CanQuery, x: Expanded): GroupAnswer {
+  const notes = [...x.notes];
+  const members: MemberAnswer[] = [];
+  let first: FlowError | null = null;
+  for (const m of x.flows) {
+    try {
+      members.push(answerMember(cluster, m));
+    } catch (e) {
+      // A member without the named port, or without an address family the other side has: said, and left out.
+      if (!(e instanceof FlowError)) throw e;
+      first ??= e;
+      notes.push(e.message);
+    }
+  }
+  if (members.length === 0) throw first!;
+  const yes = members.filter((m) => m.allowed).length;
+  const allowed = yes === members.length ? 'all' : yes === 0 ? 'none' : 'some';
+
+  const bothSides = x.names.from !== null && x.names.to !== null;
+  const ports = new Set(members.map((m) => m.port));
+  const label = (m: MemberAnswer) => `${bothSides ? `${m.from} → ${m.to}` : x.names.to !== null ? m.to : m.from}${ports.size > 1 ? ` (${m.port})` : ''}`;
+  const byReason = new Map<string, { allowed: boolean; reason: string; labels: string[] }>();
+  for (const m of members) {
+    const key = `${m.allowed}|${m.reason}`;
+    (byReason.get(key) ?? byReason.set(key, { allowed: m.allowed, reason: m.reason, labels: [] }).get(key)!).labels.push(label(m));
+  }
+  const groups = [...byReason.values()]
+    .sort((a, b) => Number(b.allowed) - Number(a.allowed) || b.labels.length - a.labels.length)
+    .map((g) => ({ allowed: g.allowed, reason: g.reason, pods: g.labels.length, members: g.labels.slice(0, MAX_MEMBERS) }));
+
+  const [from, to] = [x.names.from ?? nameOf(cluster, q.from), x.names.to ?? nameOf(cluster, q.to)];
+  const protocols = [...new Set(members.map((m) => m.port.split(' ')[0]))];
+  const portPhrase = q.port === null ? (q.protocol ? ` on ${q.protocol}` : '') : typeof q.port === 'number' ? ` on ${protocols.length === 1 && protocols[0] !== 'every' ? protocols[0] : q.protocol ?? 'TCP'} ${q.port}` : ` on ${q.port}`;
+  const n = members.length;
+  const what = bothSides ? 'pod pairs' : n === 1 ? 'pod' : 'pods';
+  const count = allowed === 'all' ? (n === 1 ? `its one ${what}` : `all ${n} ${what}`) : allowed === 'none' ? (n === 1 ? `its one ${what}` : `none of ${n} ${what}`) : `${yes} of ${n} ${what}`;
+  const items = (labels: readonly string[], total: number) => `${labels.slice(0, MAX_ITEMS_IN_TEXT).join(', ')}${total > MAX_ITEMS_IN_TEXT ? ` and ${total - MAX_ITEMS_IN_TEXT} more` : ''}`;
+  const why = groups.slice(0, MAX_GROUPS_IN_TEXT).map((g) => `${g.reason}: ${items(g.members, g.pods)}`);
+  if (groups.length > MAX_GROUPS_IN_TEXT) why.push(`and ${groups.length - MAX_GROUPS_IN_TEXT} more outcomes`);
+  const head = allowed === 'all' ? `Yes: ${from} can reach ${to}` : allowed === 'none' ? `No: ${from} cannot reach ${to}` : `Partly: ${from} can reach ${to}`;
+  const text = `${head}${portPhrase} (${x.resolved.join('; ')}) — ${count}: ${why.join('; ')}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}.`;
+  const pods = x.flows.flatMap((m) => [podOf(cluster, m.from), podOf(cluster, m.to)]);
+  return {
+    kind: 'can-group',
+    text: hedged(text, hedge(cluster, allowed === 'all' ? true : allowed === 'none' ? false : null, pods)),
+    query: q,
+    allowed,
+    resolved: x.resolved,
+    notes,
+    groups,
+    members: members.slice(0, MAX_MEMBERS),
+    moreMembers: Math.max(0, members.length - MAX_MEMBERS),
+  };
+}
