@@ -83,11 +83,14 @@ function workloadOf(cluster: ClusterObjects, ns: string, wname: string): Named |
   return { kind: 'pods', name: `${ns}/${wname}`, how: `${kind} ${wname.slice(wname.indexOf('/') + 1)}`, pods };
 }
 
-/** `shop/db`: the pod, workload or Service of that name, when exactly one thing has it. */
+/** `shop/db`: the pod of that name; else the workload or Service of that name, when exactly one has it. */
 function oneOf(cluster: ClusterObjects, ns: string, name: string, field: Field, text: string): Named {
   const found: { form: string; what: string; named: Named }[] = [];
+  // namespace/name has always named a pod: a pod of exactly that name keeps it (flows written
+  // for pods keep their answers when a Service or workload of the same name is added);
+  // `ns/svc/name` and `ns/deployment/name` name the others.
   const pod = cluster.podByKey.get(`${ns}/${name}`);
-  if (pod) found.push({ form: `${ns}/pod/${name}`, what: `the pod ${pod.key}`, named: { kind: 'one', spec: { pod: pod.key } } });
+  if (pod) return { kind: 'one', spec: { pod: pod.key } };
   const wnames = new Set((cluster.podsByNamespace.get(ns) ?? []).flatMap((p) => (p.workload && p.workload.slice(p.workload.indexOf('/') + 1) === name ? [p.workload] : [])));
   for (const w of [...wnames].sort()) {
     const kind = workloadKindOf(w.slice(0, w.indexOf('/')))!;
