@@ -207,9 +207,11 @@ class Agent {
       return true;
     } catch (e) {
       if (this.signal.aborted) return true;
+      // fetch's own message is "fetch failed"; the cause says what (ECONNREFUSED, a TLS error).
+      const error = e.cause?.message ? `${e.message}: ${e.cause.message}` : e.message;
       this.metrics.polls.error++;
-      this.metrics.lastPollError = e.message;
-      this.log('error', 'poll_failed', { version: this.state?.version, status: e.status, error: e.message });
+      this.metrics.lastPollError = error;
+      this.log('error', 'poll_failed', { version: this.state?.version, status: e.status, error });
       return false;
     }
   }

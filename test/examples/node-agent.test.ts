@@ -9,7 +9,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
@@ -176,6 +176,15 @@ class Running {
     this.child.kill('SIGTERM');
     return this.exited;
   }
+}
+
+/** A loopback port nothing listens on (one just closed): connections to it are refused. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 const stateOf = (stateDir: string) => JSON.parse(readFileSync(join(stateDir, 'state.json'), 'utf8')) as { version: string; etag: string; marker: string; digest: string; appliedAt: string };
@@ -456,7 +465,8 @@ describe('reference node agent (polling)', () => {
 
   it('backs off on errors, answers /healthz 503 with the reason, and exits cleanly on SIGTERM', async () => {
     // A port nothing listens on: every poll fails; the agent keeps trying until told to stop.
-    const agent = new Running([AGENT, '--server', 'http://127.0.0.1:9', '--cluster', 'prod', '--node', 'node-2', '--state-dir', join(dir, 'poll'), '--interval', '0.05', '--max-backoff', '0.2', '--metrics-addr', '127.0.0.1:0']);
+    const port = await closedPort();
+    const agent = new Running([AGENT, '--server', `http://127.0.0.1:${port}`, '--cluster', 'prod', '--node', 'node-2', '--state-dir', join(dir, 'poll'), '--interval', '0.05', '--max-backoff', '0.2', '--metrics-addr', '127.0.0.1:0']);
     const ops = await agent.opsBase();
     const deadline = Date.now() + 15_000;
     while (agent.log.filter((l) => l.event === 'poll_failed').length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -465,7 +475,7 @@ describe('reference node agent (polling)', () => {
     await new Promise((r) => setTimeout(r, 200));
     const health = await fetch(`${ops}/healthz`);
     expect(health.status).toBe(503);
-    expect(await health.text()).toMatch(/^unhealthy: no successful poll or kernel check since the agent started [\d.]+ s ago \(limit: 3 intervals, 0\.150 s\); last poll error: fetch failed; kernel: not checked\n$/);
+    expect(await health.text()).toMatch(/^unhealthy: no successful poll or kernel check since the agent started [\d.]+ s ago \(limit: 3 intervals, 0\.150 s\); last poll error: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+; kernel: not checked\n$/);
     const m = samples(await (await fetch(`${ops}/metrics`)).text());
     expect(m.get('netpolc_agent_polls_total{result="error"}')).toBeGreaterThanOrEqual(3);
     expect(m.get('netpolc_agent_last_apply_timestamp_seconds')).toBe(0);
@@ -480,7 +490,8 @@ describe('reference node agent (polling)', () => {
     const stateDir = join(dir, 'server-down');
     const k = fakeKernel('k-server-down');
     expect((await runAgent(stateDir, k.env, '--once', '--nft', fakeNft)).code).toBe(0);
-    const agent = new Running([AGENT, '--server', 'http://127.0.0.1:9', '--cluster', 'prod', '--node', 'node-2', '--state-dir', stateDir, '--nft', fakeNft, '--interval', '0.5', '--max-backoff', '30', '--metrics-addr', '127.0.0.1:0'], k.env);
+    const port = await closedPort();
+    const agent = new Running([AGENT, '--server', `http://127.0.0.1:${port}`, '--cluster', 'prod', '--node', 'node-2', '--state-dir', stateDir, '--nft', fakeNft, '--interval', '0.5', '--max-backoff', '30', '--metrics-addr', '127.0.0.1:0'], k.env);
     try {
       const ops = await agent.opsBase();
       await agent.waitFor((l) => l.event === 'poll_failed');
@@ -495,7 +506,7 @@ describe('reference node agent (polling)', () => {
       await new Promise((r) => setTimeout(r, 1600));
       const lost = await fetch(`${ops}/healthz`);
       expect(lost.status).toBe(503);
-      expect(await lost.text()).toMatch(/; last poll error: fetch failed; kernel: table inet netpolc is not in the kernel \(/);
+      expect(await lost.text()).toMatch(/; last poll error: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+; kernel: table inet netpolc is not in the kernel \(/);
     } finally {
       expect(await agent.stop()).toBe(0);
     }
