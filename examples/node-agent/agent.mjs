@@ -115,7 +115,7 @@ class Agent {
     this.metrics.version = state.version;
   }
 
-  /** Checks the kernel against the state: null when it holds what was applied (or there is nothing to check), else why not. */
+  /** Checks the kernel against the state: null when it holds what was applied (or there is nothing to check), else the reason ('missing' | 'marker' | 'edited'). */
   async check() {
     if (this.config.dryRun || !this.state) return null;
     const r = await verifyKernel(this.config.nft, this.state);
@@ -126,12 +126,12 @@ class Agent {
       return null;
     }
     this.log('warn', 'drift', { version: this.state.version, etag: this.state.etag, reason: r.reason, error: r.detail });
-    return r.detail;
+    return r.reason;
   }
 
   /**
-   * One poll: '304' | 'delta' | 'full'; throws on anything else. `drift` (why the kernel does
-   * not hold what was applied) or `fallback` ask for the whole script.
+   * One poll: '304' | 'delta' | 'full'; throws on anything else. `drift` (the reason a check
+   * found the kernel not holding what was applied) or `fallback` ask for the whole script.
    */
   async poll({ drift = null, fallback = false } = {}) {
     const state = this.state;
@@ -252,7 +252,7 @@ async function main() {
   }
 
   let failures = 0;
-  let drift = null; // why the kernel does not hold what was applied, as the last check found
+  let drift = null; // the reason the last check found the kernel not holding what was applied
   let nextPoll = Date.now();
   let nextCheck = nextPoll;
   try {

@@ -321,7 +321,7 @@ describe('reference node agent (--once)', () => {
     const edited = await runAgent(stateDir, k.env, '--once', '--nft', fakeNft);
     expect(edited.code, edited.stdout).toBe(0);
     expect(edited.log.find((l) => l.event === 'drift')).toMatchObject({ reason: 'edited', error: expect.stringContaining('it was edited') });
-    expect(edited.log.find((l) => l.event === 'drift_repaired')).toMatchObject({ version: '2', kind: 'full' });
+    expect(edited.log.find((l) => l.event === 'drift_repaired')).toMatchObject({ version: '2', kind: 'full', repair: 'edited' });
     expect(k.applies()).toEqual([marked(latest.script, latest.etag), marked(latest.script, latest.etag)]);
     expect(readFileSync(join(k.dir, 'kernel'), 'utf8')).not.toContain('add rule inet netpolc input drop');
 
@@ -331,7 +331,7 @@ describe('reference node agent (--once)', () => {
     const remarked = await runAgent(stateDir, k.env, '--once', '--nft', fakeNft);
     expect(remarked.code, remarked.stdout).toBe(0);
     expect(remarked.log.find((l) => l.event === 'drift')).toMatchObject({ reason: 'marker', error: expect.stringContaining('"0123456789abcde"') });
-    expect(remarked.log.find((l) => l.event === 'drift_repaired')).toMatchObject({ kind: 'full' });
+    expect(remarked.log.find((l) => l.event === 'drift_repaired')).toMatchObject({ kind: 'full', repair: 'marker' });
     expect(k.applies()).toHaveLength(3);
     expect(k.applies()[2]).toBe(marked(latest.script, latest.etag));
 
