@@ -183,11 +183,16 @@ class Agent {
     const ms = Date.now() - applyStarted;
     // What the kernel holds now, read back: the digest later checks compare with.
     const { listing, error } = await listTable(this.config.nft);
-    if (listing === null) throw new Error(`applied version ${version}, but cannot read table inet netpolc back: ${error}`);
+    if (listing === null) {
+      // Nothing recorded: the next check finds a marker the state does not name, and re-applies.
+      await rm(pending, { force: true });
+      throw new Error(`applied version ${version}, but cannot read table inet netpolc back: ${error}`);
+    }
     await rename(pending, scriptPath); // the script last applied, for whoever inspects the node
     const appliedAt = new Date();
     await this.saveState({ version, etag, marker, digest: digestOf(listing), appliedAt: appliedAt.toISOString() });
     this.metrics.lastApplyAt = appliedAt.getTime();
+    this.metrics.lastDrift = null;
     if (drift !== null) this.metrics.driftRepairs++;
     this.log('info', drift !== null ? 'drift_repaired' : 'applied', { ...fields, ms, fallback: fallback || undefined });
     return this.polled(kind);
@@ -200,7 +205,7 @@ class Agent {
     return result;
   }
 
-  /** Check, then poll: the whole script when the check found drift. Returns false on an error. */
+  /** One poll, the whole script when the check before it found drift; logs and counts an error. Returns false on one. */
   async cycle(drift) {
     try {
       await this.poll({ drift });
