@@ -1,28 +1,39 @@
 #!/usr/bin/env node
 // Reference node agent for netpolc: keeps one node's nftables ruleset in step with the latest
-// stored version of its cluster. Node 20+, no dependencies.
+// stored version of its cluster, and checks that the kernel still holds it. Node 20+, no
+// dependencies (kernel.mjs: nft; http.mjs: the server and the token; ops.mjs: logs, metrics).
 //
 //   node agent.mjs --server https://netpolc.example --cluster prod --node "$(hostname)" \
-//     --token-file /etc/netpolc/token --state-dir /var/lib/netpolc-agent [--interval 10] [--once] [--dry-run]
+//     --token-file /etc/netpolc/token --state-dir /var/lib/netpolc-agent [--interval 10] \
+//     [--metrics-addr 127.0.0.1:9464] [--once] [--dry-run]
 //
 // Each poll: GET /v1/clusters/{cluster}/nodes/{node}/tables?format=nftables&since=<last version>
 // with If-None-Match: <last ETag>. 304 → nothing changed for this node. 200 with
-// x-netpolc-full: false → a delta (one transaction from that version's ruleset: sets and chains
-// added, elements changed, chains and sets removed; if it fails, the whole script is fetched and
-// applied instead). 200 otherwise → the node's complete
-// `nft -f` script, which replaces table inet netpolc atomically. Either is written to a temp
-// file, applied with `nft -f`, and only then is the new version and ETag recorded (temp file +
-// rename), so a crash or a failed apply means the next poll applies it again.
-import { execFile } from 'node:child_process';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+// x-netpolc-full: false → a delta (one transaction from that version's ruleset; if it fails, the
+// whole script is fetched and applied instead). 200 otherwise → the node's complete `nft -f`
+// script, which replaces table inet netpolc atomically. The agent appends its marker (kernel.mjs)
+// to either, applies it with `nft -f`, reads the table back, and only then records the version,
+// ETag, marker and the listing's digest (temp file + rename), so a crash or a failed apply means
+// the next poll applies it again.
+//
+// Before each poll, and every interval while polls back off, it checks the kernel: a missing
+// table, another marker or a listing with another digest → the whole script is fetched (no
+// since) and applied, and counted as a drift repair.
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { fetchTables, TokenSource } from './http.mjs';
+import { applyFile, digestOf, listTable, markerOf, verifyKernel, withMarker } from './kernel.mjs';
+import { createLogger, Metrics, serveOps } from './ops.mjs';
 
 const USAGE = `usage: agent.mjs --server URL --cluster NAME --node NAME [--token-file PATH] [--state-dir DIR]
-                 [--interval SECONDS] [--max-backoff SECONDS] [--nft PATH] [--once] [--dry-run]
-  token: --token-file, or the NETPOLC_TOKEN environment variable (none: the server must be anonymous)
-  --once      poll once and exit: 0 applied or unchanged, 1 error
-  --dry-run   print the script instead of running nft -f`;
+                 [--interval SECONDS] [--max-backoff SECONDS] [--nft PATH] [--metrics-addr HOST:PORT]
+                 [--once] [--dry-run]
+  token: --token-file (read again when it changes, and after a 401), or the NETPOLC_TOKEN
+         environment variable (none: the server must be anonymous)
+  --metrics-addr  serve GET /healthz and GET /metrics there (off unless given)
+  --once          check the kernel, poll once and exit: 0 applied or unchanged, 1 error
+  --dry-run       log the script it would apply; run no nft and write no file`;
 
 const options = {
   server: { type: 'string' },
@@ -33,12 +44,11 @@ const options = {
   interval: { type: 'string', default: '10' },
   'max-backoff': { type: 'string', default: '300' },
   nft: { type: 'string', default: 'nft' },
+  'metrics-addr': { type: 'string' },
   once: { type: 'boolean', default: false },
   'dry-run': { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
 };
-
-const log = (message) => process.stderr.write(`${new Date().toISOString()} netpolc-agent: ${message}\n`);
 
 function configure(argv) {
   const { values: o } = parseArgs({ args: argv, options, strict: true });
@@ -50,24 +60,7 @@ function configure(argv) {
   const interval = Number(o.interval);
   const maxBackoff = Number(o['max-backoff']);
   if (!(interval > 0) || !(maxBackoff >= interval)) throw new Error('--interval must be positive and --max-backoff at least as long');
-  return { ...o, interval, maxBackoff, server: o.server.replace(/\/+$/, '') };
-}
-
-async function readToken(config) {
-  if (config['token-file']) return (await readFile(config['token-file'], 'utf8')).trim();
-  return process.env.NETPOLC_TOKEN?.trim() || null;
-}
-
-/** {version, etag, appliedAt} of the last applied script, or null before the first. */
-async function readState(path) {
-  try {
-    const s = JSON.parse(await readFile(path, 'utf8'));
-    return typeof s?.version === 'string' && typeof s?.etag === 'string' ? s : null;
-  } catch (e) {
-    if (e.code === 'ENOENT') return null;
-    log(`ignoring unreadable state ${path}: ${e.message}`);
-    return null;
-  }
+  return { ...o, interval, maxBackoff, server: o.server.replace(/\/+$/, ''), dryRun: o['dry-run'], stateDir: o['state-dir'] };
 }
 
 /** Temp file + rename: a crash leaves the old file or the new one, never half of one. */
@@ -77,106 +70,157 @@ async function writeAtomically(path, text) {
   await rename(tmp, path);
 }
 
-/** Whether the kernel still has netpolc's table (a `nft flush ruleset` or a reboot removes it). */
-function kernelHasTable(nft) {
-  return new Promise((resolve) => {
-    execFile(nft, ['list', 'table', 'inet', 'netpolc'], { timeout: 30_000 }, (error) => resolve(!error));
-  });
-}
-
-function runNft(nft, file) {
-  return new Promise((resolve, reject) => {
-    execFile(nft, ['-f', file], { timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${nft} -f ${file} failed: ${(stderr || error.message).trim()}`));
-      else resolve();
-    });
-  });
-}
-
-// What the renderer emits first: a script that creates, deletes and re-creates the table in one
-// transaction. Anything else (an error page, a future diff format) is never handed to nft.
-const isFullScript = (text) => text.startsWith('# netpolc: nftables ruleset') && text.includes('\ndelete table inet netpolc\n');
-// A delta (x-netpolc-full: false), one transaction on netpolc's own table only: a block adding
-// sets and chains, element changes, and flush/delete of netpolc's chains and sets.
-const DELTA_STATEMENT = /^((add|delete) element inet netpolc [\w-]+ \{[^{}]*\}|(flush|delete) (chain|set) inet netpolc [\w-]+)$/;
-function isDeltaScript(text) {
-  if (!text.startsWith('# netpolc: nftables delta')) return false;
-  let inBlock = false;
-  for (const l of text.split('\n')) {
-    if (l === '' || l.startsWith('#')) continue;
-    if (inBlock) inBlock = l !== '}';
-    else if (l === 'table inet netpolc {') inBlock = true;
-    else if (!DELTA_STATEMENT.test(l)) return false;
-  }
-  return !inBlock;
-}
-
-class HttpError extends Error {
-  constructor(status, message) {
-    super(message);
-    this.status = status;
-  }
-}
-
-/** One poll: 'applied' | 'unchanged'; throws on anything else. `full` asks for the whole script. */
-async function pollOnce(config, token, signal, full = false) {
-  const statePath = join(config['state-dir'], 'state.json');
-  const state = await readState(statePath);
-  // The kernel, not the state file, says what is installed: without netpolc's table, a 304 or a
-  // delta would leave the node with no policy until the cluster changed.
-  if (state && !full && !config['dry-run'] && !(await kernelHasTable(config.nft))) {
-    log(`table inet netpolc is missing from the kernel (was version ${state.version}); applying the full script`);
-    full = true;
-  }
-  const url = new URL(`${config.server}/v1/clusters/${encodeURIComponent(config.cluster)}/nodes/${encodeURIComponent(config.node)}/tables`);
-  url.searchParams.set('format', 'nftables');
-  if (state && !full) url.searchParams.set('since', state.version);
-  const headers = { accept: 'text/plain' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (state && !full) headers['if-none-match'] = state.etag;
-
-  const res = await fetch(url, { headers, signal });
-  const version = res.headers.get('x-netpolc-version');
-  if (res.status === 304) {
-    // Same tables under a newer version: remember the version, nothing to apply.
-    if (state && version && version !== state.version) await writeAtomically(statePath, `${JSON.stringify({ ...state, version }, null, 2)}\n`);
-    log(`unchanged (version ${version ?? state?.version})`);
-    return 'unchanged';
-  }
-  const body = await res.text();
-  if (res.status !== 200) throw new HttpError(res.status, `GET ${url.pathname} answered ${res.status}: ${body.slice(0, 300).trim()}`);
-  const etag = res.headers.get('etag');
-  const delta = res.headers.get('x-netpolc-full') === 'false';
-  if (!version || !etag || !(delta ? isDeltaScript(body) : isFullScript(body))) throw new Error(`GET ${url.pathname} did not answer a complete nftables script or delta with a version and an ETag`);
-
-  const scriptPath = join(config['state-dir'], delta ? 'delta.nft' : 'ruleset.nft');
-  const pending = `${scriptPath}.${process.pid}.tmp`;
-  await writeFile(pending, body, { mode: 0o600 });
-  if (config['dry-run']) {
-    process.stdout.write(`# --dry-run: would run ${config.nft} -f ${scriptPath} for version ${version}\n${body}`);
-  } else {
-    try {
-      await runNft(config.nft, pending);
-    } catch (e) {
-      // A delta is one transaction: on any failure nothing changed, and the ruleset is not at the
-      // version the delta starts from (a flush, a reboot): fetch and apply the whole script.
-      if (!delta) throw e;
-      log(`delta from version ${state?.version} failed (${e.message}); applying the full script`);
-      return pollOnce(config, token, signal, true);
-    }
-  }
-  await rename(pending, scriptPath); // the script last applied, for whoever inspects the node
-  await writeAtomically(statePath, `${JSON.stringify({ version, etag, appliedAt: new Date().toISOString() }, null, 2)}\n`);
-  log(`${config['dry-run'] ? 'would apply' : 'applied'} version ${version}${state ? ` (was ${state.version})` : ''}`);
-  return 'applied';
-}
-
 /** Resolves after ms, or at once when the signal fires. */
 const sleep = (ms, signal) =>
   new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, ms));
+    signal.addEventListener('abort', done, { once: true });
   });
+
+class Agent {
+  /** {version, etag, marker, digest, appliedAt} of the last applied script, or null before the first. */
+  state = null;
+
+  constructor(config, log, metrics, signal) {
+    this.config = config;
+    this.log = log;
+    this.metrics = metrics;
+    this.signal = signal;
+    this.tokens = new TokenSource(config['token-file']);
+    this.statePath = join(config.stateDir, 'state.json');
+  }
+
+  async loadState() {
+    try {
+      const s = JSON.parse(await readFile(this.statePath, 'utf8'));
+      this.state = typeof s?.version === 'string' && typeof s?.etag === 'string' ? s : null;
+    } catch (e) {
+      if (e.code !== 'ENOENT') this.log('warn', 'state_ignored', { error: `unreadable state ${this.statePath}: ${e.message}` });
+    }
+    if (this.state) {
+      this.metrics.version = this.state.version;
+      if (this.state.appliedAt) this.metrics.lastApplyAt = Date.parse(this.state.appliedAt);
+    }
+  }
+
+  /** Recorded on disk; with --dry-run only in memory, so later polls show what would change next. */
+  async saveState(state) {
+    if (!this.config.dryRun) await writeAtomically(this.statePath, `${JSON.stringify(state, null, 2)}\n`);
+    this.state = state;
+    this.metrics.version = state.version;
+  }
+
+  /** Checks the kernel against the state: null when it holds what was applied (or there is nothing to check), else the reason ('missing' | 'marker' | 'edited'). */
+  async check() {
+    if (this.config.dryRun || !this.state) return null;
+    const r = await verifyKernel(this.config.nft, this.state);
+    this.metrics.verifications[r.ok ? 'ok' : r.reason]++;
+    this.metrics.lastDrift = r.ok ? null : r.detail;
+    if (r.ok) {
+      this.metrics.lastVerifyOkAt = Date.now();
+      return null;
+    }
+    this.log('warn', 'drift', { version: this.state.version, etag: this.state.etag, reason: r.reason, error: r.detail });
+    return r.reason;
+  }
+
+  /**
+   * One poll: '304' | 'delta' | 'full'; throws on anything else. `drift` (the reason a check
+   * found the kernel not holding what was applied) or `fallback` ask for the whole script.
+   */
+  async poll({ drift = null, fallback = false } = {}) {
+    const state = this.state;
+    const incremental = state !== null && drift === null && !fallback;
+    const started = Date.now();
+    const answer = await fetchTables({
+      server: this.config.server,
+      cluster: this.config.cluster,
+      node: this.config.node,
+      tokens: this.tokens,
+      since: incremental ? state.version : null,
+      etag: incremental ? state.etag : null,
+      signal: this.signal,
+      onTokenReload: (reason) => this.log('info', 'token_reloaded', { reason, file: this.config['token-file'] }),
+    });
+    if (answer.status === 304) {
+      // Same tables under a newer version: remember the version, nothing to apply.
+      if (answer.version && answer.version !== state.version) await this.saveState({ ...state, version: answer.version });
+      this.log('info', 'unchanged', { version: answer.version ?? state.version, etag: state.etag, ms: Date.now() - started });
+      return this.polled('304');
+    }
+    const { version, etag, delta, body } = answer;
+    const kind = delta ? 'delta' : 'full';
+    const marker = markerOf(etag);
+    const script = withMarker(body, marker);
+    const bytes = Buffer.byteLength(script);
+    const fields = { version, etag, bytes, from: state?.version, kind, repair: drift ?? undefined };
+    if (this.config.dryRun) {
+      this.log('info', 'would_apply', { ...fields, ms: Date.now() - started, nft: `${this.config.nft} -f ${join(this.config.stateDir, `${kind === 'delta' ? 'delta' : 'ruleset'}.nft`)}`, script });
+      await this.saveState({ version, etag, marker, digest: null, appliedAt: null });
+      return this.polled(kind);
+    }
+
+    const scriptPath = join(this.config.stateDir, delta ? 'delta.nft' : 'ruleset.nft');
+    const pending = `${scriptPath}.${process.pid}.tmp`;
+    await writeFile(pending, script, { mode: 0o600 });
+    const applyStarted = Date.now();
+    try {
+      await applyFile(this.config.nft, pending);
+    } catch (e) {
+      await rm(pending, { force: true });
+      this.metrics.applyErrors[kind]++;
+      // A delta is one transaction: on any failure nothing changed, and the ruleset is not at the
+      // version the delta starts from (a flush, a reboot): fetch and apply the whole script.
+      if (!delta) throw e;
+      this.log('warn', 'delta_failed', { ...fields, ms: Date.now() - applyStarted, error: e.message });
+      return this.poll({ drift, fallback: true });
+    }
+    const ms = Date.now() - applyStarted;
+    // What the kernel holds now, read back: the digest later checks compare with.
+    const { listing, error } = await listTable(this.config.nft);
+    if (listing === null) {
+      // Nothing recorded: the next check finds a marker the state does not name, and re-applies.
+      await rm(pending, { force: true });
+      throw new Error(`applied version ${version}, but cannot read table inet netpolc back: ${error}`);
+    }
+    await rename(pending, scriptPath); // the script last applied, for whoever inspects the node
+    const appliedAt = new Date();
+    await this.saveState({ version, etag, marker, digest: digestOf(listing), appliedAt: appliedAt.toISOString() });
+    this.metrics.lastApplyAt = appliedAt.getTime();
+    this.metrics.lastDrift = null;
+    if (drift !== null) this.metrics.driftRepairs++;
+    this.log('info', drift !== null ? 'drift_repaired' : 'applied', { ...fields, ms, fallback: fallback || undefined });
+    return this.polled(kind);
+  }
+
+  polled(result) {
+    this.metrics.polls[result]++;
+    this.metrics.lastPollOkAt = Date.now();
+    this.metrics.lastPollError = null;
+    return result;
+  }
+
+  /** One poll, the whole script when the check before it found drift; logs and counts an error. Returns false on one. */
+  async cycle(drift) {
+    try {
+      await this.poll({ drift });
+      return true;
+    } catch (e) {
+      if (this.signal.aborted) return true;
+      // fetch's own message is "fetch failed"; the cause says what (ECONNREFUSED, a TLS error).
+      const error = e.cause?.message ? `${e.message}: ${e.cause.message}` : e.message;
+      this.metrics.polls.error++;
+      this.metrics.lastPollError = error;
+      this.log('error', 'poll_failed', { version: this.state?.version, status: e.status, error });
+      return false;
+    }
+  }
+}
 
 async function main() {
   let config;
@@ -186,34 +230,62 @@ async function main() {
     console.error(e.message);
     return 2;
   }
-  await mkdir(config['state-dir'], { recursive: true, mode: 0o700 });
-  const token = await readToken(config);
-
   const stop = new AbortController();
+  let agent = null;
+  const log = createLogger(process.stdout, () => agent?.tokens.current);
+  const metrics = new Metrics({ interval: config.interval });
+  agent = new Agent(config, log, metrics, stop.signal);
+  if (!config.dryRun) await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
+  await agent.loadState();
+
+  let ops = null;
+  if (config['metrics-addr']) {
+    try {
+      ops = await serveOps(config['metrics-addr'], metrics);
+    } catch (e) {
+      log('error', 'metrics_failed', { error: `cannot serve on --metrics-addr ${config['metrics-addr']}: ${e.message}` });
+      return 2;
+    }
+    log('info', 'metrics_listening', { addr: ops.address });
+  }
+  log('info', 'started', { version: agent.state?.version, etag: agent.state?.etag, server: config.server, cluster: config.cluster, node: config.node, interval: config.interval, dryRun: config.dryRun || undefined });
   for (const signal of ['SIGTERM', 'SIGINT']) {
     process.once(signal, () => {
-      log(`${signal}: stopping`);
+      log('info', 'stopping', { signal });
       stop.abort();
     });
   }
 
   let failures = 0;
-  while (!stop.signal.aborted) {
-    try {
-      await pollOnce(config, token, stop.signal);
-      failures = 0;
-      if (config.once) return 0;
-    } catch (e) {
-      if (stop.signal.aborted) break;
-      failures++;
-      log(`error: ${e.message}`);
-      if (config.once) return 1;
+  let drift = null; // the reason the last check found the kernel not holding what was applied
+  let nextPoll = Date.now();
+  let nextCheck = nextPoll;
+  try {
+    while (!stop.signal.aborted) {
+      const pollDue = Date.now() >= nextPoll;
+      if (pollDue || Date.now() >= nextCheck) {
+        try {
+          drift = await agent.check();
+        } catch (e) {
+          log('error', 'check_failed', { error: e.message });
+        }
+      }
+      if (pollDue) {
+        const ok = await agent.cycle(drift);
+        failures = ok ? 0 : failures + 1;
+        if (config.once) return ok ? 0 : 1;
+        // Exponential backoff with full jitter after errors, so a fleet does not retry in step.
+        const wait = failures === 0 ? config.interval : Math.random() * Math.min(config.maxBackoff, config.interval * 2 ** failures);
+        nextPoll = Date.now() + wait * 1000;
+      }
+      // The next check comes with the next poll, or an interval from now while polls back off.
+      nextCheck = Math.min(nextPoll, Date.now() + config.interval * 1000);
+      await sleep(nextCheck - Date.now(), stop.signal);
     }
-    // Exponential backoff with full jitter after errors, so a fleet does not retry in step.
-    const wait = failures === 0 ? config.interval : Math.random() * Math.min(config.maxBackoff, config.interval * 2 ** failures);
-    await sleep(wait * 1000, stop.signal);
+    return 0;
+  } finally {
+    await ops?.close();
   }
-  return 0;
 }
 
 process.exitCode = await main();
