@@ -5,6 +5,7 @@ import { DEFAULT_CHUNK_BYTES } from './blob.js';
 import type { SetIr } from '../../core/sets/ir.js';
 import type { LayeredMap } from '../../core/layered-map.js';
 import { ContentCache } from './content-cache.js';
+import type { GroupedObjects } from './objects.js';
 
 export interface SnapshotStoreOptions {
   /** How long a version stays readable after it stopped being latest (default 7 days). */
@@ -59,6 +60,8 @@ export interface StoreContext {
 export interface PublishedForm {
   readonly setContentIds: LayeredMap<string, string>;
   readonly manifests: ReadonlyMap<string, string>;
+  /** Its snapshot objects as grouped when stored. */
+  readonly objects: GroupedObjects;
 }
 
 const KNOWN_KEYS = 2_000_000;

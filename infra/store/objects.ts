@@ -53,7 +53,41 @@ const byKey = (a: SnapshotObject, b: SnapshotObject) => {
   return x < y ? -1 : x > y ? 1 : 0;
 };
 
-export function objectGroups(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex): ObjectGroup[] {
+/** A version's objects and the groups they were cut into. */
+export interface GroupedObjects {
+  readonly objects: readonly SnapshotObject[];
+  readonly groups: readonly ObjectGroup[];
+}
+
+/**
+ * `earlier`: the groups of a version these objects were derived from. When only objects were
+ * replaced in place (same count, same keys at every position), the cuts are where they were, so
+ * each earlier group whose objects are all the same ones is kept as it is and only the groups
+ * holding a replaced object are made again: a scan of references instead of a sort check, a
+ * cut test and a group check per object.
+ */
+export function objectGroups(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex, earlier?: GroupedObjects): ObjectGroup[] {
+  return (earlier && regroupInPlace(objects, sha256Hex, earlier)) ?? groupAll(objects, sha256Hex);
+}
+
+function regroupInPlace(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex, earlier: GroupedObjects): ObjectGroup[] | null {
+  if (earlier.objects.length !== objects.length) return null;
+  for (let i = 0; i < objects.length; i++) {
+    if (objects[i] !== earlier.objects[i] && snapshotObjectKey(objects[i]!) !== snapshotObjectKey(earlier.objects[i]!)) return null;
+  }
+  const groups: ObjectGroup[] = [];
+  let at = 0;
+  for (const g of earlier.groups) {
+    const end = at + g.objects.length;
+    let same = true;
+    for (let i = at; i < end && same; i++) same = objects[i] === earlier.objects[i];
+    groups.push(same ? g : groupOf(objects.slice(at, end), sha256Hex));
+    at = end;
+  }
+  return groups;
+}
+
+function groupAll(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex): ObjectGroup[] {
   const groups: ObjectGroup[] = [];
   let current: SnapshotObject[] = [];
   for (const o of sortOnce(objects.slice(), byKey)) {

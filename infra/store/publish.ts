@@ -15,7 +15,7 @@ import { sharesAny } from '../../core/sorted.js';
 import { TTL_ATTRIBUTE } from './backend.js';
 import { headerItem, isExpired, summaryFromItem } from './header.js';
 import { checkName, headerKey, pointerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, shardOf, tablePk } from './keys.js';
-import { encodeGroup, encodeGroupIndex, objectGroups } from './objects.js';
+import { encodeGroup, encodeGroupIndex, objectGroups, type ObjectGroup } from './objects.js';
 import { reconcile, retentionEnd, unretireItems } from './lifecycle.js';
 import { moveLatest, placeOf, settle as settlePointer } from './pointer.js';
 import { LatestConditionError, StoreInputError, VersionConflictError, type CompiledSnapshot, type PublishOptions, type PublishResult } from './types.js';
@@ -38,7 +38,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   const from = snap.change ? ctx.published.get(snap.change.from) : undefined;
   const content = from ? changedContent(ctx, snap, snap.change!, from, sha256Hex) : collectContent(ctx, snap, sha256Hex);
   // Everything before the header is unreachable until the header is written: written at once.
-  const [, , { objectsHash, manifestShards, manifests }] = await Promise.all([
+  const [, , { objectsHash, manifestShards, manifests, groups }] = await Promise.all([
     writeMissing(ctx, content.tables, tablePk),
     writeMissing(ctx, content.sets, setPk),
     writeVersionItems(ctx, cluster, version, snap, content.setContentIds, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex),
@@ -57,7 +57,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   // Conditional: exactly one of several concurrent publishes of this version writes the header.
   const raced = await ctx.backend.putIfAbsent(item, ctx.nowSeconds());
   // Every item of this set form is stored now: the next version may start from it.
-  ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests });
+  ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests, objects: { objects: snap.items, groups } });
   return raced ? settle(ctx, cluster, version, snap, raced, 'unchanged', opts) : settle(ctx, cluster, version, snap, item, 'created', opts);
 }
 
@@ -223,7 +223,7 @@ function encodedManifest(ctx: StoreContext, node: SetNode, setContentIds: Layere
  * Manifests and object groups (shared), then the version's own items, all keyed by the snapshot
  * hash (see keys.ts): manifest shards, node list and group index. Returns what the header records.
  */
-async function writeVersionItems(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: LayeredMap<string, string>, earlier: { form: PublishedForm; change: SetFormChange } | null, sha256Hex: Sha256Hex): Promise<{ objectsHash: string; manifestShards: number; manifests: Map<string, string> }> {
+async function writeVersionItems(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: LayeredMap<string, string>, earlier: { form: PublishedForm; change: SetFormChange } | null, sha256Hex: Sha256Hex): Promise<{ objectsHash: string; manifestShards: number; manifests: Map<string, string>; groups: ObjectGroup[] }> {
   const nodes = Object.keys(snap.ir.nodes).sort();
   const manifests = new Map<string, Uint8Array>();
   const hashes = new Map<string, string>();
@@ -244,7 +244,7 @@ async function writeVersionItems(ctx: StoreContext, cluster: string, version: st
     hashes.set(node, hash);
     shards[shardOf(node, shardCount)]![node] = hash;
   }
-  const groups = objectGroups(snap.items, sha256Hex);
+  const groups = objectGroups(snap.items, sha256Hex, earlier?.form.objects);
   const index = encodeGroupIndex(groups);
   await Promise.all([
     writeMissing(ctx, new Map([...manifests].map(([hash, bytes]) => [hash, () => bytes])), manifestBodyPk),
@@ -259,5 +259,5 @@ async function writeVersionItems(ctx: StoreContext, cluster: string, version: st
       ctx.chunkBytes,
     ),
   ]);
-  return { objectsHash: contentHash(index, sha256Hex), manifestShards: shardCount, manifests: hashes };
+  return { objectsHash: contentHash(index, sha256Hex), manifestShards: shardCount, manifests: hashes, groups };
 }
