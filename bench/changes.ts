@@ -1,8 +1,7 @@
 // Versions from changes, as a watcher sends them: the bench snapshot stored whole as version 1,
 // then changes PUT on the latest version through the real app and store (the embedded dynalite
-// store of `npm start`, in process; no socket; a publish answers once latest has moved, as the
-// server's do): one pod relabelled (a pod a NetworkPolicy selects by label; five times, each on
-// the version before), a 100-pod rolling update as one change, and
+// store of `npm start`, in process; no socket): one pod relabelled (a pod a NetworkPolicy selects
+// by label; five times, each on the version before), a 100-pod rolling update as one change, and
 // a one-pod change on a cold server (a new app and store over the same table: the base is read
 // back from the store and compiled whole). For each: wall time of the PUT, store items and bytes
 // written, and what each node fetches (304s counted over every node; the ir and nftables deltas
@@ -78,7 +77,7 @@ async function main(): Promise<void> {
   const raw: ItemBackend = local ? new DynamoDbBackend({ client: local.client, tableName: 'bench' }) : new MemoryBackend();
   const backend = new CountingBackend(raw);
   // L's whole snapshot (140 MB) is over the default body limit (64 MiB), as MAX_BODY_BYTES allows.
-  const server = () => createApp({ store: createSnapshotStore(backend, { sha256Hex: nodeSha256Hex, afterMove: (work) => void work() }), access: { kind: 'anonymous' }, sha256Hex: nodeSha256Hex, logAccess: null, maxBodyBytes: 512 * 2 ** 20, logError: (e) => { throw e; } });
+  const server = () => createApp({ store: createSnapshotStore(backend, { sha256Hex: nodeSha256Hex }), access: { kind: 'anonymous' }, sha256Hex: nodeSha256Hex, logAccess: null, maxBodyBytes: 512 * 2 ** 20, logError: (e) => { throw e; } });
   let app = server();
   const put = async (rv: string, body: unknown) => {
     const text = JSON.stringify(body);

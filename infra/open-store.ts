@@ -17,29 +17,21 @@ export interface OpenStore {
 }
 
 /** `sha256Hex`: the SHA-256 the store checks table ids with (node:crypto's from the Node adapter). */
-/**
- * A long-running server's publishes answer once latest has moved; the replaced version's expiry
- * follows (SnapshotStoreOptions.afterMove: the pointer records it, so a stop in between is
- * finished by the next publish). A failure there is reported, not thrown at anyone.
- */
-const settleLater = (work: () => Promise<void>): void => void work().catch((e: unknown) => console.error(`netpolc: finishing a publish: ${e instanceof Error ? e.message : String(e)} (the next publish retries it)`));
-
-/** `settleLater`: a publish answers once latest has moved (a server; tests and one-shot tools wait for all of it). */
-export async function openStore(s: StoreSettings, o: { readonly sha256Hex?: Sha256Hex; readonly settleLater?: boolean } = {}): Promise<OpenStore> {
-  const options = { ...(o.sha256Hex ? { sha256Hex: o.sha256Hex } : {}), ...(o.settleLater ? { afterMove: settleLater } : {}) };
+export async function openStore(s: StoreSettings, o: { readonly sha256Hex?: Sha256Hex } = {}): Promise<OpenStore> {
+  const hash = o.sha256Hex ? { sha256Hex: o.sha256Hex } : {};
   switch (s.kind) {
     case 'memory':
-      return { store: createMemoryStore({ retentionSeconds: s.retentionSeconds, ...options }), description: 'in memory (STORE=memory): lost at exit', endpoint: null, close: async () => undefined };
+      return { store: createMemoryStore({ retentionSeconds: s.retentionSeconds, ...hash }), description: 'in memory (STORE=memory): lost at exit', endpoint: null, close: async () => undefined };
     case 'embedded': {
       const local = await startLocalDynamo({ path: s.path, tableName: s.tableName });
-      const store = createDynamoDbStore({ client: local.client, tableName: s.tableName, retentionSeconds: s.retentionSeconds, ...options });
+      const store = createDynamoDbStore({ client: local.client, tableName: s.tableName, retentionSeconds: s.retentionSeconds, ...hash });
       return { store, description: `embedded DynamoDB (dynalite) in ${s.path} (DATA_DIR), table ${s.tableName}`, endpoint: local.endpoint, close: () => local.close() };
     }
     case 'dynamodb': {
       const client = createDynamoDbClient({ ...(s.endpoint ? { endpoint: s.endpoint } : {}), ...(s.region ? { region: s.region } : {}), dummyCredentials: s.dummyCredentials });
       // Against a local endpoint the table is ours to create; on AWS the stack (infra/template.yaml) owns it.
       if (s.endpoint) await createTableIfMissing(client, s.tableName);
-      const store = createDynamoDbStore({ client, tableName: s.tableName, retentionSeconds: s.retentionSeconds, ...options });
+      const store = createDynamoDbStore({ client, tableName: s.tableName, retentionSeconds: s.retentionSeconds, ...hash });
       return { store, description: `DynamoDB table ${s.tableName}${s.endpoint ? ` at ${s.endpoint}` : ''}`, endpoint: null, close: async () => client.destroy() };
     }
   }

@@ -21,7 +21,7 @@ const shared: StoreSettings | null =
     : settings.kind === 'dynamodb'
       ? settings
       : null;
-const store = shared ? (await openStore(shared, { sha256Hex: nodeSha256Hex, settleLater: true })).store : undefined;
+const store = shared ? (await openStore(shared, { sha256Hex: nodeSha256Hex })).store : undefined;
 
 let observations: Observation[] = [];
 const metrics = new Metrics();

@@ -34,7 +34,7 @@ try {
 }
 const { deps, host, port, compute } = config;
 const settings = storeSettingsFromEnv(process.env);
-const opened = await openStore(settings, { sha256Hex: nodeSha256Hex, settleLater: true }).catch((e: unknown) => {
+const opened = await openStore(settings, { sha256Hex: nodeSha256Hex }).catch((e: unknown) => {
   // The usual cause: another server on the same DATA_DIR. One line that says so, not a stack.
   console.error(`netpolc: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(1);

@@ -20,13 +20,6 @@ export interface SnapshotStoreOptions {
   readonly sha256Hex?: Sha256Hex;
   /** Bytes (as stored) of tables and set bodies kept after reading (default 64 MiB; 0: none). */
   readonly contentCacheBytes?: number;
-  /**
-   * Where the work after a publish's pointer move goes (its order item, the replaced version's
-   * expiry): by default it is awaited before the publish answers; a long-running server passes a
-   * function that lets it finish after the answer (and reports its failure). Nothing depends on
-   * it finishing: the pointer records what is left, and the next move or a retry finishes it.
-   */
-  readonly afterMove?: (work: () => Promise<void>) => void;
 }
 
 const DEFAULT_CONTENT_CACHE_BYTES = 64 * 1024 * 1024;
@@ -53,7 +46,6 @@ export interface StoreContext {
   readonly published: WeakMap<SetIr, PublishedForm>;
   /** Tables and set bodies read, by pk (content-cache.ts). */
   readonly content: ContentCache;
-  readonly afterMove: ((work: () => Promise<void>) => void) | null;
 }
 
 /** A published set form's set content ids and node manifest hashes (its items are all stored). */
@@ -102,6 +94,5 @@ export function storeContext(backend: ItemBackend, o: SnapshotStoreOptions = {})
     manifests: new WeakMap(),
     published: new WeakMap(),
     content: new ContentCache(o.contentCacheBytes ?? DEFAULT_CONTENT_CACHE_BYTES),
-    afterMove: o.afterMove ?? null,
   };
 }

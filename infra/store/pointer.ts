@@ -113,9 +113,7 @@ export async function moveLatest(ctx: StoreContext, cluster: string, version: st
       ...(current && (current.legacy === true || seqOf(current) === null) ? { legacy: true } : {}),
     };
     if (await ctx.backend.putIfUnchanged(next, current ? unchanged(current) : null)) {
-      // The version is latest from here on; a version made readable again settles before answering.
-      if (ctx.afterMove && !opts.restore) ctx.afterMove(() => settle(ctx, cluster, next));
-      else await settle(ctx, cluster, next);
+      await settle(ctx, cluster, next);
       return { latest: true, previous: current ? String(current.version) : null };
     }
   }
