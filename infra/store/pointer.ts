@@ -3,9 +3,9 @@
 // that stores a version moves the pointer to it, whatever the versions are. A move is a
 // compare-and-swap on the pointer's move number `seq`, which only grows (a condition on the
 // version alone would let a move pass after a rollback to the same version: A → B → A). After
-// the swap, in this order and each idempotent: the order item p#<seq> naming the version, the
+// the swap, each idempotent and all at once: the order item p#<seq> naming the version, the
 // header's `seq`, the expiry of the versions the move replaced (kept on the pointer as `retire`
-// until then), and `settled` on the pointer. A crash anywhere is finished by a retry of that
+// until then); then `settled` on the pointer. A crash anywhere is finished by a retry of that
 // publish or by the next move, which settles the order item of the pointer it replaces first.
 import type { Item } from './backend.js';
 import type { StoreContext } from './context.js';
@@ -56,8 +56,11 @@ async function lastOrderSeq(ctx: StoreContext, cluster: string): Promise<number>
 async function recordOrder(ctx: StoreContext, cluster: string, pointer: Item): Promise<void> {
   const seq = seqOf(pointer);
   if (seq === null) return;
-  await ctx.backend.putItems([{ ...orderKey(cluster, seq), version: pointer.version!, seq }]);
-  await ctx.backend.updateIfExists(headerKey(cluster, String(pointer.version)), { seq }, { attribute: 'seq', absentOrBelow: seq });
+  // Independent and idempotent: written at once.
+  await Promise.all([
+    ctx.backend.putItems([{ ...orderKey(cluster, seq), version: pointer.version!, seq }]),
+    ctx.backend.updateIfExists(headerKey(cluster, String(pointer.version)), { seq }, { attribute: 'seq', absentOrBelow: seq }),
+  ]);
 }
 
 /** Finishes what the move to `pointer` left: order item, restored expiry, retirements; then marks it settled. */
@@ -66,10 +69,14 @@ export async function settle(ctx: StoreContext, cluster: string, pointer: Item):
   const numbered = seqOf(pointer) !== null;
   if ((!numbered || pointer.settled === true) && pending.length === 0) return;
   const version = String(pointer.version);
-  await recordOrder(ctx, cluster, pointer);
-  // A version made latest again (rollback, or a publish that had failed its conditions): no expiry.
-  if (pointer.restore === true) await reconcile(ctx, cluster, version, retentionEnd(ctx), version);
-  for (const v of pending) await reconcile(ctx, cluster, v, retentionEnd(ctx), version);
+  // Each step touches its own items and may run in any order (a stop between them is finished by
+  // the next settle); only `settled` must come last.
+  await Promise.all([
+    recordOrder(ctx, cluster, pointer),
+    // A version made latest again (rollback, or a publish that had failed its conditions): no expiry.
+    pointer.restore === true ? reconcile(ctx, cluster, version, retentionEnd(ctx), version) : null,
+    ...pending.map((v) => reconcile(ctx, cluster, v, retentionEnd(ctx), version)),
+  ]);
   await ctx.backend.updateIfExists(pointerKey(cluster), numbered ? { retire: '[]', settled: true } : { retire: '[]' }, unchanged(pointer));
 }
 
