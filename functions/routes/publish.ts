@@ -89,7 +89,7 @@ async function publishChanges(c: Context, store: SnapshotStore, deps: PublishDep
   const next = nextVersion(base, { apply: apply.snapshot, delete: changes.delete }, deps.sha256Hex ? { sha256Hex: deps.sha256Hex } : {});
   if (!next.ok) throw invalid(next.issues);
   deps.metrics.compile.observe((performance.now() - started) / 1000, { form: 'ir' });
-  return storeVersion(c, store, deps, cluster, version, next.state, next.stats, started, { base: baseVersion, changed: next.changed.length, incremental: next.incremental, warm: warm !== null }, conditions, next.change);
+  return storeVersion(c, store, deps, cluster, version, next.state, next.stats, started, { base: baseVersion, changed: next.changed.length, incremental: next.incremental, warm: warm !== null }, conditions, next.change, undefined, existing === null);
 }
 
 /** A stored version's objects, as the snapshot the changes apply to. */
@@ -99,12 +99,12 @@ async function storedSnapshot(store: SnapshotStore, cluster: string, version: st
   return { objects: [...objects], ignored: { ...ignored }, resourceVersion: version, paths: new Map() };
 }
 
-async function storeVersion(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, version: string, state: CompiledState, stats: SetCompileStats, started: number, extra: Record<string, unknown>, conditions: LatestConditions | undefined, change?: SetFormChange, knownHash?: string) {
+async function storeVersion(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, version: string, state: CompiledState, stats: SetCompileStats, started: number, extra: Record<string, unknown>, conditions: LatestConditions | undefined, change?: SetFormChange, knownHash?: string, headerAbsent = false) {
   const objects: Record<string, number> = {};
   for (const o of state.snapshot.objects) objects[o.kind] = (objects[o.kind] ?? 0) + 1;
   const hash = knownHash ?? snapshotHash(state.snapshot.objects, deps.sha256Hex);
   const compiled = { snapshotHash: hash, objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir: state.ir, items: state.snapshot.objects, ignored: state.snapshot.ignored, ...(change ? { change } : {}) };
-  const result = await conditionErrors(storeErrors(store.publish(cluster, version, compiled, conditions ? { conditions } : {})), conditions);
+  const result = await conditionErrors(storeErrors(store.publish(cluster, version, compiled, { ...(conditions ? { conditions } : {}), ...(headerAbsent ? { headerAbsent } : {}) })), conditions);
   deps.metrics.publish.observe((performance.now() - started) / 1000, { status: result.status });
   deps.polls?.forget(cluster);
   // The next change most likely comes on the latest version.

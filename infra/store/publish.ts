@@ -30,7 +30,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
 
   // A header that is already there decides alone: same content → finish (a retry after a crash
   // between header and pointer lands here), different content → 409, without rewriting anything.
-  const existing = await ctx.backend.getItem(headerKey(cluster, version));
+  const existing = opts.headerAbsent ? null : await ctx.backend.getItem(headerKey(cluster, version));
   if (existing && !isExpired(existing, ctx.nowSeconds())) return settle(ctx, cluster, version, snap, existing, 'unchanged', opts);
 
   const sha256Hex = ctx.sha256Hex ?? portableSha256Hex;

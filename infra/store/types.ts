@@ -131,6 +131,11 @@ export interface LatestConditions {
 
 export interface PublishOptions {
   readonly conditions?: LatestConditions;
+  /**
+   * The caller has just read this version's header and found none: the publish does not read it
+   * again (a header another writer stores meanwhile is still found by the header's conditional write).
+   */
+  readonly headerAbsent?: boolean;
 }
 
 export interface SetLatestResult {
