@@ -11,6 +11,7 @@ import type { ChangedAnswer } from '../../core/ask/changed.js';
 import type { ExposedAnswer } from '../../core/ask/exposed.js';
 import type { MetadataAnswer } from '../../core/ask/metadata.js';
 import { ACCEPTED_FORMS, isParseFailure, parseQuestion } from '../../core/ask/parse.js';
+import { subtractRanges } from '../../core/evaluate/side-runs.js';
 import { createMemoryStore } from '../../infra/store/memory.js';
 import { clusterOf, namespace, networkPolicy, node, pod, verdict, type K8sObject } from '../support/cluster-builders.js';
 
@@ -165,6 +166,12 @@ describe('what changed since a stored version', () => {
     expect(back.changes.map((c) => [c.direction, c.became, c.members, c.ports])).toEqual([['outgoing', 'denied', ['locked/a'], 'TCP 8080']]);
     const same = (await (await get('what changed for web/api since version 1')).json()) as ChangedAnswer;
     expect(same.text).toMatch(/^Nothing changed for web\/api between version 1 and version 2: the same verdicts to and from 5 other pods on every port\.$/);
+  });
+
+  it('port ranges that became allowed or denied: the difference of the two versions\' ranges', () => {
+    expect(subtractRanges([[1, 65535]], [[80, 80], [443, 8080]])).toEqual([[1, 79], [81, 442], [8081, 65535]]);
+    expect(subtractRanges([[80, 80], [443, 443]], [[1, 100]])).toEqual([[443, 443]]);
+    expect(subtractRanges([[5, 9]], [])).toEqual([[5, 9]]);
   });
 
   it('an unknown version is a 404 naming the latest; a snapshot sent along cannot answer it; nonsense is a 422', async () => {
