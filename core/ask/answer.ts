@@ -12,7 +12,7 @@ import type { Protocol } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import { reasonOf } from '../evaluate/explain.js';
 import { describePods, MAX_GROUPS_IN_TEXT, MAX_ITEMS_IN_TEXT, MAX_MEMBERS, nameOf, podOf, portOn } from './describe.js';
-import { chainOf } from './chain.js';
+import { chainOf, type Example } from './chain.js';
 import { answerChanged, type ChangedAnswer } from './changed.js';
 import { answerExposed, type ExposedAnswer } from './exposed.js';
 import { answerMetadata, type MetadataAnswer } from './metadata.js';
@@ -73,6 +73,23 @@ export interface NoVerdictAnswer extends Answered {
   readonly reason: string;
 }
 export type Answer = CanAnswer | CanPortsAnswer | GroupAnswer | SetAnswer | ExposedAnswer | MetadataAnswer | ChangedAnswer | NoVerdictAnswer | ErrorAnswer;
+
+/** Under a text answer's sentence: the flow's decision chain, or each example flow's (as many as the sentence names groups). */
+export function chainLines(a: Answer): string[] {
+  const lines = (e: Example, tag = '') => e.chain.map((l) => `${tag}${e.from} → ${e.to} on ${e.protocol} ${e.port}: ${l}`);
+  switch (a.kind) {
+    case 'can':
+      return [...a.chain];
+    case 'exposed':
+      return a.groups.slice(0, MAX_GROUPS_IN_TEXT).flatMap((g) => lines(g.example));
+    case 'metadata':
+      return a.classes.slice(0, MAX_GROUPS_IN_TEXT).flatMap((c) => lines(c.example));
+    case 'changed':
+      return a.changes.slice(0, MAX_GROUPS_IN_TEXT).flatMap((c) => [...lines(c.example.before, `version ${a.since}, `), ...lines(c.example.after, `version ${a.version}, `)]);
+    default:
+      return [];
+  }
+}
 
 /** Parse and answer; an unreadable question comes back as the parser's failure. */
 export function ask(cluster: Cluster, question: unknown): Answer | ParseFailure {

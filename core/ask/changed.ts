@@ -14,7 +14,7 @@ import { exampleOf, type Example } from './chain.js';
 import { describePods, MAX_GROUPS_IN_TEXT, MAX_ITEMS_IN_TEXT, MAX_MEMBERS, podOf } from './describe.js';
 import { hedge, hedged } from './hedge.js';
 import type { Query } from './parse.js';
-import { formatPorts, newWork, reach, type PortRanges } from './reach.js';
+import { formatPorts, MAX_EVALUATIONS, newWork, reach, type PortRanges } from './reach.js';
 
 type ChangedQuery = Extract<Query, { kind: 'changed' }>;
 
@@ -61,12 +61,23 @@ function podsOf(cluster: Cluster, spec: EndpointSpec): PodInfo[] | null {
   return [pod];
 }
 
+/** One budget of engine calls for the whole answer (reach.ts's MAX_EVALUATIONS), and the peers it left unexamined. */
+interface Budget {
+  evaluations: number;
+  skipped: number;
+}
+
 /** Peer pod key → allowed ranges, for one pod as source ('what') or destination ('who'). */
-function verdicts(cluster: Cluster, kind: 'what' | 'who', key: string, skipped: { n: number }): Map<string, PortRanges> {
+function verdicts(cluster: Cluster, kind: 'what' | 'who', key: string, budget: Budget): Map<string, PortRanges> {
   const q = kind === 'what' ? { kind, from: { pod: key }, port: null, protocol: null } as const : { kind, to: { pod: key }, port: null, protocol: null } as const;
   const out = new Map<string, PortRanges>();
-  for (const c of reach(cluster, q, newWork())) {
-    if (!c.ranges) skipped.n += c.members.length;
+  // Side results are never shared between calls: they depend on the fixed pod.
+  const work = newWork();
+  work.evaluations = budget.evaluations;
+  const classes = reach(cluster, q, work);
+  budget.evaluations = work.evaluations;
+  for (const c of classes) {
+    if (!c.ranges) budget.skipped += c.members.length;
     else for (const m of c.members) out.set(m.key, c.ranges);
   }
   return out;
@@ -83,12 +94,12 @@ export function answerChanged(before: Cluster, after: Cluster, q: ChangedQuery, 
   notes.push(...onlyIn([...beforeKeys].filter((k) => !both.some((p) => p.key === k)), versions.since), ...onlyIn((is ?? []).filter((p) => !beforeKeys.has(p.key)).map((p) => p.key), versions.version));
   if (both.length > MAX_SUBJECTS) notes.push(`compared the first ${MAX_SUBJECTS} of ${both.length} pods`);
 
-  const skipped = { n: 0 };
+  const budget: Budget = { evaluations: 0, skipped: 0 };
   const groups = new Map<string, { direction: Change['direction']; pod: string; became: Change['became']; ranges: PortRanges; members: PodInfo[] }>();
   const peers = new Set<string>();
   for (const subject of both.slice(0, MAX_SUBJECTS)) {
     for (const [kind, direction] of [['what', 'outgoing'], ['who', 'incoming']] as const) {
-      const [b, a] = [verdicts(before, kind, subject.key, skipped), verdicts(after, kind, subject.key, skipped)];
+      const [b, a] = [verdicts(before, kind, subject.key, budget), verdicts(after, kind, subject.key, budget)];
       for (const [peer, ra] of a) {
         const rb = b.get(peer);
         const pod = after.podByKey.get(peer);
@@ -104,7 +115,7 @@ export function answerChanged(before: Cluster, after: Cluster, q: ChangedQuery, 
       }
     }
   }
-  if (skipped.n > 0) notes.push(`${skipped.n} pod comparisons stopped at the evaluation bound`);
+  if (budget.skipped > 0) notes.push(`stopped after ${MAX_EVALUATIONS} evaluations: ${budget.skipped} pod comparisons not made`);
 
   const changes = [...groups.values()].map((g): Change => {
     const protocol = PROTOCOLS.find((p) => (g.ranges[p]?.length ?? 0) > 0)!;

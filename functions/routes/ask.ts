@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@hono/zod-openapi';
-import { answer, answerSince, type Answer } from '../../core/ask/answer.js';
+import { answer, answerSince, chainLines, type Answer } from '../../core/ask/answer.js';
 import { ACCEPTED_FORMS, isParseFailure, parseQuestion } from '../../core/ask/parse.js';
 import type { Cluster } from '../../core/cluster.js';
 import { AskErrorSchema, AskRequestSchema, AskResponseSchema } from '../../schemas/api/ask.js';
@@ -47,7 +47,7 @@ async function respond(c: Context, cluster: Cluster, question: string, path: str
   // A pod or named port that is not in the snapshot: the question's to fix.
   if (a.kind === 'error') return unreadable(c, path, a.text);
   if (prefersText(c.req.header('accept'))) {
-    const chain = a.kind === 'can' ? a.chain.map((line) => `  ${line}\n`).join('') : '';
+    const chain = chainLines(a).map((line) => `  ${line}\n`).join('');
     return c.text(`${a.text}\n${chain}`, 200, stored ? { 'x-netpolc-version': stored.version } : {});
   }
   return c.json({ ...(stored ?? {}), ...a, warnings: cluster.warnings });

@@ -74,6 +74,13 @@ describe('the three questions, as people phrase them', () => {
   it.each(NONSENSE)('%s: the accepted forms, never a throw', (question, error) => {
     expect(parseQuestion(question)).toEqual({ error: expect.stringMatching(error), acceptedForms: ACCEPTED_FORMS });
   });
+  it('over HTTP, about a snapshot sent along, each is a 200 or a 422, never a 500', async () => {
+    const app = createApp({ access: { kind: 'anonymous' }, logError: (e) => { throw e; } });
+    for (const question of [...PHRASES.map((p) => p[0]), ...NONSENSE.map((p) => p[0]), 'is exposed to the internet in', 'which pods can reach the metadata', 'what changed for since version']) {
+      const res = await app.request('/v1/ask', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question, snapshot: { kind: 'List', items: objects() } }) });
+      expect([200, 422], question).toContain(res.status);
+    }
+  });
   it('each is an accepted form', () => {
     expect(ACCEPTED_FORMS.filter((f) => /exposed|metadata|changed/.test(f))).toHaveLength(4);
   });
@@ -139,7 +146,7 @@ describe('what changed since a stored version', () => {
   const v2 = [...objects(), networkPolicy('locked/from-front', { podSelector: { matchLabels: { app: 'a' } }, policyTypes: ['Ingress'], ingress: [{ from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'web' } }, ...front }], ports: [{ protocol: 'TCP', port: 8080 }] }] })];
   const setup = async () => {
     const app = createApp({ store: createMemoryStore(), access: { kind: 'anonymous' }, logError: (e) => { throw e; } });
-    const call = (method: string, path: string, body?: unknown) => app.request(path, { method, headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => app.request(path, { method, headers: { 'content-type': 'application/json', ...headers }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
     for (const [rv, items] of [['1', objects()], ['2', v2]] as const) expect((await call('PUT', `/v1/clusters/c/snapshots/${rv}`, { apiVersion: 'v1', kind: 'List', items })).status).toBe(201);
     const get = async (q: string, version = '') => call('GET', `/v1/clusters/c/ask?q=${encodeURIComponent(q)}${version}`);
     return { call, get };
@@ -164,6 +171,9 @@ describe('what changed since a stored version', () => {
     // Backwards: asked about version 1 since version 2, the same flows are newly denied (POST, stored).
     const back = (await (await call('POST', '/v1/ask', { question: 'what changed for web/front since 2', cluster: 'c', version: '1' })).json()) as ChangedAnswer;
     expect(back.changes.map((c) => [c.direction, c.became, c.members, c.ports])).toEqual([['outgoing', 'denied', ['locked/a'], 'TCP 8080']]);
+    // As text: the sentence, then the example's chain in each version.
+    const text = await (await call('GET', `/v1/clusters/c/ask?q=${encodeURIComponent('what changed for locked/a since version 1')}`, undefined, { accept: 'text/plain' })).text();
+    expect(text.split('\n').filter((l) => l.startsWith('  ')).map((l) => /^ {2}version (\d), web\/front → locked\/a on TCP 8080: (egress|ingress) .* ⇒ (allowed|denied)$/.exec(l)?.slice(1).join(' '))).toEqual(['1 egress allowed', '1 ingress denied', '2 egress allowed', '2 ingress allowed']);
     const same = (await (await get('what changed for web/api since version 1')).json()) as ChangedAnswer;
     expect(same.text).toMatch(/^Nothing changed for web\/api between version 1 and version 2: the same verdicts to and from 5 other pods on every port\.$/);
   });
