@@ -1,10 +1,12 @@
 // Reads a chat-ops question ("can shop/web reach shop/db on 5432?") into a typed query.
-// Hand-written: the grammar is four sentence shapes over a few dozen words, smaller than any
-// parser-generator setup, and it must name the part it could not read rather than throw.
+// Hand-written: the grammar is a handful of sentence shapes over a few dozen words (tokens.ts
+// splits them), smaller than any parser-generator setup, and it must name the part it could not
+// read rather than throw.
 import { workloadKindOf } from '../snapshot/workload-names.js';
 import type { EndpointSpec } from '../evaluate/resolve.js';
 import { familyOfText } from '../net/ip.js';
 import type { Protocol } from '../policy/model.js';
+import { tokenize, Tokens } from './tokens.js';
 
 /** `port` null: every port (of `protocol`, or of every protocol when that is null too). */
 export interface PortQuery {
@@ -52,8 +54,6 @@ export const ACCEPTED_FORMS: readonly string[] = [
 /** Chat input is untrusted; anything longer is not a short question. */
 export const MAX_QUESTION_LENGTH = 500;
 
-// Words people add that change nothing: "can the pod shop/web reach port 80".
-const FILLERS = new Set(['the', 'pod', 'pods', 'port', 'ports', 'please']);
 const MODALS: readonly (readonly string[])[] = [['can'], ['could'], ['may'], ['is', 'allowed', 'to'], ['are', 'allowed', 'to'], ['is', 'able', 'to']];
 // Longest first, so "talk to" wins over the bare "talk" that "where can x/a talk" needs.
 const VERBS: readonly (readonly string[])[] = [
@@ -74,49 +74,6 @@ const SERVICE_NAME = /^(?=.{1,15}$)(?=.*[a-z])[a-z0-9]+(-[a-z0-9]+)*$/;
 class Unreadable extends Error {}
 
 const quote = (t: string | undefined) => (t === undefined ? 'the end of the question' : `"${t.length > 40 ? `${t.slice(0, 40)}…` : t}"`);
-
-class Tokens {
-  private at = 0;
-  constructor(readonly list: readonly string[]) {}
-  peek(k = 0): string | undefined {
-    return this.list[this.at + k];
-  }
-  next(): string | undefined {
-    return this.list[this.at++];
-  }
-  /** Consumes `words` if they come next. */
-  accept(words: readonly string[]): boolean {
-    if (!words.every((w, k) => this.peek(k) === w)) return false;
-    this.at += words.length;
-    return true;
-  }
-  acceptAny(phrases: readonly (readonly string[])[]): boolean {
-    return phrases.some((p) => this.accept(p));
-  }
-  rest(): string[] {
-    const r = this.list.slice(this.at);
-    this.at = this.list.length;
-    return r;
-  }
-}
-
-function tokenize(text: string): string[] {
-  return (
-    text
-      // Punctuation that never occurs in a name, an address or a port.
-      .replace(/[?!;"'`()[\]{}<>]/g, ' ')
-      .split(/\s+/)
-      // Commas separate words, except inside a label selector ("shop/app=web,tier=front"),
-      // whose keys and values keep their case; everything else is read in lower case.
-      .flatMap((t) => (t.includes('=') ? [selectorCase(t.replace(/^,+|,+$/g, ''))] : t.toLowerCase().split(',')))
-      // A sentence-final full stop ("… port 80."); no address, name or label value ends with one.
-      .map((t) => t.replace(/\.+$/, ''))
-      .filter((t) => t !== '' && !FILLERS.has(t))
-  );
-}
-
-/** A selector token: its namespace in lower case, its labels as written. */
-const selectorCase = (t: string) => (t.indexOf('/') > 0 ? `${t.slice(0, t.indexOf('/')).toLowerCase()}${t.slice(t.indexOf('/'))}` : t);
 
 // Words of the grammar are never a bare (node) name.
 const GRAMMAR_WORDS = new Set([...MODALS.flat(), ...VERBS.flat(), ...PORT_INTROS, ...EVERY_PORT, ...Object.keys(PROTOCOL_WORDS), 'who', 'which', 'what', 'where', 'allowed', 'able', 'exposed', 'changed', 'since', 'metadata']);
