@@ -156,7 +156,7 @@ function whoReaches(t: Tokens): Query {
 }
 
 // Words around the namespace in "is anything in ns shop exposed to the (public) internet".
-const EXPOSED_WORDS = new Set(['is', 'are', 'anything', 'something', 'everything', 'what', 'which', 'in', 'ns', 'namespace']);
+const EXPOSED_WORDS = new Set(['is', 'are', 'there', 'any', 'anything', 'something', 'everything', 'what', 'which', 'of', 'in', 'ns', 'namespace']);
 
 /** "is anything exposed to the internet in ns shop", "what is exposed …", "is shop exposed …". */
 function exposed(t: Tokens, head: string): Query {

@@ -47,6 +47,8 @@ const PHRASES: [string, object][] = [
   ['is anything exposed to the internet in ns web?', { kind: 'exposed', namespace: 'web', port: null, protocol: null }],
   ['What is exposed to the internet in web?', { kind: 'exposed', namespace: 'web' }],
   ['is web exposed to the internet', { kind: 'exposed', namespace: 'web' }],
+  ['is there anything exposed to the internet in shop?', { kind: 'exposed', namespace: 'shop' }],
+  ['are any pods of namespace web exposed to the internet', { kind: 'exposed', namespace: 'web' }],
   ['which pods are exposed to the internet in namespace web?', { kind: 'exposed', namespace: 'web' }],
   ['is anything in web exposed to the public internet on 443?', { kind: 'exposed', namespace: 'web', port: 443, protocol: null }],
   ['which pods can reach the cloud metadata address?', { kind: 'metadata', port: 80, protocol: 'TCP' }],
