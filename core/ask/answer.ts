@@ -4,7 +4,7 @@
 // reads the question, reach.ts finds ports and pod sets, describe.ts names things, this file
 // writes the sentences.
 import type { Cluster } from '../cluster.js';
-import { evaluate, type Verdict } from '../evaluate/engine.js';
+import type { Verdict } from '../evaluate/engine.js';
 import { expandFlow } from '../evaluate/expand.js';
 import { named } from '../evaluate/names.js';
 import { FlowError, NoVerdict, resolveFlow } from '../evaluate/resolve.js';
@@ -12,6 +12,10 @@ import type { Protocol } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import { reasonOf } from '../evaluate/explain.js';
 import { describePods, MAX_GROUPS_IN_TEXT, MAX_ITEMS_IN_TEXT, MAX_MEMBERS, nameOf, podOf, portOn } from './describe.js';
+import { chainOf, type Example } from './chain.js';
+import { answerChanged, type ChangedAnswer } from './changed.js';
+import { answerExposed, type ExposedAnswer } from './exposed.js';
+import { answerMetadata, type MetadataAnswer } from './metadata.js';
 import { answerGroup, type GroupAnswer } from './group.js';
 import { hedge, hedged } from './hedge.js';
 import { isParseFailure, parseQuestion, type ParseFailure, type Query } from './parse.js';
@@ -21,6 +25,7 @@ export { MAX_EVALUATIONS, reach, type PortRanges, type ReachClass, type Work } f
 
 export { MAX_GROUPS_IN_TEXT, MAX_ITEMS_IN_TEXT, MAX_MEMBERS } from './describe.js';
 export type { GroupAnswer, MemberAnswer } from './group.js';
+export type { ChangedAnswer } from './changed.js';
 
 type CanQuery = Extract<Query, { kind: 'can' }>;
 
@@ -67,7 +72,24 @@ export interface NoVerdictAnswer extends Answered {
   readonly kind: 'no-verdict';
   readonly reason: string;
 }
-export type Answer = CanAnswer | CanPortsAnswer | GroupAnswer | SetAnswer | NoVerdictAnswer | ErrorAnswer;
+export type Answer = CanAnswer | CanPortsAnswer | GroupAnswer | SetAnswer | ExposedAnswer | MetadataAnswer | ChangedAnswer | NoVerdictAnswer | ErrorAnswer;
+
+/** Under a text answer's sentence: the flow's decision chain, or each example flow's (as many as the sentence names groups). */
+export function chainLines(a: Answer): string[] {
+  const lines = (e: Example, tag = '') => e.chain.map((l) => `${tag}${e.from} → ${e.to} on ${e.protocol} ${e.port}: ${l}`);
+  switch (a.kind) {
+    case 'can':
+      return [...a.chain];
+    case 'exposed':
+      return a.groups.slice(0, MAX_GROUPS_IN_TEXT).flatMap((g) => lines(g.example));
+    case 'metadata':
+      return a.classes.slice(0, MAX_GROUPS_IN_TEXT).flatMap((c) => lines(c.example));
+    case 'changed':
+      return a.changes.slice(0, MAX_GROUPS_IN_TEXT).flatMap((c) => [...lines(c.example.before, `version ${a.since}, `), ...lines(c.example.after, `version ${a.version}, `)]);
+    default:
+      return [];
+  }
+}
 
 /** Parse and answer; an unreadable question comes back as the parser's failure. */
 export function ask(cluster: Cluster, question: unknown): Answer | ParseFailure {
@@ -76,13 +98,28 @@ export function ask(cluster: Cluster, question: unknown): Answer | ParseFailure 
 }
 
 export function answer(cluster: Cluster, query: Query): Answer {
-  try {
+  return answered(query, () => {
+    if (query.kind === 'exposed') return answerExposed(cluster, query);
+    if (query.kind === 'metadata') return answerMetadata(cluster, query);
+    // Two versions: only a stored cluster has them (answerSince, from functions/routes/ask.ts).
+    if (query.kind === 'changed') throw new FlowError('from', '"what changed … since version N" compares two stored versions of a cluster: ask it about a stored cluster (GET /v1/clusters/{cluster}/ask, or POST /v1/ask with cluster), not a snapshot sent along');
     if (query.kind !== 'can') return answerSet(cluster, query);
     const x = expandFlow(cluster, { from: query.from, to: query.to, port: query.port, protocol: query.protocol });
     if (x.grouped) return answerGroup(cluster, query, x);
     // `shop/pod/web`, a workload's only endpoint: answered as the endpoint names.ts read.
     const one = { ...query, from: x.flows[0]!.from, to: x.flows[0]!.to };
     return one.port === null ? answerCanPorts(cluster, one) : answerCan(cluster, one, one.port);
+  });
+}
+
+/** "what changed for X since version N": `before` is version N, `after` the version asked about. */
+export function answerSince(before: Cluster, after: Cluster, query: Extract<Query, { kind: 'changed' }>, versions: { readonly since: string; readonly version: string }): Answer {
+  return answered(query, () => answerChanged(before, after, query, versions));
+}
+
+function answered(query: Query, f: () => Answer): Answer {
+  try {
+    return f();
   } catch (e) {
     if (e instanceof NoVerdict) return { kind: 'no-verdict', text: `I can't give a verdict: ${e.message}.`, query, reason: e.message };
     // Unknown names, ambiguous ones, missing named ports, no shared address family: the asker's to fix.
@@ -93,14 +130,8 @@ export function answer(cluster: Cluster, query: Query): Answer {
 
 function answerCan(cluster: Cluster, q: CanQuery, asked: number | string): CanAnswer {
   const p = portOn(cluster, q.to, asked, q.protocol);
-  const verdict = evaluate(cluster, resolveFlow(cluster, { from: q.from, to: q.to, port: p.port, protocol: p.protocol }));
+  const { verdict, chain } = chainOf(cluster, q.from, q.to, p.port, p.protocol);
   const [from, to] = [nameOf(cluster, q.from), nameOf(cluster, q.to)];
-  const chain = verdict.reason
-    ? [reasonOf(verdict)]
-    : (['egress', 'ingress'] as const).flatMap((dir) => {
-        const s = verdict[dir];
-        return s ? [`${dir} of ${dir === 'egress' ? from : to}: ${s.trace.map((t) => t.message).join(' → ')} ⇒ ${s.allowed ? 'allowed' : 'denied'}`] : [];
-      });
   const yes = verdict.allowed;
   const text = hedged(`${yes ? 'Yes' : 'No'}: ${from} ${yes ? 'can' : 'cannot'} reach ${to} on ${p.text} — ${reasonOf(verdict)}.`, hedge(cluster, yes, [podOf(cluster, q.from), podOf(cluster, q.to)]));
   return { kind: 'can', text, query: q, allowed: yes, flow: { from, to, port: p.port, protocol: p.protocol }, verdict, chain };

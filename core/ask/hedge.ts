@@ -32,3 +32,12 @@ export function hedge(cluster: Cluster, allowed: boolean | null, pods: readonly 
 export function hedged(text: string, hedgeText: string): string {
   return hedgeText === '' ? text : `${text.replace(/\.$/, '')}${hedgeText}.`;
 }
+
+/**
+ * Said with every answer about traffic from outside the cluster. The NetworkPolicy docs:
+ * "cluster ingress and egress mechanisms often require rewriting the source or destination IP
+ * of packets. In cases where this happens, it is not defined whether this happens before or
+ * after NetworkPolicy processing".
+ */
+export const SOURCE_REWRITE =
+  'NetworkPolicy sees a client\'s address only where it is preserved: a load balancer, NodePort or ingress controller that rewrites it makes the traffic come from a node or a proxy pod instead (whether before or after NetworkPolicy processing is not defined)';

@@ -1,10 +1,12 @@
 // Reads a chat-ops question ("can shop/web reach shop/db on 5432?") into a typed query.
-// Hand-written: the grammar is four sentence shapes over a few dozen words, smaller than any
-// parser-generator setup, and it must name the part it could not read rather than throw.
+// Hand-written: the grammar is a handful of sentence shapes over a few dozen words (tokens.ts
+// splits them), smaller than any parser-generator setup, and it must name the part it could not
+// read rather than throw.
 import { workloadKindOf } from '../snapshot/workload-names.js';
 import type { EndpointSpec } from '../evaluate/resolve.js';
 import { familyOfText } from '../net/ip.js';
 import type { Protocol } from '../policy/model.js';
+import { tokenize, Tokens } from './tokens.js';
 
 /** `port` null: every port (of `protocol`, or of every protocol when that is null too). */
 export interface PortQuery {
@@ -15,7 +17,13 @@ export interface PortQuery {
 export type Query =
   | ({ readonly kind: 'can'; readonly from: EndpointSpec; readonly to: EndpointSpec } & PortQuery)
   | ({ readonly kind: 'who'; readonly to: EndpointSpec } & PortQuery)
-  | ({ readonly kind: 'what'; readonly from: EndpointSpec } & PortQuery);
+  | ({ readonly kind: 'what'; readonly from: EndpointSpec } & PortQuery)
+  /** Pods of `namespace` that accept traffic from an address outside the cluster (exposed.ts). */
+  | ({ readonly kind: 'exposed'; readonly namespace: string } & PortQuery)
+  /** Pods that can send to the cloud metadata address (metadata.ts); TCP 80 unless asked otherwise. */
+  | ({ readonly kind: 'metadata' } & PortQuery)
+  /** `subject`'s verdicts in a stored version against those of version `since` (changed.ts). */
+  | ({ readonly kind: 'changed'; readonly subject: EndpointSpec; readonly since: string } & PortQuery);
 
 export interface ParseFailure {
   readonly error: string;
@@ -37,13 +45,15 @@ export const ACCEPTED_FORMS: readonly string[] = [
   'who can reach payments/api?  (every port, answered as port ranges)',
   'what can shop/web reach?',
   'what can shop/web reach on 53/udp?',
+  'is anything exposed to the internet in ns shop?',
+  'what is exposed to the internet in shop?  (also: is shop exposed to the internet?)',
+  'which pods can reach the cloud metadata address?  (TCP 80; "on any port" for port ranges)',
+  'what changed for shop/web since version 3?  (a stored cluster: against the asked version, latest by default)',
 ];
 
 /** Chat input is untrusted; anything longer is not a short question. */
 export const MAX_QUESTION_LENGTH = 500;
 
-// Words people add that change nothing: "can the pod shop/web reach port 80".
-const FILLERS = new Set(['the', 'pod', 'pods', 'port', 'ports', 'please']);
 const MODALS: readonly (readonly string[])[] = [['can'], ['could'], ['may'], ['is', 'allowed', 'to'], ['are', 'allowed', 'to'], ['is', 'able', 'to']];
 // Longest first, so "talk to" wins over the bare "talk" that "where can x/a talk" needs.
 const VERBS: readonly (readonly string[])[] = [
@@ -65,56 +75,13 @@ class Unreadable extends Error {}
 
 const quote = (t: string | undefined) => (t === undefined ? 'the end of the question' : `"${t.length > 40 ? `${t.slice(0, 40)}…` : t}"`);
 
-class Tokens {
-  private at = 0;
-  constructor(private readonly list: readonly string[]) {}
-  peek(k = 0): string | undefined {
-    return this.list[this.at + k];
-  }
-  next(): string | undefined {
-    return this.list[this.at++];
-  }
-  /** Consumes `words` if they come next. */
-  accept(words: readonly string[]): boolean {
-    if (!words.every((w, k) => this.peek(k) === w)) return false;
-    this.at += words.length;
-    return true;
-  }
-  acceptAny(phrases: readonly (readonly string[])[]): boolean {
-    return phrases.some((p) => this.accept(p));
-  }
-  rest(): string[] {
-    const r = this.list.slice(this.at);
-    this.at = this.list.length;
-    return r;
-  }
-}
-
-function tokenize(text: string): string[] {
-  return (
-    text
-      // Punctuation that never occurs in a name, an address or a port.
-      .replace(/[?!;"'`()[\]{}<>]/g, ' ')
-      .split(/\s+/)
-      // Commas separate words, except inside a label selector ("shop/app=web,tier=front"),
-      // whose keys and values keep their case; everything else is read in lower case.
-      .flatMap((t) => (t.includes('=') ? [selectorCase(t.replace(/^,+|,+$/g, ''))] : t.toLowerCase().split(',')))
-      // A sentence-final full stop ("… port 80."); no address, name or label value ends with one.
-      .map((t) => t.replace(/\.+$/, ''))
-      .filter((t) => t !== '' && !FILLERS.has(t))
-  );
-}
-
-/** A selector token: its namespace in lower case, its labels as written. */
-const selectorCase = (t: string) => (t.indexOf('/') > 0 ? `${t.slice(0, t.indexOf('/')).toLowerCase()}${t.slice(t.indexOf('/'))}` : t);
-
 // Words of the grammar are never a bare (node) name.
-const GRAMMAR_WORDS = new Set([...MODALS.flat(), ...VERBS.flat(), ...PORT_INTROS, ...EVERY_PORT, ...Object.keys(PROTOCOL_WORDS), 'who', 'which', 'what', 'where', 'allowed', 'able']);
+const GRAMMAR_WORDS = new Set([...MODALS.flat(), ...VERBS.flat(), ...PORT_INTROS, ...EVERY_PORT, ...Object.keys(PROTOCOL_WORDS), 'who', 'which', 'what', 'where', 'allowed', 'able', 'exposed', 'changed', 'since', 'metadata']);
 // Kinds a name may carry (core/evaluate/names.ts reads them): kubectl's, for pods and Services too.
 const NAME_KINDS = new Set(['pod', 'pods', 'po', 'svc', 'service', 'services']);
 const SELECTOR = /^[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?==?[A-Za-z0-9_.-]*$/;
 
-function endpoint(t: Tokens, role: 'source' | 'destination', after: string): EndpointSpec {
+function endpoint(t: Tokens, role: 'source' | 'destination' | 'pod', after: string): EndpointSpec {
   const tok = t.next();
   const expected = `expected the ${role} (namespace/pod, namespace/kind/name, namespace/label=value, a node name or an IP address) after "${after}", got ${quote(tok)}`;
   if (tok === undefined) throw new Unreadable(expected);
@@ -173,6 +140,62 @@ function portQuery(words: string[]): PortQuery {
   return { port, protocol };
 }
 
+// "the cloud metadata address": the instance metadata endpoint of the cloud providers (metadata.ts).
+const METADATA = new Set(['cloud', 'instance', 'metadata']);
+const METADATA_NOUNS = new Set(['address', 'addresses', 'service', 'endpoint', 'server', 'api', 'ip']);
+
+/** After "who can reach": the cloud metadata address, or a destination. */
+function whoReaches(t: Tokens): Query {
+  if (!METADATA.has(t.peek() ?? '')) return { kind: 'who', to: endpoint(t, 'destination', 'reach'), ...portQuery(t.rest()) };
+  while (METADATA.has(t.peek() ?? '') || METADATA_NOUNS.has(t.peek() ?? '')) t.next();
+  const words = t.rest();
+  const asked = portQuery(words);
+  // No port, protocol or "any port": TCP 80, where the metadata service answers.
+  const bare = asked.port === null && asked.protocol === null && !words.some((w) => EVERY_PORT.has(w));
+  return { kind: 'metadata', ...(bare ? { port: 80, protocol: 'TCP' } : asked) };
+}
+
+// Words around the namespace in "is anything in ns shop exposed to the (public) internet".
+const EXPOSED_WORDS = new Set(['is', 'are', 'there', 'any', 'anything', 'something', 'everything', 'what', 'which', 'of', 'in', 'ns', 'namespace']);
+
+/** "is anything exposed to the internet in ns shop", "what is exposed …", "is shop exposed …". */
+function exposed(t: Tokens, head: string): Query {
+  const names: string[] = [];
+  const take = (w: string) => {
+    if (EXPOSED_WORDS.has(w)) return;
+    if (!DNS_LABEL.test(w)) throw new Unreadable(`expected a namespace in "${head} … exposed to the internet", got ${quote(w)}`);
+    names.push(w);
+  };
+  for (let w = t.next(); w !== undefined && w !== 'exposed'; w = t.next()) take(w);
+  if (!t.accept(['to'])) throw new Unreadable(`expected "exposed to the internet", got ${quote(t.peek())}`);
+  t.accept(['public']);
+  if (!t.accept(['internet'])) throw new Unreadable(`expected "exposed to the internet", got ${quote(t.peek())}`);
+  if (t.accept(['in'])) {
+    t.accept(['ns']) || t.accept(['namespace']);
+    const ns = t.next();
+    if (ns === undefined) throw new Unreadable('expected a namespace after "in"');
+    take(ns);
+  }
+  if (t.peek() === 'and' || t.peek() === 'or') names.push(t.peek(1) ?? '');
+  if (names.length !== 1) throw new Unreadable(names.length === 0 ? 'which namespace? ask "is anything exposed to the internet in ns shop?"' : `one namespace at a time, not ${names.filter((n) => n !== '').join(' and ')}`);
+  return { kind: 'exposed', namespace: names[0]!, ...portQuery(t.rest()) };
+}
+
+// A resourceVersion as the store takes it (lower case: the question is read in lower case).
+const VERSION = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+/** "what changed for shop/web since version 3": after "what changed". */
+function changed(t: Tokens): Query {
+  t.accept(['for']) || t.accept(['about']) || t.accept(['with']);
+  const subject = endpoint(t, 'pod', 'changed for');
+  if (!t.accept(['since'])) throw new Unreadable(`expected "since version N" after the pod, got ${quote(t.peek())}`);
+  t.accept(['version']) || t.accept(['v']);
+  const since = t.next();
+  if (since === undefined || !VERSION.test(since)) throw new Unreadable(`expected a version after "since", got ${quote(since)}`);
+  if (t.peek() !== undefined) throw new Unreadable(`expected the end of the question after the version, got ${quote(t.peek())}`);
+  return { kind: 'changed', subject, since, port: null, protocol: null };
+}
+
 function parseTokens(t: Tokens): Query {
   const head = t.next();
   switch (head) {
@@ -181,6 +204,7 @@ function parseTokens(t: Tokens): Query {
     case 'may':
     case 'is':
     case 'are': {
+      if ((head === 'is' || head === 'are') && t.list.includes('exposed')) return exposed(t, head);
       const from = endpoint(t, 'source', head);
       if (head === 'is' || head === 'are') {
         if (!t.accept(['allowed', 'to']) && !t.accept(['able', 'to'])) throw new Unreadable(`expected "allowed to" after the source, got ${quote(t.peek())}`);
@@ -191,10 +215,10 @@ function parseTokens(t: Tokens): Query {
     }
     case 'who':
     case 'which': {
+      if ((t.peek() === 'is' || t.peek() === 'are') && t.list.includes('exposed')) return exposed(t, head);
       modal(t, head);
       verb(t, head);
-      const to = endpoint(t, 'destination', 'reach');
-      return { kind: 'who', to, ...portQuery(t.rest()) };
+      return whoReaches(t);
     }
     case 'what':
     case 'where': {
@@ -202,8 +226,10 @@ function parseTokens(t: Tokens): Query {
       if (MODALS.some((m) => m.every((w, k) => t.peek(k) === w) && VERBS.some((v) => v.every((w, k) => t.peek(m.length + k) === w)))) {
         modal(t, head);
         verb(t, head);
-        return { kind: 'who', to: endpoint(t, 'destination', 'reach'), ...portQuery(t.rest()) };
+        return whoReaches(t);
       }
+      if (t.accept(['changed']) || t.accept(['has', 'changed'])) return changed(t);
+      if (t.peek() === 'is' && t.list.includes('exposed')) return exposed(t, head);
       if (t.accept(['is'])) {
         const from = endpoint(t, 'source', 'is');
         if (!t.accept(['allowed', 'to']) && !t.accept(['able', 'to'])) throw new Unreadable(`expected "allowed to" after the source, got ${quote(t.peek())}`);

@@ -81,6 +81,21 @@ export function intersectRanges(a: readonly PortRange[], b: readonly PortRange[]
   return out;
 }
 
+/** Ports of `a` not in `b`, both sorted lists of disjoint ranges. */
+export function subtractRanges(a: readonly PortRange[], b: readonly PortRange[]): PortRange[] {
+  const out: PortRange[] = [];
+  for (const [lo0, hi] of a) {
+    let lo = lo0;
+    for (const [blo, bhi] of b) {
+      if (bhi < lo || blo > hi) continue;
+      if (blo > lo) out.push([lo, blo - 1]);
+      lo = bhi + 1;
+    }
+    if (lo <= hi) out.push([lo, hi]);
+  }
+  return out;
+}
+
 const isEveryPort = (r: readonly PortRange[] | undefined) => r?.length === 1 && r[0]![0] === 1 && r[0]![1] === 65535;
 /** "all ports", "TCP 5432", "all UDP ports and TCP 80, 443, 8000-8999"; "" for none. */
 export function formatPorts(ranges: PortRanges, protocols: readonly Protocol[]): string {

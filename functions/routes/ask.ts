@@ -1,11 +1,12 @@
 // Chat-ops: POST /v1/ask {question, snapshot | cluster[, version]} and
 // GET /v1/clusters/{cluster}/ask?q=…[&version=]. One sentence plus the decision chain, as JSON or,
 // when the Accept header prefers it, as plain text for a chat. A question the grammar cannot
-// read is a 422 listing the accepted forms, never a 500.
+// read is a 422 listing the accepted forms, never a 500. "What changed … since version N" loads
+// version N too (a 404 naming the latest when it is not stored).
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@hono/zod-openapi';
-import { answer, type Answer } from '../../core/ask/answer.js';
+import { answer, answerSince, chainLines, type Answer } from '../../core/ask/answer.js';
 import { ACCEPTED_FORMS, isParseFailure, parseQuestion } from '../../core/ask/parse.js';
 import type { Cluster } from '../../core/cluster.js';
 import { AskErrorSchema, AskRequestSchema, AskResponseSchema } from '../../schemas/api/ask.js';
@@ -25,15 +26,28 @@ function unreadable(c: Context, path: string, message: string, acceptedForms?: r
   return c.text(`${message}${forms}\n`, 422);
 }
 
-/** `path`: where the question came from ($.question or $.query.q), for the 422's issue. */
-function respond(c: Context, cluster: Cluster, question: string, path: string, stored: { cluster: string; version: string } | null): Response {
+/** The version a "what changed … since version N" question compares against: a 404 naming the latest when N is not stored. */
+async function since(load: LoadStored, name: string, version: string): Promise<Cluster> {
+  try {
+    return (await load(name, version)).cluster;
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.code !== 'not_found') throw e;
+    const latest = await load(name, undefined).then((s) => s.version, () => null);
+    throw new ApiError('not_found', `version ${version} of cluster ${name} is not stored (or expired)${latest === null ? '' : `; the latest is version ${latest}`}`);
+  }
+}
+
+/** `path`: where the question came from ($.question or $.query.q), for the 422's issue; `load`: for a stored cluster's other versions. */
+async function respond(c: Context, cluster: Cluster, question: string, path: string, stored: { cluster: string; version: string } | null, load: LoadStored | null): Promise<Response> {
   const query = parseQuestion(question);
   if (isParseFailure(query)) return unreadable(c, path, query.error, query.acceptedForms);
-  const a: Answer = answer(cluster, query);
+  const a: Answer = query.kind === 'changed' && stored && load
+    ? answerSince(await since(load, stored.cluster, query.since), cluster, query, { since: query.since, version: stored.version })
+    : answer(cluster, query);
   // A pod or named port that is not in the snapshot: the question's to fix.
   if (a.kind === 'error') return unreadable(c, path, a.text);
   if (prefersText(c.req.header('accept'))) {
-    const chain = a.kind === 'can' ? a.chain.map((line) => `  ${line}\n`).join('') : '';
+    const chain = chainLines(a).map((line) => `  ${line}\n`).join('');
     return c.text(`${a.text}\n${chain}`, 200, stored ? { 'x-netpolc-version': stored.version } : {});
   }
   return c.json({ ...(stored ?? {}), ...a, warnings: cluster.warnings });
@@ -60,10 +74,10 @@ export function askRoutes(app: OpenAPIHono, access: AccessPolicy, load: LoadStor
   });
   app.post('/v1/ask', async (c) => {
     const req = await readRequest(c, AskRequestSchema);
-    if (req.cluster === undefined) return respond(c, clusterFrom(req.snapshot, '$.snapshot', isLenient(c)), req.question, '$.question', null);
+    if (req.cluster === undefined) return respond(c, clusterFrom(req.snapshot, '$.snapshot', isLenient(c)), req.question, '$.question', null, null);
     await authorize(access, c.req.header('authorization'), { access: 'read', cluster: req.cluster });
     const stored = await needStore()(req.cluster, req.version);
-    return respond(c, stored.cluster, req.question, '$.question', { cluster: req.cluster, version: stored.version });
+    return respond(c, stored.cluster, req.question, '$.question', { cluster: req.cluster, version: stored.version }, needStore());
   });
 
   app.openAPIRegistry.registerPath({
@@ -81,7 +95,7 @@ export function askRoutes(app: OpenAPIHono, access: AccessPolicy, load: LoadStor
       if (q === undefined || q.trim() === '') return unreadable(c, '$.query.q', 'ask with ?q=<question>', ACCEPTED_FORMS);
       const cluster = c.req.param('cluster');
       const stored = await needStore()(cluster, c.req.query('version'));
-      return respond(c, stored.cluster, q, '$.query.q', { cluster, version: stored.version });
+      return respond(c, stored.cluster, q, '$.query.q', { cluster, version: stored.version }, needStore());
     },
   );
 }

@@ -1,15 +1,15 @@
 // `netpolc ask "can shop/web reach shop/db on 5432?"`: the chat-ops answer from the command
 // line. A question it cannot read, or about a pod the snapshot does not have, is exit 2.
 import { parseArgs } from 'node:util';
-import { ask, type Answer } from '../../../core/ask/answer.js';
+import { ask, chainLines, type Answer } from '../../../core/ask/answer.js';
 import { isParseFailure } from '../../../core/ask/parse.js';
 import { InputError, loadCluster, readSources } from '../input.js';
 import { outputFormat, UsageError, type Io, type OutputFormat } from '../io.js';
 
 function answerText(a: Exclude<Answer, { kind: 'error' }>, format: OutputFormat): string {
   const bullet = format === 'markdown' ? '- ' : '  ';
-  // The sentence says it all but the decision chain of a "can" answer, one line per side.
-  return [a.text, ...(a.kind === 'can' ? a.chain : []).map((d) => `${bullet}${d}`)].join('\n');
+  // The sentence says it all but the decision chains: of a "can" answer, one line per side; of the examples of others.
+  return [a.text, ...chainLines(a).map((d) => `${bullet}${d}`)].join('\n');
 }
 
 export function commandAsk(args: string[], io: Io): number {
