@@ -15,34 +15,14 @@ import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.js';
 import { createMemoryStore } from '../../infra/store/memory.js';
-import { removeStale, run, teardown } from './netns.js';
+import { dataplaneBlocker, run, teardown } from './netns.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const AGENT = join(ROOT, 'examples', 'node-agent', 'agent.mjs');
 const PREFIX = `npc${process.pid}-`;
 const NS = `${PREFIX}agent`;
 
-function whyNot(): string | null {
-  if (process.env.NETPOLC_DATAPLANE !== '1') return 'NETPOLC_DATAPLANE is not set; run `npm run test:dataplane` (root, iproute2, nftables)';
-  if (process.getuid?.() !== 0) return 'not running as root: network namespaces and nft need CAP_NET_ADMIN';
-  for (const [bin, arg] of [['ip', '-V'], ['nft', '--version']] as const) {
-    try {
-      run(bin, [arg]);
-    } catch {
-      return `${bin} is not installed (apt-get install iproute2 nftables)`;
-    }
-  }
-  try {
-    removeStale();
-    run('ip', ['netns', 'add', `${PREFIX}check`]);
-    run('ip', ['netns', 'exec', `${PREFIX}check`, 'nft', 'list', 'ruleset']);
-  } catch (e) {
-    return `cannot create a network namespace with nftables in it: ${(e as Error).message}`;
-  } finally {
-    teardown(`${PREFIX}check`);
-  }
-  return null;
-}
+const whyNot = (): string | null => dataplaneBlocker(PREFIX, [['ip', '-V'], ['nft', '--version']], 'iproute2 nftables');
 
 const BLOCKER = whyNot();
 if (BLOCKER) console.warn(`[dataplane] agent test skipped: ${BLOCKER}`);

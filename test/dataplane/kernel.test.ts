@@ -21,7 +21,7 @@ import { nftables } from '../../core/render/nftables.js';
 import { nftablesSimulator } from '../../core/render/nftables-sim.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { loadSuite, probedPods, replay, type Family, type K8sObject, type Suite, type UpstreamCase } from '../support/upstream.js';
-import { Agent, buildTopology, removeStale, run, teardown, type ProbeRequest, type ProbeResult, type Topology } from './netns.js';
+import { Agent, buildTopology, dataplaneBlocker, run, teardown, type ProbeRequest, type ProbeResult, type Topology } from './netns.js';
 
 const PREFIX = `npc${process.pid}-`;
 const PROBE_TIMEOUT_MS = 1000;
@@ -32,28 +32,7 @@ const CASES: Record<string, string[]> = {
   'npapi-v1alpha1': ['anp-integration', 'anp-egress-node-peers'],
 };
 
-function whyNot(): string | null {
-  if (process.env.NETPOLC_DATAPLANE !== '1') return 'NETPOLC_DATAPLANE is not set; run `npm run test:dataplane` (root, iproute2, nftables, iptables)';
-  if (process.getuid?.() !== 0) return 'not running as root: network namespaces and nft need CAP_NET_ADMIN';
-  for (const [bin, arg] of [['ip', '-V'], ['nft', '--version'], ['iptables-restore', '--version'], ['ip6tables-restore', '--version'], ['ipset', 'version']] as const) {
-    try {
-      run(bin, [arg]);
-    } catch {
-      return `${bin} is not installed (apt-get install iproute2 nftables iptables ipset)`;
-    }
-  }
-  try {
-    const stale = removeStale();
-    if (stale.length > 0) console.warn(`[dataplane] removed ${stale.length} namespaces of earlier, killed runs: ${stale.join(' ')}`);
-    run('ip', ['netns', 'add', `${PREFIX}check`]);
-    run('ip', ['netns', 'exec', `${PREFIX}check`, 'nft', 'list', 'ruleset']);
-  } catch (e) {
-    return `cannot create a network namespace with nftables in it: ${(e as Error).message}`;
-  } finally {
-    teardown(`${PREFIX}check`);
-  }
-  return null;
-}
+const whyNot = (): string | null => dataplaneBlocker(PREFIX, [['ip', '-V'], ['nft', '--version'], ['iptables-restore', '--version'], ['ip6tables-restore', '--version'], ['ipset', 'version']], 'iproute2 nftables iptables ipset');
 
 const BLOCKER = whyNot();
 const NO_IPV6 = existsSync('/proc/sys/net/ipv6') ? null : 'the kernel has no IPv6 (/proc/sys/net/ipv6 missing)';

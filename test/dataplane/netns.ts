@@ -59,6 +59,34 @@ function sysctl(ns: string, settings: Record<string, string>) {
 }
 
 /** Namespaces of earlier runs (`npc<pid>-…`) whose process is gone: a run killed before its afterAll. */
+/**
+ * Why the real-kernel tests cannot run here, or null: the opt-in variable, root, each tool
+ * (`[binary, version flag]`), and a network namespace with nftables in it. Namespaces left by
+ * killed runs are removed first (and named).
+ */
+export function dataplaneBlocker(prefix: string, tools: readonly (readonly [string, string])[], apt: string): string | null {
+  if (process.env.NETPOLC_DATAPLANE !== '1') return `NETPOLC_DATAPLANE is not set; run \`npm run test:dataplane\` (root, ${apt})`;
+  if (process.getuid?.() !== 0) return 'not running as root: network namespaces and nft need CAP_NET_ADMIN';
+  for (const [bin, arg] of tools) {
+    try {
+      run(bin, [arg]);
+    } catch {
+      return `${bin} is not installed (apt-get install ${apt})`;
+    }
+  }
+  try {
+    const stale = removeStale();
+    if (stale.length > 0) console.warn(`[dataplane] removed ${stale.length} namespaces of earlier, killed runs: ${stale.join(' ')}`);
+    run('ip', ['netns', 'add', `${prefix}check`]);
+    run('ip', ['netns', 'exec', `${prefix}check`, 'nft', 'list', 'ruleset']);
+  } catch (e) {
+    return `cannot create a network namespace with nftables in it: ${(e as Error).message}`;
+  } finally {
+    teardown(`${prefix}check`);
+  }
+  return null;
+}
+
 export function removeStale(): string[] {
   const stale = run('ip', ['netns', 'list'])
     .split('\n')
