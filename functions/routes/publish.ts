@@ -73,8 +73,8 @@ async function publishChanges(c: Context, store: SnapshotStore, deps: PublishDep
   if (!req.success) throw invalid(req.error.issues.map((i) => ({ path: formatPath('$', i.path), message: i.message })));
   const { base: baseVersion, changes } = req.data;
   const started = performance.now();
-  const [header, latest, existing] = await Promise.all([storeErrors(store.getHeader(cluster, baseVersion)), storeErrors(store.latest(cluster)), storeErrors(store.getHeader(cluster, version))]);
-  const latestVersion = latest?.version ?? null;
+  // Headers alone and the pointer alone: one round trip, all at once.
+  const [header, latestVersion, existing] = await Promise.all([storeErrors(store.getSummary(cluster, baseVersion)), storeErrors(store.latestVersion(cluster)), storeErrors(store.getSummary(cluster, version))]);
   // Never a silent full recompute of something else: the watcher must resend on a base that
   // exists, and on the latest one (changes on an older base would drop the versions between),
   // unless this version is already stored (a retry, answered 200 or 409 by its content).

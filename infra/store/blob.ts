@@ -3,6 +3,7 @@
 // written before heads, so a head that is readable always has its chunks stored.
 import type { AttrValue, Item, ItemBackend } from './backend.js';
 import { joinChunks, splitChunks } from './codec.js';
+import type { ItemKey } from './keys.js';
 
 /** Chunk payload size: leaves room under 400 KB for the keys and the other attributes. */
 export const DEFAULT_CHUNK_BYTES = 350 * 1024;
@@ -15,7 +16,8 @@ export interface BlobWrite {
   readonly head?: Readonly<Record<string, AttrValue>>;
 }
 
-export async function writeBlobs(backend: ItemBackend, blobs: readonly BlobWrite[], chunkBytes: number): Promise<void> {
+/** Writes each blob as head and tail chunks; returns the key of every item written. */
+export async function writeBlobs(backend: ItemBackend, blobs: readonly BlobWrite[], chunkBytes: number): Promise<ItemKey[]> {
   const tails: Item[] = [];
   const heads: Item[] = [];
   for (const b of blobs) {
@@ -24,7 +26,8 @@ export async function writeBlobs(backend: ItemBackend, blobs: readonly BlobWrite
     heads.push({ ...b.head, pk: b.pk, sk: HEAD_SK, chunks: chunks.length, body: chunks[0]! });
   }
   if (tails.length > 0) await backend.putItems(tails);
-  await backend.putItems(heads);
+  if (heads.length > 0) await backend.putItems(heads);
+  return [...heads, ...tails].map(({ pk, sk }) => ({ pk, sk }));
 }
 
 export interface BlobRead {

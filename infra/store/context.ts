@@ -6,6 +6,7 @@ import type { SetIr } from '../../core/sets/ir.js';
 import type { LayeredMap } from '../../core/layered-map.js';
 import { ContentCache } from './content-cache.js';
 import type { GroupedObjects } from './objects.js';
+import { OwnItemsMemo, PointerHints } from './hints.js';
 
 export interface SnapshotStoreOptions {
   /** How long a version stays readable after it stopped being latest (default 7 days). */
@@ -46,6 +47,10 @@ export interface StoreContext {
   readonly published: WeakMap<SetIr, PublishedForm>;
   /** Tables and set bodies read, by pk (content-cache.ts). */
   readonly content: ContentCache;
+  /** Each cluster's latest pointer as last seen here: the next move's first guess (hints.ts). */
+  readonly pointers: PointerHints;
+  /** Versions' own item keys as their publish wrote them: their retirement needs no reads (hints.ts). */
+  readonly ownItems: OwnItemsMemo;
 }
 
 /** A published set form's set content ids and node manifest hashes (its items are all stored). */
@@ -94,5 +99,7 @@ export function storeContext(backend: ItemBackend, o: SnapshotStoreOptions = {})
     manifests: new WeakMap(),
     published: new WeakMap(),
     content: new ContentCache(o.contentCacheBytes ?? DEFAULT_CONTENT_CACHE_BYTES),
+    pointers: new PointerHints(),
+    ownItems: new OwnItemsMemo(),
   };
 }

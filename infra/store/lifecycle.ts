@@ -34,6 +34,7 @@ async function ownChunkKeys(ctx: StoreContext, cluster: string, version: string,
  * items are shared with other versions and never expire. Idempotent.
  */
 export async function retireItems(ctx: StoreContext, cluster: string, version: string, expiresAt: number): Promise<void> {
+  if (await retireKnownItems(ctx, cluster, version, expiresAt)) return;
   const header = await ctx.backend.getItem(headerKey(cluster, version));
   if (!header) return;
   const notLater = { attribute: TTL_ATTRIBUTE, absentOrAbove: expiresAt };
@@ -42,6 +43,30 @@ export async function retireItems(ctx: StoreContext, cluster: string, version: s
   await mapLimit(keys, ctx.concurrency, (k) => ctx.backend.updateIfExists(k, { [TTL_ATTRIBUTE]: expiresAt }, notLater));
   // Header last: while it has no TTL the version is fully readable, manifests included.
   await ctx.backend.updateIfExists(headerKey(cluster, version), { [TTL_ATTRIBUTE]: expiresAt }, [{ attribute: 'snapshotHash', equals: header.snapshotHash! }, notLater]);
+}
+
+// An expiry at least this far ahead is nowhere near its deletion: the items and the header may
+// get it in any order (nothing is deleted while the writes are made, and a stop between them is
+// finished by the next settle, which still lists the version).
+const AHEAD_SECONDS = 60;
+
+/**
+ * retireItems for a version this process published and made latest, from its own item keys as
+ * written (hints.ts), with no reads: all at once, the header's write conditioned on its snapshot
+ * hash. false when that write did not apply (the version is gone, already expiring, or stored
+ * again by another writer): the caller reads what to retire from the store.
+ */
+async function retireKnownItems(ctx: StoreContext, cluster: string, version: string, expiresAt: number): Promise<boolean> {
+  const own = ctx.ownItems.get(cluster, version);
+  if (own?.seq === undefined || expiresAt - ctx.nowSeconds() < AHEAD_SECONDS) return false;
+  const notLater = { attribute: TTL_ATTRIBUTE, absentOrAbove: expiresAt };
+  const [applied] = await Promise.all([
+    ctx.backend.updateIfExists(headerKey(cluster, version), { [TTL_ATTRIBUTE]: expiresAt }, [{ attribute: 'snapshotHash', equals: own.snapshotHash }, notLater]),
+    mapLimit([...own.keys, orderKey(cluster, own.seq)], ctx.concurrency, (k) => ctx.backend.updateIfExists(k, { [TTL_ATTRIBUTE]: expiresAt }, notLater)),
+  ]);
+  // Retired once: a later retirement (a deletion, a shorter expiry) reads the store.
+  ctx.ownItems.forget(cluster, version);
+  return applied;
 }
 
 /**

@@ -7,11 +7,11 @@
 // header's `seq`, the expiry of the versions the move replaced (kept on the pointer as `retire`
 // until then); then `settled` on the pointer. A crash anywhere is finished by a retry of that
 // publish or by the next move, which settles the order item of the pointer it replaces first.
-import type { Item } from './backend.js';
+import type { AttrValue, Item } from './backend.js';
 import type { StoreContext } from './context.js';
 import { isLegacyHeader } from './header.js';
 import { ORDER_SK_PREFIX, clusterPk, headerKey, orderKey, pointerKey } from './keys.js';
-import { reconcile, retentionEnd } from './lifecycle.js';
+import { reconcile, retentionEnd, retireItems, unretireItems } from './lifecycle.js';
 import { unmetCondition, type UnmetCondition } from './order.js';
 import { StoreCorruptionError, type LatestConditions } from './types.js';
 import { TTL_ATTRIBUTE } from './backend.js';
@@ -69,6 +69,21 @@ export async function settle(ctx: StoreContext, cluster: string, pointer: Item):
   const numbered = seqOf(pointer) !== null;
   if ((!numbered || pointer.settled === true) && pending.length === 0) return;
   const version = String(pointer.version);
+  const settled: Record<string, AttrValue> = numbered ? { retire: '[]', settled: true } : { retire: '[]' };
+  if (numbered) {
+    // One pass, the pointer not read again: `settled` is a swap on the move number, so it lands
+    // only if no move came since, i.e. every write here was made while this move stood and
+    // each expiry matches it. If one came, the pass below sets each expiry by the pointer read.
+    await Promise.all([
+      recordOrder(ctx, cluster, pointer),
+      pointer.restore === true ? unretireItems(ctx, cluster, version) : null,
+      ...pending.map((v) => retireItems(ctx, cluster, v, retentionEnd(ctx))),
+    ]);
+    if (await ctx.backend.updateIfExists(pointerKey(cluster), settled, unchanged(pointer))) {
+      ctx.pointers.remember(cluster, { ...pointer, ...settled });
+      return;
+    }
+  }
   // Each step touches its own items and may run in any order (a stop between them is finished by
   // the next settle); only `settled` must come last.
   await Promise.all([
@@ -77,7 +92,7 @@ export async function settle(ctx: StoreContext, cluster: string, pointer: Item):
     pointer.restore === true ? reconcile(ctx, cluster, version, retentionEnd(ctx), version) : null,
     ...pending.map((v) => reconcile(ctx, cluster, v, retentionEnd(ctx), version)),
   ]);
-  await ctx.backend.updateIfExists(pointerKey(cluster), numbered ? { retire: '[]', settled: true } : { retire: '[]' }, unchanged(pointer));
+  await ctx.backend.updateIfExists(pointerKey(cluster), settled, unchanged(pointer));
 }
 
 export type MoveResult =
@@ -92,10 +107,13 @@ export type MoveResult =
  * pointer only to a version never latest before (unmet: null when another writer made it latest
  * and moved on while this one waited). `read`: the pointer as just read.
  */
-export async function moveLatest(ctx: StoreContext, cluster: string, version: string, opts: { readonly conditions?: LatestConditions; readonly restore: boolean; readonly publish: boolean }, read?: Item | null): Promise<MoveResult> {
+export async function moveLatest(ctx: StoreContext, cluster: string, version: string, opts: { readonly conditions?: LatestConditions; readonly restore: boolean; readonly publish: boolean; readonly guessed?: boolean }, read?: Item | null): Promise<MoveResult> {
   const key = pointerKey(cluster);
   let current = read === undefined ? await ctx.backend.getItem(key) : read;
-  for (let swap = 0; swap < MAX_POINTER_SWAPS; swap++, current = await ctx.backend.getItem(key)) {
+  // `guessed`: `read` is the pointer as last seen here, not read now. A swap checks it, but an
+  // unmet condition is answered without a swap: a guess is read again before that answer.
+  let guessed = opts.guessed === true;
+  for (let swap = 0; swap < MAX_POINTER_SWAPS; swap++, current = await ctx.backend.getItem(key), ctx.pointers.remember(cluster, current)) {
     if (current && current.version === version) {
       await settle(ctx, cluster, current);
       return { latest: true, previous: version };
@@ -105,6 +123,10 @@ export async function moveLatest(ctx: StoreContext, cluster: string, version: st
       if (header && placeOf(header, current) === 'passed') return { latest: false, current: current ? String(current.version) : null, unmet: null };
     }
     const unmet = unmetCondition(opts.conditions, current ? String(current.version) : null, version);
+    if (unmet && guessed) {
+      guessed = false;
+      continue;
+    }
     if (unmet) return { latest: false, current: current ? String(current.version) : null, unmet };
     // The move this one replaces gets its order item first, so no version it passes goes unlisted.
     if (current && current.settled !== true) await recordOrder(ctx, cluster, current);
@@ -120,6 +142,9 @@ export async function moveLatest(ctx: StoreContext, cluster: string, version: st
       ...(current && (current.legacy === true || seqOf(current) === null) ? { legacy: true } : {}),
     };
     if (await ctx.backend.putIfUnchanged(next, current ? unchanged(current) : null)) {
+      ctx.pointers.remember(cluster, next);
+      const own = ctx.ownItems.get(cluster, version);
+      if (own) own.seq = seq;
       await settle(ctx, cluster, next);
       return { latest: true, previous: current ? String(current.version) : null };
     }

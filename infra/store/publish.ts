@@ -14,7 +14,7 @@ import { LayeredMap } from '../../core/layered-map.js';
 import { sharesAny } from '../../core/sorted.js';
 import { TTL_ATTRIBUTE } from './backend.js';
 import { headerItem, isExpired, summaryFromItem } from './header.js';
-import { checkName, headerKey, pointerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, shardOf, tablePk } from './keys.js';
+import { checkName, type ItemKey, headerKey, pointerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, shardOf, tablePk } from './keys.js';
 import { encodeGroup, encodeGroupIndex, objectGroups, type ObjectGroup } from './objects.js';
 import { reconcile, retentionEnd, unretireItems } from './lifecycle.js';
 import { moveLatest, placeOf, settle as settlePointer } from './pointer.js';
@@ -38,7 +38,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   const from = snap.change ? ctx.published.get(snap.change.from) : undefined;
   const content = from ? changedContent(ctx, snap, snap.change!, from, sha256Hex) : collectContent(ctx, snap, sha256Hex);
   // Everything before the header is unreachable until the header is written: written at once.
-  const [, , { objectsHash, manifestShards, manifests, groups }] = await Promise.all([
+  const [, , { objectsHash, manifestShards, manifests, groups, ownKeys }] = await Promise.all([
     writeMissing(ctx, content.tables, tablePk),
     writeMissing(ctx, content.sets, setPk),
     writeVersionItems(ctx, cluster, version, snap, content.setContentIds, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex),
@@ -56,6 +56,8 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   const item = headerItem(cluster, version, snap.snapshotHash, body, { objectsHash, manifestShards });
   // Conditional: exactly one of several concurrent publishes of this version writes the header.
   const raced = await ctx.backend.putIfAbsent(item, ctx.nowSeconds());
+  // Its retirement, when the pointer passes it, then needs no reads (hints.ts).
+  if (!raced) ctx.ownItems.remember(cluster, version, { snapshotHash: snap.snapshotHash, keys: ownKeys });
   // Every item of this set form is stored now: the next version may start from it.
   ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests, objects: { objects: snap.items, groups } });
   return raced ? settle(ctx, cluster, version, snap, raced, 'unchanged', opts) : settle(ctx, cluster, version, snap, item, 'created', opts);
@@ -87,7 +89,10 @@ async function settle(ctx: StoreContext, cluster: string, version: string, snap:
  * do not, the version stays stored, not latest, and expires like a version the pointer passed.
  */
 async function makeLatest(ctx: StoreContext, cluster: string, version: string, header: Item, created: boolean, opts: PublishOptions): Promise<boolean> {
-  const pointer = await ctx.backend.getItem(pointerKey(cluster));
+  // A version just created is unpublished whatever the pointer says: the pointer as last seen
+  // here is only the move's first guess (its compare-and-swap reads it again when stale).
+  const guess = created ? ctx.pointers.guess(cluster) : undefined;
+  const pointer = guess !== undefined ? guess : await ctx.backend.getItem(pointerKey(cluster));
   const place = created ? 'unpublished' : placeOf(header, pointer);
   if (place !== 'unpublished') {
     if (pointer) await settlePointer(ctx, cluster, pointer);
@@ -96,7 +101,7 @@ async function makeLatest(ctx: StoreContext, cluster: string, version: string, h
   // Stored with an expiry (its conditions failed before): readable without one before it can be latest.
   const restore = header[TTL_ATTRIBUTE] !== undefined;
   if (restore) await unretireItems(ctx, cluster, version);
-  const moved = await moveLatest(ctx, cluster, version, { ...(opts.conditions ? { conditions: opts.conditions } : {}), restore, publish: true }, pointer);
+  const moved = await moveLatest(ctx, cluster, version, { ...(opts.conditions ? { conditions: opts.conditions } : {}), restore, publish: true, guessed: guess !== undefined }, pointer);
   if (moved.latest) return true;
   // Made latest by a concurrent publish of the same version and passed since: as for a late retry.
   if (moved.unmet === null) return false;
@@ -182,12 +187,17 @@ function checkNode(node: string, n: SetNode, hasTable: (id: string) => boolean, 
   for (const id of n.sets) if (!hasSet(id)) throw new StoreInputError('set', `node ${node} refers to set ${id} that the snapshot does not carry`);
 }
 
+// Up to this many unknown ids are written without asking which are stored (one batch write):
+// a small change's few new items are almost always new, and a round trip costs more than
+// writing an immutable item twice.
+const BLIND_WRITES = 25;
+
 /** Content-addressed items are immutable and shared: only ids whose head is not stored yet are written (encoded only then). */
 async function writeMissing(ctx: StoreContext, blobs: ReadonlyMap<string, string | (() => Uint8Array)>, pkOf: (id: string) => string): Promise<void> {
   // Ids this process wrote or saw stored need no read: content-addressed items never change or expire.
   const ids: string[] = [];
   for (const id of blobs.keys()) if (!ctx.known.has(pkOf, id)) ids.push(id);
-  const stored = ids.length === 0 ? [] : await ctx.backend.getItems(
+  const stored = ids.length <= BLIND_WRITES ? [] : await ctx.backend.getItems(
     ids.map((id) => ({ pk: pkOf(id), sk: HEAD_SK })),
     { attributes: [], consistent: true },
   );
@@ -223,7 +233,7 @@ function encodedManifest(ctx: StoreContext, node: SetNode, setContentIds: Layere
  * Manifests and object groups (shared), then the version's own items, all keyed by the snapshot
  * hash (see keys.ts): manifest shards, node list and group index. Returns what the header records.
  */
-async function writeVersionItems(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: LayeredMap<string, string>, earlier: { form: PublishedForm; change: SetFormChange } | null, sha256Hex: Sha256Hex): Promise<{ objectsHash: string; manifestShards: number; manifests: Map<string, string>; groups: ObjectGroup[] }> {
+async function writeVersionItems(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: LayeredMap<string, string>, earlier: { form: PublishedForm; change: SetFormChange } | null, sha256Hex: Sha256Hex): Promise<{ objectsHash: string; manifestShards: number; manifests: Map<string, string>; groups: ObjectGroup[]; ownKeys: ItemKey[] }> {
   const nodes = Object.keys(snap.ir.nodes).sort();
   const manifests = new Map<string, Uint8Array>();
   const hashes = new Map<string, string>();
@@ -246,7 +256,7 @@ async function writeVersionItems(ctx: StoreContext, cluster: string, version: st
   }
   const groups = objectGroups(snap.items, sha256Hex, earlier?.form.objects);
   const index = encodeGroupIndex(groups);
-  await Promise.all([
+  const [, , ownKeys] = await Promise.all([
     writeMissing(ctx, new Map([...manifests].map(([hash, bytes]) => [hash, () => bytes])), manifestBodyPk),
     writeMissing(ctx, new Map(groups.map((g) => [g.id, () => encodeGroup(g)])), objectGroupPk),
     writeBlobs(
@@ -259,5 +269,5 @@ async function writeVersionItems(ctx: StoreContext, cluster: string, version: st
       ctx.chunkBytes,
     ),
   ]);
-  return { objectsHash: contentHash(index, sha256Hex), manifestShards: shardCount, manifests: hashes, groups };
+  return { objectsHash: contentHash(index, sha256Hex), manifestShards: shardCount, manifests: hashes, groups, ownKeys };
 }

@@ -34,9 +34,21 @@ export async function getHeader(ctx: StoreContext, cluster: string, version: str
 }
 
 export async function latest(ctx: StoreContext, cluster: string): Promise<VersionSummary | null> {
+  const version = await latestVersion(ctx, cluster);
+  return version === null ? null : visibleSummary(ctx, cluster, version);
+}
+
+/** The version the pointer names (one read; its header is not looked at). The pointer is kept as the next move's first guess. */
+export async function latestVersion(ctx: StoreContext, cluster: string): Promise<string | null> {
   checkName('cluster', cluster);
   const pointer = await ctx.backend.getItem(pointerKey(cluster));
-  return pointer ? visibleSummary(ctx, cluster, String(pointer.version)) : null;
+  ctx.pointers.remember(cluster, pointer);
+  return pointer ? String(pointer.version) : null;
+}
+
+/** The header without the node list: one read. */
+export function getSummary(ctx: StoreContext, cluster: string, version: string): Promise<VersionSummary | null> {
+  return visibleSummary(ctx, cluster, version);
 }
 
 export async function getNodeTables(ctx: StoreContext, cluster: string, version: string, node: string): Promise<NodeTables | null> {

@@ -4,7 +4,7 @@ import { deleteVersion, setLatest } from './admin.js';
 import { storeContext, type SnapshotStoreOptions } from './context.js';
 import { listVersions } from './list.js';
 import { publish } from './publish.js';
-import { getHeader, getNodeTables, getSets, getSnapshotObjects, getTables, latest } from './read.js';
+import { getHeader, getNodeTables, getSets, getSnapshotObjects, getSummary, getTables, latest, latestVersion } from './read.js';
 import type { SnapshotStore } from './types.js';
 
 export function createSnapshotStore(backend: ItemBackend, opts: SnapshotStoreOptions = {}): SnapshotStore {
@@ -14,7 +14,9 @@ export function createSnapshotStore(backend: ItemBackend, opts: SnapshotStoreOpt
     setLatest: (cluster, version) => setLatest(ctx, cluster, version),
     deleteVersion: (cluster, version) => deleteVersion(ctx, cluster, version),
     getHeader: (cluster, version) => getHeader(ctx, cluster, version),
+    getSummary: (cluster, version) => getSummary(ctx, cluster, version),
     latest: (cluster) => latest(ctx, cluster),
+    latestVersion: (cluster) => latestVersion(ctx, cluster),
     listVersions: (cluster, o) => listVersions(ctx, cluster, o),
     getNodeTables: (cluster, version, node) => getNodeTables(ctx, cluster, version, node),
     getTables: (ids) => getTables(ctx, ids),

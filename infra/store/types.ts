@@ -166,6 +166,8 @@ export interface SnapshotStore {
    * reads and listings from now on, its items deleted by the TTL. false when not stored.
    */
   deleteVersion(cluster: string, version: string): Promise<boolean>;
+  /** The header without its node list (one read); null when unknown or expired. */
+  getSummary(cluster: string, version: string): Promise<VersionSummary | null>;
   /** null when unknown, incomplete or expired. */
   getHeader(cluster: string, version: string): Promise<VersionHeader | null>;
   /**
@@ -174,6 +176,8 @@ export interface SnapshotStore {
    * A summary, without the node list: agents poll through it, getHeader has the nodes.
    */
   latest(cluster: string): Promise<VersionSummary | null>;
+  /** The version the latest pointer names (one read, its header not checked); null for an unknown cluster. */
+  latestVersion(cluster: string): Promise<string | null>;
   listVersions(cluster: string, opts?: ListVersionsOptions): Promise<VersionPage>;
   /** null when the version is not visible or the node is not part of it. */
   getNodeTables(cluster: string, version: string, node: string): Promise<NodeTables | null>;
