@@ -42,25 +42,29 @@ interface IdChange {
   readonly dropped: ReadonlySet<string>;
 }
 
-/**
- * The used ids with their bodies, in id order. When they are the earlier version's ids (a pod
- * change mostly changes members, not which sets and tables exist), its order is taken as it
- * is, without building or sorting a list of thousands of ids again.
- */
-function record<T>(used: ReadonlySet<string> | { readonly earlier: Readonly<Record<string, T>>; readonly change: IdChange }, body: (id: string) => T): Record<string, T> {
+/** The used ids with their bodies, in id order (a compile without an earlier version). */
+function record<T>(used: ReadonlySet<string>, body: (id: string) => T): Record<string, T> {
   const out: Record<string, T> = {};
-  if ('change' in used) {
-    const { earlier, change } = used;
-    if (change.added.length === 0 && change.dropped.size === 0) {
-      for (const id in earlier) out[id] = body(id);
-      return out;
-    }
-    const ids: string[] = [...change.added];
-    for (const id in earlier) if (!change.dropped.has(id)) ids.push(id);
-    for (const id of ids.sort()) out[id] = body(id);
+  for (const id of [...used].sort()) out[id] = body(id);
+  return out;
+}
+
+/**
+ * The earlier version's record with what changed: when no id came or went and no body changed
+ * it is the earlier record itself (a pod change mostly changes members of a few sets, not which
+ * sets and tables exist); otherwise a copy in id order, without sorting thousands of ids again
+ * unless some came or went.
+ */
+function recordAfter<T>(earlier: Readonly<Record<string, T>>, change: IdChange, replaced: ReadonlyMap<string, T>, added: (id: string) => T): Readonly<Record<string, T>> {
+  const out: Record<string, T> = {};
+  if (change.added.length === 0 && change.dropped.size === 0) {
+    if (replaced.size === 0) return earlier;
+    for (const id in earlier) out[id] = replaced.get(id) ?? earlier[id]!;
     return out;
   }
-  for (const id of [...used].sort()) out[id] = body(id);
+  const ids: string[] = [...change.added];
+  for (const id in earlier) if (!change.dropped.has(id)) ids.push(id);
+  for (const id of ids.sort()) out[id] = replaced.get(id) ?? (id in earlier ? earlier[id]! : added(id));
   return out;
 }
 
@@ -68,17 +72,21 @@ const rulesOf = (t: RuleTable) => t.admin.length + t.networkPolicy.rules.length 
 const membersOf = (s: IrSet) => (s.kind === 'addresses' ? s.v4.length + s.v6.length : s.elements.length);
 
 /**
- * Tables, rules, sets and members of a set form. From an earlier version with the same ids, its
- * counts move by the sets whose members were resolved again (a table's id is its content), instead
- * of counting 10⁵ entries again.
+ * Tables, rules, sets and members of a set form. From an earlier version, its counts move by the
+ * ids that came and went and the sets whose members were resolved again (a table's id is its
+ * content), instead of counting 10⁵ entries again.
  */
 function counts(ir: SetIr, reuse: SetReuse | undefined, change: { sets: IdChange; tables: IdChange; newSets: readonly SetId[] } | null): Pick<SetCompileStats, 'tables' | 'rules' | 'sets' | 'members'> {
   const before = reuse?.earlierStats;
-  const same = (c: IdChange) => c.added.length === 0 && c.dropped.size === 0;
-  if (before && change && same(change.sets) && same(change.tables)) {
-    let members = before.members;
-    for (const id of change.newSets) members += membersOf(ir.sets[id]!) - membersOf(reuse.earlier.sets[id]!);
-    return { tables: before.tables, rules: before.rules, sets: before.sets, members };
+  if (before?.members !== undefined && before.sets !== undefined && change) {
+    const earlier = reuse!.earlier;
+    let { tables, rules, sets, members } = before;
+    for (const id of change.tables.added) [tables, rules] = [tables + 1, rules + rulesOf(ir.tables[id]!)];
+    for (const id of change.tables.dropped) [tables, rules] = [tables - 1, rules - rulesOf(earlier.tables[id]!)];
+    for (const id of change.newSets) members += membersOf(ir.sets[id]!) - (id in earlier.sets ? membersOf(earlier.sets[id]!) : 0);
+    for (const id of change.sets.dropped) members -= membersOf(earlier.sets[id]!);
+    sets += change.sets.added.length - change.sets.dropped.size;
+    return { tables, rules, sets, members };
   }
   let tables = 0;
   let rules = 0;
@@ -111,10 +119,12 @@ export interface SetReuse {
   bindings(pod: Cluster['pods'][number]): SetPod | undefined;
   /** A table of the earlier version, by id. */
   table(id: RuleTableId): RuleTable | undefined;
-  /** A set of the earlier version whose members cannot have changed. */
-  unchangedSet(id: SetId): IrSet | undefined;
-  /** Any set of the earlier version (its definition lets this cluster resolve its members). */
-  earlierSet(id: SetId): IrSet | undefined;
+  /**
+   * Sets of the earlier version whose members may differ (a changed pod may be in them on one
+   * side only, or with other addresses or ports): resolved again. Every other earlier set keeps
+   * its members, even when a changed pod's new table names it again.
+   */
+  setsToResolve(): Iterable<SetId>;
   /** A node of the earlier version: kept as it is when its addresses and every binding are. */
   earlierNode(name: string): SetNode | undefined;
   /** The earlier node, when no changed pod was or is on it: kept without looking at its pods. */
@@ -239,33 +249,38 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     podCount += pods.length;
     nodes[name] = node;
   }
-  const setIds = reuse ? { earlier: reuse.earlier.sets, change: usedAfter(reuse.earlier.sets, reuse.earlier.nodes, nodes, touched, (n) => n.sets) } : usedSets;
-  const tableIds = reuse ? { earlier: reuse.earlier.tables, change: usedAfter(reuse.earlier.tables, reuse.earlier.nodes, nodes, touched, (n) => n.tables) } : usedTables;
-
   const newSets: SetId[] = [];
-  const setBody = (id: SetId): IrSet => {
-    // An earlier set no changed pod can be in keeps its members, even when a changed pod's new
-    // table named it again (the registry resolves members only when asked).
-    const kept = reuse?.unchangedSet(id);
-    if (kept) return kept;
+  const resolved = (id: SetId): IrSet => {
     newSets.push(id);
     if (registry.has(id)) return registry.get(id);
-    const earlier = reuse?.earlierSet(id);
+    // A set this compile did not name (its pods' tables were kept): the earlier definition says what to resolve.
+    const earlier = reuse?.earlier.sets[id];
     const set = earlier && registry.fromDefinition(id, earlier.definition);
     if (!set) throw new Error(`set ${id} is neither compiled nor resolvable from the earlier version`);
     return set;
   };
-  const sets = record(setIds, setBody);
-  const usedTableEntries = record(tableIds, tableBody);
+  let sets: Readonly<Record<SetId, IrSet>>;
+  let usedTableEntries: Readonly<Record<RuleTableId, RuleTable>>;
+  let change: { sets: IdChange; tables: IdChange } | null = null;
+  if (reuse) {
+    change = { sets: usedAfter(reuse.earlier.sets, reuse.earlier.nodes, nodes, touched, (n) => n.sets), tables: usedAfter(reuse.earlier.tables, reuse.earlier.nodes, nodes, touched, (n) => n.tables) };
+    const replaced = new Map<SetId, IrSet>();
+    for (const id of reuse.setsToResolve()) if (id in reuse.earlier.sets && !change.sets.dropped.has(id)) replaced.set(id, resolved(id));
+    sets = recordAfter(reuse.earlier.sets, change.sets, replaced, resolved);
+    usedTableEntries = recordAfter(reuse.earlier.tables, change.tables, new Map(), tableBody);
+  } else {
+    sets = record(usedSets, resolved);
+    usedTableEntries = record(usedTables, tableBody);
+  }
   const ir: SetIr = { version: SET_IR_VERSION, sets, tables: usedTableEntries, nodes };
-  const stats: SetCompileStats = { pods: podCount, groups: tableIdOf.size, ...counts(ir, reuse, 'change' in setIds && 'change' in tableIds ? { sets: setIds.change, tables: tableIds.change, newSets } : null) };
+  const stats: SetCompileStats = { pods: podCount, groups: tableIdOf.size, ...counts(ir, reuse, change ? { ...change, newSets } : null) };
   if (!reuse) return { ir, stats };
   const earlier = reuse.earlier;
-  const change: SetFormChange = {
+  const formChange: SetFormChange = {
     from: earlier,
     sets: newSets,
     tables: [...tables.keys()].filter((id) => id in usedTableEntries && !(id in earlier.tables)),
     nodes: touched.filter((name) => nodes[name] !== earlier.nodes[name]),
   };
-  return { ir, stats, change };
+  return { ir, stats, change: formChange };
 }

@@ -14,11 +14,11 @@ import type { Cluster } from '../cluster.js';
 import { namespaceMatches } from '../evaluate/match.js';
 import { ipKey, type PodInfo } from '../snapshot/cluster.js';
 import type { Peer, Protocol } from '../policy/model.js';
-import type { IrSet, SelectorDefinition, SetDefinition, SetIr, SetId } from './ir.js';
+import type { IrSet, SetDefinition, SetIr, SetId } from './ir.js';
 import type { SetCompileStats, SetReuse } from './compile.js';
-import { compileSelector, type CompiledSelector } from '../../schemas/k8s/label-selector.js';
-import { changedLabelKeys, type SetIndex } from './set-index.js';
-import { resolveDefinition, selectorSpec, subjectIn } from './resolve.js';
+import type { CompiledSelector } from '../../schemas/k8s/label-selector.js';
+import type { SetIndex } from './set-index.js';
+import { compiledPodSelector, resolveDefinition, subjectIn } from './resolve.js';
 
 /** The earlier version: its cluster and the set form compiled from it. */
 export interface CompiledVersion {
@@ -59,7 +59,7 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
   const touched: Touched = { pods, labelsOnly: pods.every((t) => t.labelsOnly), flips: new Map() };
   // Only the sets a change can reach are looked at (set-index.ts): the others keep their members.
   const reached = touched.labelsOnly
-    ? index().readingLabels(pods.flatMap((t) => changedLabelKeys(t.before!.labels, t.after!.labels)))
+    ? index().flippedBy(pods.map((t) => ({ before: t.before!.labels, after: t.after!.labels })))
     : index().drawingFrom(new Set(pods.flatMap((t) => [t.before?.namespace, t.after?.namespace].filter((ns): ns is string => ns !== undefined))));
   // Nodes a changed pod was or is on: every other node keeps its pods, bindings and addresses.
   const touchedNodes = new Set<string>();
@@ -69,20 +69,18 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
       if (node) touchedNodes.add(node);
     }
   }
-  const verdicts = new Map<SetId, boolean>();
   return {
     // An unchanged pod is on the node it was on.
     bindings: (pod) => (changedKeys.has(pod.key) || pod.nodeName === null ? undefined : base.ir.nodes[pod.nodeName]?.pods[pod.key]),
     table: (id) => base.ir.tables[id],
-    unchangedSet: (id) => {
-      const set = base.ir.sets[id];
-      if (!set) return undefined;
-      if (!reached.has(id)) return set;
-      let affected = verdicts.get(id);
-      if (affected === undefined) verdicts.set(id, (affected = membersMayDiffer(next, base.cluster, set, touched)));
-      return affected ? undefined : set;
+    setsToResolve: () => {
+      const out: SetId[] = [];
+      for (const id of reached) {
+        const set = base.ir.sets[id];
+        if (set && membersMayDiffer(next, base.cluster, set, touched)) out.push(id);
+      }
+      return out;
     },
-    earlierSet: (id) => base.ir.sets[id],
     earlierNode: (name) => base.ir.nodes[name],
     untouchedNode: (name) => (touchedNodes.has(name) ? undefined : base.ir.nodes[name]),
     earlier: base.ir,
@@ -137,7 +135,7 @@ function membersMayDiffer(next: Cluster, previous: Cluster, set: IrSet, touched:
   }
   // A relabel reaches only sets whose pod selector it flips (the pod's share is the same on both sides).
   if (touched.labelsOnly && (d === null || d.pods === null)) return false;
-  const podSelector = d === null || d.pods === null ? null : compiledOnce(d.pods);
+  const podSelector = d === null || d.pods === null ? null : compiledPodSelector(d.pods);
   if (podSelector !== null && touched.labelsOnly) {
     // Thousands of sets share a few selectors (one per app label): each is tried once per change.
     let flips = touched.flips.get(podSelector.key);
@@ -197,13 +195,4 @@ function ownedText(c: Cluster, pod: PodInfo): string {
     if (o?.kind === 'pod' && o.pod === pod) out += `${ipKey(ip)},`;
   }
   return out;
-}
-
-// Set definitions live as long as the versions that hold them: each selector compiles once
-// (its key tells equal selectors of different sets apart from others).
-const compiled = new WeakMap<SelectorDefinition, CompiledSelector>();
-function compiledOnce(d: SelectorDefinition): CompiledSelector {
-  let c = compiled.get(d);
-  if (!c) compiled.set(d, (c = compileSelector(selectorSpec(d))));
-  return c;
 }

@@ -6,7 +6,7 @@
 import type { Cluster } from '../cluster.js';
 import { parseCidr, type IpRange } from '../net/ip.js';
 import type { NamespaceMatch, Peer, PortMatch } from '../policy/model.js';
-import type { LabelSelectorSpec, SelectorRequirement } from '../../schemas/k8s/label-selector.js';
+import { compileSelector, type CompiledSelector, type LabelSelectorSpec, type SelectorRequirement } from '../../schemas/k8s/label-selector.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import type { NamespacesDefinition, SelectorDefinition, SetDefinition } from './ir.js';
 
@@ -73,3 +73,14 @@ export function subjectIn(cluster: Cluster, namespace: string | null): PodInfo |
 
 /** Non-relative peers read nothing of the subject (match.ts, classes.ts podsOf). */
 const STANDALONE: PodInfo = { idx: -1, key: '', namespace: '', nsIdx: -1, name: '', labels: {}, nodeName: null, hostNetwork: false, ips: [], namedPorts: [] };
+
+// Set definitions live as long as the versions that hold them: each pod selector compiles once
+// per definition object (its key tells equal selectors of different sets apart from others).
+const compiledSelectors = new WeakMap<SelectorDefinition, CompiledSelector>();
+
+/** A set definition's pod selector, compiled once. */
+export function compiledPodSelector(d: SelectorDefinition): CompiledSelector {
+  let c = compiledSelectors.get(d);
+  if (!c) compiledSelectors.set(d, (c = compileSelector(selectorSpec(d))));
+  return c;
+}

@@ -5,11 +5,26 @@
 // NetworkPolicy peers) or from namespaces chosen otherwise (selectors, relative forms). CIDR
 // and node sets are reached by none (ports sets over CIDRs by any). Keyed by set id (the hash of
 // the definition), so an index stays true for every version holding those ids and grows with
-// the ids new versions add.
+// the ids new versions add. Sets reading a label are grouped by their pod selector (thousands of
+// sets share a few selectors, one per app label), so a relabel tries each selector once.
+import type { CompiledSelector, Labels } from '../../schemas/k8s/label-selector.js';
 import type { IrSet, SetDefinition, SetId } from './ir.js';
+import { compiledPodSelector } from './resolve.js';
+
+/** The sets whose pod selector is one selector. */
+interface SelectorSets {
+  readonly selector: CompiledSelector;
+  readonly ids: SetId[];
+}
+
+/** A relabelled pod's labels before and after. */
+export interface Relabel {
+  readonly before: Labels;
+  readonly after: Labels;
+}
 
 export class SetIndex {
-  private readonly byLabel = new Map<string, SetId[]>();
+  private readonly byLabel = new Map<string, Map<string, SelectorSets>>();
   private readonly byNamespace = new Map<string, SetId[]>();
   private readonly anyNamespace: SetId[] = [];
   private readonly indexed = new Set<SetId>();
@@ -34,13 +49,33 @@ export class SetIndex {
     if (ns === null) this.anyNamespace.push(id);
     else push(this.byNamespace, ns, id);
     if (d.pods === null) return;
-    for (const key of new Set([...Object.keys(d.pods.matchLabels ?? {}), ...(d.pods.matchExpressions ?? []).map((e) => e.key)])) push(this.byLabel, key, id);
+    const selector = compiledPodSelector(d.pods);
+    for (const key of new Set([...Object.keys(d.pods.matchLabels ?? {}), ...(d.pods.matchExpressions ?? []).map((e) => e.key)])) {
+      let bySelector = this.byLabel.get(key);
+      if (!bySelector) this.byLabel.set(key, (bySelector = new Map()));
+      const sets = bySelector.get(selector.key);
+      if (sets) sets.ids.push(id);
+      else bySelector.set(selector.key, { selector, ids: [id] });
+    }
   }
 
-  /** Every indexed set whose pod selector reads one of `keys`: what a relabel changing them can reach. */
-  readingLabels(keys: Iterable<string>): Set<SetId> {
+  /**
+   * Every indexed set whose pod selector some relabelled pod matches on one side only: what the
+   * relabels can reach. A selector that matches a pod on both sides or on neither keeps the pod's
+   * share of its sets (incremental.ts), so its sets are not looked at.
+   */
+  flippedBy(relabels: readonly Relabel[]): Set<SetId> {
     const out = new Set<SetId>();
-    for (const key of keys) for (const id of this.byLabel.get(key) ?? []) out.add(id);
+    const tried = new Set<string>();
+    for (const r of relabels) {
+      for (const key of changedLabelKeys(r.before, r.after)) {
+        for (const [selectorKey, sets] of this.byLabel.get(key) ?? []) {
+          if (tried.has(selectorKey)) continue;
+          tried.add(selectorKey);
+          if (relabels.some((p) => sets.selector.matches(p.before) !== sets.selector.matches(p.after))) for (const id of sets.ids) out.add(id);
+        }
+      }
+    }
     return out;
   }
 

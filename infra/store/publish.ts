@@ -7,7 +7,7 @@
 // groups and its small index items, not the cluster again.
 import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.js';
 import { contentId } from '../../core/sets/ids.js';
-import { writeBlobs, HEAD_SK } from './blob.js';
+import { writeBlobs, HEAD_SK, type BlobWrite } from './blob.js';
 import { contentHash, contentHashOfText, nodeManifestText, encodeManifestShard, encodeNodes, setContentId, utf8, type HeaderBody } from './codec.js';
 import type { PublishedForm, StoreContext } from './context.js';
 import { LayeredMap } from '../../core/layered-map.js';
@@ -37,12 +37,14 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   // A version compiled from one this store published: only what the compile made anew.
   const from = snap.change ? ctx.published.get(snap.change.from) : undefined;
   const content = from ? changedContent(ctx, snap, snap.change!, from, sha256Hex) : collectContent(ctx, snap, sha256Hex);
+  const { objectsHash, manifestShards, manifests, groups, manifestBodies, own } = versionItems(ctx, cluster, version, snap, content.setContentIds, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex);
   // Everything before the header is unreachable until the header is written: written at once.
-  const [, , { objectsHash, manifestShards, manifests, groups, ownKeys }] = await Promise.all([
-    writeMissing(ctx, content.tables, tablePk),
-    writeMissing(ctx, content.sets, setPk),
-    writeVersionItems(ctx, cluster, version, snap, content.setContentIds, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex),
-  ]);
+  const ownKeys = await writeMissing(ctx, [
+    { blobs: content.tables, pkOf: tablePk },
+    { blobs: content.sets, pkOf: setPk },
+    { blobs: manifestBodies, pkOf: manifestBodyPk },
+    { blobs: new Map(groups.map((g) => [g.id, () => encodeGroup(g)])), pkOf: objectGroupPk },
+  ], own);
 
   const body: HeaderBody = {
     nodeCount: manifests.size,
@@ -192,26 +194,36 @@ function checkNode(node: string, n: SetNode, hasTable: (id: string) => boolean, 
 // writing an immutable item twice.
 const BLIND_WRITES = 25;
 
-/** Content-addressed items are immutable and shared: only ids whose head is not stored yet are written (encoded only then). */
-async function writeMissing(ctx: StoreContext, blobs: ReadonlyMap<string, string | (() => Uint8Array)>, pkOf: (id: string) => string): Promise<void> {
+/** Content-addressed blobs of one kind, by id, encoded only when written. */
+interface SharedBlobs {
+  readonly blobs: ReadonlyMap<string, string | (() => Uint8Array)>;
+  readonly pkOf: (id: string) => string;
+}
+
+/**
+ * Writes the shared blobs whose head is not stored yet (content-addressed items are immutable and
+ * shared) and the version's own blobs, in one batch. Returns the keys of the version's own items.
+ */
+async function writeMissing(ctx: StoreContext, shared: readonly SharedBlobs[], own: readonly BlobWrite[]): Promise<ItemKey[]> {
   // Ids this process wrote or saw stored need no read: content-addressed items never change or expire.
-  const ids: string[] = [];
-  for (const id of blobs.keys()) if (!ctx.known.has(pkOf, id)) ids.push(id);
-  const stored = ids.length <= BLIND_WRITES ? [] : await ctx.backend.getItems(
-    ids.map((id) => ({ pk: pkOf(id), sk: HEAD_SK })),
-    { attributes: [], consistent: true },
-  );
+  const unknown = shared.map(({ blobs, pkOf }) => [...blobs.keys()].filter((id) => !ctx.known.has(pkOf, id)));
+  const count = unknown.reduce((n, ids) => n + ids.length, 0);
+  const keys = shared.flatMap(({ pkOf }, i) => unknown[i]!.map((id) => ({ pk: pkOf(id), sk: HEAD_SK })));
+  const stored = count <= BLIND_WRITES ? [] : await ctx.backend.getItems(keys, { attributes: [], consistent: true });
   const present = new Set(stored.map((i) => i.pk));
-  const missing = ids.filter((id) => !present.has(pkOf(id)));
-  await writeBlobs(
-    ctx.backend,
-    missing.map((id) => {
+  const writes: BlobWrite[] = [];
+  shared.forEach(({ blobs, pkOf }, i) => {
+    for (const id of unknown[i]!) {
+      const pk = pkOf(id);
+      if (present.has(pk)) continue;
       const blob = blobs.get(id)!;
-      return { pk: pkOf(id), bytes: typeof blob === 'string' ? utf8(blob) : blob() };
-    }),
-    ctx.chunkBytes,
-  );
-  for (const id of ids) ctx.known.add(pkOf, id);
+      writes.push({ pk, bytes: typeof blob === 'string' ? utf8(blob) : blob() });
+    }
+  });
+  const ownPks = new Set(own.map((b) => b.pk));
+  const written = await writeBlobs(ctx.backend, [...writes, ...own], ctx.chunkBytes);
+  shared.forEach(({ pkOf }, i) => unknown[i]!.forEach((id) => ctx.known.add(pkOf, id)));
+  return written.filter((k) => ownPks.has(k.pk));
 }
 
 /**
@@ -230,12 +242,13 @@ function encodedManifest(ctx: StoreContext, node: SetNode, setContentIds: Layere
 }
 
 /**
- * Manifests and object groups (shared), then the version's own items, all keyed by the snapshot
- * hash (see keys.ts): manifest shards, node list and group index. Returns what the header records.
+ * Manifests and object groups (shared, to write when missing), and the version's own items, all
+ * keyed by the snapshot hash (see keys.ts): manifest shards, node list and group index. With what
+ * the header records.
  */
-async function writeVersionItems(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: LayeredMap<string, string>, earlier: { form: PublishedForm; change: SetFormChange } | null, sha256Hex: Sha256Hex): Promise<{ objectsHash: string; manifestShards: number; manifests: Map<string, string>; groups: ObjectGroup[]; ownKeys: ItemKey[] }> {
+function versionItems(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: LayeredMap<string, string>, earlier: { form: PublishedForm; change: SetFormChange } | null, sha256Hex: Sha256Hex): { objectsHash: string; manifestShards: number; manifests: Map<string, string>; groups: ObjectGroup[]; manifestBodies: Map<string, () => Uint8Array>; own: BlobWrite[] } {
   const nodes = Object.keys(snap.ir.nodes).sort();
-  const manifests = new Map<string, Uint8Array>();
+  const manifestBodies = new Map<string, () => Uint8Array>();
   const hashes = new Map<string, string>();
   const shardCount = manifestShardCount(nodes.length);
   const shards: Record<string, string>[] = Array.from({ length: shardCount }, () => ({}));
@@ -248,7 +261,7 @@ async function writeVersionItems(ctx: StoreContext, cluster: string, version: st
     let hash = earlier && !newNodes.has(node) && !sharesAny(n.sets, newSets) ? earlier.form.manifests.get(node) : undefined;
     if (hash === undefined) {
       const encoded = encodedManifest(ctx, n, setContentIds);
-      manifests.set(encoded.hash, encoded.bytes);
+      manifestBodies.set(encoded.hash, () => encoded.bytes);
       hash = encoded.hash;
     }
     hashes.set(node, hash);
@@ -256,18 +269,10 @@ async function writeVersionItems(ctx: StoreContext, cluster: string, version: st
   }
   const groups = objectGroups(snap.items, sha256Hex, earlier?.form.objects);
   const index = encodeGroupIndex(groups);
-  const [, , ownKeys] = await Promise.all([
-    writeMissing(ctx, new Map([...manifests].map(([hash, bytes]) => [hash, () => bytes])), manifestBodyPk),
-    writeMissing(ctx, new Map(groups.map((g) => [g.id, () => encodeGroup(g)])), objectGroupPk),
-    writeBlobs(
-      ctx.backend,
-      [
-        ...shards.map((shard, i) => ({ pk: manifestShardPk(cluster, version, snap.snapshotHash, i), bytes: encodeManifestShard(shard) })),
-        { pk: nodesPk(cluster, version, snap.snapshotHash), bytes: encodeNodes(nodes) },
-        { pk: objectsPk(cluster, version, snap.snapshotHash), bytes: index },
-      ],
-      ctx.chunkBytes,
-    ),
-  ]);
-  return { objectsHash: contentHash(index, sha256Hex), manifestShards: shardCount, manifests: hashes, groups, ownKeys };
+  const own: BlobWrite[] = [
+    ...shards.map((shard, i) => ({ pk: manifestShardPk(cluster, version, snap.snapshotHash, i), bytes: encodeManifestShard(shard) })),
+    { pk: nodesPk(cluster, version, snap.snapshotHash), bytes: encodeNodes(nodes) },
+    { pk: objectsPk(cluster, version, snap.snapshotHash), bytes: index },
+  ];
+  return { objectsHash: contentHash(index, sha256Hex), manifestShards: shardCount, manifests: hashes, groups, manifestBodies, own };
 }
