@@ -209,12 +209,17 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
   const usedTables = new Set<RuleTableId>();
   const touched: string[] = [];
   let podCount = 0;
+  // Pods on untouched nodes: counted from the earlier version's count when it is known (10⁵ pods at L).
+  const earlierPods = reuse?.earlierStats?.pods;
+  let untouchedPods = 0;
+  let anyUntouched = false;
   for (const name of nodeNames) {
     if (want && !want.has(name)) continue;
     const untouched = reuse?.untouchedNode(name);
     if (untouched) {
       nodes[name] = untouched;
-      podCount += Object.keys(untouched.pods).length;
+      anyUntouched = true;
+      if (earlierPods === undefined) untouchedPods += Object.keys(untouched.pods).length;
       continue;
     }
     touched.push(name);
@@ -249,6 +254,12 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     podCount += pods.length;
     nodes[name] = node;
   }
+  if (anyUntouched && earlierPods !== undefined) {
+    // The earlier count less what the touched nodes (and the nodes gone) held then.
+    untouchedPods = earlierPods;
+    for (const name in reuse!.earlier.nodes) if (!(name in nodes) || !reuse!.untouchedNode(name)) untouchedPods -= Object.keys(reuse!.earlier.nodes[name]!.pods).length;
+  }
+  podCount += untouchedPods;
   const newSets: SetId[] = [];
   const resolved = (id: SetId): IrSet => {
     newSets.push(id);

@@ -9,7 +9,7 @@ import { compileSets, type SetCompileOptions, type SetCompileStats, type SetForm
 import { podChangeReuse, type ChangedObject } from './incremental.js';
 import { SetIndex } from './set-index.js';
 import type { SetIr } from './ir.js';
-import { snapshotObjectKey } from '../snapshot/hash.js';
+import { hashObjects, snapshotObjectKey, type HashedObjects } from '../snapshot/hash.js';
 
 /** A compiled version, kept to compile the next one from. */
 export interface CompiledState {
@@ -20,6 +20,8 @@ export interface CompiledState {
   readonly stats?: SetCompileStats | undefined;
   /** Sets by the pod labels they read and the namespaces they draw from (set-index.ts), built on the first change and grown by later ones. */
   readonly setIndex?: SetIndex | undefined;
+  /** The snapshot hash of its objects (the version's identity), with the lines the next one's starts from. */
+  readonly hashed: HashedObjects;
 }
 
 export type NextVersion =
@@ -41,7 +43,7 @@ export function compiledState(parsed: ParsedSnapshot, opts: SetCompileOptions = 
   const snapshot = kept(parsed);
   const cluster = buildCluster(snapshot);
   const { ir, stats } = compileSets(cluster, opts);
-  return { state: { snapshot, cluster, ir, stats }, stats };
+  return { state: { snapshot, cluster, ir, stats, hashed: hashObjects(snapshot.objects, opts.sha256Hex) }, stats };
 }
 
 /**
@@ -72,7 +74,8 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   const { ir, stats, change } = compileSets(cluster, opts, reuse ?? undefined);
   // The index holds sets by id, whatever version they are in: it grows with the new ones.
   if (index && change) for (const id of change.sets) index.add(id, ir.sets[id]!.definition);
-  return { ok: true, state: { snapshot, cluster, ir, stats, setIndex: reuse ? index : undefined }, stats, incremental: reuse !== null, changed, change };
+  const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined);
+  return { ok: true, state: { snapshot, cluster, ir, stats, setIndex: reuse ? index : undefined, hashed }, stats, incremental: reuse !== null, changed, change };
 }
 
 /**

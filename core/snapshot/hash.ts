@@ -1,9 +1,11 @@
 // The identity of a snapshot's content, so re-sending the same cluster (other key order, other
-// object order, other whitespace, YAML or JSON) is the same: SHA-256 over each object's key and
-// the digest of its canonical JSON, in key order. Digests are kept per object: a version from
-// changes shares its unchanged objects with the version before, and hashes only the new ones.
+// object order, other whitespace, YAML or JSON) is the same: SHA-256 over runs of objects in key
+// order, each run hashed over its objects' keys and the digests of their canonical JSON. Digests
+// and runs are kept per object: a version from changes shares its unchanged objects (and so
+// most runs) with the version before, and hashes only the runs that changed.
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { portableSha256Hex, type Sha256Hex } from '../compile/table-id.js';
+import { fnv1a } from '../fnv1a.js';
 import { byText, sortOnce } from '../sorted.js';
 
 /** The same value with object keys sorted, so JSON.stringify of equal content is equal text. */
@@ -38,16 +40,119 @@ export function objectDigest(o: SnapshotObject, sha256Hex: Sha256Hex = portableS
 // Each object's line, made once: a version from changes carries most objects of the one before.
 const lineCache = new WeakMap<Sha256Hex, WeakMap<SnapshotObject, string>>();
 
-/** `sha256Hex`: the portable SHA-256 by default; Node entries pass node:crypto's (same digest). */
-export function snapshotHash(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex = portableSha256Hex): string {
+function lines(sha256Hex: Sha256Hex): (o: SnapshotObject) => string {
   let cache = lineCache.get(sha256Hex);
   if (!cache) lineCache.set(sha256Hex, (cache = new WeakMap()));
-  const lines: string[] = [];
-  for (const o of objects) {
+  return (o) => {
     let line = cache.get(o);
     if (line === undefined) cache.set(o, (line = `${snapshotObjectKey(o)} ${objectDigest(o, sha256Hex)}`));
-    lines.push(line);
+    return line;
+  };
+}
+
+/** Objects per run on average. */
+export const RUN_SPAN = 64;
+
+// Per parsed object: whether a run ends after it.
+const cuts = new WeakMap<SnapshotObject, boolean>();
+
+/**
+ * Whether a run of objects (in key order) ends after this one: when its key hashes to 0 mod
+ * RUN_SPAN. Cuts depend on keys alone (content-defined chunking), so a changed object changes
+ * only its own run, and an added or deleted one at most its neighbours'. The store cuts its
+ * object groups at the same places.
+ */
+export function endsRun(o: SnapshotObject): boolean {
+  let cut = cuts.get(o);
+  if (cut === undefined) cuts.set(o, (cut = fnv1a(snapshotObjectKey(o)) % RUN_SPAN === 0));
+  return cut;
+}
+
+/** A run of objects and the SHA-256 of its lines. */
+interface Run {
+  readonly objects: readonly SnapshotObject[];
+  readonly digest: string;
+}
+
+/** A snapshot hash with the runs it hashed: what the next version's hash starts from. */
+export interface HashedObjects {
+  /** The objects in key order. */
+  readonly objects: readonly SnapshotObject[];
+  readonly runs: readonly Run[];
+  readonly hash: string;
+}
+
+const byKey = (a: SnapshotObject, b: SnapshotObject) => byText(snapshotObjectKey(a), snapshotObjectKey(b));
+
+// The last run that ended with an object (never mutated): a version from changes carries most
+// objects, and so most runs, along.
+const endedRuns = new WeakMap<Sha256Hex, WeakMap<SnapshotObject, Run>>();
+
+function runOf(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex): Run {
+  let cache = endedRuns.get(sha256Hex);
+  if (!cache) endedRuns.set(sha256Hex, (cache = new WeakMap()));
+  const last = objects[objects.length - 1]!;
+  const earlier = cache.get(last);
+  if (earlier && earlier.objects.length === objects.length && earlier.objects.every((o, i) => o === objects[i])) return earlier;
+  const run = { objects, digest: sha256Hex(objects.map(lines(sha256Hex)).join('\n')) };
+  cache.set(last, run);
+  return run;
+}
+
+/** `sha256Hex`: the portable SHA-256 by default; Node entries pass node:crypto's (same digest). */
+export function snapshotHash(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex = portableSha256Hex): string {
+  return hashObjects(objects, sha256Hex).hash;
+}
+
+/**
+ * The identity of a snapshot's content: SHA-256 over the digests of its runs (objects in key
+ * order, cut by endsRun), each the SHA-256 of its objects' lines (key and digest of the canonical
+ * JSON). A version from changes hashes only the runs holding a changed object: from `earlier`
+ * when objects were only replaced in place (same count, same key at every position: the cuts are
+ * where they were), by a scan of references; otherwise runs ending with the same object and
+ * holding the same objects are the earlier ones.
+ */
+export function hashObjects(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex = portableSha256Hex, earlier?: HashedObjects): HashedObjects {
+  const inPlace = earlier ? runsInPlace(objects, sha256Hex, earlier) : null;
+  let sorted = objects;
+  let runs: Run[];
+  if (inPlace) runs = inPlace;
+  else {
+    sorted = sortOnce(objects.slice(), byKey);
+    runs = [];
+    let start = 0;
+    for (let i = 0; i < sorted.length; i++) {
+      if (!endsRun(sorted[i]!) && i < sorted.length - 1) continue;
+      runs.push(runOf(sorted.slice(start, i + 1), sha256Hex));
+      start = i + 1;
+    }
   }
-  sortOnce(lines, byText);
-  return sha256Hex(lines.join('\n'));
+  return { objects: sorted, runs, hash: sha256Hex(runs.map((r) => r.digest).join('\n')) };
+}
+
+function runsInPlace(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex, earlier: HashedObjects): Run[] | null {
+  if (earlier.objects.length !== objects.length) return null;
+  for (let i = 0; i < objects.length; i++) {
+    if (objects[i] !== earlier.objects[i] && snapshotObjectKey(objects[i]!) !== snapshotObjectKey(earlier.objects[i]!)) return null;
+  }
+  const runs: Run[] = [];
+  let at = 0;
+  for (const r of earlier.runs) {
+    const end = at + r.objects.length;
+    let same = true;
+    for (let i = at; i < end && same; i++) same = objects[i] === earlier.objects[i];
+    runs.push(same ? r : runOf(objects.slice(at, end), sha256Hex));
+    at = end;
+  }
+  return runs;
+}
+
+/**
+ * The snapshot hash as netpolc computed it before runs (SHA-256 over every object's line, in key
+ * order): versions stored then carry it, and the same content sent again must still match them.
+ */
+export function formerSnapshotHash(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex = portableSha256Hex): string {
+  const all = objects.map(lines(sha256Hex));
+  sortOnce(all, byText);
+  return sha256Hex(all.join('\n'));
 }

@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import type { Sha256Hex } from '../../core/compile/table-id.js';
 import { compiledState, nextVersion, type CompiledState } from '../../core/sets/next-version.js';
 import type { SetCompileStats, SetFormChange } from '../../core/sets/compile.js';
-import { snapshotHash } from '../../core/snapshot/hash.js';
+import { formerSnapshotHash, snapshotHash } from '../../core/snapshot/hash.js';
 import { isChangesBody, VersionFromChangesSchema } from '../../schemas/api/versions.js';
 import { formatPath, parseSnapshot, type ParsedSnapshot } from '../../schemas/snapshot.js';
 import type { LatestConditions, SnapshotStore } from '../../infra/store/types.js';
@@ -52,20 +52,18 @@ export async function publish(c: Context, store: SnapshotStore, deps: PublishDep
   if (!parsed.ok) throw invalid(parsed.issues);
   let version = versionFromPath ?? (parsed.snapshot.resourceVersion || undefined);
   let derived: Record<string, unknown> = {};
-  let hash: string | undefined;
   if (version === undefined) {
     // kubectl prints `metadata: {resourceVersion: ""}` on the Lists it builds (`kubectl get -o
     // yaml`): there is no version to use, so the content names one. The same content POSTed
     // again is the same version (200 unchanged).
-    hash = snapshotHash(parsed.snapshot.objects, deps.sha256Hex);
-    version = `sha256-${hash.slice(0, 20)}`;
+    version = `sha256-${snapshotHash(parsed.snapshot.objects, deps.sha256Hex).slice(0, 20)}`;
     derived = { versionDerived: true, message: `the List's metadata.resourceVersion is empty or absent (kubectl prints resourceVersion: "" on Lists), so the version is derived from the snapshot's content: ${version}; PUT …/snapshots/{resourceVersion} to name it` };
   }
   if (versionFromPath === null) await checkConditions(store, cluster, version, conditions);
   const started = performance.now();
   const { state, stats } = compiledState(parsed.snapshot, deps.sha256Hex ? { sha256Hex: deps.sha256Hex } : {});
   deps.metrics.compile.observe((performance.now() - started) / 1000, { form: 'ir' });
-  return storeVersion(c, store, deps, cluster, version, state, stats, started, derived, conditions, undefined, hash);
+  return storeVersion(c, store, deps, cluster, version, state, stats, started, derived, conditions);
 }
 
 async function publishChanges(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, body: unknown, version: string, conditions: LatestConditions | undefined) {
@@ -89,7 +87,7 @@ async function publishChanges(c: Context, store: SnapshotStore, deps: PublishDep
   const next = nextVersion(base, { apply: apply.snapshot, delete: changes.delete }, deps.sha256Hex ? { sha256Hex: deps.sha256Hex } : {});
   if (!next.ok) throw invalid(next.issues);
   deps.metrics.compile.observe((performance.now() - started) / 1000, { form: 'ir' });
-  return storeVersion(c, store, deps, cluster, version, next.state, next.stats, started, { base: baseVersion, changed: next.changed.length, incremental: next.incremental, warm: warm !== null }, conditions, next.change, undefined, existing === null);
+  return storeVersion(c, store, deps, cluster, version, next.state, next.stats, started, { base: baseVersion, changed: next.changed.length, incremental: next.incremental, warm: warm !== null }, conditions, next.change, existing === null);
 }
 
 /** A stored version's objects, as the snapshot the changes apply to. */
@@ -99,15 +97,16 @@ async function storedSnapshot(store: SnapshotStore, cluster: string, version: st
   return { objects: [...objects], ignored: { ...ignored }, resourceVersion: version, paths: new Map() };
 }
 
-async function storeVersion(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, version: string, state: CompiledState, stats: SetCompileStats, started: number, extra: Record<string, unknown>, conditions: LatestConditions | undefined, change?: SetFormChange, knownHash?: string, headerAbsent = false) {
+async function storeVersion(c: Context, store: SnapshotStore, deps: PublishDeps, cluster: string, version: string, state: CompiledState, stats: SetCompileStats, started: number, extra: Record<string, unknown>, conditions: LatestConditions | undefined, change?: SetFormChange, headerAbsent = false) {
   const objects: Record<string, number> = {};
   for (const o of state.snapshot.objects) objects[o.kind] = (objects[o.kind] ?? 0) + 1;
-  const hash = knownHash ?? snapshotHash(state.snapshot.objects, deps.sha256Hex);
-  const compiled = { snapshotHash: hash, objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir: state.ir, items: state.snapshot.objects, ignored: state.snapshot.ignored, ...(change ? { change } : {}) };
+  const hash = state.hashed.hash;
+  const compiled = { snapshotHash: hash, formerSnapshotHash: () => formerSnapshotHash(state.snapshot.objects, deps.sha256Hex), objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir: state.ir, items: state.snapshot.objects, ignored: state.snapshot.ignored, ...(change ? { change } : {}) };
   const result = await conditionErrors(storeErrors(store.publish(cluster, version, compiled, { ...(conditions ? { conditions } : {}), ...(headerAbsent ? { headerAbsent } : {}) })), conditions);
   deps.metrics.publish.observe((performance.now() - started) / 1000, { status: result.status });
   deps.polls?.forget(cluster);
   // The next change most likely comes on the latest version.
-  if (result.latest) deps.warm.set(cluster, { version, snapshotHash: hash, state });
+  // Keyed by the hash stored (a version stored by an earlier netpolc keeps the hash it computed).
+  if (result.latest) deps.warm.set(cluster, { version, snapshotHash: result.header.snapshotHash, state });
   return c.json({ cluster, version, status: result.status, latest: result.latest, header: result.header, ...extra }, result.status === 'created' ? 201 : 200);
 }

@@ -29,6 +29,7 @@
 // with different content never overwrite each other's: the header decides which set is read.
 // Content-addressed items (t, e, g, o) are immutable and never expire; per-version items, the
 // header and the version's order item expire together once the pointer has passed the version.
+import { fnv1a } from '../../core/fnv1a.js';
 import { StoreInputError } from './types.js';
 
 export interface ItemKey {
@@ -79,13 +80,6 @@ export const manifestShardPk = (cluster: string, version: string, snapshotHash: 
 /** Nodes per manifest shard, on average. */
 const NODES_PER_SHARD = 64;
 export const manifestShardCount = (nodes: number): number => Math.max(1, Math.ceil(nodes / NODES_PER_SHARD));
-
-/** FNV-1a: cheap and stable across platforms; spreads names over shards and cuts object groups. */
-export function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
 
 export const shardOf = (node: string, shards: number): number => fnv1a(node) % shards;
 

@@ -1,19 +1,15 @@
 // A version's snapshot objects, stored as content-addressed groups shared between versions: the
-// objects in key order, cut after every object whose key hashes to 0 mod GROUP_SPAN. Cuts depend
-// on keys alone (content-defined chunking), so a changed object changes only its own group and
-// an added or deleted one at most its neighbours; a one-pod version writes one group, not the
-// whole cluster. A version keeps only the list of its groups' ids.
+// objects in key order, cut where the snapshot hash cuts its runs (core/snapshot/hash.ts
+// endsRun: on keys alone), so a changed object changes only its own group and an added or
+// deleted one at most its neighbours; a one-pod version writes one group, not the whole
+// cluster. A version keeps only the list of its groups' ids.
 import type { Sha256Hex } from '../../core/compile/table-id.js';
 import { contentId } from '../../core/sets/ids.js';
-import { objectDigest, snapshotObjectKey } from '../../core/snapshot/hash.js';
+import { endsRun, objectDigest, snapshotObjectKey } from '../../core/snapshot/hash.js';
 import { sortOnce } from '../../core/sorted.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { fromUtf8, utf8 } from './codec.js';
-import { fnv1a } from './keys.js';
 import { StoreCorruptionError } from './types.js';
-
-/** Objects per group on average (about 50 KB of pods or policies). */
-export const GROUP_SPAN = 64;
 
 // The parsed form of objects belongs to this release's schemas: a tag lets a later release that
 // changes that form recognise older blobs instead of misreading them.
@@ -28,16 +24,9 @@ export interface ObjectGroup {
 
 const groupId = (objects: readonly SnapshotObject[], sha256Hex: Sha256Hex): string => contentId('o', objects.map((o) => objectDigest(o, sha256Hex)).join('\n'), sha256Hex);
 
-// Per parsed object (never mutated): whether a group ends after it, and the last group that
-// ended with it. A version from changes carries most objects, and so most groups, along.
-const cuts = new WeakMap<SnapshotObject, boolean>();
+// Per parsed object (never mutated): the last group that ended with it. A version from changes
+// carries most objects, and so most groups, along.
 const endedGroups = new WeakMap<SnapshotObject, { readonly group: ObjectGroup; readonly sha256Hex: Sha256Hex }>();
-
-function cutAfter(o: SnapshotObject): boolean {
-  let cut = cuts.get(o);
-  if (cut === undefined) cuts.set(o, (cut = fnv1a(snapshotObjectKey(o)) % GROUP_SPAN === 0));
-  return cut;
-}
 
 function groupOf(objects: SnapshotObject[], sha256Hex: Sha256Hex): ObjectGroup {
   const last = objects[objects.length - 1]!;
@@ -92,7 +81,7 @@ function groupAll(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex): Obj
   let current: SnapshotObject[] = [];
   for (const o of sortOnce(objects.slice(), byKey)) {
     current.push(o);
-    if (cutAfter(o)) {
+    if (endsRun(o)) {
       groups.push(groupOf(current, sha256Hex));
       current = [];
     }

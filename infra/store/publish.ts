@@ -76,7 +76,7 @@ interface Content {
 
 async function settle(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, header: Item, status: PublishResult['status'], opts: PublishOptions): Promise<PublishResult> {
   const stored = summaryFromItem(cluster, header);
-  if (stored.snapshotHash !== snap.snapshotHash) throw new VersionConflictError(cluster, version, stored.snapshotHash, snap.snapshotHash);
+  if (stored.snapshotHash !== snap.snapshotHash && stored.snapshotHash !== snap.formerSnapshotHash?.()) throw new VersionConflictError(cluster, version, stored.snapshotHash, snap.snapshotHash);
   const latest = await makeLatest(ctx, cluster, version, header, status === 'created', opts);
   // Re-read only when the TTL may just have been set or removed, so the result shows it.
   const summary = latest && header[TTL_ATTRIBUTE] === undefined ? stored : summaryFromItem(cluster, (await ctx.backend.getItem(headerKey(cluster, version))) ?? header);

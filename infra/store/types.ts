@@ -23,6 +23,11 @@ export interface CompiledSnapshot {
    * Printable ASCII without '#', at most 256 characters.
    */
   readonly snapshotHash: string;
+  /**
+   * The same content's hash as an earlier netpolc computed it, asked for only when a stored
+   * version's hash differs: a version stored then, sent again unchanged, is the same version.
+   */
+  readonly formerSnapshotHash?: () => string;
   /** Object counts by kind (Pod, Namespace, NetworkPolicy, ...). */
   readonly objects: Readonly<Record<string, number>>;
   readonly compile: CompileFigures;

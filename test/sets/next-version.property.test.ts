@@ -2,6 +2,7 @@
 // after every step of random change sequences: pod edits (relabel, move, readdress onto
 // another pod's address, host network, delete, add) take the incremental path, everything
 // else (policies, namespaces, nodes) the full one.
+import { snapshotHash } from '../../core/snapshot/hash.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildCluster, type Cluster } from '../../core/cluster.js';
@@ -58,6 +59,8 @@ describe('versions from changes', () => {
           expect(JSON.stringify(next.state.ir)).toBe(JSON.stringify(expected));
           // Its counts too (moved by what changed), all but how many groups this run compiled.
           expect({ ...next.stats, groups: 0 }).toEqual({ ...whole.stats, groups: 0 });
+          // Its snapshot hash (from the earlier one's lines) as hashed from scratch, in another order.
+          expect(next.state.hashed.hash).toBe(snapshotHash(reordered.objects));
           // The cluster too (a pod replaced in place is not built again): what every other stage reads of it.
           expect(clusterFacts(next.state.cluster)).toEqual(clusterFacts(buildCluster(next.state.snapshot)));
           state = next.state;
