@@ -62,9 +62,14 @@ function recordAfter<T>(earlier: Readonly<Record<string, T>>, change: IdChange, 
     for (const id in earlier) out[id] = replaced.get(id) ?? earlier[id]!;
     return out;
   }
-  const ids: string[] = [...change.added];
-  for (const id in earlier) if (!change.dropped.has(id)) ids.push(id);
-  for (const id of ids.sort()) out[id] = replaced.get(id) ?? (id in earlier ? earlier[id]! : added(id));
+  // The earlier ids are in order already: the few added ones are merged in, not sorted with them.
+  const adds = [...change.added].sort();
+  let a = 0;
+  for (const id in earlier) {
+    for (; a < adds.length && adds[a]! < id; a++) out[adds[a]!] = added(adds[a]!);
+    if (!change.dropped.has(id)) out[id] = replaced.get(id) ?? earlier[id]!;
+  }
+  for (; a < adds.length; a++) out[adds[a]!] = added(adds[a]!);
   return out;
 }
 
