@@ -256,11 +256,11 @@ async function child(size: Size, opts: { repeat: number; profile: boolean; naive
     const perNodeBytes: number[] = [];
     for (const node of Object.values(sets.ir.nodes)) {
       let b = JSON.stringify(node).length;
-      for (const id of node.sets) b += JSON.stringify(sets.ir.sets[id]).length;
-      for (const id of node.tables) b += JSON.stringify(sets.ir.tables[id]).length;
+      for (const id of node.sets) b += JSON.stringify(sets.ir.sets.get(id)).length;
+      for (const id of node.tables) b += JSON.stringify(sets.ir.tables.get(id)).length;
       if (Object.keys(node.pods).length > 0) perNodeBytes.push(b);
     }
-    const tableRules = Object.values(sets.ir.tables).map((t) => t.admin.length + t.networkPolicy.rules.length + t.baseline.length);
+    const tableRules = [...sets.ir.tables.entries()].map(([, t]) => t.admin.length + t.networkPolicy.rules.length + t.baseline.length);
     const setFigures: SetFigures = { ...sets.stats, bytes: JSON.stringify(sets.ir).length, maxRulesPerTable: Math.max(0, ...tableRules), nodeBytes: quantiles(perNodeBytes) };
     emit('sets', setFigures);
     gcNow();

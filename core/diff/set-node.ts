@@ -36,7 +36,7 @@ export interface NodeDelta {
 export function sliceOf(ir: SetIr, node: string): NodeSlice | null {
   const n: SetNode | undefined = ir.nodes[node];
   if (!n) return null;
-  return { addresses: n.addresses, pods: n.pods, sets: Object.fromEntries(n.sets.map((id) => [id, ir.sets[id]!])), tables: Object.fromEntries(n.tables.map((id) => [id, ir.tables[id]!])) };
+  return { addresses: n.addresses, pods: n.pods, sets: Object.fromEntries(n.sets.map((id) => [id, ir.sets.get(id)!])), tables: Object.fromEntries(n.tables.map((id) => [id, ir.tables.get(id)!])) };
 }
 
 const sorted = (xs: Iterable<string>) => [...xs].sort();

@@ -7,6 +7,7 @@
 // commit. A change of the node's own addresses rewrites its entry chain: the whole artifact.
 import { applyNodeDelta, type MemberChange, type NodeDelta, type NodeSlice } from '../diff/set-node.js';
 import type { Family } from '../net/ip.js';
+import { IdRecord } from '../sets/id-record.js';
 import { chainOf, dispatchRules, HOOKS, ipsetLines, ipsetName, netElements, tableRules, type IptablesArtifact } from './iptables.js';
 
 /** A delta artifact: the full one's parts, plus what runs after the restores. */
@@ -25,7 +26,7 @@ function memberLines(id: string, change: MemberChange, family: Family): string[]
 /** The delta artifact from `before` (the node's slice at version `from`), or null when only the whole artifact will do. */
 export function iptablesDelta(node: string, from: string, to: string, before: NodeSlice, delta: NodeDelta): IptablesDelta | null {
   if (delta.addresses) return null;
-  const sets = { ...before.sets, ...delta.setsAdded };
+  const sets = IdRecord.of([...Object.entries(before.sets), ...Object.entries(delta.setsAdded)]);
   const after = applyNodeDelta(before, delta);
   const header = (what: string) => `# netpolc: ${what} delta for node ${node} from version ${from} to ${to}; apply on rules at version ${from}.`;
   const ipset = [

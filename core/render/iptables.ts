@@ -62,7 +62,7 @@ const portText = (lo: number, hi: number) => (lo === hi ? `${lo}` : `${lo}:${hi}
 
 /** The match part of a set rule in one family: one variant per port spec (OR by writing several rules). */
 function matchVariants(sets: SetIr['sets'], rule: SetRule, side: 'src' | 'dst', family: Family): string[] {
-  const set = rule.set === null ? null : sets[rule.set];
+  const set = rule.set === null ? null : sets.get(rule.set);
   if (rule.set !== null && !set) throw new Error(`set form references missing set ${rule.set}`);
   // Egress named ports: the destination's address, protocol and port are one hash:ip,port lookup.
   if (set?.kind === 'ports') return [`-m set --match-set ${ipsetName(rule.set!, family)} ${side},${side}`];
@@ -100,7 +100,7 @@ export function dispatchRules(node: Pick<SetNode, 'pods'>, family: Family): stri
 
 export function renderPayload(ir: SetIr, name: string, node: SetNode, family: Family): string {
   const tables = node.tables.map((id) => {
-    const table = ir.tables[id];
+    const table = ir.tables.get(id);
     if (!table) throw new Error(`set form node ${name} needs missing table ${id}`);
     return [id, table] as const;
   });
@@ -129,7 +129,7 @@ export function renderPayload(ir: SetIr, name: string, node: SetNode, family: Fa
 
 export function renderIpset(ir: SetIr, name: string, node: SetNode): string {
   const lines = node.sets.flatMap((id) => {
-    const set = ir.sets[id];
+    const set = ir.sets.get(id);
     if (!set) throw new Error(`set form node ${name} needs missing set ${id}`);
     return ipsetLines(id, set);
   });

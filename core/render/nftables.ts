@@ -71,7 +71,7 @@ function portMatches(ports: readonly PortSpec[] | null): string[] {
 /** nft rules for one set rule: per family of the peer set, per protocol of its ports. */
 function ruleLines(sets: SetIr['sets'], rule: SetRule, peer: 'saddr' | 'daddr', verdict: string): string[] {
   const out: string[] = [];
-  const set = rule.set === null ? null : sets[rule.set];
+  const set = rule.set === null ? null : sets.get(rule.set);
   if (rule.set !== null && !set) throw new Error(`set form references missing set ${rule.set}`);
   if (set?.kind === 'ports') {
     // Egress named ports: the destination's (address, protocol, port) is one set lookup.
@@ -123,7 +123,7 @@ export function renderNode(ir: SetIr, name: string, node: SetNode): string {
     `delete table ${NFT_TABLE}`,
     `table ${NFT_TABLE} {`,
     ...node.sets.flatMap((id) => {
-      const set = ir.sets[id];
+      const set = ir.sets.get(id);
       if (!set) throw new Error(`set form node ${name} needs missing set ${id}`);
       return renderSet(id, set);
     }),
@@ -134,7 +134,7 @@ export function renderNode(ir: SetIr, name: string, node: SetNode): string {
     renderMap(POD_MAPS.ingress[4], 4, entries, 'ingress'),
     renderMap(POD_MAPS.ingress[6], 6, entries, 'ingress'),
     ...node.tables.flatMap((id) => {
-      const table = ir.tables[id];
+      const table = ir.tables.get(id);
       if (!table) throw new Error(`set form node ${name} needs missing table ${id}`);
       return renderTable(ir.sets, id, table);
     }),

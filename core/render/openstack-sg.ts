@@ -96,7 +96,7 @@ function setRules(ir: SetIr, rules: readonly SetRule[], direction: 'ingress' | '
   const rule = (ethertype: 'IPv4' | 'IPv6', protocol: SecurityGroupRule['protocol'], ports: readonly [number, number] | null, remote: { ip?: string; group?: string }) =>
     out.push({ direction, ethertype, protocol, port_range_min: ports?.[0] ?? null, port_range_max: ports?.[1] ?? null, remote_ip_prefix: remote.ip ?? null, remote_address_group_id: remote.group ?? null });
   for (const r of rules) {
-    const set = r.set === null ? null : ir.sets[r.set];
+    const set = r.set === null ? null : ir.sets.get(r.set);
     if (set?.kind === 'ports') {
       for (const [a, p, n] of set.elements) rule(a.includes(':') ? 'IPv6' : 'IPv4', p.toLowerCase() as 'tcp', [n, n], { ip: `${a}/${a.includes(':') ? 128 : 32}` });
       continue;
@@ -121,7 +121,7 @@ function render(ir: SetIr): Record<string, SecurityGroupsNode> {
     const groups = new Map<string, SecurityGroup>();
     const used = new Set<string>();
     const group = (id: string) => {
-      const table = ir.tables[id]!;
+      const table = ir.tables.get(id)!;
       const name = `netpolc-${id}`;
       if (!groups.has(name)) {
         const allows = unionOfAllows(table);
@@ -139,7 +139,7 @@ function render(ir: SetIr): Record<string, SecurityGroupsNode> {
     });
     const ports = Object.entries(node.pods).map(([pod, p]) => ({ pod, fixed_ips: p.ips, security_groups: [group(p.ingress), group(p.egress), local] }));
     const addressGroups = [...used].sort().map((id) => {
-      const set = ir.sets[id]!;
+      const set = ir.sets.get(id)!;
       return { name: groupName(id), description: `netpolc set ${id}`, addresses: set.kind === 'addresses' ? [...set.v4, ...set.v6] : [] };
     });
     out[nodeName] = { address_groups: addressGroups, security_groups: [...groups.values()].sort((a, b) => (a.name < b.name ? -1 : 1)), ports };

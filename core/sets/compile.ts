@@ -8,6 +8,7 @@ import { formatIp } from '../net/ip.js';
 import type { Direction } from '../policy/model.js';
 import { SET_IR_VERSION, type IrSet, type RuleTable, type RuleTableId, type SetId, type SetIr, type SetNode, type SetPod } from './ir.js';
 import { contentId } from './ids.js';
+import { IdRecord } from './id-record.js';
 import { SetRegistry } from './registry.js';
 import { ruleTable } from './tables.js';
 import { includesSorted } from '../sorted.js';
@@ -42,35 +43,20 @@ interface IdChange {
   readonly dropped: ReadonlySet<string>;
 }
 
-/** The used ids with their bodies, in id order (a compile without an earlier version). */
-function record<T>(used: ReadonlySet<string>, body: (id: string) => T): Record<string, T> {
-  const out: Record<string, T> = {};
-  for (const id of [...used].sort()) out[id] = body(id);
-  return out;
+/** The used ids with their bodies (a compile without an earlier version). */
+function record<T>(used: ReadonlySet<string>, body: (id: string) => T): IdRecord<T> {
+  return IdRecord.of([...used].map((id) => [id, body(id)] as const));
 }
 
 /**
- * The earlier version's record with what changed: when no id came or went and no body changed
- * it is the earlier record itself (a pod change mostly changes members of a few sets, not which
- * sets and tables exist); otherwise a copy in id order, without sorting thousands of ids again
- * unless some came or went.
+ * The earlier version's record with what changed (id-record.ts): ids that came with their
+ * bodies, earlier ids whose bodies changed, ids that went. A pod change mostly changes members of
+ * a few sets, not which sets and tables exist: the earlier record is shared, not copied.
  */
-function recordAfter<T>(earlier: Readonly<Record<string, T>>, change: IdChange, replaced: ReadonlyMap<string, T>, added: (id: string) => T): Readonly<Record<string, T>> {
-  const out: Record<string, T> = {};
-  if (change.added.length === 0 && change.dropped.size === 0) {
-    if (replaced.size === 0) return earlier;
-    for (const id in earlier) out[id] = replaced.get(id) ?? earlier[id]!;
-    return out;
-  }
-  // The earlier ids are in order already: the few added ones are merged in, not sorted with them.
-  const adds = [...change.added].sort();
-  let a = 0;
-  for (const id in earlier) {
-    for (; a < adds.length && adds[a]! < id; a++) out[adds[a]!] = added(adds[a]!);
-    if (!change.dropped.has(id)) out[id] = replaced.get(id) ?? earlier[id]!;
-  }
-  for (; a < adds.length; a++) out[adds[a]!] = added(adds[a]!);
-  return out;
+function recordAfter<T>(earlier: IdRecord<T>, change: IdChange, replaced: ReadonlyMap<string, T>, added: (id: string) => T): IdRecord<T> {
+  const set = new Map(replaced);
+  for (const id of change.added) set.set(id, added(id));
+  return earlier.after({ set, dropped: change.dropped });
 }
 
 const rulesOf = (t: RuleTable) => t.admin.length + t.networkPolicy.rules.length + t.baseline.length;
@@ -86,26 +72,18 @@ function counts(ir: SetIr, reuse: SetReuse | undefined, change: { sets: IdChange
   if (before?.members !== undefined && before.sets !== undefined && change) {
     const earlier = reuse!.earlier;
     let { tables, rules, sets, members } = before;
-    for (const id of change.tables.added) [tables, rules] = [tables + 1, rules + rulesOf(ir.tables[id]!)];
-    for (const id of change.tables.dropped) [tables, rules] = [tables - 1, rules - rulesOf(earlier.tables[id]!)];
-    for (const id of change.newSets) members += membersOf(ir.sets[id]!) - (id in earlier.sets ? membersOf(earlier.sets[id]!) : 0);
-    for (const id of change.sets.dropped) members -= membersOf(earlier.sets[id]!);
+    for (const id of change.tables.added) [tables, rules] = [tables + 1, rules + rulesOf(ir.tables.get(id)!)];
+    for (const id of change.tables.dropped) [tables, rules] = [tables - 1, rules - rulesOf(earlier.tables.get(id)!)];
+    for (const id of change.newSets) members += membersOf(ir.sets.get(id)!) - (earlier.sets.has(id) ? membersOf(earlier.sets.get(id)!) : 0);
+    for (const id of change.sets.dropped) members -= membersOf(earlier.sets.get(id)!);
     sets += change.sets.added.length - change.sets.dropped.size;
     return { tables, rules, sets, members };
   }
-  let tables = 0;
   let rules = 0;
-  for (const id in ir.tables) {
-    tables++;
-    rules += rulesOf(ir.tables[id]!);
-  }
-  let sets = 0;
+  for (const [, t] of ir.tables.entries()) rules += rulesOf(t);
   let members = 0;
-  for (const id in ir.sets) {
-    sets++;
-    members += membersOf(ir.sets[id]!);
-  }
-  return { tables, rules, sets, members };
+  for (const [, set] of ir.sets.entries()) members += membersOf(set);
+  return { tables: ir.tables.size, rules, sets: ir.sets.size, members };
 }
 
 /** The sets a table names. */
@@ -145,12 +123,12 @@ export interface SetReuse {
  * no earlier node did is added; what they (or nodes now gone) stopped using is dropped unless
  * another node still uses it.
  */
-function usedAfter(earlierIds: Readonly<Record<string, unknown>>, earlier: SetIr['nodes'], nodes: Record<string, SetNode>, touched: readonly string[], pick: (n: SetNode) => readonly string[]): IdChange {
+function usedAfter(earlierIds: IdRecord<unknown>, earlier: SetIr['nodes'], nodes: Record<string, SetNode>, touched: readonly string[], pick: (n: SetNode) => readonly string[]): IdChange {
   const added = new Set<string>();
   const candidates = new Set<string>();
   for (const name of new Set([...touched, ...Object.keys(earlier).filter((n) => !(n in nodes))])) {
     const [before, after] = [earlier[name], nodes[name]];
-    for (const id of after ? pick(after) : []) if (!(id in earlierIds)) added.add(id);
+    for (const id of after ? pick(after) : []) if (!earlierIds.has(id)) added.add(id);
     for (const id of before ? pick(before) : []) if (!after || !includesSorted(pick(after), id)) candidates.add(id);
   }
   const all = Object.values(nodes);
@@ -270,18 +248,18 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     newSets.push(id);
     if (registry.has(id)) return registry.get(id);
     // A set this compile did not name (its pods' tables were kept): the earlier definition says what to resolve.
-    const earlier = reuse?.earlier.sets[id];
+    const earlier = reuse?.earlier.sets.get(id);
     const set = earlier && registry.fromDefinition(id, earlier.definition);
     if (!set) throw new Error(`set ${id} is neither compiled nor resolvable from the earlier version`);
     return set;
   };
-  let sets: Readonly<Record<SetId, IrSet>>;
-  let usedTableEntries: Readonly<Record<RuleTableId, RuleTable>>;
+  let sets: IdRecord<IrSet>;
+  let usedTableEntries: IdRecord<RuleTable>;
   let change: { sets: IdChange; tables: IdChange } | null = null;
   if (reuse) {
     change = { sets: usedAfter(reuse.earlier.sets, reuse.earlier.nodes, nodes, touched, (n) => n.sets), tables: usedAfter(reuse.earlier.tables, reuse.earlier.nodes, nodes, touched, (n) => n.tables) };
     const replaced = new Map<SetId, IrSet>();
-    for (const id of reuse.setsToResolve()) if (id in reuse.earlier.sets && !change.sets.dropped.has(id)) replaced.set(id, resolved(id));
+    for (const id of reuse.setsToResolve()) if (reuse.earlier.sets.has(id) && !change.sets.dropped.has(id)) replaced.set(id, resolved(id));
     sets = recordAfter(reuse.earlier.sets, change.sets, replaced, resolved);
     usedTableEntries = recordAfter(reuse.earlier.tables, change.tables, new Map(), tableBody);
   } else {
@@ -295,7 +273,7 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
   const formChange: SetFormChange = {
     from: earlier,
     sets: newSets,
-    tables: [...tables.keys()].filter((id) => id in usedTableEntries && !(id in earlier.tables)),
+    tables: [...tables.keys()].filter((id) => usedTableEntries.has(id) && !earlier.tables.has(id)),
     nodes: touched.filter((name) => nodes[name] !== earlier.nodes[name]),
   };
   return { ir, stats, change: formChange };

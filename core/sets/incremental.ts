@@ -72,11 +72,11 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
   return {
     // An unchanged pod is on the node it was on.
     bindings: (pod) => (changedKeys.has(pod.key) || pod.nodeName === null ? undefined : base.ir.nodes[pod.nodeName]?.pods[pod.key]),
-    table: (id) => base.ir.tables[id],
+    table: (id) => base.ir.tables.get(id),
     setsToResolve: () => {
       const out: SetId[] = [];
       for (const id of reached) {
-        const set = base.ir.sets[id];
+        const set = base.ir.sets.get(id);
         if (set && membersMayDiffer(next, base.cluster, set, touched)) out.push(id);
       }
       return out;

@@ -19,6 +19,8 @@
 //    (address, protocol, port) elements and is used with `ports: null`.
 import type { Direction, Protocol } from '../policy/model.js';
 
+import type { IdRecord } from './id-record.js';
+
 export const SET_IR_VERSION = 'netpolc.io/ir/v2';
 
 /** `s` + 16 hex digits of the SHA-256 of the set's canonical definition. */
@@ -114,8 +116,8 @@ export interface SetNode {
 
 export interface SetIr {
   readonly version: typeof SET_IR_VERSION;
-  /** Every set and table some node needs, sorted by id. */
-  readonly sets: Readonly<Record<SetId, IrSet>>;
-  readonly tables: Readonly<Record<RuleTableId, RuleTable>>;
+  /** Every set and table some node needs, by id (JSON: an object in id order). */
+  readonly sets: IdRecord<IrSet>;
+  readonly tables: IdRecord<RuleTable>;
   readonly nodes: Readonly<Record<string, SetNode>>;
 }

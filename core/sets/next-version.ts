@@ -73,7 +73,7 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   const reuse = opts.nodes || !('ir' in base) ? null : podChangeReuse(base, cluster, changed, () => indexOf(base));
   const { ir, stats, change } = compileSets(cluster, opts, reuse ?? undefined);
   // The index holds sets by id, whatever version they are in: it grows with the new ones.
-  if (index && change) for (const id of change.sets) index.add(id, ir.sets[id]!.definition);
+  if (index && change) for (const id of change.sets) index.add(id, ir.sets.get(id)!.definition);
   const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined);
   return { ok: true, state: { snapshot, cluster, ir, stats, setIndex: reuse ? index : undefined, hashed }, stats, incremental: reuse !== null, changed, change };
 }

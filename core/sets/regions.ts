@@ -16,7 +16,7 @@ export function permittedRegionsOfTable(ir: SetIr, table: RuleTable, sim: SetIrS
   const cuts: Record<string, [number, number][]> = { TCP: [], UDP: [], SCTP: [] };
   for (const rule of [...table.admin, ...table.networkPolicy.rules, ...table.baseline]) {
     for (const [p, lo, hi] of rule.ports ?? []) cuts[p]!.push([lo, hi]);
-    const set = rule.set === null ? null : ir.sets[rule.set];
+    const set = rule.set === null ? null : ir.sets.get(rule.set);
     if (set?.kind === 'addresses') for (const c of [...set.v4, ...set.v6]) ranges.push(parseAddressOrCidr(c)!);
     if (set?.kind === 'ports') {
       for (const [a, p, n] of set.elements) {

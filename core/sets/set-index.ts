@@ -8,6 +8,7 @@
 // the ids new versions add. Sets reading a label are grouped by their pod selector (thousands of
 // sets share a few selectors, one per app label), so a relabel tries each selector once.
 import type { CompiledSelector, Labels } from '../../schemas/k8s/label-selector.js';
+import type { IdRecord } from './id-record.js';
 import type { IrSet, SetDefinition, SetId } from './ir.js';
 import { compiledPodSelector } from './resolve.js';
 
@@ -29,9 +30,9 @@ export class SetIndex {
   private readonly anyNamespace: SetId[] = [];
   private readonly indexed = new Set<SetId>();
 
-  static of(sets: Readonly<Record<SetId, IrSet>>): SetIndex {
+  static of(sets: IdRecord<IrSet>): SetIndex {
     const index = new SetIndex();
-    for (const id in sets) index.add(id, sets[id]!.definition);
+    for (const [id, set] of sets.entries()) index.add(id, set.definition);
     return index;
   }
 

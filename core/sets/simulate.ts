@@ -41,7 +41,7 @@ export class SetIrSimulator {
       this.nodeAddresses.set(node, new Set(n.addresses));
       for (const [pod, p] of Object.entries(n.pods)) for (const ip of p.ips) this.pods.set(ip, { pod, node, ingress: p.ingress, egress: p.egress });
     }
-    for (const [id, s] of Object.entries(ir.sets)) {
+    for (const [id, s] of ir.sets.entries()) {
       if (s.kind === 'addresses') this.ranges.set(id, [...s.v4, ...s.v6].map((c) => parseAddressOrCidr(c)!));
       else this.elements.set(id, new Set(s.elements.map(([a, p, n]) => `${a}|${p}|${n}`)));
     }
@@ -79,12 +79,12 @@ export class SetIrSimulator {
     const s = this.pods.get(src);
     const d = this.pods.get(dst);
     if (s && d && s.pod === d.pod) return { allowed: true, loopback: true, egress: null, ingress: null };
-    const egress: SetSide | null = s ? { pod: s.pod, table: s.egress, ...this.evaluateTable(this.ir.tables[s.egress]!, dst, protocol, port) } : null;
+    const egress: SetSide | null = s ? { pod: s.pod, table: s.egress, ...this.evaluateTable(this.ir.tables.get(s.egress)!, dst, protocol, port) } : null;
     let ingress: SetSide | null = null;
     if (d) {
       ingress = this.nodeAddresses.get(d.node)!.has(src)
         ? { pod: d.pod, table: d.ingress, allowed: true, tier: 'node-local', rule: null }
-        : { pod: d.pod, table: d.ingress, ...this.evaluateTable(this.ir.tables[d.ingress]!, src, protocol, port) };
+        : { pod: d.pod, table: d.ingress, ...this.evaluateTable(this.ir.tables.get(d.ingress)!, src, protocol, port) };
     }
     return { allowed: (egress?.allowed ?? true) && (ingress?.allowed ?? true), loopback: false, egress, ingress };
   }

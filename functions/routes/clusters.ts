@@ -12,6 +12,7 @@ import { nftDelta } from '../../core/render/nftables-delta.js';
 import { iptablesDelta } from '../../core/render/iptables-delta.js';
 import { nftables } from '../../core/render/nftables.js';
 import { SET_IR_VERSION, type SetIr } from '../../core/sets/ir.js';
+import { IdRecord } from '../../core/sets/id-record.js';
 import { COMPILE_FORMATS } from '../../schemas/api/compile.js';
 import { StoreCorruptionError, VersionIncompleteError, VersionIsLatestError, type NodeTables, type SnapshotStore } from '../../infra/store/types.js';
 import { parseBody } from '../body.js';
@@ -40,8 +41,8 @@ async function storedSlice(store: SnapshotStore, m: NodeTables): Promise<NodeSli
 
 const asSetIr = (node: string, slice: NodeSlice): SetIr => ({
   version: SET_IR_VERSION,
-  sets: slice.sets,
-  tables: slice.tables,
+  sets: IdRecord.fromObject(slice.sets),
+  tables: IdRecord.fromObject(slice.tables),
   nodes: { [node]: { addresses: slice.addresses, pods: slice.pods, sets: Object.keys(slice.sets), tables: Object.keys(slice.tables) } },
 });
 

@@ -118,11 +118,11 @@ async function makeLatest(ctx: StoreContext, cluster: string, version: string, h
  */
 function collectContent(ctx: StoreContext, snap: CompiledSnapshot, sha256Hex: Sha256Hex): Content {
   const tables = new Map<string, string>();
-  for (const id in snap.ir.tables) tables.set(id, checkedTable(ctx, id, snap.ir.tables[id]!, sha256Hex));
+  for (const [id, table] of snap.ir.tables.entries()) tables.set(id, checkedTable(ctx, id, table, sha256Hex));
   const sets = new Map<string, string>();
   const setContentIds = new Map<string, string>();
-  for (const id in snap.ir.sets) {
-    const { text, content } = checkedSet(ctx, id, snap.ir.sets[id]!, sha256Hex);
+  for (const [id, set] of snap.ir.sets.entries()) {
+    const { text, content } = checkedSet(ctx, id, set, sha256Hex);
     sets.set(content, text);
     setContentIds.set(id, content);
   }
@@ -138,13 +138,13 @@ function collectContent(ctx: StoreContext, snap: CompiledSnapshot, sha256Hex: Sh
 function changedContent(ctx: StoreContext, snap: CompiledSnapshot, change: SetFormChange, from: PublishedForm, sha256Hex: Sha256Hex): Content {
   const tables = new Map<string, string>();
   for (const id of change.tables) {
-    const table = snap.ir.tables[id];
+    const table = snap.ir.tables.get(id);
     if (table) tables.set(id, checkedTable(ctx, id, table, sha256Hex));
   }
   const sets = new Map<string, string>();
   const setContentIds = from.setContentIds.layer();
   for (const id of change.sets) {
-    const set = snap.ir.sets[id];
+    const set = snap.ir.sets.get(id);
     if (!set) continue;
     const { text, content } = checkedSet(ctx, id, set, sha256Hex);
     sets.set(content, text);
@@ -152,9 +152,9 @@ function changedContent(ctx: StoreContext, snap: CompiledSnapshot, change: SetFo
   }
   for (const node of change.nodes) {
     const n = snap.ir.nodes[node];
-    if (n) checkNode(node, n, (id) => id in snap.ir.tables, (id) => id in snap.ir.sets && setContentIds.has(id));
+    if (n) checkNode(node, n, (id) => snap.ir.tables.has(id), (id) => snap.ir.sets.has(id) && setContentIds.has(id));
   }
-  return { tables, sets, setContentIds, tableCount: snap.compile.tables, setCount: snap.compile.sets ?? Object.keys(snap.ir.sets).length };
+  return { tables, sets, setContentIds, tableCount: snap.compile.tables, setCount: snap.compile.sets ?? snap.ir.sets.size };
 }
 
 /** A table's stored text, checked against its id once per table object. */

@@ -20,7 +20,7 @@ describe('node manifest text', () => {
         const parsed = parseSnapshot(snap);
         if (!parsed.ok) return;
         const { ir } = compileSets(buildCluster(parsed.snapshot));
-        const contentIds = new Map(Object.keys(ir.sets).map((id, i) => [id, `b${i}`]));
+        const contentIds = new Map([...ir.sets.ids()].map((id, i) => [id, `b${i}`]));
         for (const node of Object.values(ir.nodes)) {
           nodes++;
           expect(nodeManifestText(node, contentIds)).toBe(manifestText(manifestOf(node, contentIds)));

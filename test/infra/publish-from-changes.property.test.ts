@@ -20,7 +20,7 @@ const RUNS = Number(process.env.PROPERTY_RUNS ?? 60);
 const snapshotOf = (state: CompiledState, change?: CompiledSnapshot['change']): CompiledSnapshot => ({
   snapshotHash: snapshotHash(state.snapshot.objects),
   objects: {},
-  compile: { pods: 0, groups: 0, tables: Object.keys(state.ir.tables).length, rules: 0, sets: Object.keys(state.ir.sets).length },
+  compile: { pods: 0, groups: 0, tables: state.ir.tables.size, rules: 0, sets: state.ir.sets.size },
   ir: state.ir,
   items: state.snapshot.objects,
   ...(change ? { change } : {}),

@@ -44,9 +44,9 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
       expect(got?.tableIds).toEqual(n.tables);
       expect(Object.keys(got!.sets)).toEqual(n.sets);
       const tables = await store.getTables(got!.tableIds);
-      expect(Object.fromEntries(tables)).toEqual(Object.fromEntries(n.tables.map((id) => [id, snap.ir.tables[id]])));
+      expect(Object.fromEntries(tables)).toEqual(Object.fromEntries(n.tables.map((id) => [id, snap.ir.tables.get(id)])));
       const sets = await store.getSets(Object.values(got!.sets));
-      for (const [id, content] of Object.entries(got!.sets)) expect(sets.get(content)).toEqual(snap.ir.sets[id]);
+      for (const [id, content] of Object.entries(got!.sets)) expect(sets.get(content)).toEqual(snap.ir.sets.get(id));
     }
     expect(await store.getNodeTables(cluster, '42', 'no-such-node')).toBeNull();
     expect(await store.getNodeTables(cluster, '41', Object.keys(snap.ir.nodes)[0]!)).toBeNull();
@@ -131,8 +131,8 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     const { backend, store, cluster } = kit();
     const snap = syntheticSnapshot({ nodes: 1, podsPerNode: 4000, variant: 1, bigSetMembers: 40_000 });
     const node = snap.ir.nodes['node-0']!;
-    const bigId = Object.entries(snap.ir.sets).find(([, s]) => s.kind === 'addresses' && s.v4.length === 40_000)![0];
-    expect(JSON.stringify(snap.ir.sets[bigId]).length).toBeGreaterThan(500_000);
+    const bigId = [...snap.ir.sets.entries()].find(([, s]) => s.kind === 'addresses' && s.v4.length === 40_000)![0];
+    expect(JSON.stringify(snap.ir.sets.get(bigId)).length).toBeGreaterThan(500_000);
     await store.publish(cluster, '1', snap);
     const got = await store.getNodeTables(cluster, '1', 'node-0');
     const head = await backend.getItem({ pk: setPk(got!.sets[bigId]!), sk: '0' });
@@ -141,7 +141,7 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     expect(manifestHead?.chunks).toBeGreaterThan(1);
     expect(got?.pods).toEqual(node.pods);
     const sets = await store.getSets([got!.sets[bigId]!]);
-    expect(sets.get(got!.sets[bigId]!)).toEqual(snap.ir.sets[bigId]);
+    expect(sets.get(got!.sets[bigId]!)).toEqual(snap.ir.sets.get(bigId));
     const tables = await store.getTables(got!.tableIds);
     expect(tables.size).toBe(node.tables.length);
   });
@@ -192,12 +192,12 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     expect(grownId).toBe(extraId); // members changed, id kept
     const withSet = (snap: ReturnType<typeof syntheticSnapshot>, set: typeof extra) => ({
       ...snap,
-      ir: { ...snap.ir, sets: { ...snap.ir.sets, [extraId]: set }, nodes: { ...snap.ir.nodes, 'node-2': { ...snap.ir.nodes['node-2']!, sets: [...snap.ir.nodes['node-2']!.sets, extraId].sort() } } },
+      ir: { ...snap.ir, sets: snap.ir.sets.after({ set: new Map([[extraId, set]]), dropped: new Set() }), nodes: { ...snap.ir.nodes, 'node-2': { ...snap.ir.nodes['node-2']!, sets: [...snap.ir.nodes['node-2']!.sets, extraId].sort() } } },
     });
     const v1 = withSet(a, extra);
     const other = syntheticSnapshot({ nodes: 3, podsPerNode: 2, variant: 2 });
     const v2base = withSet(a, grown);
-    const v2 = { ...v2base, snapshotHash: 'other', ir: { ...v2base.ir, tables: { ...v2base.ir.tables, ...other.ir.tables }, nodes: { ...v2base.ir.nodes, 'node-1': other.ir.nodes['node-1']! } } };
+    const v2 = { ...v2base, snapshotHash: 'other', ir: { ...v2base.ir, tables: v2base.ir.tables.after({ set: new Map(other.ir.tables.entries()), dropped: new Set() }), nodes: { ...v2base.ir.nodes, 'node-1': other.ir.nodes['node-1']! } } };
     await store.publish(cluster, '1', v1);
     await store.publish(cluster, '2', v2);
     const hash = async (v: string, n: string) => (await store.getNodeTables(cluster, v, n))?.hash;
@@ -214,7 +214,7 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     const snap = exampleSnapshot();
     await store.publish(cluster, '6', snap); // tables and set bodies, shared by content
     const hash = 'older-layout';
-    const contentIds = new Map(Object.entries(snap.ir.sets).map(([id, set]) => [id, setContentId(JSON.stringify(set))]));
+    const contentIds = new Map([...snap.ir.sets.entries()].map(([id, set]) => [id, setContentId(JSON.stringify(set))]));
     const objects = new TextEncoder().encode(JSON.stringify({ format: 'netpolc.parsed-objects/1', items: snap.items }));
     await backend.putItems([
       ...Object.entries(snap.ir.nodes).map(([node, n]) => ({ pk: manifestPk(cluster, '7', hash, node), sk: '0', chunks: 1, body: encodeManifest(manifestOf(n, contentIds)) })),
@@ -238,11 +238,11 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     await expect(store.publish(cluster, '', snap)).rejects.toBeInstanceOf(StoreInputError);
     await expect(store.getTables(['not-an-id'])).rejects.toBeInstanceOf(StoreInputError);
     await expect(store.getSets(['not-an-id'])).rejects.toBeInstanceOf(StoreInputError);
-    const [id, table] = Object.entries(snap.ir.tables)[0]!;
-    const forged = { ...snap, ir: { ...snap.ir, tables: { ...snap.ir.tables, [id]: { ...table, admin: [{ action: 'allow' as const, set: null, ports: null }] } } } };
+    const [id, table] = [...snap.ir.tables.entries()][0]!;
+    const forged = { ...snap, ir: { ...snap.ir, tables: snap.ir.tables.after({ set: new Map([[id, { ...table, admin: [{ action: 'allow' as const, set: null, ports: null }] }]]), dropped: new Set() }) } };
     await expect(store.publish(cluster, '1', forged)).rejects.toThrow(/does not hash to its id/);
-    const [setId, set] = Object.entries(snap.ir.sets)[0]!;
-    const forgedSet = { ...snap, ir: { ...snap.ir, sets: { ...snap.ir.sets, [setId]: { ...set, definition: { type: 'cidrs' as const, cidrs: ['0.0.0.0/0'], except: [] } } } } };
+    const [setId, set] = [...snap.ir.sets.entries()][0]!;
+    const forgedSet = { ...snap, ir: { ...snap.ir, sets: snap.ir.sets.after({ set: new Map([[setId, { ...set, definition: { type: 'cidrs' as const, cidrs: ['0.0.0.0/0'], except: [] } }]]), dropped: new Set() }) } };
     await expect(store.publish(cluster, '1', forgedSet)).rejects.toThrow(/does not hash to its id/);
     expect(await store.getHeader(cluster, '1')).toBeNull();
   });
@@ -256,8 +256,8 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     const store = createSnapshotStore(backends[kind]!(), { retentionSeconds: RETENTION, now: () => clock.now, sha256Hex });
     const cluster = `${kind}-c${++clusters}`;
     const snap = syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant: 1 });
-    const ids = Object.keys(snap.ir.tables);
-    const sets = Object.keys(snap.ir.sets).length;
+    const ids = [...snap.ir.tables.ids()];
+    const sets = snap.ir.sets.size;
     await store.publish(cluster, '1', snap);
     const nodes = Object.keys(snap.ir.nodes).length;
     // Each table once; each set twice (its definition against its id, its body for its content
@@ -266,9 +266,9 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     expect(hashed.length).toBe(written);
     const read = await store.getTables(ids);
     expect(hashed.length).toBe(written + ids.length);
-    for (const id of ids) expect(read.get(id)).toEqual(snap.ir.tables[id]);
-    const [id, table] = Object.entries(snap.ir.tables)[0]!;
-    const forged = { ...snap, ir: { ...snap.ir, tables: { ...snap.ir.tables, [id]: { ...table, baseline: [{ action: 'deny' as const, set: null, ports: null }] } } } };
+    for (const id of ids) expect(read.get(id)).toEqual(snap.ir.tables.get(id));
+    const [id, table] = [...snap.ir.tables.entries()][0]!;
+    const forged = { ...snap, ir: { ...snap.ir, tables: snap.ir.tables.after({ set: new Map([[id, { ...table, baseline: [{ action: 'deny' as const, set: null, ports: null }] }]]), dropped: new Set() }) } };
     await expect(store.publish(cluster, '2', forged)).rejects.toThrow(/does not hash to its id/);
   });
 });

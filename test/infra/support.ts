@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { buildCluster } from '../../core/cluster.js';
 import { portableSha256Hex } from '../../core/compile/table-id.js';
 import { compileSets } from '../../core/sets/compile.js';
+import { IdRecord } from '../../core/sets/id-record.js';
 import { SET_IR_VERSION, type IrSet, type RuleTable, type SetNode, type SetPod } from '../../core/sets/ir.js';
 import { contentId } from '../../core/sets/ids.js';
 import { createDynamoDbClient } from '../../infra/store/dynamodb.js';
@@ -79,12 +80,11 @@ export function syntheticSnapshot(spec: SyntheticSpec): CompiledSnapshot {
     nodes[`node-${n}`] = { addresses: [`172.18.${n >> 8}.${n & 255}`], pods, sets: nodeSets.sort(), tables: [...used].sort() };
   }
   const pods = spec.nodes * spec.podsPerNode;
-  const sortKeys = <T>(r: Record<string, T>) => Object.fromEntries(Object.keys(r).sort().map((k) => [k, r[k]!]));
   return {
     snapshotHash: spec.hash ?? `synthetic-${spec.variant}`,
     objects: { Pod: pods, Node: spec.nodes },
     compile: { pods, groups: 3, tables: Object.keys(tables).length, rules: 0, durationMs: 1 },
-    ir: { version: SET_IR_VERSION, sets: sortKeys(sets), tables: sortKeys(tables), nodes },
+    ir: { version: SET_IR_VERSION, sets: IdRecord.fromObject(sets), tables: IdRecord.fromObject(tables), nodes },
     // No cluster objects behind synthetic tables; the example snapshot carries real ones.
     items: [],
   };

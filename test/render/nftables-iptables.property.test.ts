@@ -127,7 +127,7 @@ describe('rendered shape', () => {
   it('an ipBlock with several excepts becomes a named interval set, and both dataplanes honour the holes', () => {
     const cluster = exceptCluster();
     const dp = dataplanes(cluster);
-    const [id, set] = Object.entries(dp.sets.sets).find(([, s]) => s.definition.type === 'cidrs')!;
+    const [id, set] = [...dp.sets.sets.entries()].find(([, s]) => s.definition.type === 'cidrs')!;
     expect(set.definition).toEqual({ type: 'cidrs', cidrs: ['10.0.0.0/16'], except: ['10.0.1.0/24', '10.0.2.0/24'] });
     const block = new RegExp(`\\tset ${id}_v4 \\{\\n\\t\\ttype ipv4_addr\\n\\t\\tflags interval\\n\\t\\telements = \\{ ([^}]*) \\}`).exec(dp.nft.n1!);
     expect(block, dp.nft.n1).not.toBeNull();

@@ -7,6 +7,7 @@ import { assertProperty } from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import type { IrSet, PortSpec, RuleTable, SetIr, SetNode, SetPod, SetRule } from '../../core/sets/ir.js';
 import { SET_IR_VERSION } from '../../core/sets/ir.js';
+import { IdRecord } from '../../core/sets/id-record.js';
 import { SetIrSimulator } from '../../core/sets/simulate.js';
 import { DATAPLANES, rendersSets } from '../../core/render/index.js';
 import type { FlowQuery } from '../../core/render/types.js';
@@ -76,7 +77,7 @@ const setIrArb = fc
       const usedSets = [...new Set(used.flatMap((t) => [tables[t]!.admin, tables[t]!.networkPolicy.rules, tables[t]!.baseline].flat().flatMap((r) => (r.set ? [r.set] : []))))].sort();
       finished[name] = { addresses: n.addresses, pods: n.pods, sets: usedSets, tables: used };
     }
-    return { version: SET_IR_VERSION, sets, tables, nodes: finished };
+    return { version: SET_IR_VERSION, sets: IdRecord.fromObject(sets), tables: IdRecord.fromObject(tables), nodes: finished };
   });
 
 const ADDRESSES = [...POD_IPS.flat(), '172.18.0.2', '172.18.0.3', 'fc00::2', '10.0.1.99', '192.0.2.9', 'fd00::1:ff', '2001:db8::1'];

@@ -87,13 +87,13 @@ describe('a pod sharing an address with a changed pod', () => {
       { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'db', namespace: 'a' }, spec: { podSelector: { matchLabels: { app: 'db' } }, ingress: [{ from: [{ podSelector: { matchLabels: { app: 'y' } } }] }] } },
     ];
     const base = compiledState(parsed(items)!).state;
-    const setOfY = () => Object.values(base.ir.sets).find((s) => s.definition.type === 'pods' && JSON.stringify(s.definition).includes('"y"'))!;
+    const setOfY = () => [...base.ir.sets.entries()].map(([, v]) => v).find((s) => s.definition.type === 'pods' && JSON.stringify(s.definition).includes('"y"'))!;
     const v4 = (s: IrSet) => (s.kind === 'addresses' ? s.v4 : null);
     expect(v4(setOfY())).toEqual([]);
     const next = nextVersion(base, { apply: parsed([])!, delete: [{ kind: 'Pod', namespace: 'a', name: 'p0' }] });
     expect(next.ok && next.incremental).toBe(true);
     if (!next.ok) return;
-    const after = Object.values(next.state.ir.sets).find((s) => s.definition.type === 'pods' && JSON.stringify(s.definition).includes('"y"'))!;
+    const after = [...next.state.ir.sets.entries()].map(([, v]) => v).find((s) => s.definition.type === 'pods' && JSON.stringify(s.definition).includes('"y"'))!;
     expect(v4(after)).toEqual(['10.0.0.5/32']);
     expect(JSON.stringify(next.state.ir)).toBe(JSON.stringify(compileSets(buildCluster(next.state.snapshot)).ir));
   });
@@ -111,7 +111,7 @@ describe('a pod sharing an address with a changed pod', () => {
     const next = nextVersion(base, { apply: renumbered, delete: [] });
     expect(next.ok && next.incremental).toBe(true);
     if (!next.ok) return;
-    const ports = Object.values(next.state.ir.sets).find((s) => s.kind === 'ports')!;
+    const ports = [...next.state.ir.sets.entries()].map(([, v]) => v).find((s) => s.kind === 'ports')!;
     expect(ports.kind === 'ports' && ports.elements).toEqual([['10.0.0.9', 'TCP', 5433]]);
     expect(JSON.stringify(next.state.ir)).toBe(JSON.stringify(compileSets(buildCluster(next.state.snapshot)).ir));
   });

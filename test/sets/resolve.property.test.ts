@@ -21,7 +21,7 @@ describe('set definitions', () => {
         const cluster = buildCluster(parsed.snapshot);
         const { ir } = compileSets(cluster);
         const fresh = new SetRegistry(cluster);
-        for (const [id, set] of Object.entries(ir.sets)) {
+        for (const [id, set] of [...ir.sets.entries()]) {
           expect(fresh.fromDefinition(id, set.definition)).toEqual(set);
           sets++;
         }

@@ -22,12 +22,12 @@ describe('the set form equals the verdict engine', () => {
         if (!parsed.ok) throw new Error(`generator produced an invalid snapshot: ${JSON.stringify(parsed.issues.slice(0, 3))}`);
         const cluster = buildCluster(parsed.snapshot);
         const { ir } = compileSets(cluster);
-        for (const [id, table] of Object.entries(ir.tables)) expect(contentId('r', JSON.stringify(table), portableSha256Hex)).toBe(id);
-        for (const [id, set] of Object.entries(ir.sets)) expect(contentId('s', JSON.stringify(set.definition), portableSha256Hex)).toBe(id);
+        for (const [id, table] of [...ir.tables.entries()]) expect(contentId('r', JSON.stringify(table), portableSha256Hex)).toBe(id);
+        for (const [id, set] of [...ir.sets.entries()]) expect(contentId('s', JSON.stringify(set.definition), portableSha256Hex)).toBe(id);
         for (const node of Object.values(ir.nodes)) {
           const needed = new Set(Object.values(node.pods).flatMap((p) => [p.ingress, p.egress]));
           expect(node.tables).toEqual([...needed].sort());
-          for (const t of node.tables) for (const tier of [ir.tables[t]!.admin, ir.tables[t]!.networkPolicy.rules, ir.tables[t]!.baseline]) for (const r of tier) if (r.set) expect(node.sets).toContain(r.set);
+          for (const t of node.tables) for (const tier of [ir.tables.get(t)!.admin, ir.tables.get(t)!.networkPolicy.rules, ir.tables.get(t)!.baseline]) for (const r of tier) if (r.set) expect(node.sets).toContain(r.set);
         }
         const sim = new SetIrSimulator(ir);
         for (const f of checkedFlows(cluster, ir, flows)) {
@@ -39,8 +39,8 @@ describe('the set form equals the verdict engine', () => {
                 `flow ${f.src} → ${f.dst} ${f.port}/${f.protocol}: verdict ${f.verdict.allowed ? 'allow' : 'deny'}${f.verdict.reason ? ` (${f.verdict.reason})` : ''}, set form ${s.allowed ? 'allow' : 'deny'}`,
                 `egress trace: ${trace(f.verdict.egress)}; set form: ${JSON.stringify(s.egress)}`,
                 `ingress trace: ${trace(f.verdict.ingress)}; set form: ${JSON.stringify(s.ingress)}`,
-                `egress table: ${JSON.stringify(s.egress ? ir.tables[s.egress.table] : null)}`,
-                `ingress table: ${JSON.stringify(s.ingress ? ir.tables[s.ingress.table] : null)}`,
+                `egress table: ${JSON.stringify(s.egress ? ir.tables.get(s.egress.table) : null)}`,
+                `ingress table: ${JSON.stringify(s.ingress ? ir.tables.get(s.ingress.table) : null)}`,
               ].join('\n'),
             );
           }
