@@ -1,9 +1,11 @@
 // A map as a few entries over an earlier map: a version from changes differs from the one before
 // in a handful of pods or sets, and copying a map of 10⁵ entries per version would cost more
-// than the change. Reads walk the layers (newest first); past MAX_DEPTH layers the map is
-// flattened once, so a read never walks far and copying is amortised over that many versions.
+// than the change. Reads walk the layers (newest first); past MAX_DEPTH layers they are merged
+// into one (or, once they hold a 1/MERGE_SHARE share of the map, flattened into a copy), so a
+// read never walks far and copying is amortised over many versions.
 // Lookups only (get, has): nothing iterates these maps.
 const MAX_DEPTH = 4;
+const MERGE_SHARE = 8;
 const GONE = Symbol('deleted');
 
 /** What readers of a layered (or plain) map may do. */
@@ -39,7 +41,17 @@ export class LayeredMap<K, V> implements Lookup<K, V> {
         m = null;
       }
     }
-    const flat = new Map<K, V>(bottom ?? []);
+    const base = bottom ?? new Map<K, V>();
+    let changed = 0;
+    for (const m of chain) changed += m.own.size;
+    // A few changes over a large map: the layers merge into one over the same bottom, which is
+    // copied only once they are a fair share of it (copying is amortised over that many changes).
+    if (changed * MERGE_SHARE < base.size) {
+      const merged = new LayeredMap<K, V>(base, 1);
+      for (let i = chain.length - 1; i >= 0; i--) for (const [k, v] of chain[i]!.own) merged.own.set(k, v);
+      return new LayeredMap(merged, 2);
+    }
+    const flat = new Map<K, V>(base);
     for (let i = chain.length - 1; i >= 0; i--) {
       for (const [k, v] of chain[i]!.own) {
         if (v === GONE) flat.delete(k);
