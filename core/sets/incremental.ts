@@ -59,7 +59,7 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
   const touched: Touched = { pods, labelsOnly: pods.every((t) => t.labelsOnly), flips: new Map() };
   // Only the sets a change can reach are looked at (set-index.ts): the others keep their members.
   const reached = touched.labelsOnly
-    ? index().flippedBy(pods.map((t) => ({ before: t.before!.labels, after: t.after!.labels })))
+    ? index().flippedBy(pods.map((t) => ({ namespace: t.after!.namespace, before: t.before!.labels, after: t.after!.labels })))
     : index().drawingFrom(new Set(pods.flatMap((t) => [t.before?.namespace, t.after?.namespace].filter((ns): ns is string => ns !== undefined))));
   // Nodes a changed pod was or is on: every other node keeps its pods, bindings and addresses.
   const touchedNodes = new Set<string>();

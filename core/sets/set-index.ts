@@ -12,14 +12,15 @@ import type { IdRecord } from './id-record.js';
 import type { IrSet, SetDefinition, SetId } from './ir.js';
 import { compiledPodSelector } from './resolve.js';
 
-/** The sets whose pod selector is one selector. */
+/** The sets whose pod selector is one selector, by the one namespace they draw from (null: several, or chosen otherwise). */
 interface SelectorSets {
   readonly selector: CompiledSelector;
-  readonly ids: SetId[];
+  readonly byNamespace: Map<string | null, SetId[]>;
 }
 
-/** A relabelled pod's labels before and after. */
+/** A relabelled pod's namespace and labels before and after. */
 export interface Relabel {
+  readonly namespace: string;
   readonly before: Labels;
   readonly after: Labels;
 }
@@ -54,16 +55,19 @@ export class SetIndex {
     for (const key of new Set([...Object.keys(d.pods.matchLabels ?? {}), ...(d.pods.matchExpressions ?? []).map((e) => e.key)])) {
       let bySelector = this.byLabel.get(key);
       if (!bySelector) this.byLabel.set(key, (bySelector = new Map()));
-      const sets = bySelector.get(selector.key);
-      if (sets) sets.ids.push(id);
-      else bySelector.set(selector.key, { selector, ids: [id] });
+      let sets = bySelector.get(selector.key);
+      if (!sets) bySelector.set(selector.key, (sets = { selector, byNamespace: new Map() }));
+      const list = sets.byNamespace.get(ns);
+      if (list) list.push(id);
+      else sets.byNamespace.set(ns, [id]);
     }
   }
 
   /**
    * Every indexed set whose pod selector some relabelled pod matches on one side only: what the
    * relabels can reach. A selector that matches a pod on both sides or on neither keeps the pod's
-   * share of its sets (incremental.ts), so its sets are not looked at.
+   * share of its sets (incremental.ts), so its sets are not looked at; nor are sets of one named
+   * namespace that no relabelled pod is in (most NetworkPolicy peers).
    */
   flippedBy(relabels: readonly Relabel[]): Set<SetId> {
     const out = new Set<SetId>();
@@ -73,7 +77,9 @@ export class SetIndex {
         for (const [selectorKey, sets] of this.byLabel.get(key) ?? []) {
           if (tried.has(selectorKey)) continue;
           tried.add(selectorKey);
-          if (relabels.some((p) => sets.selector.matches(p.before) !== sets.selector.matches(p.after))) for (const id of sets.ids) out.add(id);
+          const flipped = relabels.filter((p) => sets.selector.matches(p.before) !== sets.selector.matches(p.after));
+          if (flipped.length === 0) continue;
+          for (const ns of new Set([null, ...flipped.map((p) => p.namespace)])) for (const id of sets.byNamespace.get(ns) ?? []) out.add(id);
         }
       }
     }
