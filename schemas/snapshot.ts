@@ -1,6 +1,7 @@
 // A cluster snapshot as `kubectl get … -o json` prints it: a List, `{items: […]}` or a bare
 // array. Each item is dispatched on apiVersion+kind to its schema; every problem is
 // reported with the item's identity and a JSON path, and nothing partial is returned.
+import { objectKey } from './object-key.js';
 import { z } from 'zod';
 import { parseIp } from './k8s/ip.js';
 import { LEGACY_ISOLATION_ANNOTATION, NamespaceSchema, NodeSchema, PodSchema, ServiceSchema } from './k8s/core.js';
@@ -212,7 +213,7 @@ export function parseSnapshot(raw: unknown, base = '$', options: ParseOptions = 
     issues.push(...semanticIssues(obj, path, identity));
     // Kinds are unique across the accepted groups; extensions/v1beta1 and networking.k8s.io/v1
     // NetworkPolicies are the same resource served twice, so one name is one object.
-    const key = `${kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+    const key = objectKey({ kind, namespace: obj.metadata.namespace, name: obj.metadata.name });
     const dup = seen.get(key);
     if (dup) issues.push({ path, message: `duplicate object: the same ${kind} appears at ${dup}`, object: identity });
     else seen.set(key, path);

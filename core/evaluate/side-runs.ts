@@ -2,6 +2,7 @@
 // its own rules' port ranges starts or ends, or at a named port of the destination, so the
 // side is evaluated once per segment between those cuts and equal neighbours are merged into
 // runs. Chat-ops ("can A reach B?" without a port) and previews read sides this way.
+import { objectKey } from '../../schemas/object-key.js';
 import type { Cluster } from '../cluster.js';
 import { portSegments } from '../net/intervals.js';
 import { PROTOCOLS, type Direction, type PolicyRef, type Protocol, type Rule } from '../policy/model.js';
@@ -29,7 +30,7 @@ export function portCuts(rules: readonly Rule[], destination: PodInfo | null): R
   return cuts;
 }
 
-const refKey = (r: PolicyRef | null | undefined) => (r ? `${r.kind}/${r.namespace ?? ''}/${r.name}` : '');
+const refKey = (r: PolicyRef | null | undefined) => (r ? objectKey(r) : '');
 
 /** What an explanation of the side reads: the outcome, the deciding rule and the Admin Pass before it. */
 export function decisionKey(v: SideVerdict): string {

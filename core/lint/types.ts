@@ -37,9 +37,7 @@ export interface LintOptions {
   readonly objectPaths?: ReadonlyMap<string, string>;
 }
 
-export function objectKey(ref: { readonly kind: string; readonly namespace?: string | undefined; readonly name: string }): string {
-  return `${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
-}
+export { objectKey } from '../../schemas/object-key.js';
 
 export function findingObject(ref: PolicyRef): FindingObject {
   return ref.namespace !== undefined

@@ -3,6 +3,7 @@
 // order, each run hashed over its objects' keys and the digests of their canonical JSON. Digests
 // and runs are kept per object: a version from changes shares its unchanged objects (and so
 // most runs) with the version before, and hashes only the runs that changed.
+import { objectKey } from '../../schemas/object-key.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { portableSha256Hex, type Sha256Hex } from '../compile/table-id.js';
 import { fnv1a } from '../fnv1a.js';
@@ -20,7 +21,7 @@ export function canonical(v: unknown): unknown {
 const keys = new WeakMap<SnapshotObject, string>();
 export function snapshotObjectKey(o: SnapshotObject): string {
   let k = keys.get(o);
-  if (k === undefined) keys.set(o, (k = `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`));
+  if (k === undefined) keys.set(o, (k = objectKey({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name })));
   return k;
 }
 
