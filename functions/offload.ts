@@ -5,6 +5,7 @@
 // routes compute, moves a request to the runner and back as plain data, and answers identical
 // concurrent requests once. The Worker and Lambda adapters pass no runner (their platforms run
 // one request per isolate or invocation, under the platform's own limits).
+import { DATAPLANES, rendersSets } from '../core/render/index.js';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Metrics } from './ops/metrics.js';
@@ -43,7 +44,8 @@ export interface OffloadOptions {
 }
 
 // Formats of the node route that need flat tables, which are compiled on read.
-const FLAT_FORMATS = new Set(['ir-flat', 'vpp-acl', 'vpp-session']);
+// The flat form and the formats rendered from it (derived per request from the stored set form).
+const FLAT_FORMATS = new Set(['ir-flat', ...Object.entries(DATAPLANES).filter(([, d]) => !rendersSets(d)).map(([format]) => format)]);
 
 interface ComputeRoute {
   readonly method: 'POST' | 'PUT' | 'GET';

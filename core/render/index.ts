@@ -4,6 +4,7 @@
 import { iptables } from './iptables.js';
 import { nftables } from './nftables.js';
 import { openstackSg } from './openstack-sg.js';
+import type { CompileFormat } from '../../schemas/formats.js';
 import type { Ir } from '../compile/ir.js';
 import type { SetIr } from '../sets/ir.js';
 import type { Dataplane, SetDataplane } from './types.js';
@@ -12,13 +13,18 @@ import { vppSession } from './vpp-session.js';
 
 export type AnyDataplane = (Dataplane<unknown> & { readonly input?: 'flat' }) | SetDataplane<unknown>;
 
-export const DATAPLANES: Record<string, AnyDataplane> = {
+/** A rendered format: every compile format but the two forms themselves (schemas/formats.ts lists them once). */
+export type DataplaneFormat = Exclude<CompileFormat, 'ir' | 'ir-flat'>;
+
+// Checked against the formats the API lists: a format added there and not here (or here and not
+// there) does not compile.
+export const DATAPLANES: Readonly<Record<string, AnyDataplane>> = {
   'vpp-acl': vppAcl as Dataplane<unknown>,
   'vpp-session': vppSession as Dataplane<unknown>,
   nftables: nftables as SetDataplane<unknown>,
   iptables: iptables as SetDataplane<unknown>,
   'openstack-sg': openstackSg as SetDataplane<unknown>,
-};
+} satisfies Record<DataplaneFormat, AnyDataplane>;
 
 /** Whether a format renders the set form (else the flat tables). */
 export const rendersSets = (d: AnyDataplane): d is SetDataplane<unknown> => d.input === 'sets';

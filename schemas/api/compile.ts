@@ -1,7 +1,9 @@
 // Request and response bodies of POST /v1/compile.
 import { z } from '@hono/zod-openapi';
 
-export const COMPILE_FORMATS = ['ir', 'ir-flat', 'vpp-acl', 'vpp-session', 'nftables', 'iptables', 'openstack-sg'] as const;
+import { COMPILE_FORMATS } from '../formats.js';
+
+export { COMPILE_FORMATS };
 
 export const CompileRequestSchema = z.object({
   snapshot: z.unknown().refine((v) => v !== undefined, 'a snapshot is required').openapi({ description: 'as for /v1/verdicts' }),

@@ -3,16 +3,16 @@ import { nodeSha256Hex } from '../../node-sha256.js';
 import { parseArgs } from 'node:util';
 import { compile } from '../../../core/compile/compile.js';
 import { DATAPLANES, renderFormat } from '../../../core/render/index.js';
+import { COMPILE_FORMATS } from '../../../schemas/formats.js';
 import { compileSets } from '../../../core/sets/compile.js';
 import { loadCluster, readSources } from '../input.js';
 import { UsageError, type Io } from '../io.js';
 
-const FORMATS = ['ir', 'ir-flat', ...Object.keys(DATAPLANES)];
 
 export function commandCompile(args: string[], io: Io): number {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { format: { type: 'string', default: 'ir' }, node: { type: 'string', multiple: true }, output: { type: 'string' }, part: { type: 'string' } } });
   const format = values.format!;
-  if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
+  if (!(COMPILE_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${COMPILE_FORMATS.join(', ')}`);
   const cluster = loadCluster(readSources(positionals, io), io.err, io.input?.keepGoing);
   const opts = { ...(values.node ? { nodes: values.node } : {}), sha256Hex: nodeSha256Hex };
   const sets = () => {
