@@ -34,12 +34,11 @@ const USAGE = `usage: agent.mjs --server URL --cluster NAME --node NAME [--token
                  [--once] [--dry-run]
   token: --token-file (read again when it changes, and after a 401), or the NETPOLC_TOKEN
          environment variable (none: the server must be anonymous)
-  --backend       nftables (table inet netpolc, nft -f) or iptables (ipset, iptables-restore
-                  and ip6tables-restore --noflush); --iptables picks the variant: iptables,
-                  iptables-legacy, iptables-nft (its -restore and -save, and ip6tables' alike)
+  --backend       nftables (nft -f) or iptables (ipset, ip[6]tables-restore --noflush); --iptables
+                  names the variant (iptables-legacy, iptables-nft): its -restore, -save, ip6tables'
   --metrics-addr  serve GET /healthz and GET /metrics there (off unless given)
   --once          check the kernel, poll once and exit: 0 applied or unchanged, 1 error
-  --dry-run       log the script it would apply; run no nft and write no file`;
+  --dry-run       log what it would apply; run no nft, ipset or iptables and write no file`;
 
 const options = {
   server: { type: 'string' },
