@@ -53,9 +53,12 @@ export async function startLocalDynamo(o: LocalDynamoOptions = {}): Promise<Loca
     return { endpoint, client, tableName, table, close };
   } catch (e) {
     await close().catch(() => undefined);
-    // The usual cause on disk: LevelDB allows one process per directory.
-    const where = o.path ? ` (data in ${o.path}; is another netpolc using it?)` : '';
-    throw new Error(`the embedded DynamoDB (dynalite) did not start${where}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    // The usual cause on disk: LevelDB allows one process per directory. Unless LevelDB said its
+    // files are damaged or unreadable: then that is the cause, not another server.
+    const message = e instanceof Error ? e.message : String(e);
+    const hint = /\bLEVEL_(CORRUPTION|IO_ERROR)\b/.test(message) ? 'its LevelDB files are damaged or unreadable: move the directory aside or restore it from a backup' : 'is another netpolc using it?';
+    const where = o.path ? ` (data in ${o.path}, DATA_DIR; ${hint})` : '';
+    throw new Error(`the embedded DynamoDB (dynalite) did not start${where}: ${message}`, { cause: e });
   }
 }
 

@@ -1,39 +1,44 @@
 #!/usr/bin/env node
-// Reference node agent for netpolc: keeps one node's nftables ruleset in step with the latest
-// stored version of its cluster, and checks that the kernel still holds it. Node 20+, no
-// dependencies (kernel.mjs: nft; http.mjs: the server and the token; ops.mjs: logs, metrics).
+// Reference node agent for netpolc: keeps one node's nftables ruleset (or, with --backend
+// iptables, its ipsets and iptables chains) in step with the latest stored version of its
+// cluster, and checks that the kernel still holds it. Node 20+, no dependencies (kernel.mjs:
+// nft; iptables.mjs and iptables-text.mjs: ipset and iptables-restore; http.mjs: the server and
+// the token; ops.mjs: logs, metrics).
 //
 //   node agent.mjs --server https://netpolc.example --cluster prod --node "$(hostname)" \
 //     --token-file /etc/netpolc/token --state-dir /var/lib/netpolc-agent [--interval 10] \
-//     [--metrics-addr 127.0.0.1:9464] [--once] [--dry-run]
+//     [--backend nftables|iptables] [--metrics-addr 127.0.0.1:9464] [--once] [--dry-run]
 //
-// Each poll: GET /v1/clusters/{cluster}/nodes/{node}/tables?format=nftables&since=<last version>
-// with If-None-Match: <last ETag>. 304 → nothing changed for this node. 200 with
-// x-netpolc-full: false → a delta (one transaction from that version's ruleset; if it fails, the
-// whole script is fetched and applied instead). 200 otherwise → the node's complete `nft -f`
-// script, which replaces table inet netpolc atomically. The agent appends its marker (kernel.mjs)
-// to either, applies it with `nft -f`, reads the table back, and only then records the version,
-// ETag, marker and the listing's digest (temp file + rename), so a crash or a failed apply means
-// the next poll applies it again.
+// Each poll: GET /v1/clusters/{cluster}/nodes/{node}/tables?format=<backend>&since=<last version>
+// with If-None-Match: <last ETag>. 304 → nothing changed for this node. A delta (x-netpolc-full:
+// false, or "full": false) → applied; if the kernel refuses it, or does not hold afterwards what
+// it should, the whole artifact is fetched and applied instead. A whole artifact replaces
+// netpolc's rules (nft: table inet netpolc atomically). The agent adds its marker to either
+// (kernel.mjs, iptables.mjs), applies it, reads the kernel back, and only then records the
+// version, ETag, marker and the digest of what it read (temp file + rename), so a crash or a
+// failed apply means the next poll applies it again.
 //
-// Before each poll, and every interval while polls back off, it checks the kernel: a missing
-// table, another marker or a listing with another digest → the whole script is fetched (no
-// since) and applied, and counted as a drift repair.
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+// Before each poll, and every interval while polls back off, it checks the kernel: netpolc's
+// rules missing, another marker or another digest → the whole artifact is fetched (no since)
+// and applied, and counted as a drift repair.
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fetchTables, TokenSource } from './http.mjs';
-import { applyFile, digestOf, listTable, markerOf, verifyKernel, withMarker } from './kernel.mjs';
+import { ApplyRefused, markerOf, nftBackend } from './kernel.mjs';
 import { createLogger, Metrics, serveOps } from './ops.mjs';
 
 const USAGE = `usage: agent.mjs --server URL --cluster NAME --node NAME [--token-file PATH] [--state-dir DIR]
-                 [--interval SECONDS] [--max-backoff SECONDS] [--nft PATH] [--metrics-addr HOST:PORT]
+                 [--interval SECONDS] [--max-backoff SECONDS] [--backend nftables|iptables]
+                 [--nft PATH] [--iptables NAME] [--ipset PATH] [--metrics-addr HOST:PORT]
                  [--once] [--dry-run]
   token: --token-file (read again when it changes, and after a 401), or the NETPOLC_TOKEN
          environment variable (none: the server must be anonymous)
+  --backend       nftables (nft -f) or iptables (ipset, ip[6]tables-restore --noflush); --iptables
+                  names the variant (iptables-legacy, iptables-nft): its -restore, -save, ip6tables'
   --metrics-addr  serve GET /healthz and GET /metrics there (off unless given)
   --once          check the kernel, poll once and exit: 0 applied or unchanged, 1 error
-  --dry-run       log the script it would apply; run no nft and write no file`;
+  --dry-run       log what it would apply; run no nft, ipset or iptables and write no file`;
 
 const options = {
   server: { type: 'string' },
@@ -43,7 +48,10 @@ const options = {
   'state-dir': { type: 'string', default: './netpolc-agent-state' },
   interval: { type: 'string', default: '10' },
   'max-backoff': { type: 'string', default: '300' },
+  backend: { type: 'string', default: 'nftables' },
   nft: { type: 'string', default: 'nft' },
+  iptables: { type: 'string', default: 'iptables' },
+  ipset: { type: 'string', default: 'ipset' },
   'metrics-addr': { type: 'string' },
   once: { type: 'boolean', default: false },
   'dry-run': { type: 'boolean', default: false },
@@ -60,6 +68,7 @@ function configure(argv) {
   const interval = Number(o.interval);
   const maxBackoff = Number(o['max-backoff']);
   if (!(interval > 0) || !(maxBackoff >= interval)) throw new Error('--interval must be positive and --max-backoff at least as long');
+  if (!['nftables', 'iptables'].includes(o.backend)) throw new Error(`--backend is nftables or iptables, not ${o.backend}`);
   return { ...o, interval, maxBackoff, server: o.server.replace(/\/+$/, ''), dryRun: o['dry-run'], stateDir: o['state-dir'] };
 }
 
@@ -86,8 +95,9 @@ class Agent {
   /** {version, etag, marker, digest, appliedAt} of the last applied script, or null before the first. */
   state = null;
 
-  constructor(config, log, metrics, signal) {
+  constructor(config, backend, log, metrics, signal) {
     this.config = config;
+    this.backend = backend;
     this.log = log;
     this.metrics = metrics;
     this.signal = signal;
@@ -99,6 +109,12 @@ class Agent {
     try {
       const s = JSON.parse(await readFile(this.statePath, 'utf8'));
       this.state = typeof s?.version === 'string' && typeof s?.etag === 'string' ? s : null;
+      // Applied by the other backend (a state from before `backend` existed is nftables'): its
+      // version says nothing of this backend's rules, so no delta from it.
+      if (this.state && (this.state.backend ?? 'nftables') !== this.backend.name) {
+        this.log('warn', 'state_ignored', { error: `${this.statePath} is the ${this.state.backend ?? 'nftables'} backend's; applying the whole ${this.backend.name} artifact` });
+        this.state = null;
+      }
     } catch (e) {
       if (e.code !== 'ENOENT') this.log('warn', 'state_ignored', { error: `unreadable state ${this.statePath}: ${e.message}` });
     }
@@ -118,7 +134,7 @@ class Agent {
   /** Checks the kernel against the state: null when it holds what was applied (or there is nothing to check), else the reason ('missing' | 'marker' | 'edited'). */
   async check() {
     if (this.config.dryRun || !this.state) return null;
-    const r = await verifyKernel(this.config.nft, this.state);
+    const r = await this.backend.verify(this.state);
     this.metrics.verifications[r.ok ? 'ok' : r.reason]++;
     this.metrics.lastDrift = r.ok ? null : r.detail;
     if (r.ok) {
@@ -131,7 +147,7 @@ class Agent {
 
   /**
    * One poll: '304' | 'delta' | 'full'; throws on anything else. `drift` (the reason a check
-   * found the kernel not holding what was applied) or `fallback` ask for the whole script.
+   * found the kernel not holding what was applied) or `fallback` ask for the whole artifact.
    */
   async poll({ drift = null, fallback = false } = {}) {
     const state = this.state;
@@ -141,6 +157,7 @@ class Agent {
       server: this.config.server,
       cluster: this.config.cluster,
       node: this.config.node,
+      backend: this.backend,
       tokens: this.tokens,
       since: incremental ? state.version : null,
       etag: incremental ? state.etag : null,
@@ -153,44 +170,33 @@ class Agent {
       this.log('info', 'unchanged', { version: answer.version ?? state.version, etag: state.etag, ms: Date.now() - started });
       return this.polled('304');
     }
-    const { version, etag, delta, body } = answer;
+    const { version, etag, delta, artifact } = answer;
     const kind = delta ? 'delta' : 'full';
     const marker = markerOf(etag);
-    const script = withMarker(body, marker);
-    const bytes = Buffer.byteLength(script);
+    const { bytes, ...preview } = this.backend.preview(artifact, marker, delta);
     const fields = { version, etag, bytes, from: state?.version, kind, repair: drift ?? undefined };
     if (this.config.dryRun) {
-      this.log('info', 'would_apply', { ...fields, ms: Date.now() - started, nft: `${this.config.nft} -f ${join(this.config.stateDir, `${kind === 'delta' ? 'delta' : 'ruleset'}.nft`)}`, script });
-      await this.saveState({ version, etag, marker, digest: null, appliedAt: null });
+      this.log('info', 'would_apply', { ...fields, ms: Date.now() - started, ...preview });
+      await this.saveState({ version, etag, marker, digest: null, appliedAt: null, backend: this.backend.name });
       return this.polled(kind);
     }
 
-    const scriptPath = join(this.config.stateDir, delta ? 'delta.nft' : 'ruleset.nft');
-    const pending = `${scriptPath}.${process.pid}.tmp`;
-    await writeFile(pending, script, { mode: 0o600 });
     const applyStarted = Date.now();
+    let digest;
     try {
-      await applyFile(this.config.nft, pending);
+      ({ digest } = await this.backend.apply(artifact, marker, delta));
     } catch (e) {
-      await rm(pending, { force: true });
+      if (!(e instanceof ApplyRefused)) throw e;
       this.metrics.applyErrors[kind]++;
-      // A delta is one transaction: on any failure nothing changed, and the ruleset is not at the
-      // version the delta starts from (a flush, a reboot): fetch and apply the whole script.
+      // The kernel is not at the version the delta starts from (a flush, a reboot, another
+      // writer): fetch and apply the whole artifact.
       if (!delta) throw e;
       this.log('warn', 'delta_failed', { ...fields, ms: Date.now() - applyStarted, error: e.message });
       return this.poll({ drift, fallback: true });
     }
     const ms = Date.now() - applyStarted;
-    // What the kernel holds now, read back: the digest later checks compare with.
-    const { listing, error } = await listTable(this.config.nft);
-    if (listing === null) {
-      // Nothing recorded: the next check finds a marker the state does not name, and re-applies.
-      await rm(pending, { force: true });
-      throw new Error(`applied version ${version}, but cannot read table inet netpolc back: ${error}`);
-    }
-    await rename(pending, scriptPath); // the script last applied, for whoever inspects the node
     const appliedAt = new Date();
-    await this.saveState({ version, etag, marker, digest: digestOf(listing), appliedAt: appliedAt.toISOString() });
+    await this.saveState({ version, etag, marker, digest, appliedAt: appliedAt.toISOString(), backend: this.backend.name });
     this.metrics.lastApplyAt = appliedAt.getTime();
     this.metrics.lastDrift = null;
     if (drift !== null) this.metrics.driftRepairs++;
@@ -234,7 +240,15 @@ async function main() {
   let agent = null;
   const log = createLogger(process.stdout, () => agent?.tokens.current);
   const metrics = new Metrics({ interval: config.interval });
-  agent = new Agent(config, log, metrics, stop.signal);
+  let backend;
+  try {
+    // Loaded only when asked for: an nftables deployment ships the four files it always had.
+    backend = config.backend === 'iptables' ? (await import('./iptables.mjs')).iptablesBackend({ ...config, log: (...a) => log(...a) }) : nftBackend(config);
+  } catch (e) {
+    console.error(e.message);
+    return 2;
+  }
+  agent = new Agent(config, backend, log, metrics, stop.signal);
   if (!config.dryRun) await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
   await agent.loadState();
 
@@ -248,7 +262,7 @@ async function main() {
     }
     log('info', 'metrics_listening', { addr: ops.address });
   }
-  log('info', 'started', { version: agent.state?.version, etag: agent.state?.etag, server: config.server, cluster: config.cluster, node: config.node, interval: config.interval, dryRun: config.dryRun || undefined });
+  log('info', 'started', { version: agent.state?.version, etag: agent.state?.etag, server: config.server, cluster: config.cluster, node: config.node, backend: backend.name, interval: config.interval, dryRun: config.dryRun || undefined });
   for (const signal of ['SIGTERM', 'SIGINT']) {
     process.once(signal, () => {
       log('info', 'stopping', { signal });

@@ -41,38 +41,21 @@ export class TokenSource {
   }
 }
 
-// What the renderer emits first: a script that creates, deletes and re-creates the table in one
-// transaction. Anything else (an error page, a future diff format) is never handed to nft.
-export const isFullScript = (text) => text.startsWith('# netpolc: nftables ruleset') && text.includes('\ndelete table inet netpolc\n');
-// A delta (x-netpolc-full: false), one transaction on netpolc's own table only: a block adding
-// sets and chains, element changes, and flush/delete of netpolc's chains and sets.
-const DELTA_STATEMENT = /^((add|delete) element inet netpolc [\w-]+ \{[^{}]*\}|(flush|delete) (chain|set) inet netpolc [\w-]+)$/;
-export function isDeltaScript(text) {
-  if (!text.startsWith('# netpolc: nftables delta')) return false;
-  let inBlock = false;
-  for (const l of text.split('\n')) {
-    if (l === '' || l.startsWith('#')) continue;
-    if (inBlock) inBlock = l !== '}';
-    else if (l === 'table inet netpolc {') inBlock = true;
-    else if (!DELTA_STATEMENT.test(l)) return false;
-  }
-  return !inBlock;
-}
-
 /**
- * GET the node's nftables: with `since` (and its ETag) a 304 or a delta or the whole script,
- * without it the whole script. Returns {status: 304, version} or {status: 200, version, etag,
- * delta, body}; throws HttpError on other statuses, Error on a body that is not a netpolc script.
+ * GET the node's tables in the backend's format (nftables: a script; iptables: the JSON
+ * artifact): with `since` (and its ETag) a 304 or a delta or the whole artifact, without it the
+ * whole artifact. Returns {status: 304, version} or {status: 200, version, etag, delta, artifact};
+ * throws HttpError on other statuses, Error on a body the backend's `parse` does not accept.
  * A 401 reads the token again (the file may have just been rotated) and retries once.
  */
-export async function fetchTables({ server, cluster, node, tokens, since, etag, signal, onTokenReload }) {
+export async function fetchTables({ server, cluster, node, backend, tokens, since, etag, signal, onTokenReload }) {
   const url = new URL(`${server}/v1/clusters/${encodeURIComponent(cluster)}/nodes/${encodeURIComponent(node)}/tables`);
-  url.searchParams.set('format', 'nftables');
+  url.searchParams.set('format', backend.name);
   if (since) url.searchParams.set('since', since);
   const attempt = async (force) => {
     const [token, reloaded] = await tokens.get(force);
     if (reloaded || force) onTokenReload?.(force ? 'the server answered 401' : 'the token file changed');
-    const headers = { accept: 'text/plain' };
+    const headers = { accept: backend.accept };
     if (token) headers.authorization = `Bearer ${token}`;
     if (since && etag) headers['if-none-match'] = etag;
     // Stopped by the agent's signal or after 60 s; the listener goes with the request.
@@ -94,7 +77,7 @@ export async function fetchTables({ server, cluster, node, tokens, since, etag, 
   if (res.status === 304) return { status: 304, version };
   if (res.status !== 200) throw new HttpError(res.status, `GET ${url.pathname} answered ${res.status}: ${body.slice(0, 300).trim()}`);
   const tag = res.headers.get('etag');
-  const delta = res.headers.get('x-netpolc-full') === 'false';
-  if (!version || !tag || !(delta ? isDeltaScript(body) : isFullScript(body))) throw new Error(`GET ${url.pathname} did not answer a complete nftables script or delta with a version and an ETag`);
-  return { status: 200, version, etag: tag, delta, body };
+  const parsed = version && tag ? backend.parse(body, res.headers) : null;
+  if (!parsed) throw new Error(`GET ${url.pathname} did not answer a complete ${backend.name} ${backend.name === 'nftables' ? 'script' : 'artifact'} or delta with a version and an ETag`);
+  return { status: 200, version, etag: tag, ...parsed };
 }

@@ -1,5 +1,6 @@
-// What the agent does with the kernel: `nft -f` a script, and read back `table inet netpolc` to
-// tell whether it is still the ruleset the agent applied.
+// What the agent does with the kernel under --backend nftables (the default): `nft -f` a script,
+// and read back `table inet netpolc` to tell whether it is still the ruleset the agent applied.
+// (--backend iptables: iptables.mjs.)
 //
 // The server's scripts cannot name what the agent applied, so the agent adds that itself, in the
 // same file and so in the same `nft -f` transaction as the script: a one-element set
@@ -8,6 +9,29 @@
 // lines replace the element. Either the script and the marker change together, or neither does.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** The kernel refused an apply, or did not end holding it: for a delta, the agent falls back to the whole artifact. */
+export class ApplyRefused extends Error {}
+
+// What the renderer emits first: a script that creates, deletes and re-creates the table in one
+// transaction. Anything else (an error page, a future diff format) is never handed to nft.
+export const isFullScript = (text) => text.startsWith('# netpolc: nftables ruleset') && text.includes('\ndelete table inet netpolc\n');
+// A delta (x-netpolc-full: false), one transaction on netpolc's own table only: a block adding
+// sets and chains, element changes, and flush/delete of netpolc's chains and sets.
+const DELTA_STATEMENT = /^((add|delete) element inet netpolc [\w-]+ \{[^{}]*\}|(flush|delete) (chain|set) inet netpolc [\w-]+)$/;
+export function isDeltaScript(text) {
+  if (!text.startsWith('# netpolc: nftables delta')) return false;
+  let inBlock = false;
+  for (const l of text.split('\n')) {
+    if (l === '' || l.startsWith('#')) continue;
+    if (inBlock) inBlock = l !== '}';
+    else if (l === 'table inet netpolc {') inBlock = true;
+    else if (!DELTA_STATEMENT.test(l)) return false;
+  }
+  return !inBlock;
+}
 
 export const MARKER_SET = 'netpolc_applied';
 
@@ -89,4 +113,49 @@ export async function verifyKernel(bin, state) {
   const digest = digestOf(listing);
   if (digest !== state.digest) return { ok: false, reason: 'edited', detail: `the kernel's table differs from what was applied (listing ${digest}, applied ${state.digest}): it was edited` };
   return { ok: true };
+}
+
+/**
+ * The nftables backend as the agent drives it: what to ask the server for, and one apply (the
+ * script with its marker written to a temp file in the state dir, `nft -f`, the table read
+ * back, the file renamed to ruleset.nft / delta.nft) returning the listing's digest.
+ */
+export function nftBackend({ nft: bin, stateDir }) {
+  const pathOf = (delta) => join(stateDir, delta ? 'delta.nft' : 'ruleset.nft');
+  return {
+    name: 'nftables',
+    accept: 'text/plain',
+    /** {delta, artifact} from the server's answer, or null when it is not a complete script or delta. */
+    parse(body, headers) {
+      const delta = headers.get('x-netpolc-full') === 'false';
+      return (delta ? isDeltaScript(body) : isFullScript(body)) ? { delta, artifact: body } : null;
+    },
+    /** What --dry-run logs, and what `bytes` counts. */
+    preview: (artifact, marker, delta) => {
+      const script = withMarker(artifact, marker);
+      return { script, bytes: Buffer.byteLength(script), nft: `${bin} -f ${pathOf(delta)}` };
+    },
+    async apply(artifact, marker, delta) {
+      const path = pathOf(delta);
+      const pending = `${path}.${process.pid}.tmp`;
+      await writeFile(pending, withMarker(artifact, marker), { mode: 0o600 });
+      try {
+        await applyFile(bin, pending);
+      } catch (e) {
+        await rm(pending, { force: true });
+        // One transaction: on any failure nothing changed.
+        throw new ApplyRefused(e.message);
+      }
+      // What the kernel holds now, read back: the digest later checks compare with.
+      const { listing, error } = await listTable(bin);
+      if (listing === null) {
+        // Nothing recorded: the next check finds a marker the state does not name, and re-applies.
+        await rm(pending, { force: true });
+        throw new Error(`applied, but cannot read table inet netpolc back: ${error}`);
+      }
+      await rename(pending, path); // the script last applied, for whoever inspects the node
+      return { digest: digestOf(listing) };
+    },
+    verify: (state) => verifyKernel(bin, state),
+  };
 }

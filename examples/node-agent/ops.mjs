@@ -64,8 +64,8 @@ export class Metrics {
       for (const [labels, value] of samples) out.push(`${name}${labels} ${value}`);
     };
     metric('netpolc_agent_applied_version_info', 'gauge', 'The cluster version whose tables the kernel holds, as the agent last applied or confirmed them.', this.version === null ? [] : [[`{version="${label(this.version)}"}`, 1]]);
-    metric('netpolc_agent_last_apply_timestamp_seconds', 'gauge', 'When nft -f last succeeded (Unix time; 0: not since the state dir was made).', [['', this.lastApplyAt === null ? 0 : seconds(this.lastApplyAt)]]);
-    metric('netpolc_agent_apply_errors_total', 'counter', 'nft -f failures, by what was applied (a failed delta falls back to the whole script).', APPLY_KINDS.map((k) => [`{kind="${k}"}`, this.applyErrors[k]]));
+    metric('netpolc_agent_last_apply_timestamp_seconds', 'gauge', 'When an apply (nft -f, or the iptables steps) last succeeded (Unix time; 0: not since the state dir was made).', [['', this.lastApplyAt === null ? 0 : seconds(this.lastApplyAt)]]);
+    metric('netpolc_agent_apply_errors_total', 'counter', 'Applies the kernel refused, or did not end holding, by what was applied (a failed delta falls back to the whole artifact).', APPLY_KINDS.map((k) => [`{kind="${k}"}`, this.applyErrors[k]]));
     metric('netpolc_agent_polls_total', 'counter', 'Polls of the server, by answer: 304 (unchanged), a delta or the whole script applied, or an error.', POLL_RESULTS.map((r) => [`{result="${r}"}`, this.polls[r]]));
     metric('netpolc_agent_verifications_total', 'counter', "Checks of the kernel's table inet netpolc against what the agent applied, by result.", VERIFY_RESULTS.map((r) => [`{result="${r}"}`, this.verifications[r]]));
     metric('netpolc_agent_drift_repairs_total', 'counter', 'Whole scripts applied because the kernel did not hold what the agent had applied (table missing, another marker, edited).', [['', this.driftRepairs]]);

@@ -72,6 +72,10 @@ const keyString = (row: Row): string => `${row.pk?.S}\n${row.sk?.S}`;
 // outer loop keeps a publish alive through longer throttling (on-demand tables warming up).
 const RETRYABLE = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'InternalServerError', 'ServiceUnavailable']);
 const errorName = (e: unknown): string => (e instanceof Error ? e.name : '');
+// The embedded store's own LevelDB failures (dynamodb-local.ts answers them as
+// InternalServerError "LEVEL_…: …"): damaged files or a full disk do not heal in seconds, and
+// retrying them only held each request about 10 s before its 503.
+const permanent = (e: unknown): boolean => e instanceof Error && /^LEVEL_(CORRUPTION|IO_ERROR|DECODE_ERROR):/.test(e.message);
 
 export interface DynamoDbBackendOptions {
   readonly client: DynamoDBClient;
@@ -99,7 +103,7 @@ export class DynamoDbBackend implements ItemBackend {
       try {
         return await call();
       } catch (e) {
-        if (!RETRYABLE.has(errorName(e)) || attempt + 1 >= this.backoff.maxAttempts) throw e;
+        if (!RETRYABLE.has(errorName(e)) || permanent(e) || attempt + 1 >= this.backoff.maxAttempts) throw e;
         await sleep(backoffDelay(attempt, this.backoff));
       }
     }

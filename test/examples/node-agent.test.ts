@@ -6,7 +6,7 @@
 // running nothing, the kernel check (missing table, another marker, an edited table → the whole
 // script again, counted as a drift repair), JSON logs, /metrics and /healthz, token rotation by
 // file change and after a 401, backoff and SIGTERM.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -19,6 +19,7 @@ import { createApp } from '../../functions/app.js';
 import { parseTokens } from '../../functions/access/tokens.js';
 import { createMemoryStore } from '../../infra/store/memory.js';
 import { makeToken, tokenPolicy, type TestToken } from '../support/tokens.js';
+import { parseLog, Running, type LogLine } from './agent-process.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const AGENT = join(ROOT, 'examples', 'node-agent', 'agent.mjs');
@@ -95,24 +96,6 @@ const markerOf = (etag: string) => /^"([0-9a-z]{15})[0-9a-z]*\.nftables"$/.exec(
 const marked = (script: string, etag: string) =>
   `${script}# netpolc-agent: what this node applied, in the same transaction; read back to check the kernel\nadd set inet netpolc netpolc_applied { type ifname; }\nflush set inet netpolc netpolc_applied\nadd element inet netpolc netpolc_applied { "${markerOf(etag)}" }\n`;
 
-interface LogLine {
-  time: string;
-  level: string;
-  event: string;
-  version?: string;
-  etag?: string;
-  bytes?: number;
-  ms?: number;
-  error?: string;
-  [k: string]: unknown;
-}
-
-const parseLog = (stdout: string): LogLine[] =>
-  stdout
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as LogLine);
-
 /** A directory for one fake kernel. */
 function fakeKernel(name: string): { dir: string; env: NodeJS.ProcessEnv; calls: () => { args: string[]; script?: string }[]; applies: () => string[] } {
   const d = join(dir, name);
@@ -133,49 +116,6 @@ function runAgent(stateDir: string, env: NodeJS.ProcessEnv, ...extra: string[]) 
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.once('exit', (code) => resolve({ code, stdout, stderr, log: parseLog(stdout) }));
   });
-}
-
-/** A polling agent: its log so far, a wait for a log line, its ops address, and a stop. */
-class Running {
-  stdout = '';
-  stderr = '';
-  readonly exited: Promise<number | null>;
-  private readonly child: ChildProcess;
-
-  constructor(args: string[], env: NodeJS.ProcessEnv = process.env) {
-    this.child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
-    this.child.stdout!.on('data', (d: Buffer) => (this.stdout += d.toString()));
-    this.child.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString()));
-    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
-  }
-
-  get log(): LogLine[] {
-    return parseLog(this.stdout.slice(0, this.stdout.lastIndexOf('\n') + 1));
-  }
-
-  /** Waits for a log line after the first `after` lines that matches. */
-  async waitFor(match: (l: LogLine) => boolean, after = 0, timeoutMs = 20_000): Promise<LogLine> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.log.slice(after).find(match);
-      if (found) return found;
-      if (Date.now() > deadline || this.child.exitCode !== null) throw new Error(`no matching log line; stdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-
-  async opsBase(): Promise<string> {
-    return `http://${(await this.waitFor((l) => l.event === 'metrics_listening')).addr as string}`;
-  }
-
-  signal(name: NodeJS.Signals): void {
-    this.child.kill(name);
-  }
-
-  async stop(): Promise<number | null> {
-    this.child.kill('SIGTERM');
-    return this.exited;
-  }
 }
 
 /** A loopback port nothing listens on (one just closed): connections to it are refused. */
