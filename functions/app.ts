@@ -98,7 +98,8 @@ export function createApp(given: AppDeps = {}): OpenAPIHono {
     if (err instanceof StoreCorruptionError || err instanceof StoreUnavailableError) {
       metrics.storeErrors.inc({ kind: err.name });
       logError(err);
-      return c.json(new ApiError('unavailable', err instanceof StoreCorruptionError ? `the snapshot store holds an incomplete or damaged version: ${err.message}` : err.message).toJSON(), 503);
+      const where = given.storeDescription ?? 'the configured snapshot store';
+      return c.json(new ApiError('unavailable', err instanceof StoreCorruptionError ? `the snapshot store (${where}) holds an incomplete or damaged version: ${err.message}` : err.message).toJSON(), 503);
     }
     logError(err);
     return c.json(new ApiError('internal', 'internal error; this is a bug in netpolc, please report it').toJSON(), 500);

@@ -38,7 +38,10 @@ describe('store failures', () => {
     // Another server (a restart, another replica): nothing of this version read before.
     const res = await open().request('/v1/clusters/lost/nodes/node-1/tables');
     expect(res.status).toBe(503);
-    expect(((await res.json()) as { message: string }).message).toContain(`table ${gone}`);
+    const message = ((await res.json()) as { message: string }).message;
+    expect(message).toContain(`table ${gone}`);
+    // Where the store is, as for every store error: an operator knows what to look at.
+    expect(message).toContain('(test table)');
     expect(errors).toHaveLength(1);
   });
 
