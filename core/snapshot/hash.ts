@@ -60,10 +60,10 @@ const cuts = new WeakMap<SnapshotObject, boolean>();
 /**
  * Whether a run of objects (in key order) ends after this one: when its key hashes to 0 mod
  * RUN_SPAN. Cuts depend on keys alone (content-defined chunking), so a changed object changes
- * only its own run, and an added or deleted one at most its neighbours'. The store cuts its
- * object groups at the same places.
+ * only its own run, and an added or deleted one at most its neighbours'. The store keeps
+ * objects in these runs (its object groups).
  */
-export function endsRun(o: SnapshotObject): boolean {
+function endsRun(o: SnapshotObject): boolean {
   let cut = cuts.get(o);
   if (cut === undefined) cuts.set(o, (cut = fnv1a(snapshotObjectKey(o)) % RUN_SPAN === 0));
   return cut;
@@ -120,15 +120,25 @@ export function hashObjects(objects: readonly SnapshotObject[], sha256Hex: Sha25
   if (inPlace) runs = inPlace;
   else {
     sorted = sortOnce(objects.slice(), byKey);
-    runs = [];
-    let start = 0;
-    for (let i = 0; i < sorted.length; i++) {
-      if (!endsRun(sorted[i]!) && i < sorted.length - 1) continue;
-      runs.push(runOf(sorted.slice(start, i + 1), sha256Hex));
-      start = i + 1;
-    }
+    runs = cutRuns(sorted).map((objs) => runOf(objs, sha256Hex));
   }
   return { objects: sorted, runs, hash: sha256Hex(runs.map((r) => r.digest).join('\n')) };
+}
+
+/** Objects (any order) as the runs snapshotHash cuts them into, without hashing them. */
+export function objectRuns(objects: readonly SnapshotObject[]): (readonly SnapshotObject[])[] {
+  return cutRuns(sortOnce(objects.slice(), byKey));
+}
+
+function cutRuns(sorted: readonly SnapshotObject[]): SnapshotObject[][] {
+  const runs: SnapshotObject[][] = [];
+  let start = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    if (!endsRun(sorted[i]!) && i < sorted.length - 1) continue;
+    runs.push(sorted.slice(start, i + 1));
+    start = i + 1;
+  }
+  return runs;
 }
 
 function runsInPlace(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex, earlier: HashedObjects): Run[] | null {

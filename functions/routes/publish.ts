@@ -101,7 +101,7 @@ async function storeVersion(c: Context, store: SnapshotStore, deps: PublishDeps,
   const objects: Record<string, number> = {};
   for (const o of state.snapshot.objects) objects[o.kind] = (objects[o.kind] ?? 0) + 1;
   const hash = state.hashed.hash;
-  const compiled = { snapshotHash: hash, formerSnapshotHash: () => formerSnapshotHash(state.snapshot.objects, deps.sha256Hex), objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir: state.ir, items: state.snapshot.objects, ignored: state.snapshot.ignored, ...(change ? { change } : {}) };
+  const compiled = { snapshotHash: hash, hashed: state.hashed, formerSnapshotHash: () => formerSnapshotHash(state.snapshot.objects, deps.sha256Hex), objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir: state.ir, items: state.snapshot.objects, ignored: state.snapshot.ignored, ...(change ? { change } : {}) };
   const result = await conditionErrors(storeErrors(store.publish(cluster, version, compiled, { ...(conditions ? { conditions } : {}), ...(headerAbsent ? { headerAbsent } : {}) })), conditions);
   deps.metrics.publish.observe((performance.now() - started) / 1000, { status: result.status });
   deps.polls?.forget(cluster);

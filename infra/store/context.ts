@@ -5,7 +5,6 @@ import { DEFAULT_CHUNK_BYTES } from './blob.js';
 import type { SetIr } from '../../core/sets/ir.js';
 import type { LayeredMap } from '../../core/layered-map.js';
 import { ContentCache } from './content-cache.js';
-import type { GroupedObjects } from './objects.js';
 import { OwnItemsMemo, PointerHints } from './hints.js';
 
 export interface SnapshotStoreOptions {
@@ -57,8 +56,6 @@ export interface StoreContext {
 export interface PublishedForm {
   readonly setContentIds: LayeredMap<string, string>;
   readonly manifests: ReadonlyMap<string, string>;
-  /** Its snapshot objects as grouped when stored. */
-  readonly objects: GroupedObjects;
 }
 
 const KNOWN_KEYS = 2_000_000;

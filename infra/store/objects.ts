@@ -1,12 +1,11 @@
 // A version's snapshot objects, stored as content-addressed groups shared between versions: the
-// objects in key order, cut where the snapshot hash cuts its runs (core/snapshot/hash.ts
-// endsRun: on keys alone), so a changed object changes only its own group and an added or
-// deleted one at most its neighbours; a one-pod version writes one group, not the whole
-// cluster. A version keeps only the list of its groups' ids.
+// runs the snapshot hash cuts (core/snapshot/hash.ts: objects in key order, cut on keys alone),
+// so a changed object changes only its own group and an added or deleted one at most its
+// neighbours; a one-pod version writes one group, not the whole cluster. A version keeps only
+// the list of its groups' ids.
 import type { Sha256Hex } from '../../core/compile/table-id.js';
 import { contentId } from '../../core/sets/ids.js';
-import { endsRun, objectDigest, snapshotObjectKey } from '../../core/snapshot/hash.js';
-import { sortOnce } from '../../core/sorted.js';
+import { objectDigest, objectRuns, type HashedObjects } from '../../core/snapshot/hash.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { fromUtf8, utf8 } from './codec.js';
 import { StoreCorruptionError } from './types.js';
@@ -28,7 +27,7 @@ const groupId = (objects: readonly SnapshotObject[], sha256Hex: Sha256Hex): stri
 // carries most objects, and so most groups, along.
 const endedGroups = new WeakMap<SnapshotObject, { readonly group: ObjectGroup; readonly sha256Hex: Sha256Hex }>();
 
-function groupOf(objects: SnapshotObject[], sha256Hex: Sha256Hex): ObjectGroup {
+function groupOf(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex): ObjectGroup {
   const last = objects[objects.length - 1]!;
   const earlier = endedGroups.get(last);
   if (earlier && earlier.sha256Hex === sha256Hex && earlier.group.objects.length === objects.length && earlier.group.objects.every((o, i) => o === objects[i])) return earlier.group;
@@ -37,57 +36,13 @@ function groupOf(objects: SnapshotObject[], sha256Hex: Sha256Hex): ObjectGroup {
   return group;
 }
 
-const byKey = (a: SnapshotObject, b: SnapshotObject) => {
-  const [x, y] = [snapshotObjectKey(a), snapshotObjectKey(b)];
-  return x < y ? -1 : x > y ? 1 : 0;
-};
-
-/** A version's objects and the groups they were cut into. */
-export interface GroupedObjects {
-  readonly objects: readonly SnapshotObject[];
-  readonly groups: readonly ObjectGroup[];
-}
-
 /**
- * `earlier`: the groups of a version these objects were derived from. When only objects were
- * replaced in place (same count, same keys at every position), the cuts are where they were, so
- * each earlier group whose objects are all the same ones is kept as it is and only the groups
- * holding a replaced object are made again: a scan of references instead of a sort check, a
- * cut test and a group check per object.
+ * A version's objects as groups: the runs its snapshot hash cut them into (`hashed`), or cut
+ * here the same way. A run made of the same objects as an earlier group is that group (a
+ * version from changes hashes anew, and here writes, only the runs holding a changed object).
  */
-export function objectGroups(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex, earlier?: GroupedObjects): ObjectGroup[] {
-  return (earlier && regroupInPlace(objects, sha256Hex, earlier)) ?? groupAll(objects, sha256Hex);
-}
-
-function regroupInPlace(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex, earlier: GroupedObjects): ObjectGroup[] | null {
-  if (earlier.objects.length !== objects.length) return null;
-  for (let i = 0; i < objects.length; i++) {
-    if (objects[i] !== earlier.objects[i] && snapshotObjectKey(objects[i]!) !== snapshotObjectKey(earlier.objects[i]!)) return null;
-  }
-  const groups: ObjectGroup[] = [];
-  let at = 0;
-  for (const g of earlier.groups) {
-    const end = at + g.objects.length;
-    let same = true;
-    for (let i = at; i < end && same; i++) same = objects[i] === earlier.objects[i];
-    groups.push(same ? g : groupOf(objects.slice(at, end), sha256Hex));
-    at = end;
-  }
-  return groups;
-}
-
-function groupAll(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex): ObjectGroup[] {
-  const groups: ObjectGroup[] = [];
-  let current: SnapshotObject[] = [];
-  for (const o of sortOnce(objects.slice(), byKey)) {
-    current.push(o);
-    if (endsRun(o)) {
-      groups.push(groupOf(current, sha256Hex));
-      current = [];
-    }
-  }
-  if (current.length > 0) groups.push(groupOf(current, sha256Hex));
-  return groups;
+export function objectGroups(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex, hashed?: HashedObjects): ObjectGroup[] {
+  return (hashed ? hashed.runs.map((r) => r.objects) : objectRuns(objects)).map((run) => groupOf(run, sha256Hex));
 }
 
 /** The whole-snapshot blob of versions written before groups: the same format, no id to check. */

@@ -61,7 +61,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   // Its retirement, when the pointer passes it, then needs no reads (hints.ts).
   if (!raced) ctx.ownItems.remember(cluster, version, { snapshotHash: snap.snapshotHash, keys: ownKeys });
   // Every item of this set form is stored now: the next version may start from it.
-  ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests, objects: { objects: snap.items, groups } });
+  ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests });
   return raced ? settle(ctx, cluster, version, snap, raced, 'unchanged', opts) : settle(ctx, cluster, version, snap, item, 'created', opts);
 }
 
@@ -267,7 +267,7 @@ function versionItems(ctx: StoreContext, cluster: string, version: string, snap:
     hashes.set(node, hash);
     shards[shardOf(node, shardCount)]![node] = hash;
   }
-  const groups = objectGroups(snap.items, sha256Hex, earlier?.form.objects);
+  const groups = objectGroups(snap.items, sha256Hex, snap.hashed);
   const index = encodeGroupIndex(groups);
   const own: BlobWrite[] = [
     ...shards.map((shard, i) => ({ pk: manifestShardPk(cluster, version, snap.snapshotHash, i), bytes: encodeManifestShard(shard) })),

@@ -2,6 +2,7 @@
 // and serve node agents. Plain TypeScript, no AWS types: DynamoDB and memory both implement it.
 import type { SetFormChange } from '../../core/sets/compile.js';
 import type { IrSet, RuleTable, SetIr, SetPod } from '../../core/sets/ir.js';
+import type { HashedObjects } from '../../core/snapshot/hash.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 
 /** Figures of the compile run kept in the header (the compiler's stats, plus timing when the route has it). */
@@ -28,6 +29,8 @@ export interface CompiledSnapshot {
    * version's hash differs: a version stored then, sent again unchanged, is the same version.
    */
   readonly formerSnapshotHash?: () => string;
+  /** The runs `snapshotHash` hashed (core/snapshot/hash.ts): the store keeps objects in the same runs. Cut here when absent. */
+  readonly hashed?: HashedObjects;
   /** Object counts by kind (Pod, Namespace, NetworkPolicy, ...). */
   readonly objects: Readonly<Record<string, number>>;
   readonly compile: CompileFigures;
