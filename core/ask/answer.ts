@@ -9,22 +9,23 @@ import { expandFlow } from '../evaluate/expand.js';
 import { named } from '../evaluate/names.js';
 import { FlowError, NoVerdict, resolveFlow } from '../evaluate/resolve.js';
 import type { Protocol } from '../policy/model.js';
-import type { PodInfo } from '../snapshot/cluster.js';
 import { reasonOf } from '../evaluate/explain.js';
-import { describePods, MAX_GROUPS_IN_TEXT, MAX_ITEMS_IN_TEXT, MAX_MEMBERS, nameOf, podOf, portOn } from './describe.js';
+import { groupItems, MAX_GROUPS_IN_TEXT, nameOf, podOf, portOn, reachGroups, type ReachGroup } from './describe.js';
 import { chainOf, type Example } from './chain.js';
 import { answerChanged, type ChangedAnswer } from './changed.js';
 import { answerExposed, type ExposedAnswer } from './exposed.js';
 import { answerMetadata, type MetadataAnswer } from './metadata.js';
 import { answerGroup, type GroupAnswer } from './group.js';
+import { answerSetGroup, type SetGroupAnswer } from './set-group.js';
 import { hedge, hedged } from './hedge.js';
 import { isParseFailure, parseQuestion, type ParseFailure, type Query } from './parse.js';
 import { formatPorts, MAX_EVALUATIONS, newWork, probe, protocolsOf, reach, rulesOf, type PortRanges, type ReachClass, type SetQuery } from './reach.js';
 
 export { MAX_EVALUATIONS, reach, type PortRanges, type ReachClass, type Work } from './reach.js';
 
-export { MAX_GROUPS_IN_TEXT, MAX_ITEMS_IN_TEXT, MAX_MEMBERS } from './describe.js';
+export { MAX_GROUPS_IN_TEXT, MAX_ITEMS_IN_TEXT, MAX_MEMBERS, type ReachGroup } from './describe.js';
 export type { GroupAnswer, MemberAnswer } from './group.js';
+export type { SetGroupAnswer, SetMember } from './set-group.js';
 export type { ChangedAnswer } from './changed.js';
 
 type CanQuery = Extract<Query, { kind: 'can' }>;
@@ -49,13 +50,6 @@ export interface CanPortsAnswer extends Answered {
   readonly ports: string;
   readonly ranges: PortRanges;
 }
-/** `ports` e.g. "TCP 5432", "all ports"; `members` aggregated: "all 12 pods of namespace shop", "pods app=web in shop (3)", "shop/db". */
-export interface ReachGroup {
-  readonly ports: string;
-  readonly pods: number;
-  readonly members: readonly string[];
-  readonly moreMembers: number;
-}
 export interface SetAnswer extends Answered {
   readonly kind: 'who' | 'what';
   readonly reachable: number;
@@ -72,7 +66,7 @@ export interface NoVerdictAnswer extends Answered {
   readonly kind: 'no-verdict';
   readonly reason: string;
 }
-export type Answer = CanAnswer | CanPortsAnswer | GroupAnswer | SetAnswer | ExposedAnswer | MetadataAnswer | ChangedAnswer | NoVerdictAnswer | ErrorAnswer;
+export type Answer = CanAnswer | CanPortsAnswer | GroupAnswer | SetAnswer | SetGroupAnswer | ExposedAnswer | MetadataAnswer | ChangedAnswer | NoVerdictAnswer | ErrorAnswer;
 
 /** Under a text answer's sentence: the flow's decision chain, or each example flow's (as many as the sentence names groups). */
 export function chainLines(a: Answer): string[] {
@@ -151,24 +145,18 @@ function answerCanPorts(cluster: Cluster, q: CanQuery): CanPortsAnswer {
   return { kind: 'can-ports', text, query: q, allowed: ports !== '', ports, ranges };
 }
 
-function answerSet(cluster: Cluster, q: SetQuery): SetAnswer {
-  const field = q.kind === 'who' ? 'to' : 'from';
-  const n = named(cluster, q.kind === 'who' ? q.to : q.from, field, q.port, q.protocol);
-  if (n.kind !== 'one') {
-    // One pod's sources or destinations; a name for several would need one answer per pod.
-    const pods = n.kind === 'pods' ? n.pods.map((p) => p.key) : [];
-    throw new FlowError(field, `"${q.kind} can reach" takes one pod, and ${n.name} ${n.kind === 'pods' ? `stands for ${pods.length} pods (${pods.slice(0, 3).join(', ')}${pods.length > 3 ? ', …' : ''})` : 'is a Service, which stands for its backing pods'}: ask about one of them, or ask "can … reach ${n.name} …?" for all of them`);
-  }
+function answerSet(cluster: Cluster, asked: SetQuery): SetAnswer | SetGroupAnswer {
+  const field = asked.kind === 'who' ? 'to' : 'from';
+  const n = named(cluster, asked.kind === 'who' ? asked.to : asked.from, field, asked.port, asked.protocol);
+  // A name for several endpoints: each answered, what they share and what differs (set-group.ts).
+  if (n.kind !== 'one') return answerSetGroup(cluster, asked);
+  // `shop/pod/web`, `10.0.0.7/32`: answered as the endpoint names.ts read.
+  const q: SetQuery = asked.kind === 'who' ? { ...asked, to: n.spec } : { ...asked, from: n.spec };
   const work = newWork();
   const classes = reach(cluster, q, work);
   const fixed = q.kind === 'who' ? q.to : q.from;
   const fixedPod = podOf(cluster, fixed);
-  const byPorts = new Map<string, PodInfo[]>();
-  for (const c of classes) if (c.ports !== '') (byPorts.get(c.ports) ?? byPorts.set(c.ports, []).get(c.ports)!).push(...c.members);
-  const groups = [...byPorts].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1)).map(([ports, pods]): ReachGroup => {
-    const members = describePods(cluster, pods, fixedPod);
-    return { ports, pods: pods.length, members: members.slice(0, MAX_MEMBERS), moreMembers: Math.max(0, members.length - MAX_MEMBERS) };
-  });
+  const groups = reachGroups(cluster, classes.flatMap((c) => (c.ports === '' ? [] : c.members.map((p) => [p, c.ports] as const))), fixedPod);
   const count = (why: ReachClass['skipped']) => classes.filter((c) => c.skipped === why).reduce((n, c) => n + c.members.length, 0);
   const [skippedPods, podsWithoutNamedPort] = [count('budget'), count('no-such-named-port')];
   const reachable = groups.reduce((n, g) => n + g.pods, 0);
@@ -178,11 +166,7 @@ function answerSet(cluster: Cluster, q: SetQuery): SetAnswer {
   // One port asked: it goes in the sentence once, unless named ports differ between destinations.
   const onePort = q.port !== null && groups.length === 1;
   const portPhrase = onePort ? ` on ${groups[0]!.ports}` : q.port === null ? (q.protocol ? ` on ${q.protocol}` : '') : typeof q.port === 'number' ? ` on ${q.protocol ?? 'TCP'} ${q.port}` : ` on ${q.port}`;
-  const items = (g: ReachGroup) => {
-    const more = g.members.length + g.moreMembers - MAX_ITEMS_IN_TEXT;
-    return `${g.members.slice(0, MAX_ITEMS_IN_TEXT).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
-  };
-  const listed = groups.slice(0, MAX_GROUPS_IN_TEXT).map((g) => (onePort ? items(g) : `${items(g)} (${g.ports})`));
+  const listed = groups.slice(0, MAX_GROUPS_IN_TEXT).map((g) => (onePort ? groupItems(g) : `${groupItems(g)} (${g.ports})`));
   if (groups.length > MAX_GROUPS_IN_TEXT) listed.push(`and ${groups.length - MAX_GROUPS_IN_TEXT} more port sets`);
   const notes = [
     ...(podsWithoutNamedPort > 0 ? [`${podsWithoutNamedPort} have no port named ${q.port}`] : []),
@@ -194,5 +178,5 @@ function answerSet(cluster: Cluster, q: SetQuery): SetAnswer {
     ? reachable === 0 ? `No pod can reach ${name}${portPhrase} (0 of ${of} ${pods})${tail}` : `${reachable} of ${of} ${pods} can reach ${name}${portPhrase}${tail}`
     : reachable === 0 ? `${name} can reach no pod${portPhrase} (0 of ${of} ${pods})${tail}` : `${name} can reach ${reachable} of ${of} ${pods}${portPhrase}${tail}`;
   const text = hedged(said, hedge(cluster, null, [fixedPod]));
-  return { kind: q.kind, text, query: q, reachable, of, groups, work: { classes: classes.length, evaluations: work.evaluations, skippedPods, podsWithoutNamedPort } };
+  return { kind: q.kind, text, query: asked, reachable, of, groups, work: { classes: classes.length, evaluations: work.evaluations, skippedPods, podsWithoutNamedPort } };
 }

@@ -56,7 +56,7 @@ function podsOf(cluster: Cluster, spec: EndpointSpec): PodInfo[] | null {
   }
   if (n.kind === 'pods') return [...n.pods];
   if (n.kind === 'service') return selectedPods(cluster, n.service).ready;
-  const pod = podOf(cluster, n.spec);
+  const pod = n.kind === 'one' ? podOf(cluster, n.spec) : null;
   if (!pod) throw new FlowError('from', `"what changed" takes a pod, a workload or a Service, and ${'pod' in spec ? spec.pod : spec.ip} is not one`);
   return [pod];
 }

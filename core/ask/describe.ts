@@ -11,6 +11,15 @@ import { NOT_WORKLOAD, WORKLOAD_KEYS } from '../snapshot/workload.js';
 export const MAX_ITEMS_IN_TEXT = 5;
 export const MAX_GROUPS_IN_TEXT = 4;
 export const MAX_MEMBERS = 100;
+/** Lines a sentence carries in parentheses (how names were read, what was left out); the JSON has them all. */
+export const MAX_NOTES_IN_TEXT = 4;
+
+/** " (a; b; c; d; and 3 more)", or "" for no lines. */
+export function parenthesized(lines: readonly string[]): string {
+  if (lines.length === 0) return '';
+  const more = lines.length - MAX_NOTES_IN_TEXT;
+  return ` (${lines.slice(0, MAX_NOTES_IN_TEXT).join('; ')}${more > 0 ? `; and ${more} more` : ''})`;
+}
 
 const ownerOf = (cluster: Cluster, spec: EndpointSpec): IpOwner | undefined => {
   if ('pod' in spec) {
@@ -94,4 +103,28 @@ export function describePods(cluster: Cluster, pods: readonly PodInfo[], exclude
     for (const p of chosen) if (!covered.has(p)) out.push(p.key);
   }
   return out;
+}
+
+/** `ports` e.g. "TCP 5432", "all ports"; `members` aggregated: "all 12 pods of namespace shop", "pods app=web in shop (3)", "shop/db". */
+export interface ReachGroup {
+  readonly ports: string;
+  readonly pods: number;
+  readonly members: readonly string[];
+  readonly moreMembers: number;
+}
+
+/** Pods by the ports they reach on (or are reached on), the biggest set first, each described. `exclude`: the pod asked about. */
+export function reachGroups(cluster: Cluster, reached: Iterable<readonly [PodInfo, string]>, exclude: PodInfo | null): ReachGroup[] {
+  const byPorts = new Map<string, PodInfo[]>();
+  for (const [pod, ports] of reached) (byPorts.get(ports) ?? byPorts.set(ports, []).get(ports)!).push(pod);
+  return [...byPorts].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1)).map(([ports, pods]): ReachGroup => {
+    const members = describePods(cluster, pods, exclude);
+    return { ports, pods: pods.length, members: members.slice(0, MAX_MEMBERS), moreMembers: Math.max(0, members.length - MAX_MEMBERS) };
+  });
+}
+
+/** A group's members as a sentence lists them: "shop/a, shop/b and 3 more". */
+export function groupItems(g: ReachGroup): string {
+  const more = g.members.length + g.moreMembers - MAX_ITEMS_IN_TEXT;
+  return `${g.members.slice(0, MAX_ITEMS_IN_TEXT).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
 }

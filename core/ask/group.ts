@@ -1,22 +1,25 @@
-// "can A reach B?" where A or B stands for several pods (a Service, a label selector, a
-// workload: core/evaluate/expand.ts): each pod pair is answered as its own flow, and the answer
-// says whether all, none or some are allowed and, when they differ, which and why.
+// "can A reach B?" where A or B stands for several endpoints (a Service, a label selector, a
+// workload, a CIDR's regions: core/evaluate/expand.ts): each pair is answered as its own flow,
+// and the answer says whether all, none or some are allowed and, when they differ, which and why.
 import type { Cluster } from '../cluster.js';
 import { evaluate } from '../evaluate/engine.js';
-import type { Expanded, MemberFlow } from '../evaluate/expand.js';
+import { endLabel, type Expanded, type MemberFlow, type Unit } from '../evaluate/expand.js';
 import { reasonOf } from '../evaluate/explain.js';
 import { FlowError, resolveFlow, type EndpointSpec } from '../evaluate/resolve.js';
-import { MAX_GROUPS_IN_TEXT, MAX_ITEMS_IN_TEXT, MAX_MEMBERS, nameOf, podOf, portOn } from './describe.js';
+import { MAX_GROUPS_IN_TEXT, MAX_ITEMS_IN_TEXT, MAX_MEMBERS, nameOf, parenthesized, podOf, portOn } from './describe.js';
 import { hedge, hedged } from './hedge.js';
 import type { Query } from './parse.js';
 import { formatPorts, newWork, probe, protocolsOf, rulesOf } from './reach.js';
 
 type CanQuery = Extract<Query, { kind: 'can' }>;
 
-/** One pod pair: `port` as answered ("TCP 5432", or the allowed ranges when every port was asked). */
+/** One pair of endpoints: `port` as answered ("TCP 5432", or the allowed ranges when every port was asked). */
 export interface MemberAnswer {
+  /** The endpoints evaluated: pod keys or addresses (a region's address). */
   readonly from: string;
   readonly to: string;
+  /** The regions of a CIDR that `from` or `to` answers for. */
+  readonly regions?: MemberFlow['regions'];
   readonly port: string;
   readonly allowed: boolean;
   /** The deciding rule (explain.ts), or the allowed ports when every port was asked. */
@@ -30,9 +33,9 @@ export interface GroupAnswer {
   readonly allowed: 'all' | 'none' | 'some';
   /** How the names were read: "shop/svc/db → 2 backing pods (selector app=db), port 5432 → targetPort 5432". */
   readonly resolved: readonly string[];
-  /** Pods left out and why. */
+  /** Pods and regions left out and why. */
   readonly notes: readonly string[];
-  /** Pod pairs by outcome and reason, biggest first. */
+  /** Members by outcome and reason, biggest first (`pods`: how many members). */
   readonly groups: readonly { readonly allowed: boolean; readonly reason: string; readonly pods: number; readonly members: readonly string[] }[];
   readonly members: readonly MemberAnswer[];
   readonly moreMembers: number;
@@ -41,18 +44,21 @@ export interface GroupAnswer {
 const keyOf = (s: EndpointSpec) => ('pod' in s ? s.pod : s.ip);
 
 function answerMember(cluster: Cluster, m: MemberFlow): MemberAnswer {
-  const [from, to] = [keyOf(m.from), keyOf(m.to)];
+  const member = { from: keyOf(m.from), to: keyOf(m.to), ...(m.regions ? { regions: m.regions } : {}) };
   if (m.port === null) {
     resolveFlow(cluster, { from: m.from, to: m.to, port: 1, protocol: m.protocol ?? 'TCP' });
     const protocols = protocolsOf({ kind: 'can', from: m.from, to: m.to, port: null, protocol: m.protocol });
     const sides = { egress: rulesOf(cluster, podOf(cluster, m.from), 'egress'), ingress: rulesOf(cluster, podOf(cluster, m.to), 'ingress') };
     const ports = formatPorts(probe(cluster, m.from, m.to, protocols, newWork(), sides), protocols);
-    return { from, to, port: m.protocol ?? 'every port', allowed: ports !== '', reason: ports === '' ? 'no port' : `${ports}${ports.startsWith('all') ? '' : ' only'}` };
+    return { ...member, port: m.protocol ?? 'every port', allowed: ports !== '', reason: ports === '' ? 'no port' : `${ports}${ports.startsWith('all') ? '' : ' only'}` };
   }
   const p = portOn(cluster, m.to, m.port, m.protocol);
   const verdict = evaluate(cluster, resolveFlow(cluster, { from: m.from, to: m.to, port: p.port, protocol: p.protocol }));
-  return { from, to, port: p.text, allowed: verdict.allowed, reason: reasonOf(verdict) };
+  return { ...member, port: p.text, allowed: verdict.allowed, reason: reasonOf(verdict) };
 }
+
+/** "pods", "regions", "endpoints" (a CIDR holding a ClusterIP: regions and backing pods). */
+export const plural = (unit: Unit, n: number): string => `${unit}${n === 1 ? '' : 's'}`;
 
 export function answerGroup(cluster: Cluster, q: CanQuery, x: Expanded): GroupAnswer {
   const notes = [...x.notes];
@@ -74,7 +80,8 @@ export function answerGroup(cluster: Cluster, q: CanQuery, x: Expanded): GroupAn
 
   const bothSides = x.names.from !== null && x.names.to !== null;
   const ports = new Set(members.map((m) => m.port));
-  const label = (m: MemberAnswer) => `${bothSides ? `${m.from} → ${m.to}` : x.names.to !== null ? m.to : m.from}${ports.size > 1 ? ` (${m.port})` : ''}`;
+  const [fromLabel, toLabel] = [(m: MemberAnswer) => endLabel(m.from, m.regions?.from), (m: MemberAnswer) => endLabel(m.to, m.regions?.to)];
+  const label = (m: MemberAnswer) => `${bothSides ? `${fromLabel(m)} → ${toLabel(m)}` : x.names.to !== null ? toLabel(m) : fromLabel(m)}${ports.size > 1 ? ` (${m.port})` : ''}`;
   const byReason = new Map<string, { allowed: boolean; reason: string; labels: string[] }>();
   for (const m of members) {
     const key = `${m.allowed}|${m.reason}`;
@@ -88,13 +95,13 @@ export function answerGroup(cluster: Cluster, q: CanQuery, x: Expanded): GroupAn
   const protocols = [...new Set(members.map((m) => m.port.split(' ')[0]))];
   const portPhrase = q.port === null ? (q.protocol ? ` on ${q.protocol}` : '') : typeof q.port === 'number' ? ` on ${protocols.length === 1 && protocols[0] !== 'every' ? protocols[0] : q.protocol ?? 'TCP'} ${q.port}` : ` on ${q.port}`;
   const n = members.length;
-  const what = bothSides ? 'pod pairs' : n === 1 ? 'pod' : 'pods';
+  const what = bothSides ? (x.units.from === 'pod' && x.units.to === 'pod' ? 'pod pairs' : 'pairs') : plural(x.units.from ?? x.units.to ?? 'pod', n);
   const count = allowed === 'all' ? (n === 1 ? `its one ${what}` : `all ${n} ${what}`) : allowed === 'none' ? (n === 1 ? `its one ${what}` : `none of ${n} ${what}`) : `${yes} of ${n} ${what}`;
   const items = (labels: readonly string[], total: number) => `${labels.slice(0, MAX_ITEMS_IN_TEXT).join(', ')}${total > MAX_ITEMS_IN_TEXT ? ` and ${total - MAX_ITEMS_IN_TEXT} more` : ''}`;
   const why = groups.slice(0, MAX_GROUPS_IN_TEXT).map((g) => `${g.reason}: ${items(g.members, g.pods)}`);
   if (groups.length > MAX_GROUPS_IN_TEXT) why.push(`and ${groups.length - MAX_GROUPS_IN_TEXT} more outcomes`);
   const head = allowed === 'all' ? `Yes: ${from} can reach ${to}` : allowed === 'none' ? `No: ${from} cannot reach ${to}` : `Partly: ${from} can reach ${to}`;
-  const text = `${head}${portPhrase} (${x.resolved.join('; ')}) — ${count}: ${why.join('; ')}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}.`;
+  const text = `${head}${portPhrase}${parenthesized(x.resolved)} — ${count}: ${why.join('; ')}${parenthesized(notes)}.`;
   const pods = x.flows.flatMap((m) => [podOf(cluster, m.from), podOf(cluster, m.to)]);
   return {
     kind: 'can-group',

@@ -4,6 +4,7 @@
 // peer treats alike; the address is taken from the piece-pattern covering the most addresses,
 // and never one a pod or node holds.
 import type { Cluster } from '../cluster.js';
+import { namedCidrs } from '../evaluate/cidr.js';
 import { formatIp, parseCidr, parseIp, rangeContains, rangeToCidrs, type Family, type IpAddr, type IpRange } from '../net/ip.js';
 import { ipKey } from '../snapshot/cluster.js';
 
@@ -25,20 +26,6 @@ function publicSpace(family: Family): IpRange[] {
   }
   if (lo <= 0xffffffffn) out.push({ family: 4, lo, hi: 0xffffffffn });
   return out;
-}
-
-/** Every range and exception a policy peer names (ipBlock, networks), once each. */
-export function namedCidrs(cluster: Cluster, family: Family): IpRange[] {
-  const seen = new Map<string, IpRange>();
-  for (const p of cluster.policies.all) {
-    for (const rule of [...(p.ingress ?? []), ...(p.egress ?? [])]) {
-      for (const peer of rule.peers) {
-        if (peer.type !== 'cidrs') continue;
-        for (const r of [...peer.ranges, ...peer.except]) if (r.family === family) seen.set(`${r.lo}-${r.hi}`, r);
-      }
-    }
-  }
-  return [...seen.values()];
 }
 
 export interface Representative {

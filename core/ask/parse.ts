@@ -3,6 +3,7 @@
 // splits them), smaller than any parser-generator setup, and it must name the part it could not
 // read rather than throw.
 import { workloadKindOf } from '../snapshot/workload-names.js';
+import { looksLikeCidr } from '../evaluate/cidr.js';
 import type { EndpointSpec } from '../evaluate/resolve.js';
 import { familyOfText } from '../net/ip.js';
 import type { Protocol } from '../policy/model.js';
@@ -40,11 +41,13 @@ export const ACCEPTED_FORMS: readonly string[] = [
   'can shop/web reach shop/svc/db on 5432?  (a Service: answered for its backing pods)',
   'can shop/app=web reach shop/deploy/db?  (a label selector, a workload: every pod of it)',
   'can node-1 reach 10.96.0.10 on 53/udp?  (a node by name; a ClusterIP)',
+  'can 10.0.0.0/16 reach shop/db on 5432?  (a CIDR: each region of it that policies treat alike)',
   'is shop/web allowed to reach shop/db port 80?',
   'who can reach payments/api on tcp 443?',
   'who can reach payments/api?  (every port, answered as port ranges)',
   'what can shop/web reach?',
   'what can shop/web reach on 53/udp?',
+  'who can reach shop/svc/db on 5432?  (a name for several pods or a CIDR: what all share, and what differs)',
   'is anything exposed to the internet in ns shop?',
   'what is exposed to the internet in shop?  (also: is shop exposed to the internet?)',
   'which pods can reach the cloud metadata address?  (TCP 80; "on any port" for port ranges)',
@@ -83,13 +86,11 @@ const SELECTOR = /^[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?==?[A-Za-z0-9_.-]*$/
 
 function endpoint(t: Tokens, role: 'source' | 'destination' | 'pod', after: string): EndpointSpec {
   const tok = t.next();
-  const expected = `expected the ${role} (namespace/pod, namespace/kind/name, namespace/label=value, a node name or an IP address) after "${after}", got ${quote(tok)}`;
+  const expected = `expected the ${role} (namespace/pod, namespace/kind/name, namespace/label=value, a node name, an IP address or a CIDR) after "${after}", got ${quote(tok)}`;
   if (tok === undefined) throw new Unreadable(expected);
-  if (familyOfText(tok) !== null) return { ip: tok };
+  // A CIDR, well written or not: names.ts answers it region by region, or says what is wrong with it.
+  if (familyOfText(tok) !== null || looksLikeCidr(tok)) return { ip: tok };
   const slash = tok.indexOf('/');
-  if (slash > 0 && familyOfText(tok.slice(0, slash)) !== null) {
-    throw new Unreadable(`${quote(tok)} is a CIDR, which stands for many addresses that policies may treat apart; ask about one address in it`);
-  }
   const parts = tok.split('/');
   const ns = parts[0]!;
   const rest = parts.slice(1).join('/');

@@ -1,13 +1,14 @@
 // Which ports a flow is allowed on, and who reaches a fixed endpoint (or what it reaches),
 // with bounded work: the other pods fall into classes that every rule treats alike (the
 // compiler's policy signature, namespace, labels, address families, node of host-network pods,
-// named ports of destinations, membership in the fixed endpoint's CIDR peers, and whether the
+// named ports of destinations, membership in the fixed endpoint's CIDR peers — what the fixed
+// endpoint's own rules could tell apart, so none of these when it has none — and whether the
 // pod runs on the fixed endpoint's node when that endpoint is a node). A class is
 // evaluated once for one port; for every port, each side once per segment of its own rules'
 // port cuts, a side shared by classes (same signature) only once. Past MAX_EVALUATIONS engine
 // calls the remaining classes are skipped. (M-sized bench snapshot: ~55k calls, under 0.5 s.)
 import type { Cluster } from '../cluster.js';
-import { groupOf } from '../compile/group.js';
+import { groupOf, type Group } from '../compile/group.js';
 import { subjectPod, type Endpoint, type Flow } from '../evaluate/endpoint.js';
 import { evaluate } from '../evaluate/engine.js';
 import { allowedRanges, formatPorts, intersectRanges, sideRuns, type PortRange, type PortRanges } from '../evaluate/side-runs.js';
@@ -99,6 +100,28 @@ export interface ReachClass {
 const cidrBits = (peers: readonly Extract<Peer, { type: 'cidrs' }>[], pod: PodInfo) =>
   peers.map((p) => pod.ips.map((ip) => +(p.ranges.some((r) => rangeContains(r, ip)) && !p.except.some((r) => rangeContains(r, ip)))).join('')).join('.');
 
+/** What a class key reads of a pod whatever the fixed endpoint: its group for one direction, and its namespace and labels as a peer, each numbered. */
+interface PodParts {
+  readonly group: Group | null;
+  /** Numbers of the policy signature (host@node for a host-network pod) and of namespace and labels. */
+  readonly signature: number;
+  readonly peer: number;
+}
+// Once per cluster and direction: a name of several endpoints asks reach() once per member.
+const partsByCluster = new WeakMap<Cluster, { readonly parts: Record<Direction, Map<PodInfo, PodParts>>; readonly ids: Map<string, number> }>();
+function podParts(cluster: Cluster, pod: PodInfo, dir: Direction): PodParts {
+  let c = partsByCluster.get(cluster);
+  if (!c) partsByCluster.set(cluster, (c = { parts: { ingress: new Map(), egress: new Map() }, ids: new Map() }));
+  let parts = c.parts[dir].get(pod);
+  if (parts) return parts;
+  const ids = c.ids;
+  const id = (text: string) => ids.get(text) ?? ids.set(text, ids.size).get(text)!;
+  const group = pod.hostNetwork ? null : groupOf(cluster, pod, dir);
+  parts = { group, signature: id(group?.policySignature ?? `host@${pod.nodeName}`), peer: id(`${pod.namespace}|${JSON.stringify(Object.entries(pod.labels).sort())}`) };
+  c.parts[dir].set(pod, parts);
+  return parts;
+}
+
 /** Who reaches the fixed endpoint (or what it reaches), one evaluation per class and port segment. */
 export function reach(cluster: Cluster, q: SetQuery, work: Work = newWork()): ReachClass[] {
   const who = q.kind === 'who';
@@ -112,16 +135,23 @@ export function reach(cluster: Cluster, q: SetQuery, work: Work = newWork()): Re
   // endpoint is a node (its address, or a host-network pod: its traffic is its node's), a pod
   // on that node and one elsewhere differ even if every rule treats them alike (engine.ts).
   const fixedNode = nodeOf(cluster, fixed);
+  // A fixed endpoint without rules (an address outside the cluster, a node, a pod no policy
+  // selects that way) tells no peer apart: its side decides alike for every pod, so only what
+  // the engine reads besides rules splits the others — address families, node locality, and
+  // the destinations' named ports when one is asked by name.
+  const seesPeers = fixedRules.length > 0;
 
   // A class key has two halves: what the pod's own side depends on (its policies: the group
   // signature) and what the fixed endpoint's side sees of it (its identity as a peer).
   const classes = new Map<string, { members: PodInfo[]; rules: readonly Rule[]; signature: string; identity: string }>();
   for (const pod of cluster.pods) {
     if (pod === fixedPod) continue;
-    const group = pod.hostNetwork ? null : groupOf(cluster, pod, who ? 'egress' : 'ingress');
-    const signature = group?.policySignature ?? `host@${pod.nodeName}`;
-    const labels = JSON.stringify(Object.entries(pod.labels).sort());
-    const identity = [pod.hostNetwork ? `host@${pod.nodeName}` : '', pod.namespace, labels, pod.ips.map((i) => i.family).join(), cidrBits(cidrPeers, pod), who ? '' : JSON.stringify(pod.namedPorts)].join('|');
+    const { group, signature: sig, peer } = podParts(cluster, pod, who ? 'egress' : 'ingress');
+    const signature = `s${sig}`;
+    const families = pod.ips.map((i) => i.family).join();
+    const identity = seesPeers
+      ? [pod.hostNetwork ? `host@${pod.nodeName}` : '', peer, families, cidrBits(cidrPeers, pod), who ? '' : JSON.stringify(pod.namedPorts)].join('|')
+      : [pod.hostNetwork ? `host@${pod.nodeName}` : '', families, !who && typeof q.port === 'string' ? JSON.stringify(pod.namedPorts) : ''].join('|');
     const locality = fixedNode === null ? '' : pod.nodeName === fixedNode.name ? 'local' : 'remote';
     const key = `${signature}|${identity}|${locality}`;
     (classes.get(key) ?? classes.set(key, { members: [], rules: group?.rules ?? [], signature, identity }).get(key)!).members.push(pod);

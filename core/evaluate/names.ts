@@ -2,14 +2,17 @@
 // workload (`shop/deploy/web`: its pods), a Service (`shop/svc/db`: its backing pods, service.ts),
 // a label selector (`shop/app=web,tier=front`: every pod it selects there), a bare `shop/db` that
 // is exactly one of those, a node by its name, or an address (a pod's, a node's, a Service's
-// ClusterIP or a node address on a NodePort, or one outside the cluster). A name that could be
-// several things, or none, is an error that says which forms would do.
+// ClusterIP or a node address on a NodePort, or one outside the cluster), or a CIDR (its
+// regions, cidr.ts). A name that could be several things, or none, is an error that says which
+// forms would do.
 import type { Service } from '../../schemas/k8s/core.js';
+import type { Cluster } from '../cluster.js';
 import { isLabelValue, isQualifiedName } from '../../schemas/k8s/meta.js';
-import { parseIp } from '../net/ip.js';
+import { formatIp, parseIp } from '../net/ip.js';
 import type { Protocol } from '../policy/model.js';
 import type { ClusterObjects, PodInfo } from '../snapshot/cluster.js';
 import { workloadKindOf, workloadName } from '../snapshot/workload-names.js';
+import { addressRegions, looksLikeCidr, parseCidrName, type AddressRegions } from './cidr.js';
 import { FlowError, type EndpointSpec } from './resolve.js';
 import { findService, selectorText, serviceAt, serviceName } from './service.js';
 
@@ -18,7 +21,9 @@ export type Named =
   | { readonly kind: 'one'; readonly spec: EndpointSpec }
   /** `how`: "selector app=web", "Deployment web". */
   | { readonly kind: 'pods'; readonly name: string; readonly how: string; readonly pods: readonly PodInfo[] }
-  | { readonly kind: 'service'; readonly name: string; readonly service: Service; readonly via: 'name' | 'clusterIP' | 'nodePort' };
+  | { readonly kind: 'service'; readonly name: string; readonly service: Service; readonly via: 'name' | 'clusterIP' | 'nodePort' }
+  /** A CIDR of more than one address: its regions, each answered by one address of it. */
+  | { readonly kind: 'addresses'; readonly name: string; readonly regions: AddressRegions };
 
 type Field = 'from' | 'to';
 
@@ -27,8 +32,16 @@ const SERVICE_WORDS = new Set(['svc', 'service', 'services']);
 const POD_WORDS = new Set(['pod', 'pods', 'po']);
 
 /** What `spec` names. `port`/`protocol`: of the flow, for a node address on a NodePort. */
-export function named(cluster: ClusterObjects, spec: EndpointSpec, field: Field, port: number | string | null = null, protocol: Protocol | null = null): Named {
+export function named(cluster: Cluster, spec: EndpointSpec, field: Field, port: number | string | null = null, protocol: Protocol | null = null): Named {
   let n: Named;
+  const text = 'ip' in spec ? spec.ip : spec.pod;
+  if (looksLikeCidr(text)) {
+    const range = parseCidrName(text, field);
+    // A /32 (or /128) is its one address, answered as that address is.
+    if (range.lo === range.hi) return named(cluster, { ip: formatIp(range.family, range.lo) }, field, port, protocol);
+    const name = `${formatIp(range.family, range.lo)}/${text.slice(text.indexOf('/') + 1)}`;
+    return { kind: 'addresses', name, regions: addressRegions(cluster, range, name, field) };
+  }
   if ('ip' in spec) {
     const ip = parseIp(spec.ip);
     // A source address keeps its owner: a ClusterIP is never a source, a NodePort is a destination's.

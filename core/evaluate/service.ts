@@ -16,6 +16,7 @@ type ServicePort = Service['spec']['ports'][number];
 interface Index {
   readonly byKey: ReadonlyMap<string, Service>;
   readonly byClusterIp: ReadonlyMap<string, Service>;
+  readonly clusterIps: readonly { readonly ip: IpAddr; readonly service: Service }[];
 }
 // Built once per services list (a cluster with pods replaced keeps its list).
 const indexes = new WeakMap<readonly Service[], Index>();
@@ -24,14 +25,18 @@ function indexOf(cluster: ClusterObjects): Index {
   if (ix) return ix;
   const byKey = new Map<string, Service>();
   const byClusterIp = new Map<string, Service>();
+  const ips = new Map<string, IpAddr>();
   for (const s of cluster.services) {
     byKey.set(serviceKey(s), s);
     for (const text of [s.spec.clusterIP, ...s.spec.clusterIPs]) {
       const ip = text && text !== 'None' ? parseIp(text) : null;
-      if (ip) byClusterIp.set(ipKey(ip), s);
+      if (!ip) continue;
+      byClusterIp.set(ipKey(ip), s);
+      ips.set(ipKey(ip), ip);
     }
   }
-  indexes.set(cluster.services, (ix = { byKey, byClusterIp }));
+  const clusterIps = [...byClusterIp].map(([k, service]) => ({ ip: ips.get(k)!, service }));
+  indexes.set(cluster.services, (ix = { byKey, byClusterIp, clusterIps }));
   return ix;
 }
 
@@ -41,6 +46,11 @@ export const serviceName = (s: Service): string => `${s.metadata.namespace ?? 'd
 
 export function findService(cluster: ClusterObjects, namespace: string, name: string): Service | undefined {
   return indexOf(cluster).byKey.get(`${namespace}/${name}`);
+}
+
+/** Every ClusterIP and the Service it names (the last Service listed with an address wins, as serviceAt finds it). */
+export function clusterIps(cluster: ClusterObjects): readonly { readonly ip: IpAddr; readonly service: Service }[] {
+  return indexOf(cluster).clusterIps;
 }
 
 /** "The port on each node on which this service is exposed when type=NodePort or LoadBalancer" (ServicePort.nodePort). */

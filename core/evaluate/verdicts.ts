@@ -1,19 +1,23 @@
 // A flow's verdict as POST /v1/verdicts and `netpolc verdict` answer it: one verdict for a flow
-// between two endpoints, or, for a name standing for several pods (a Service, a selector, a
-// workload: expand.ts), each member's verdict under one that is allowed only if all are.
+// between two endpoints, or, for a name standing for several endpoints (a Service, a selector, a
+// workload, a CIDR's regions: expand.ts), each member's verdict under one that is allowed only if
+// all are.
 import type { Cluster } from '../cluster.js';
 import { formatIp } from '../net/ip.js';
 import type { Protocol } from '../policy/model.js';
 import { describeEndpoint, type Endpoint, type Flow } from './endpoint.js';
 import { evaluate, type Verdict } from './engine.js';
-import { expandFlow } from './expand.js';
+import { expandFlow, type MemberFlow } from './expand.js';
 import { FlowError, resolveFlow, type FlowSpec } from './resolve.js';
 
 export interface FlowVerdict extends Verdict {
   readonly flow: { readonly from: string; readonly to: string; readonly port: number; readonly protocol: Protocol; readonly ipFamily: 'IPv4' | 'IPv6' | null };
 }
 
-/** Several pods: `egress`/`ingress` are null (each member has its own), `allowed` only when every member is. */
+/** A member of a group: `regions` when an end answers for a region of a CIDR. */
+export type MemberVerdict = FlowVerdict & { readonly regions?: MemberFlow['regions'] };
+
+/** Several endpoints: `egress`/`ingress` are null (each member has its own), `allowed` only when every member is. */
 export interface GroupVerdict {
   readonly allowed: boolean;
   readonly egress: null;
@@ -23,7 +27,7 @@ export interface GroupVerdict {
   readonly summary: string;
   readonly resolved: readonly string[];
   readonly notes: readonly string[];
-  readonly members: readonly FlowVerdict[];
+  readonly members: readonly MemberVerdict[];
 }
 
 function endpointName(e: Endpoint): string {
@@ -44,11 +48,12 @@ export function verdictFor(cluster: Cluster, spec: FlowSpec): FlowVerdict | Grou
   const x = expandFlow(cluster, { from: spec.from, to: spec.to, port: spec.port, protocol: spec.protocol });
   if (!x.grouped) return flowVerdict(cluster, resolveFlow(cluster, { ...spec, from: x.flows[0]!.from, to: x.flows[0]!.to }));
   const notes = [...x.notes];
-  const members: FlowVerdict[] = [];
+  const members: MemberVerdict[] = [];
   let first: FlowError | null = null;
   for (const m of x.flows) {
     try {
-      members.push(flowVerdict(cluster, resolveFlow(cluster, { ...spec, from: m.from, to: m.to, port: m.port ?? spec.port, protocol: m.protocol ?? spec.protocol })));
+      const v = flowVerdict(cluster, resolveFlow(cluster, { ...spec, from: m.from, to: m.to, port: m.port ?? spec.port, protocol: m.protocol ?? spec.protocol }));
+      members.push(m.regions ? { ...v, regions: m.regions } : v);
     } catch (e) {
       // A member without the named port, or without the family asked: said, and left out.
       if (!(e instanceof FlowError)) throw e;

@@ -14,7 +14,7 @@ import { UsageError, type Command, type InputOptions, type Io } from './io.js';
 export type { Io } from './io.js';
 
 const USAGE = `usage: netpolc <command> [options] [file|dir|- ...]
-  verdict --from NS/POD|IP --to NS/POD|IP --port N|NAME [--protocol TCP|UDP|SCTP] [--ip-family IPv4|IPv6] [--expect allow|deny]
+  verdict --from ENDPOINT --to ENDPOINT --port N|NAME [--protocol TCP|UDP|SCTP] [--ip-family IPv4|IPv6] [--expect allow|deny]
   matrix  [--port N[/PROTO] ...] [--namespace NS ...]
   compile --format ir|ir-flat|vpp-acl|vpp-session|nftables|iptables|openstack-sg [--node NAME ...] [--part ipset|ipv4|ipv6]
   lint    [--fail-on error|warning|info]                       exit 1 on findings at or above --fail-on (error)
@@ -26,7 +26,9 @@ common: --output text|json|markdown (default text); inputs are YAML/JSON files, 
         --exclude GLOB (repeatable) leaves out files and directories of a repository;
         --keep-going reports invalid objects and documents and leaves them out instead of stopping
 endpoints: NS/POD, or a workload NS/KIND/NAME (deployment|deploy, statefulset|sts, daemonset|ds,
-        replicaset|rs, replicationcontroller|rc, job, cronjob|cj), e.g. shop/deploy/web`;
+        replicaset|rs, replicationcontroller|rc, job, cronjob|cj), e.g. shop/deploy/web; a Service
+        NS/svc/NAME; a label selector NS/KEY=VALUE[,…]; a node name; an IP; a CIDR (each region of
+        it that policies treat alike, at most 256), e.g. 10.244.0.0/16`;
 
 const COMMANDS: Record<string, Command> = { verdict: commandVerdict, matrix: commandMatrix, compile: commandCompile, lint: commandLint, ask: commandAsk, preview: commandPreview };
 

@@ -68,7 +68,7 @@ export function askRoutes(app: OpenAPIHono, access: AccessPolicy, load: LoadStor
     method: 'post',
     path: '/v1/ask',
     summary: 'Ask in words: "can shop/web reach shop/db on 5432?", "who can reach payments/api?", "what can shop/web reach?"',
-    description: 'Against a snapshot sent along, or a stored `cluster` (a token that reads it when tokens are configured). JSON unless Accept prefers text/plain.',
+    description: 'Against a snapshot sent along, or a stored `cluster` (a token that reads it when tokens are configured). JSON unless Accept prefers text/plain. Names as for /v1/verdicts: a pod, a workload, a Service, a label selector, a node, an address or a CIDR (each region of it that policies treat alike, at most 256). A name for several pods or regions is answered for each member: "can" says whether all, none or which are allowed and why ("can-group"); "who"/"what" say what all members share and what each has beyond it ("who-group", "what-group"). A question the grammar cannot read comes back with `acceptedForms`.',
     request: { body: jsonBody(AskRequestSchema), query: LenientQuery },
     responses: { ...errorResponses(AskErrorSchema), ...responses, 401: { description: 'with `cluster`: no valid token' }, 403: { description: 'with `cluster`: the token does not read it' } },
   });

@@ -17,7 +17,7 @@ export type AskRequest = z.infer<typeof AskRequestSchema>;
 
 export const AskResponseSchema = z
   .object({
-    kind: z.enum(['can', 'can-ports', 'can-group', 'who', 'what', 'exposed', 'metadata', 'changed', 'no-verdict']).openapi({ description: '"can-group": a name standing for several pods (a Service, a label selector, a workload), answered for each; "exposed": pods of a namespace that accept traffic from outside the cluster; "metadata": pods that can reach the cloud metadata address; "changed": a pod\'s verdicts between two stored versions; "no-verdict": what the snapshot cannot decide, and why' }),
+    kind: z.enum(['can', 'can-ports', 'can-group', 'who', 'what', 'who-group', 'what-group', 'exposed', 'metadata', 'changed', 'no-verdict']).openapi({ description: '"can-group": a name standing for several endpoints (a Service, a label selector, a workload, a CIDR\'s regions that policies treat alike), answered for each; "who-group"/"what-group": "who can reach"/"what can … reach" for such a name, each member answered: `common` (the pods every member has alike) and, per member, what it has `beyond` that; "exposed": pods of a namespace that accept traffic from outside the cluster; "metadata": pods that can reach the cloud metadata address; "changed": a pod\'s verdicts between two stored versions; "no-verdict": what the snapshot cannot decide, and why' }),
     text: z.string().openapi({ description: 'the answer in one sentence' }),
     chain: z.array(z.string()).optional().openapi({ description: '"can" on one port: each side\'s decision chain, tier by tier' }),
     cluster: z.string().optional(),

@@ -11,9 +11,9 @@ export const API_LIMITS = {
   matrixCells: 1_000_000,
 } as const;
 
-/** `namespace/pod`, `namespace/kind/name`, `namespace/key=value[,…]` or a node name (core/evaluate/names.ts reads them). */
+/** `namespace/pod`, `namespace/kind/name`, `namespace/key=value[,…]`, a node name or a CIDR (core/evaluate/names.ts reads them). */
 const ENDPOINT_NAME = /^[^/\s]+(\/[^\s]*[^/\s])?$/;
-const ENDPOINT_MESSAGE = 'must be "namespace/pod", "namespace/kind/name" (e.g. "shop/deployment/web", "shop/svc/db"), "namespace/label=value" or a node name';
+const ENDPOINT_MESSAGE = 'must be "namespace/pod", "namespace/kind/name" (e.g. "shop/deployment/web", "shop/svc/db"), "namespace/label=value", a node name or a CIDR';
 
 export const EndpointRefSchema = z
   .union([
@@ -22,7 +22,7 @@ export const EndpointRefSchema = z
     z.object({ ip: z.string().min(1) }),
   ])
   .transform((v) => (typeof v === 'string' ? { pod: v } : v))
-  .openapi({ description: '"namespace/pod"; "namespace/kind/name" for a workload (deployment, deploy, statefulset, sts, daemonset, ds, replicaset, rs, replicationcontroller, rc, job, cronjob, cj: each of its pods) or a Service (svc, service: each backing pod on its targetPort); "namespace/key=value[,key=value]" for every pod a label selector picks; "namespace/name" when exactly one pod, workload or Service has that name; a node name; {"pod": …} or {"ip": "…"} (an IP that belongs to a pod or a node is that pod or node; a ClusterIP, or a node address on a NodePort, is the Service)', example: 'x/a' });
+  .openapi({ description: '"namespace/pod"; "namespace/kind/name" for a workload (deployment, deploy, statefulset, sts, daemonset, ds, replicaset, rs, replicationcontroller, rc, job, cronjob, cj: each of its pods) or a Service (svc, service: each backing pod on its targetPort); "namespace/key=value[,key=value]" for every pod a label selector picks; "namespace/name" when exactly one pod, workload or Service has that name; a node name; {"pod": …} or {"ip": "…"} (an IP that belongs to a pod or a node is that pod or node; a ClusterIP, or a node address on a NodePort, is the Service); a CIDR ("10.0.0.0/16", "fd00::/64", as a string or as {"ip": …}) for each region of it that policies treat alike — cut at every ipBlock and `networks` range and exception of every policy and at every pod, node and ClusterIP address in it, at most 256 regions — each answered by one address of it', example: 'x/a' });
 
 export const FlowRequestSchema = z.object({
   from: EndpointRefSchema,
@@ -85,14 +85,28 @@ const FlowVerdictSchema = z
   })
   .openapi('FlowVerdict');
 
+const RegionSchema = z
+  .object({
+    cidrs: z.array(z.string()).openapi({ description: 'the CIDRs the region covers, in address order' }),
+    address: z.string().openapi({ description: 'the address evaluated for all of it (`flow.from` or `flow.to`)' }),
+    owner: z.string().nullable().openapi({ description: '"pod shop/db-0", "node node-1", "the ClusterIP of shop/svc/db"; null for addresses outside the cluster' }),
+    name: z.string().openapi({ example: '10.0.0.0/24 + 10.0.2.0/23' }),
+    via: z.string().optional().openapi({ description: 'on a backing pod reached through the region\'s address (a ClusterIP, a node address on a NodePort): the Service' }),
+  })
+  .openapi('AddressRegion', { description: 'Addresses of a CIDR that every policy treats alike' });
+
+const MemberVerdictSchema = FlowVerdictSchema.extend({
+  regions: z.object({ from: RegionSchema.optional(), to: RegionSchema.optional() }).optional().openapi({ description: 'when an end is a CIDR: the region of it this member answers for' }),
+}).openapi('MemberVerdict');
+
 export const VerdictSchema = FlowVerdictSchema.extend({
   egress: SideVerdictSchema.nullable().openapi({ description: 'null where the source is not a policy-subject pod, or the flow names several pods (see `members`)' }),
   ingress: SideVerdictSchema.nullable().openapi({ description: 'null where the destination is not a policy-subject pod, or the flow names several pods (see `members`)' }),
   flow: z.object({ from: z.string(), to: z.string(), port: z.union([z.number().int(), z.string()]), protocol: Protocol, ipFamily: z.enum(['IPv4', 'IPv6']).nullable() }),
   summary: z.string().optional().openapi({ description: 'a name standing for several pods: "all 2 allowed", "1 of 2 allowed"' }),
   resolved: z.array(z.string()).optional().openapi({ description: 'how each such name was read, e.g. "shop/svc/db → 2 backing pods (selector app=db), port 5432 → targetPort 5432"' }),
-  notes: z.array(z.string()).optional().openapi({ description: 'pods left out and why' }),
-  members: z.array(FlowVerdictSchema).optional().openapi({ description: 'each pod pair the names stand for; `allowed` is true only when every member is' }),
+  notes: z.array(z.string()).optional().openapi({ description: 'pods and regions left out and why' }),
+  members: z.array(MemberVerdictSchema).optional().openapi({ description: 'each pair of endpoints the names stand for; `allowed` is true only when every member is' }),
 }).openapi('Verdict');
 
 export const VerdictsResponseSchema = z.object({ verdicts: z.array(VerdictSchema), warnings: z.array(z.string()) });

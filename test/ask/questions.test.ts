@@ -13,6 +13,9 @@ import type { MetadataAnswer } from '../../core/ask/metadata.js';
 import { ACCEPTED_FORMS, isParseFailure, parseQuestion } from '../../core/ask/parse.js';
 import { subtractRanges } from '../../core/evaluate/side-runs.js';
 import { createMemoryStore } from '../../infra/store/memory.js';
+import { MAX_CIDR_REGIONS } from '../../core/evaluate/cidr.js';
+import { MAX_MEMBER_FLOWS } from '../../core/evaluate/expand.js';
+import { MAX_SET_MEMBERS } from '../../core/ask/set-group.js';
 import { clusterOf, namespace, networkPolicy, node, pod, verdict, type K8sObject } from '../support/cluster-builders.js';
 
 const front = { podSelector: { matchLabels: { app: 'front' } } };
@@ -58,6 +61,11 @@ const PHRASES: [string, object][] = [
   ['what changed for web/front since version 3?', { kind: 'changed', subject: { pod: 'web/front' }, since: '3' }],
   ['what has changed for web/deploy/api since 17', { kind: 'changed', subject: { pod: 'web/deploy/api' }, since: '17' }],
   ['what changed for web/svc/db since version 2.', { kind: 'changed', subject: { pod: 'web/svc/db' }, since: '2' }],
+  // A CIDR, and who/what for a name of several (core/ask/set-group.ts).
+  ['can 10.0.0.0/8 reach web/db on 5432?', { kind: 'can', from: { ip: '10.0.0.0/8' }, to: { pod: 'web/db' }, port: 5432 }],
+  ['who can reach FD00:10::/64 on udp', { kind: 'who', to: { ip: 'fd00:10::/64' }, port: null, protocol: 'UDP' }],
+  ['what can web/app=front reach on 443', { kind: 'what', from: { pod: 'web/app=front' }, port: 443 }],
+  ['which pods can reach web/deploy/api', { kind: 'who', to: { pod: 'web/deploy/api' } }],
 ];
 const NONSENSE: [string, RegExp][] = [
   ['is anything exposed to the internet', /which namespace/],
@@ -67,6 +75,8 @@ const NONSENSE: [string, RegExp][] = [
   ['what changed for web/front', /since version N/],
   ['what changed for web/front since', /version after "since"/],
   ['what changed for web/front since version 3 please now', /end of the question/],
+  ['who can reach 10.0.0.0/8 and 10.1.0.0/16', /at most a port and a protocol/],
+  ['can ../10.0.0.0/8 reach web/db', /expected the source .*a CIDR/],
 ];
 
 describe('the three questions, as people phrase them', () => {
@@ -196,5 +206,41 @@ describe('what changed since a stored version', () => {
     expect(((await sent.json()) as { message: string }).message).toMatch(/compares two stored versions of a cluster/);
     expect((await get('what changed for web/nope since version 1')).status).toBe(422);
     expect((await get('what changed for web/front since')).status).toBe(422);
+  });
+});
+
+describe('past the limits: a 422 naming the limit and how to narrow the question', () => {
+  // 300 pods from 10.1.0.1: 10.1.0.0/24 holds 255 of them (and one more region, 10.1.0.0), /23 all.
+  const many = [node('n1', '172.18.0.2'), namespace('big'), ...Array.from({ length: 300 }, (_, i) => pod(`big/p${i}`, { ip: `10.1.${(i + 1) >> 8}.${(i + 1) & 255}`, node: 'n1', labels: { app: 'many' } }))];
+  const big = clusterOf(many);
+  const LIMITS: [string, RegExp][] = [
+    ['can 10.1.0.0/23 reach big/p0 on 80', new RegExp(`^I can't answer that: 10\\.1\\.0\\.0/23 stands for at least 300 address regions that policies or endpoints tell apart; at most ${MAX_CIDR_REGIONS} are answered at once: ask about a smaller CIDR, or name the pods in it \\(namespace/label=value\\)\\.$`)],
+    ['who can reach 10.1.0.0/16 on 80', /stands for at least 300 address regions .* at most 256 are answered at once/],
+    ['who can reach big/app=many on 80', new RegExp(`big/app=many stands for 300 pods; "who can reach" answers at most ${MAX_SET_MEMBERS} one by one: narrow it`)],
+    ['what can big/app=many reach', /big\/app=many stands for 300 pods; "what can … reach" answers at most 256/],
+    ['can big/app=many reach 10.1.0.0/24 on 80', new RegExp(`the names stand for 300 × 256 pairs of endpoints; at most ${MAX_MEMBER_FLOWS} are answered at once`)],
+  ];
+
+  it.each(LIMITS)('%s', (question, said) => {
+    expect(ask(big, question)).toMatchObject({ kind: 'error', text: expect.stringMatching(said) });
+  });
+
+  it(`at the limit, ${MAX_CIDR_REGIONS} regions, it answers`, () => {
+    const a = ask(big, 'can 10.1.0.0/24 reach big/p0 on 80') as Answer & { kind: 'can-group' };
+    expect(a.kind).toBe('can-group');
+    expect(a.members.length + a.moreMembers).toBe(MAX_CIDR_REGIONS);
+    expect(a.resolved).toEqual(['10.1.0.0/24 → 256 address regions (cut by 255 pod addresses)']);
+  });
+
+  it('over HTTP each is a 422 with the message, never a 500; the verdicts route too', async () => {
+    const app = createApp({ access: { kind: 'anonymous' }, logError: (e) => { throw e; } });
+    for (const [question, said] of LIMITS) {
+      const res = await app.request('/v1/ask', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question, snapshot: { kind: 'List', items: many } }) });
+      expect(res.status, question).toBe(422);
+      expect(((await res.json()) as { message: string }).message).toMatch(said);
+    }
+    const res = await app.request('/v1/verdicts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ snapshot: { kind: 'List', items: many }, flows: [{ from: '10.1.0.0/23', to: 'big/p0', port: 80 }] }) });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { issues: unknown }).issues).toEqual([{ path: '$.flows[0].from', message: expect.stringContaining(`at most ${MAX_CIDR_REGIONS} are answered at once`) }]);
   });
 });

@@ -1,13 +1,15 @@
 // `netpolc verdict`: can A reach B on a port, with both decision chains; `--expect` gates.
 import { parseArgs } from 'node:util';
 import type { SideVerdict, Verdict } from '../../../core/evaluate/engine.js';
+import type { AddressRegion } from '../../../core/evaluate/cidr.js';
+import { endLabel } from '../../../core/evaluate/expand.js';
 import { FlowError, type EndpointSpec } from '../../../core/evaluate/resolve.js';
 import { verdictFor, type FlowVerdict, type GroupVerdict } from '../../../core/evaluate/verdicts.js';
 import { familyOfText } from '../../../core/net/ip.js';
 import { InputError, loadCluster, readSources } from '../input.js';
 import { UsageError, type Io } from '../io.js';
 
-// An address, else a name (names.ts: a pod, workload, Service, selector or node).
+// An address, else a name (names.ts: a pod, workload, Service, selector, node or CIDR).
 const endpoint = (s: string): EndpointSpec => (familyOfText(s) !== null ? { ip: s } : { pod: s });
 
 function sideText(name: string, s: SideVerdict | null): string {
@@ -26,7 +28,9 @@ function verdictText(v: Verdict, what: string, md: boolean): string {
 function groupText(g: GroupVerdict, what: string, md: boolean): string {
   const head = `${what}: ${g.allowed ? 'ALLOWED' : 'DENIED'} (${g.summary})`;
   const about = [...g.resolved, ...g.notes].map((l) => (md ? `- ${l}` : `  ${l}`));
-  const members = g.members.map((m) => verdictText(m, `${m.flow.from} → ${m.flow.to} ${m.flow.port}/${m.flow.protocol}`, md));
+  // A member answering for a region of a CIDR is listed by the region, with the address evaluated.
+  const end = (key: string, r?: AddressRegion) => (r ? `${endLabel(key, r)}${r.owner || r.via ? '' : ` (at ${key})`}` : key);
+  const members = g.members.map((m) => verdictText(m, `${end(m.flow.from, m.regions?.from)} → ${end(m.flow.to, m.regions?.to)} ${m.flow.port}/${m.flow.protocol}`, md));
   return [md ? `**${head}**` : head, ...about, ...members.map((m) => (md ? `\n${m}` : m.replace(/^/gm, '  ')))].join('\n');
 }
 
