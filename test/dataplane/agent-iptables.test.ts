@@ -8,18 +8,16 @@
 // and put back, and a delta on the wrong base falls back to the whole artifact. After each step
 // every pod and node pair is probed over real sockets and held equal to the verdict engine.
 // Needs root, iproute2, iptables and ipset; where it cannot run it says why and skips.
+import { startApi } from '../support/api-server.js';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve, type ServerType } from '@hono/node-server';
+import { type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // Before the schemas core/ loads: the app's zod-openapi extends zod's schemas as they are made.
-import { createApp } from '../../functions/app.js';
 import { buildCluster } from '../../core/cluster.js';
 import { compile } from '../../core/compile/compile.js';
 import { compileSets } from '../../core/sets/compile.js';
-import { createMemoryStore } from '../../infra/store/memory.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { Running, type LogLine } from '../examples/agent-process.js';
 import type { Family, K8sObject } from '../support/upstream.js';
@@ -68,11 +66,7 @@ describe('real kernel: the reference node agent applies iptables artifacts and d
   const inNode = (node: string, cmd: string, ...args: string[]) => run('ip', ['netns', 'exec', topo.nodes.get(node)!.ns, cmd, ...args], '');
 
   beforeAll(async () => {
-    const app = createApp({ store: createMemoryStore(), access: { kind: 'anonymous' } });
-    await new Promise<void>((resolve) => {
-      server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve());
-    });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ server, base } = await startApi());
     dir = mkdtempSync(join(tmpdir(), 'netpolc-agent-ipt-kernel-'));
     teardown(PREFIX);
     topo = buildTopology(v1, PREFIX, IPV6);

@@ -6,15 +6,13 @@
 // check finds it and puts back the same table. Last, a delta the kernel refuses leaves the
 // marker as it was. Needs root, iproute2 and nft; where it cannot
 // run it says why and skips. `npm run test:dataplane` runs it.
+import { startApi } from '../support/api-server.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve, type ServerType } from '@hono/node-server';
+import { type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../functions/app.js';
-import { createMemoryStore } from '../../infra/store/memory.js';
 import { dataplaneBlocker, run, teardown } from './netns.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -59,11 +57,7 @@ describe('real kernel: the reference node agent checks and repairs table inet ne
   let stdout = '';
 
   beforeAll(async () => {
-    const app = createApp({ store: createMemoryStore(), access: { kind: 'anonymous' } });
-    await new Promise<void>((resolve) => {
-      server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve());
-    });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ server, base } = await startApi());
     dir = mkdtempSync(join(tmpdir(), 'netpolc-agent-kernel-'));
     teardown(NS);
     run('ip', ['netns', 'add', NS]);

@@ -3,12 +3,8 @@
 // another writer's chains, rules and sets in them.
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { serve, type ServerType } from '@hono/node-server';
 import { expect } from 'vitest';
-import { createApp } from '../../functions/app.js';
-import { createMemoryStore } from '../../infra/store/memory.js';
 import { parseLog, type LogLine } from './agent-process.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -92,14 +88,7 @@ export function fakeKernel(root: string, name: string, initial: Kernel | null = 
 }
 export type FakeKernel = ReturnType<typeof fakeKernel>;
 
-export async function startApi(): Promise<{ server: ServerType; base: string }> {
-  const app = createApp({ store: createMemoryStore(), access: { kind: 'anonymous' } });
-  let server!: ServerType;
-  await new Promise<void>((resolve) => {
-    server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve());
-  });
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
+export { startApi } from '../support/api-server.js';
 
 export async function publish(base: string, rv: string, body: unknown): Promise<void> {
   const res = await fetch(`${base}/v1/clusters/prod/snapshots/${rv}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -6,6 +6,7 @@
 // running nothing, the kernel check (missing table, another marker, an edited table → the whole
 // script again, counted as a drift repair), JSON logs, /metrics and /healthz, token rotation by
 // file change and after a 401, backoff and SIGTERM.
+import { startApi } from '../support/api-server.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -61,11 +62,7 @@ else appendFileSync(kernel, script);
 `;
 
 beforeAll(async () => {
-  const app = createApp({ store: createMemoryStore(), access: tokenPolicy(writer, agentToken) });
-  await new Promise<void>((resolve) => {
-    server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve());
-  });
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, base } = await startApi(tokenPolicy(writer, agentToken)));
   dir = mkdtempSync(join(tmpdir(), 'netpolc-agent-'));
   writeFileSync(join(dir, 'token'), `${agentToken.token}\n`);
   fakeNft = join(dir, 'fake-nft.mjs');
