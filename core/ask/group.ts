@@ -99,7 +99,8 @@ export function answerGroup(cluster: Cluster, q: CanQuery, x: Expanded): GroupAn
   const count = allowed === 'all' ? (n === 1 ? `its one ${what}` : `all ${n} ${what}`) : allowed === 'none' ? (n === 1 ? `its one ${what}` : `none of ${n} ${what}`) : `${yes} of ${n} ${what}`;
   const items = (labels: readonly string[], total: number) => `${labels.slice(0, MAX_ITEMS_IN_TEXT).join(', ')}${total > MAX_ITEMS_IN_TEXT ? ` and ${total - MAX_ITEMS_IN_TEXT} more` : ''}`;
   const why = groups.slice(0, MAX_GROUPS_IN_TEXT).map((g) => `${g.reason}: ${items(g.members, g.pods)}`);
-  if (groups.length > MAX_GROUPS_IN_TEXT) why.push(`and ${groups.length - MAX_GROUPS_IN_TEXT} more outcomes`);
+  const more = groups.length - MAX_GROUPS_IN_TEXT;
+  if (more > 0) why.push(`and ${more} more ${more === 1 ? 'outcome' : 'outcomes'}`);
   const head = allowed === 'all' ? `Yes: ${from} can reach ${to}` : allowed === 'none' ? `No: ${from} cannot reach ${to}` : `Partly: ${from} can reach ${to}`;
   const text = `${head}${portPhrase}${parenthesized(x.resolved)} — ${count}: ${why.join('; ')}${parenthesized(notes)}.`;
   const pods = x.flows.flatMap((m) => [podOf(cluster, m.from), podOf(cluster, m.to)]);
