@@ -11,29 +11,32 @@ import { overriddenNetworkPolicyRules } from './overridden.js';
 import { samePriorityOverlaps } from './same-priority.js';
 import { policiesSelectingNoPods } from './selects-nothing.js';
 import { redundantNetworkPolicyRules, shadowedRules } from './shadowed.js';
-import { objectKey, type Finding, type LintOptions, type Severity } from './types.js';
+import { LINT_CODES, objectKey, type Finding, type LintCode, type LintOptions, type Severity } from './types.js';
 
-export type { Finding, FindingObject, LintOptions, Severity } from './types.js';
+export type { Finding, FindingObject, LintCode, LintOptions, Severity } from './types.js';
 export { objectKey } from './types.js';
 
 export interface LintInfo {
-  readonly code: string;
+  readonly code: LintCode;
   readonly severities: readonly Severity[];
   /** exact: fires iff the condition holds (for the snapshot where it says so); conservative: may miss, never fires wrongly. */
   readonly precision: string;
 }
 
-export const LINTS: readonly LintInfo[] = [
-  { code: 'same-priority-overlap', severities: ['error', 'warning'], precision: 'exact for the snapshot; silent over the cell budget' },
-  { code: 'rule-shadowed', severities: ['warning'], precision: 'exact for the snapshot (unions of earlier rules); structurally sound for any pods' },
-  { code: 'np-rule-redundant', severities: ['info'], precision: 'single covering rule; exact for the snapshot, structurally sound for any pods' },
-  { code: 'selects-no-pods', severities: ['warning'], precision: 'exact' },
-  { code: 'np-rule-overridden', severities: ['warning', 'info'], precision: 'exact for the snapshot (verdict engine per cell); silent over the cell budget' },
-  { code: 'named-port-unresolved', severities: ['warning'], precision: 'exact for the snapshot' },
-  { code: 'ipblock-except-not-subset', severities: ['error'], precision: 'exact (interval arithmetic)' },
-  { code: 'ipblock-except-covers-cidr', severities: ['warning'], precision: 'exact (interval arithmetic)' },
-  { code: 'egress-blocks-dns', severities: ['warning', 'info'], precision: 'exact for the kube-dns pods in the snapshot; silent without them' },
-];
+// Keyed by code: a code without its entry (or an entry without a code) does not compile.
+const CATALOGUE: Readonly<Record<LintCode, Omit<LintInfo, 'code'>>> = {
+  'same-priority-overlap': { severities: ['error', 'warning'], precision: 'exact for the snapshot; silent over the cell budget' },
+  'rule-shadowed': { severities: ['warning'], precision: 'exact for the snapshot (unions of earlier rules); structurally sound for any pods' },
+  'np-rule-redundant': { severities: ['info'], precision: 'single covering rule; exact for the snapshot, structurally sound for any pods' },
+  'selects-no-pods': { severities: ['warning'], precision: 'exact' },
+  'np-rule-overridden': { severities: ['warning', 'info'], precision: 'exact for the snapshot (verdict engine per cell); silent over the cell budget' },
+  'named-port-unresolved': { severities: ['warning'], precision: 'exact for the snapshot' },
+  'ipblock-except-not-subset': { severities: ['error'], precision: 'exact (interval arithmetic)' },
+  'ipblock-except-covers-cidr': { severities: ['warning'], precision: 'exact (interval arithmetic)' },
+  'egress-blocks-dns': { severities: ['warning', 'info'], precision: 'exact for the kube-dns pods in the snapshot; silent without them' },
+};
+
+export const LINTS: readonly LintInfo[] = LINT_CODES.map((code) => ({ code, ...CATALOGUE[code] }));
 
 const RUNNERS: readonly ((cluster: Cluster) => Finding[])[] = [
   samePriorityOverlaps,

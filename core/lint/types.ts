@@ -13,9 +13,24 @@ export interface FindingObject {
   readonly name: string;
 }
 
+/** Every lint's stable kebab-case code, listed once: findings and the catalogue (index.ts LINTS) are typed by it. */
+export const LINT_CODES = [
+  'same-priority-overlap',
+  'rule-shadowed',
+  'np-rule-redundant',
+  'selects-no-pods',
+  'np-rule-overridden',
+  'named-port-unresolved',
+  'ipblock-except-not-subset',
+  'ipblock-except-covers-cidr',
+  'egress-blocks-dns',
+] as const;
+
+export type LintCode = (typeof LINT_CODES)[number];
+
 export interface Finding {
-  /** Stable kebab-case identifier of the lint, e.g. `rule-shadowed`. */
-  readonly code: string;
+  /** Stable identifier of the lint, e.g. `rule-shadowed`. */
+  readonly code: LintCode;
   readonly severity: Severity;
   /** One line. */
   readonly message: string;
@@ -45,7 +60,7 @@ export function findingObject(ref: PolicyRef): FindingObject {
     : { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name };
 }
 
-export function finding(policy: Policy, code: string, severity: Severity, path: string, message: string, hint: string): Finding {
+export function finding(policy: Policy, code: LintCode, severity: Severity, path: string, message: string, hint: string): Finding {
   return { code, severity, message, object: findingObject(policy.ref), path, hint };
 }
 
