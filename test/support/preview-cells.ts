@@ -53,7 +53,11 @@ export function previewCells(p: Preview, clusters: { base: Cluster; head: Cluste
         for (const dst of names(part.to, part.family)) {
           if (src === dst) continue;
           if (part.locality && from.kind === 'nodes' && to.kind === 'pods') {
-            const here = (side: 'base' | 'head') => clusters[side].podByKey.get(dst)!.nodeName === nodeOf(side, src);
+            // A pod that one side does not have is on no node there (as the preview's inLocality reads it).
+            const here = (side: 'base' | 'head') => {
+              const node = clusters[side].podByKey.get(dst)?.nodeName ?? null;
+              return node !== null && node === nodeOf(side, src);
+            };
             if (here('base') !== part.locality.base || here('head') !== part.locality.head) continue;
           }
           for (const pp of ports) if ((a.ranges[pp.protocol] ?? []).some(([lo, hi]) => lo <= pp.port && pp.port <= hi)) out.add(cell(src, dst, pp, part.family));
