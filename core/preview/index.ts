@@ -35,6 +35,8 @@ export interface PreviewOptions {
   readonly stage?: <T>(name: PreviewStage, run: () => T) => T;
   /** SHA-256 for table ids (compile's option); the portable one by default. */
   readonly sha256Hex?: Sha256Hex;
+  /** The head is the base with changes applied (applyChanges), not a snapshot or repository sent whole. */
+  readonly headFromChanges?: boolean;
 }
 
 /** A class that aggregates' parts refer to, by id. */
@@ -107,7 +109,7 @@ function endpointRefs(classes: Classes, changes: readonly Aggregate[]): Endpoint
 
 export function preview(sent: Both<ParsedSnapshot>, options: PreviewOptions = {}): Preview {
   const stage = options.stage ?? (<T>(_: PreviewStage, run: () => T) => run());
-  const { head, workloads } = headWithPods(sent.base, sent.head);
+  const { head, workloads } = headWithPods(sent.base, sent.head, options.headFromChanges === true);
   const snapshots = { base: sent.base, head };
   const clusters = stage('build', () => ({ base: buildCluster(snapshots.base), head: buildCluster(snapshots.head) }));
   const classes = stage('classes', () => buildClasses(clusters));

@@ -66,9 +66,14 @@ export interface WorkloadChanges {
   readonly deleted: readonly string[];
 }
 
-/** The head the preview compares: the base's pods carried into a repository head and made to follow their workloads. */
-export function headWithPods(base: ParsedSnapshot, head: ParsedSnapshot): { head: ParsedSnapshot; workloads: WorkloadChanges } {
-  const repository = !head.objects.some((o) => o.kind === 'Pod');
+/**
+ * The head the preview compares: the base's pods carried into a repository head and made to
+ * follow their workloads. `fromChanges`: the head is the base with changes applied, so it holds
+ * the cluster's pods already, and one without pods is a cluster whose pods were all deleted, not
+ * a repository (their pods are not carried back).
+ */
+export function headWithPods(base: ParsedSnapshot, head: ParsedSnapshot, fromChanges = false): { head: ParsedSnapshot; workloads: WorkloadChanges } {
+  const repository = !fromChanges && !head.objects.some((o) => o.kind === 'Pod');
   const own = new Set(head.objects.map(keyOf));
   const carried = repository ? base.objects.filter((o) => (o.kind === 'Pod' || o.kind === 'Node' || o.kind === 'Namespace') && !own.has(keyOf(o))) : [];
   const [ownersBase, ownersHead] = [new Owners(base.objects), new Owners(head.objects)];

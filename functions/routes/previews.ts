@@ -87,7 +87,7 @@ export function previewRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
         timings.push(`${name};dur=${(performance.now() - t0).toFixed(1)}`);
       }
     };
-    const p = preview(snapshots, { tables, lint, stage, ...(sha256Hex ? { sha256Hex } : {}) });
+    const p = preview(snapshots, { tables, lint, stage, headFromChanges: req.head === undefined, ...(sha256Hex ? { sha256Hex } : {}) });
     c.header('Server-Timing', timings.join(', '));
     if ((c.req.header('accept') ?? '').includes('text/markdown')) return c.body(previewMarkdown(p), 200, { 'content-type': 'text/markdown; charset=utf-8' });
     return c.json(previewJson(p, detail));

@@ -57,6 +57,13 @@ describe('POST /v1/previews', () => {
     expect(deleted.tables).toBeNull();
   });
 
+  it('a change that deletes every pod leaves a cluster without pods, not a repository: no flow is reported, the pods are counted as removed', async () => {
+    const pods = cluster.items.filter((o) => o.kind === 'Pod').map((o) => ({ kind: 'Pod', namespace: o.metadata.namespace, name: o.metadata.name }));
+    const body = (await (await post('/v1/previews?tables=false&lint=false', { base: cluster, changes: { apply: [admitPayments()], delete: pods } })).json()) as any;
+    expect(body.changes).toEqual([]);
+    expect(body.summary.pods.removed).toHaveLength(pods.length);
+  });
+
   it('returns a pull-request comment for Accept: text/markdown', async () => {
     const res = await post('/v1/previews', { base: cluster, head: head(), tables: false }, { accept: 'text/markdown' });
     expect(res.status).toBe(200);

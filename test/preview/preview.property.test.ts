@@ -32,7 +32,7 @@ describe('preview (property)', () => {
         const b = parsed(base, '$.base');
         const head = applyChanges(b, { apply: parsed(change.apply, '$.changes.apply'), delete: change.delete });
         if (!head.ok) throw new Error(JSON.stringify(head.issues));
-        const p = preview({ base: b, head: head.snapshot }, { tables: false, lint: false });
+        const p = preview({ base: b, head: head.snapshot }, { tables: false, lint: false, headFromChanges: true });
         const clusters = { base: buildCluster(b), head: buildCluster(head.snapshot) };
         const got = previewCells(p, clusters, PORTS, ADDRESSES);
         const want = bruteForceCells(clusters, PORTS, ADDRESSES);

@@ -136,7 +136,7 @@ export function commandPreview(args: string[], io: Io): number {
     if (large) io.err(`${name}: ${Math.round(performance.now() - t0)} ms`);
     return out;
   };
-  const p = locateFindings(preview({ base: loaded.base, head: loaded.head }, { tables: !values['no-tables'], lint: !values['no-lint'], stage, sha256Hex: nodeSha256Hex }), loaded.where);
+  const p = locateFindings(preview({ base: loaded.base, head: loaded.head }, { tables: !values['no-tables'], lint: !values['no-lint'], stage, sha256Hex: nodeSha256Hex, headFromChanges: values.changes !== undefined }), loaded.where);
   printWarnings(p.warnings, io.err);
   if (large) {
     const { classes, work } = p.summary;
