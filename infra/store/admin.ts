@@ -4,14 +4,16 @@
 // after any move. Delete expires a version that is not latest at once.
 import { TTL_ATTRIBUTE, type Item } from './backend.js';
 import { HEAD_SK, chunkCount, readBlobs } from './blob.js';
-import { decodeManifest, decodeManifestShard, decodeNodes } from './codec.js';
+import { decodeManifest, decodeManifestShard, decodeNodes, type Manifest } from './codec.js';
+import { readManifest } from './manifest-read.js';
+import { mapLimit } from './concurrency.js';
 import type { StoreContext } from './context.js';
 import { isExpired } from './header.js';
-import { checkName, headerKey, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, pointerKey, setPk, tablePk } from './keys.js';
+import { checkName, hashOfManifestPk, headerKey, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, pointerKey, setPk, tablePk } from './keys.js';
 import { reconcile, unretireItems } from './lifecycle.js';
 import { decodeGroupIndex } from './objects.js';
 import { moveLatest, settle } from './pointer.js';
-import { VersionIncompleteError, VersionIsLatestError, type SetLatestResult } from './types.js';
+import { StoreCorruptionError, VersionIncompleteError, VersionIsLatestError, type SetLatestResult } from './types.js';
 
 async function visibleHeader(ctx: StoreContext, cluster: string, version: string): Promise<Item | null> {
   checkName('cluster', cluster);
@@ -69,11 +71,12 @@ export async function missingItems(ctx: StoreContext, cluster: string, version: 
   const manifests = await readLive(manifestPks);
   missing.push(...manifests.missing);
   const shared = new Set<string>();
-  for (const bytes of manifests.complete.values()) {
-    const m = decodeManifest(bytes);
+  const use = (m: Manifest) => {
     for (const id of m.tables) shared.add(tablePk(id));
     for (const id of Object.values(m.sets)) shared.add(setPk(id));
-  }
+  };
+  if (shards === null) for (const bytes of manifests.complete.values()) use(decodeManifest(bytes));
+  else missing.push(...(await sharedManifests([...manifests.complete.keys()], use)));
   const index = objects.length > 0 && shards !== null ? own.complete.get(objects[0]!) : undefined;
   for (const id of index ? decodeGroupIndex(index) : []) shared.add(objectGroupPk(id));
   missing.push(...(await absent([...shared])));
@@ -84,6 +87,26 @@ export async function missingItems(ctx: StoreContext, cluster: string, version: 
     const live = new Map<string, Uint8Array>();
     for (const [pk, blob] of complete) if (!isExpired(blob.head, now)) live.set(pk, blob.bytes);
     return { complete: live, missing: pks.filter((pk) => !live.has(pk)) };
+  }
+
+  /**
+   * Shared manifests, whole or patches on earlier ones (manifest-patch.ts), read as a node poll
+   * reads them (the chain's links included, the result checked against its hash). Returns those
+   * that cannot be read.
+   */
+  async function sharedManifests(pks: readonly string[], use: (m: Manifest) => void): Promise<string[]> {
+    const unreadable: string[] = [];
+    await mapLimit(pks, ctx.concurrency, async (pk) => {
+      try {
+        const m = await readManifest(ctx, hashOfManifestPk(pk));
+        if (m) use(m);
+        else unreadable.push(pk);
+      } catch (e) {
+        if (!(e instanceof StoreCorruptionError)) throw e;
+        unreadable.push(pk);
+      }
+    });
+    return unreadable;
   }
 
   /** Shared items are checked by key only (every chunk there), not read whole. */

@@ -19,8 +19,8 @@ export const fromUtf8 = (b: Uint8Array): string => decoder.decode(b);
 
 const ACTIONS = new Set(['allow', 'deny', 'pass']);
 const PROTOCOLS = new Set(['TCP', 'UDP', 'SCTP']);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
 /** The content id of a set body: `e` + 16 hex digits of the SHA-256 of its JSON. */
 export const setContentId = (text: string, sha256Hex: Sha256Hex = portableSha256Hex): string => contentId('e', text, sha256Hex);
@@ -94,8 +94,11 @@ export function nodeManifestText(node: SetNode, setContentIds: Pick<ReadonlyMap<
 }
 export const encodeManifest = (m: Manifest): Uint8Array => utf8(manifestText(m));
 
-export function decodeManifest(bytes: Uint8Array): Manifest {
-  const m = JSON.parse(fromUtf8(bytes)) as Partial<Manifest> | null;
+export const decodeManifest = (bytes: Uint8Array): Manifest => manifestFromJson(JSON.parse(fromUtf8(bytes)));
+
+/** A whole manifest as parsed JSON, checked. */
+export function manifestFromJson(parsed: unknown): Manifest {
+  const m = parsed as Partial<Manifest> | null;
   if (!m || typeof m !== 'object' || !isObject(m.pods) || !isObject(m.sets) || !isStrings(m.addresses) || !isStrings(m.tables)) {
     throw new StoreCorruptionError('malformed node manifest');
   }

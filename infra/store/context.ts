@@ -42,6 +42,11 @@ export interface StoreContext {
   readonly checked: WeakMap<object, Record<string, string>>;
   /** Node manifests as encoded, per node object, with the set bodies they name. */
   readonly manifests: WeakMap<object, { readonly bytes: Uint8Array; readonly hash: string; readonly bodies: readonly string[] }>;
+  /**
+   * Manifests this process stored, by hash: the links below each down to a whole one, and the
+   * bytes of those patches (manifest-write.ts decides from them whether the next is a patch).
+   */
+  readonly chains: BoundedMap<string, { readonly base: readonly string[]; readonly patchBytes: number }>;
   /** Per set form this store published: what a version compiled from it starts from. */
   readonly published: WeakMap<SetIr, PublishedForm>;
   /** Tables and set bodies read, by pk (content-cache.ts). */
@@ -59,6 +64,21 @@ export interface PublishedForm {
 }
 
 const KNOWN_KEYS = 2_000_000;
+/** Manifests whose chains are remembered (a few versions of every node at L). */
+const MANIFEST_CHAINS = 20_000;
+
+/** A map forgetting everything at once when full (what it holds is only a shortcut). */
+export class BoundedMap<K, V> {
+  private map = new Map<K, V>();
+  constructor(private readonly max: number) {}
+  get(key: K): V | undefined {
+    return this.map.get(key);
+  }
+  set(key: K, value: V): void {
+    if (this.map.size >= this.max) this.map = new Map();
+    this.map.set(key, value);
+  }
+}
 
 /**
  * Content ids per kind of item (told apart by the item key function), forgetting everything at
@@ -94,6 +114,7 @@ export function storeContext(backend: ItemBackend, o: SnapshotStoreOptions = {})
     known: new KnownKeys(),
     checked: new WeakMap(),
     manifests: new WeakMap(),
+    chains: new BoundedMap(MANIFEST_CHAINS),
     published: new WeakMap(),
     content: new ContentCache(o.contentCacheBytes ?? DEFAULT_CONTENT_CACHE_BYTES),
     pointers: new PointerHints(),

@@ -3,7 +3,10 @@
 //   e#<setContentId>                              / <chunk>      a set's body (definition and members), content-addressed:
 //                                                                a set keeps its id when members change, its body does not
 //   g#<manifestHash>                              / <chunk>      a node's manifest (pods → table ids, set id → body id),
-//                                                                content-addressed: a node nothing changed for shares it
+//                                                                content-addressed: a node nothing changed for shares it;
+//                                                                stored whole, or as a patch on earlier manifests that it
+//                                                                names (manifest-patch.ts): whatever removes stored content
+//                                                                must keep every manifest a kept one links to
 //   o#<groupId>                                   / <chunk>      a group of snapshot objects (objects.ts), content-addressed
 //   x#<cluster>#<version>#<snapshotHash>#<shard>  / <chunk>      which manifest each node of a shard has in this version
 //                                                                (nodes spread over ceil(nodes/64) shards by name hash,
@@ -74,6 +77,7 @@ export const nodesPk = (cluster: string, version: string, snapshotHash: string):
 export const objectsPk = (cluster: string, version: string, snapshotHash: string): string => `s#${cluster}#${version}#${snapshotHash}`;
 export const manifestPk = (cluster: string, version: string, snapshotHash: string, node: string): string => `m#${cluster}#${version}#${snapshotHash}#${node}`;
 export const manifestBodyPk = (manifestHash: string): string => `g#${manifestHash}`;
+export const hashOfManifestPk = (pk: string): string => pk.slice('g#'.length);
 export const objectGroupPk = (groupId: string): string => `o#${groupId}`;
 export const manifestShardPk = (cluster: string, version: string, snapshotHash: string, shard: number): string => `x#${cluster}#${version}#${snapshotHash}#${shard}`;
 

@@ -8,10 +8,10 @@
 import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.js';
 import { contentId } from '../../core/sets/ids.js';
 import { writeBlobs, HEAD_SK, type BlobWrite } from './blob.js';
-import { contentHash, contentHashOfText, nodeManifestText, encodeManifestShard, encodeNodes, setContentId, utf8, type HeaderBody } from './codec.js';
+import { contentHash, encodeManifestShard, encodeNodes, setContentId, utf8, type HeaderBody } from './codec.js';
+import { versionManifests, writePatches, type VersionManifests } from './manifest-write.js';
 import type { PublishedForm, StoreContext } from './context.js';
 import { LayeredMap } from '../../core/layered-map.js';
-import { sharesAny } from '../../core/sorted.js';
 import { TTL_ATTRIBUTE } from './backend.js';
 import { headerItem, isExpired, summaryFromItem } from './header.js';
 import { checkName, type ItemKey, headerKey, pointerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, shardOf, tablePk } from './keys.js';
@@ -37,17 +37,20 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   // A version compiled from one this store published: only what the compile made anew.
   const from = snap.change ? ctx.published.get(snap.change.from) : undefined;
   const content = from ? changedContent(ctx, snap, snap.change!, from, sha256Hex) : collectContent(ctx, snap, sha256Hex);
-  const { objectsHash, manifestShards, manifests, groups, manifestBodies, own } = versionItems(ctx, cluster, version, snap, content.setContentIds, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex);
+  const { objectsHash, manifestShards, manifests, groups, own } = versionItems(ctx, cluster, version, snap, content.setContentIds, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex);
   // Everything before the header is unreachable until the header is written: written at once.
-  const ownKeys = await writeMissing(ctx, [
-    { blobs: content.tables, pkOf: tablePk },
-    { blobs: content.sets, pkOf: setPk },
-    { blobs: manifestBodies, pkOf: manifestBodyPk },
-    { blobs: new Map(groups.map((g) => [g.id, () => encodeGroup(g)])), pkOf: objectGroupPk },
-  ], own);
+  const [ownKeys] = await Promise.all([
+    writeMissing(ctx, [
+      { blobs: content.tables, pkOf: tablePk },
+      { blobs: content.sets, pkOf: setPk },
+      { blobs: manifests.wholes, pkOf: manifestBodyPk },
+      { blobs: new Map(groups.map((g) => [g.id, () => encodeGroup(g)])), pkOf: objectGroupPk },
+    ], own),
+    writePatches(ctx, manifests.patches),
+  ]);
 
   const body: HeaderBody = {
-    nodeCount: manifests.size,
+    nodeCount: manifests.hashes.size,
     objects: snap.objects,
     ...(snap.ignored && Object.keys(snap.ignored).length > 0 ? { ignored: snap.ignored } : {}),
     compile: snap.compile,
@@ -61,7 +64,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   // Its retirement, when the pointer passes it, then needs no reads (hints.ts).
   if (!raced) ctx.ownItems.remember(cluster, version, { snapshotHash: snap.snapshotHash, keys: ownKeys });
   // Every item of this set form is stored now: the next version may start from it.
-  ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests });
+  ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests: manifests.hashes });
   return raced ? settle(ctx, cluster, version, snap, raced, 'unchanged', opts) : settle(ctx, cluster, version, snap, item, 'created', opts);
 }
 
@@ -227,52 +230,21 @@ async function writeMissing(ctx: StoreContext, shared: readonly SharedBlobs[], o
 }
 
 /**
- * A node's manifest bytes and hash, encoded once per node object while its sets' bodies stay the
- * same (a version from changes carries unchanged nodes along; a member change gives a set a new
- * body, and the node a new manifest).
- */
-function encodedManifest(ctx: StoreContext, node: SetNode, setContentIds: LayeredMap<string, string>): { bytes: Uint8Array; hash: string } {
-  const bodies = node.sets.map((id) => setContentIds.get(id)!);
-  const cached = ctx.manifests.get(node);
-  if (cached && cached.bodies.length === bodies.length && cached.bodies.every((b, i) => b === bodies[i])) return cached;
-  const text = nodeManifestText(node, setContentIds);
-  const encoded = { bytes: utf8(text), hash: contentHashOfText(text, ctx.sha256Hex), bodies };
-  ctx.manifests.set(node, encoded);
-  return encoded;
-}
-
-/**
  * Manifests and object groups (shared, to write when missing), and the version's own items, all
  * keyed by the snapshot hash (see keys.ts): manifest shards, node list and group index. With what
  * the header records.
  */
-function versionItems(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: LayeredMap<string, string>, earlier: { form: PublishedForm; change: SetFormChange } | null, sha256Hex: Sha256Hex): { objectsHash: string; manifestShards: number; manifests: Map<string, string>; groups: ObjectGroup[]; manifestBodies: Map<string, () => Uint8Array>; own: BlobWrite[] } {
-  const nodes = Object.keys(snap.ir.nodes).sort();
-  const manifestBodies = new Map<string, () => Uint8Array>();
-  const hashes = new Map<string, string>();
-  const shardCount = manifestShardCount(nodes.length);
+function versionItems(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: LayeredMap<string, string>, earlier: { form: PublishedForm; change: SetFormChange } | null, sha256Hex: Sha256Hex): { objectsHash: string; manifestShards: number; manifests: VersionManifests; groups: ObjectGroup[]; own: BlobWrite[] } {
+  const manifests = versionManifests(ctx, snap.ir.nodes, setContentIds, earlier);
+  const shardCount = manifestShardCount(manifests.hashes.size);
   const shards: Record<string, string>[] = Array.from({ length: shardCount }, () => ({}));
-  // From changes, a node keeps its stored manifest unless its record is new or it names a set
-  // whose body is new (a set's content id changes with its members).
-  const newNodes = new Set(earlier?.change.nodes);
-  const newSets = earlier ? [...earlier.change.sets].sort() : [];
-  for (const node of nodes) {
-    const n = snap.ir.nodes[node]!;
-    let hash = earlier && !newNodes.has(node) && !sharesAny(n.sets, newSets) ? earlier.form.manifests.get(node) : undefined;
-    if (hash === undefined) {
-      const encoded = encodedManifest(ctx, n, setContentIds);
-      manifestBodies.set(encoded.hash, () => encoded.bytes);
-      hash = encoded.hash;
-    }
-    hashes.set(node, hash);
-    shards[shardOf(node, shardCount)]![node] = hash;
-  }
+  for (const [node, hash] of manifests.hashes) shards[shardOf(node, shardCount)]![node] = hash;
   const groups = objectGroups(snap.items, sha256Hex, snap.hashed);
   const index = encodeGroupIndex(groups);
   const own: BlobWrite[] = [
     ...shards.map((shard, i) => ({ pk: manifestShardPk(cluster, version, snap.snapshotHash, i), bytes: encodeManifestShard(shard) })),
-    { pk: nodesPk(cluster, version, snap.snapshotHash), bytes: encodeNodes(nodes) },
+    { pk: nodesPk(cluster, version, snap.snapshotHash), bytes: encodeNodes([...manifests.hashes.keys()]) },
     { pk: objectsPk(cluster, version, snap.snapshotHash), bytes: index },
   ];
-  return { objectsHash: contentHash(index, sha256Hex), manifestShards: shardCount, manifests: hashes, groups, manifestBodies, own };
+  return { objectsHash: contentHash(index, sha256Hex), manifestShards: shardCount, manifests, groups, own };
 }

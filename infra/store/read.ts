@@ -3,12 +3,13 @@
 import type { IrSet, RuleTable } from '../../core/sets/ir.js';
 import { readBlobs } from './blob.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
-import { contentHash, decodeManifest, decodeManifestShard, decodeNodes, decodeSet, decodeTable } from './codec.js';
+import { contentHash, decodeManifest, decodeManifestShard, decodeNodes, decodeSet, decodeTable, type Manifest } from './codec.js';
+import { readManifest } from './manifest-read.js';
 import { decodeGroup, decodeGroupIndex, decodeLegacyObjects } from './objects.js';
 import type { StoreContext } from './context.js';
 import { isExpired, summaryFromItem } from './header.js';
 import type { Item } from './backend.js';
-import { checkName, checkSetContentId, checkTableId, headerKey, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, pointerKey, setPk, shardOf, tablePk } from './keys.js';
+import { checkName, checkSetContentId, checkTableId, headerKey, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, pointerKey, setPk, shardOf, tablePk } from './keys.js';
 import { StoreCorruptionError, type NodeTables, type VersionHeader, type VersionSummary } from './types.js';
 
 async function visibleHeaderItem(ctx: StoreContext, cluster: string, version: string): Promise<Item | null> {
@@ -56,30 +57,29 @@ export async function getNodeTables(ctx: StoreContext, cluster: string, version:
   const header = await visibleHeaderItem(ctx, cluster, version);
   if (!header) return null;
   const snapshotHash = String(header.snapshotHash);
-  const blob = typeof header.manifestShards === 'number' ? await sharedManifest(ctx, cluster, version, snapshotHash, header.manifestShards, node) : await ownManifest(ctx, cluster, version, snapshotHash, node);
+  const found = typeof header.manifestShards === 'number' ? await sharedManifest(ctx, cluster, version, snapshotHash, header.manifestShards, node) : await ownManifest(ctx, cluster, version, snapshotHash, node);
   // No manifest under a visible header: the node is not part of this version.
-  if (!blob) return null;
-  const manifest = decodeManifest(blob.bytes);
-  return { cluster, version, node, addresses: manifest.addresses, pods: manifest.pods, sets: manifest.sets, tableIds: manifest.tables, hash: blob.hash };
+  if (!found) return null;
+  const { manifest, hash } = found;
+  return { cluster, version, node, addresses: manifest.addresses, pods: manifest.pods, sets: manifest.sets, tableIds: manifest.tables, hash };
 }
 
-/** The node's shard names its manifest's content hash; the manifest is checked against it. */
-async function sharedManifest(ctx: StoreContext, cluster: string, version: string, snapshotHash: string, shards: number, node: string): Promise<{ bytes: Uint8Array; hash: string } | null> {
+/** The node's shard names its manifest's content hash; the manifest (whole or from patches) is checked against it. */
+async function sharedManifest(ctx: StoreContext, cluster: string, version: string, snapshotHash: string, shards: number, node: string): Promise<{ manifest: Manifest; hash: string } | null> {
   const shardPk = manifestShardPk(cluster, version, snapshotHash, shardOf(node, shards));
   const shard = (await readBlobs(ctx.backend, [shardPk])).complete.get(shardPk);
   const hash = shard ? decodeManifestShard(shard.bytes)[node] : undefined;
   if (hash === undefined) return null;
-  const pk = manifestBodyPk(hash);
-  const blob = (await readBlobs(ctx.backend, [pk])).complete.get(pk);
-  if (!blob || contentHash(blob.bytes, ctx.sha256Hex) !== hash) throw new StoreCorruptionError(`manifest ${hash} of node ${node} (${cluster} ${version}) is ${blob ? 'not what its hash says' : 'missing'}`);
-  return { bytes: blob.bytes, hash };
+  const manifest = await readManifest(ctx, hash);
+  if (!manifest) throw new StoreCorruptionError(`manifest ${hash} of node ${node} (${cluster} ${version}) is missing`);
+  return { manifest, hash };
 }
 
 /** Versions written before manifests were shared: one manifest per node and version. */
-async function ownManifest(ctx: StoreContext, cluster: string, version: string, snapshotHash: string, node: string): Promise<{ bytes: Uint8Array; hash: string } | null> {
+async function ownManifest(ctx: StoreContext, cluster: string, version: string, snapshotHash: string, node: string): Promise<{ manifest: Manifest; hash: string } | null> {
   const pk = manifestPk(cluster, version, snapshotHash, node);
   const blob = (await readBlobs(ctx.backend, [pk])).complete.get(pk);
-  return blob ? { bytes: blob.bytes, hash: contentHash(blob.bytes, ctx.sha256Hex) } : null;
+  return blob ? { manifest: decodeManifest(blob.bytes), hash: contentHash(blob.bytes, ctx.sha256Hex) } : null;
 }
 
 /** Content-addressed items by id; ids not stored are absent. Heads are written after their chunks: a gap is corruption. */

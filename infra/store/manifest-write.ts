@@ -1,0 +1,95 @@
+// A version's node manifests as they are written: each node's content hash (its shard entry and
+// ETag), the manifests to store whole, and, from changes, the ones to store as patches on the
+// node's manifest of the version before (manifest-patch.ts says when and why).
+import type { SetFormChange } from '../../core/sets/compile.js';
+import type { SetNode } from '../../core/sets/ir.js';
+import type { LayeredMap } from '../../core/layered-map.js';
+import { sharesAny } from '../../core/sorted.js';
+import { HEAD_SK } from './blob.js';
+import { contentHashOfText, nodeManifestText, utf8 } from './codec.js';
+import type { PublishedForm, StoreContext } from './context.js';
+import { manifestBodyPk } from './keys.js';
+import { manifestPatch, MAX_CHAIN, patchText } from './manifest-patch.js';
+import { mapLimit } from './concurrency.js';
+
+/** A version's manifests: by node, and what of them is new. */
+export interface VersionManifests {
+  /** Node → content hash of its manifest in this version. */
+  readonly hashes: Map<string, string>;
+  /** New manifests stored whole, by hash, encoded when written. */
+  readonly wholes: Map<string, () => Uint8Array>;
+  /** New manifests stored as patches, by hash (each fits one item). */
+  readonly patches: Map<string, Uint8Array>;
+}
+
+/**
+ * From changes, a node keeps its stored manifest unless its record is new or it names a set whose
+ * body is new (a set's content id changes with its members); a new one is a patch on the node's
+ * manifest before when that is known here and the patch is small enough.
+ */
+export function versionManifests(ctx: StoreContext, nodes: Readonly<Record<string, SetNode>>, setContentIds: LayeredMap<string, string>, earlier: { form: PublishedForm; change: SetFormChange } | null): VersionManifests {
+  const out: VersionManifests = { hashes: new Map(), wholes: new Map(), patches: new Map() };
+  const newNodes = new Set(earlier?.change.nodes);
+  const newSets = earlier ? [...earlier.change.sets].sort() : [];
+  for (const node of Object.keys(nodes).sort()) {
+    const n = nodes[node]!;
+    const kept = earlier && !newNodes.has(node) && !sharesAny(n.sets, newSets) ? earlier.form.manifests.get(node) : undefined;
+    if (kept !== undefined) {
+      out.hashes.set(node, kept);
+      continue;
+    }
+    const encoded = encodedManifest(ctx, n, setContentIds);
+    out.hashes.set(node, encoded.hash);
+    const patch = earlier ? patchOnEarlier(ctx, node, n, setContentIds, earlier, newSets, encoded) : null;
+    if (patch) out.patches.set(encoded.hash, patch);
+    else {
+      out.wholes.set(encoded.hash, () => encoded.bytes);
+      ctx.chains.set(encoded.hash, { base: [], patchBytes: 0 });
+    }
+  }
+  return out;
+}
+
+/**
+ * The node's manifest as a patch on its manifest in the earlier version, or null when that one's
+ * chain is not known here, is MAX_CHAIN long already, or the patches would add up to more than
+ * half the whole manifest (a cold read then costs at most 1.5× the whole), or to more than one item.
+ */
+function patchOnEarlier(ctx: StoreContext, node: string, n: SetNode, setContentIds: LayeredMap<string, string>, earlier: { form: PublishedForm; change: SetFormChange }, newSets: readonly string[], encoded: { bytes: Uint8Array; hash: string }): Uint8Array | null {
+  const before = earlier.change.from.nodes[node];
+  const prevHash = earlier.form.manifests.get(node);
+  const prev = prevHash === undefined ? undefined : ctx.chains.get(prevHash);
+  if (!before || prevHash === undefined || !prev || prev.base.length >= MAX_CHAIN || prevHash === encoded.hash) return null;
+  const patch = manifestPatch([prevHash, ...prev.base], { node: before, contentIds: earlier.form.setContentIds }, { node: n, contentIds: setContentIds }, newSets);
+  const bytes = utf8(patchText(patch));
+  const patchBytes = prev.patchBytes + bytes.length;
+  if (bytes.length > ctx.chunkBytes || patchBytes > encoded.bytes.length / 2) return null;
+  ctx.chains.set(encoded.hash, { base: patch.base, patchBytes });
+  return bytes;
+}
+
+/**
+ * Patches are written only where nothing is stored under their key: a manifest stored whole (by
+ * any publish) stays whole, so every chain ends at a whole one (manifest-patch.ts). One
+ * conditional write each, at most `concurrency` at once, alongside the version's other items.
+ */
+export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<string, Uint8Array>): Promise<void> {
+  const unknown = [...patches].filter(([hash]) => !ctx.known.has(manifestBodyPk, hash));
+  await mapLimit(unknown, ctx.concurrency, ([hash, body]) => ctx.backend.putIfAbsent({ pk: manifestBodyPk(hash), sk: HEAD_SK, chunks: 1, body }, ctx.nowSeconds()));
+  for (const [hash] of unknown) ctx.known.add(manifestBodyPk, hash);
+}
+
+/**
+ * A node's manifest bytes and hash, encoded once per node object while its sets' bodies stay the
+ * same (a version from changes carries unchanged nodes along; a member change gives a set a new
+ * body, and the node a new manifest).
+ */
+function encodedManifest(ctx: StoreContext, node: SetNode, setContentIds: LayeredMap<string, string>): { bytes: Uint8Array; hash: string } {
+  const bodies = node.sets.map((id) => setContentIds.get(id)!);
+  const cached = ctx.manifests.get(node);
+  if (cached && cached.bodies.length === bodies.length && cached.bodies.every((b, i) => b === bodies[i])) return cached;
+  const text = nodeManifestText(node, setContentIds);
+  const encoded = { bytes: utf8(text), hash: contentHashOfText(text, ctx.sha256Hex), bodies };
+  ctx.manifests.set(node, encoded);
+  return encoded;
+}
