@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../functions/app.js';
 import { nodeSha256Hex } from '../functions/node-sha256.js';
+import { nodeCompression } from '../functions/node-compression.js';
 import type { Item, ItemBackend } from '../infra/store/backend.js';
 import { startLocalDynamo } from '../infra/dynamodb-local.js';
 import { DynamoDbBackend } from '../infra/store/dynamodb.js';
@@ -77,7 +78,7 @@ async function main(): Promise<void> {
   const raw: ItemBackend = local ? new DynamoDbBackend({ client: local.client, tableName: 'bench' }) : new MemoryBackend();
   const backend = new CountingBackend(raw);
   // L's whole snapshot (140 MB) is over the default body limit (64 MiB), as MAX_BODY_BYTES allows.
-  const server = () => createApp({ store: createSnapshotStore(backend, { sha256Hex: nodeSha256Hex }), access: { kind: 'anonymous' }, sha256Hex: nodeSha256Hex, logAccess: null, maxBodyBytes: 512 * 2 ** 20, logError: (e) => { throw e; } });
+  const server = () => createApp({ store: createSnapshotStore(backend, { sha256Hex: nodeSha256Hex, compression: nodeCompression }), access: { kind: 'anonymous' }, sha256Hex: nodeSha256Hex, logAccess: null, maxBodyBytes: 512 * 2 ** 20, logError: (e) => { throw e; } });
   let app = server();
   const put = async (rv: string, body: unknown) => {
     const text = JSON.stringify(body);

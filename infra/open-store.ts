@@ -6,6 +6,7 @@ import { createDynamoDbClient, createDynamoDbStore, createTableIfMissing } from 
 import { createMemoryStore } from './store/memory.js';
 import type { SnapshotStore } from './store/types.js';
 import type { Sha256Hex } from '../core/compile/table-id.js';
+import type { BlobCompression } from './store/compression.js';
 
 export interface OpenStore {
   readonly store: SnapshotStore;
@@ -16,9 +17,9 @@ export interface OpenStore {
   close(): Promise<void>;
 }
 
-/** `sha256Hex`: the SHA-256 the store checks table ids with (node:crypto's from the Node adapter). */
-export async function openStore(s: StoreSettings, o: { readonly sha256Hex?: Sha256Hex } = {}): Promise<OpenStore> {
-  const hash = o.sha256Hex ? { sha256Hex: o.sha256Hex } : {};
+/** `sha256Hex`, `compression`: the SHA-256 the store checks table ids with and its deflate (Node's, from the Node adapter). */
+export async function openStore(s: StoreSettings, o: { readonly sha256Hex?: Sha256Hex; readonly compression?: BlobCompression } = {}): Promise<OpenStore> {
+  const hash = { ...(o.sha256Hex ? { sha256Hex: o.sha256Hex } : {}), ...(o.compression ? { compression: o.compression } : {}) };
   switch (s.kind) {
     case 'memory':
       return { store: createMemoryStore({ retentionSeconds: s.retentionSeconds, ...hash }), description: 'in memory (STORE=memory): lost at exit', endpoint: null, close: async () => undefined };

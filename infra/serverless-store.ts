@@ -6,6 +6,7 @@ import { createDynamoDbClient, createDynamoDbStore } from './store/dynamodb.js';
 import { createMemoryStore } from './store/memory.js';
 import type { SnapshotStore } from './store/types.js';
 import type { Sha256Hex } from '../core/compile/table-id.js';
+import type { BlobCompression } from './store/compression.js';
 
 export interface ServerlessStoreOptions {
   /**
@@ -16,6 +17,8 @@ export interface ServerlessStoreOptions {
   readonly credentials: 'explicit' | 'chain';
   /** SHA-256 for table ids (Lambda passes node:crypto's; the Worker keeps the portable one). */
   readonly sha256Hex?: Sha256Hex;
+  /** Deflate for stored bodies (Lambda passes zlib's; the Worker keeps the web streams). */
+  readonly compression?: BlobCompression;
   /** Bytes of tables and set bodies kept after reading: what the platform's memory allows (a Worker's isolate has 128 MB). */
   readonly contentCacheBytes: number;
 }
@@ -27,7 +30,7 @@ export function serverlessStoreFromEnv(env: StoreEnv, o: ServerlessStoreOptions)
   if (!storeConfigured(env)) return undefined;
   const s = storeSettingsFromEnv(env, 'dynamodb');
   if (s.kind === 'embedded') throw new Error('STORE=embedded runs only in the Node server (npm start); use STORE=dynamodb or memory');
-  const hash = o.sha256Hex ? { sha256Hex: o.sha256Hex } : {};
+  const hash = { ...(o.sha256Hex ? { sha256Hex: o.sha256Hex } : {}), ...(o.compression ? { compression: o.compression } : {}) };
   if (s.kind === 'memory') return createMemoryStore({ retentionSeconds: s.retentionSeconds, ...hash });
   const [accessKeyId, secretAccessKey, sessionToken] = [text(env.AWS_ACCESS_KEY_ID), text(env.AWS_SECRET_ACCESS_KEY), text(env.AWS_SESSION_TOKEN)];
   if (o.credentials === 'explicit') {

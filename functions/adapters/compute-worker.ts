@@ -8,6 +8,7 @@ import { storeSettingsFromEnv, type StoreSettings } from '../../infra/store/conf
 import { createApp } from '../app.js';
 import { depsFromEnv } from '../config.js';
 import { nodeSha256Hex } from '../node-sha256.js';
+import { nodeCompression } from '../node-compression.js';
 import { Metrics } from '../ops/metrics.js';
 import type { Observation, WireRequest, WireResponse } from '../offload.js';
 import type { ComputeWorkerData } from './compute-pool.js';
@@ -21,7 +22,7 @@ const shared: StoreSettings | null =
     : settings.kind === 'dynamodb'
       ? settings
       : null;
-const store = shared ? (await openStore(shared, { sha256Hex: nodeSha256Hex })).store : undefined;
+const store = shared ? (await openStore(shared, { sha256Hex: nodeSha256Hex, compression: nodeCompression })).store : undefined;
 
 let observations: Observation[] = [];
 const metrics = new Metrics();

@@ -9,6 +9,7 @@ import { computeFromEnv, depsFromEnv, type ComputeSettings } from '../config.js'
 import { createHash } from 'node:crypto';
 import { ComputePool } from './compute-pool.js';
 import { nodeSha256Hex } from '../node-sha256.js';
+import { nodeCompression } from '../node-compression.js';
 
 const isLoopback = (host: string): boolean => host === 'localhost' || /^127(\.\d{1,3}){3}$/.test(host) || host === '::1' || host === '[::1]';
 
@@ -34,7 +35,7 @@ try {
 }
 const { deps, host, port, compute } = config;
 const settings = storeSettingsFromEnv(process.env);
-const opened = await openStore(settings, { sha256Hex: nodeSha256Hex }).catch((e: unknown) => {
+const opened = await openStore(settings, { sha256Hex: nodeSha256Hex, compression: nodeCompression }).catch((e: unknown) => {
   // The usual cause: another server on the same DATA_DIR. One line that says so, not a stack.
   console.error(`netpolc: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(1);

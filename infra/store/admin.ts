@@ -83,7 +83,7 @@ export async function missingItems(ctx: StoreContext, cluster: string, version: 
   return missing;
 
   async function readLive(pks: readonly string[]): Promise<{ complete: Map<string, Uint8Array>; missing: string[] }> {
-    const { complete } = await readBlobs(ctx.backend, pks);
+    const { complete } = await readBlobs(ctx, pks);
     const live = new Map<string, Uint8Array>();
     for (const [pk, blob] of complete) if (!isExpired(blob.head, now)) live.set(pk, blob.bytes);
     return { complete: live, missing: pks.filter((pk) => !live.has(pk)) };

@@ -1,9 +1,19 @@
 // Values larger than one item (DynamoDB's limit is 400 KB) as a head item plus tail chunks under
 // one partition key: sk "0" holds the first chunk and the count, sk "1".."n-1" the rest. Tails are
-// written before heads, so a head that is readable always has its chunks stored.
+// written before heads, so a head that is readable always has its chunks stored. Bodies of 1 KB
+// and more are deflated first (compression.ts); the head says so, with the raw size. Heads
+// without it (written before, or small) are read as they are.
 import type { AttrValue, Item, ItemBackend } from './backend.js';
 import { joinChunks, splitChunks } from './codec.js';
+import { DEFLATE_RAW, inflated, MIN_COMPRESSED_BYTES, type BlobCompression } from './compression.js';
 import type { ItemKey } from './keys.js';
+import { StoreCorruptionError } from './types.js';
+
+/** What blob reads and writes need of the store's context. */
+export interface BlobIo {
+  readonly backend: ItemBackend;
+  readonly compression: BlobCompression;
+}
 
 /** Chunk payload size: leaves room under 400 KB for the keys and the other attributes. */
 export const DEFAULT_CHUNK_BYTES = 350 * 1024;
@@ -17,14 +27,17 @@ export interface BlobWrite {
 }
 
 /** Writes each blob as head and tail chunks; returns the key of every item written. */
-export async function writeBlobs(backend: ItemBackend, blobs: readonly BlobWrite[], chunkBytes: number): Promise<ItemKey[]> {
+export async function writeBlobs(io: BlobIo, blobs: readonly BlobWrite[], chunkBytes: number): Promise<ItemKey[]> {
+  const { backend } = io;
   const tails: Item[] = [];
   const heads: Item[] = [];
-  for (const b of blobs) {
-    const chunks = splitChunks(b.bytes, chunkBytes);
+  const stored = await Promise.all(blobs.map((b) => storedForm(io.compression, b.bytes)));
+  blobs.forEach((b, i) => {
+    const { bytes, encoding } = stored[i]!;
+    const chunks = splitChunks(bytes, chunkBytes);
     chunks.slice(1).forEach((body, i) => tails.push({ pk: b.pk, sk: String(i + 1), body }));
-    heads.push({ ...b.head, pk: b.pk, sk: HEAD_SK, chunks: chunks.length, body: chunks[0]! });
-  }
+    heads.push({ ...b.head, pk: b.pk, sk: HEAD_SK, chunks: chunks.length, body: chunks[0]!, ...encoding });
+  });
   if (tails.length > 0) await backend.putItems(tails);
   if (heads.length > 0) await backend.putItems(heads);
   return [...heads, ...tails].map(({ pk, sk }) => ({ pk, sk }));
@@ -41,7 +54,15 @@ export interface BlobReads {
   readonly incomplete: readonly string[];
 }
 
-export async function readBlobs(backend: ItemBackend, pks: readonly string[]): Promise<BlobReads> {
+/** A body as stored: deflated when that makes it smaller, with what the head must say of it. */
+export async function storedForm(c: BlobCompression, bytes: Uint8Array): Promise<{ bytes: Uint8Array; encoding: Record<string, AttrValue> }> {
+  if (bytes.length < MIN_COMPRESSED_BYTES) return { bytes, encoding: {} };
+  const deflated = await c.compress(bytes);
+  return deflated.length < bytes.length ? { bytes: deflated, encoding: { encoding: DEFLATE_RAW, rawBytes: bytes.length } } : { bytes, encoding: {} };
+}
+
+export async function readBlobs(io: BlobIo, pks: readonly string[]): Promise<BlobReads> {
+  const { backend } = io;
   const heads = await backend.getItems(
     pks.map((pk) => ({ pk, sk: HEAD_SK })),
     { consistent: true },
@@ -51,15 +72,23 @@ export async function readBlobs(backend: ItemBackend, pks: readonly string[]): P
   const tailByKey = new Map(tails.map((t) => [`${t.pk}\n${t.sk}`, t]));
   const complete = new Map<string, BlobRead>();
   const incomplete: string[] = [];
-  for (const head of heads) {
+  await Promise.all(heads.map(async (head) => {
     const parts = [head, ...Array.from({ length: chunkCount(head) - 1 }, (_, i) => tailByKey.get(`${head.pk}\n${i + 1}`))];
-    if (parts.every((p): p is Item => p !== undefined && p.body instanceof Uint8Array)) {
-      complete.set(head.pk, { head, bytes: joinChunks(parts.map((p) => p.body as Uint8Array)) });
-    } else {
+    if (!parts.every((p): p is Item => p !== undefined && p.body instanceof Uint8Array)) {
       incomplete.push(head.pk);
+      return;
     }
-  }
+    const bytes = joinChunks(parts.map((p) => p.body as Uint8Array));
+    complete.set(head.pk, { head, bytes: await rawBody(io.compression, head, bytes) });
+  }));
   return { complete, incomplete };
+}
+
+/** A stored body as written: inflated when its head says it is deflated (an unknown encoding is damage). */
+async function rawBody(c: BlobCompression, head: Item, bytes: Uint8Array): Promise<Uint8Array> {
+  if (head.encoding === undefined) return bytes;
+  if (head.encoding !== DEFLATE_RAW || typeof head.rawBytes !== 'number') throw new StoreCorruptionError(`${head.pk}: unknown body encoding ${JSON.stringify(head.encoding)}`);
+  return inflated(c, head.pk, bytes, head.rawBytes);
 }
 
 export const chunkCount = (head: Item): number => (typeof head.chunks === 'number' && head.chunks >= 1 ? head.chunks : 1);

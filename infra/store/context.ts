@@ -5,6 +5,7 @@ import { DEFAULT_CHUNK_BYTES } from './blob.js';
 import type { SetIr } from '../../core/sets/ir.js';
 import type { LayeredMap } from '../../core/layered-map.js';
 import { ContentCache } from './content-cache.js';
+import { streamCompression, type BlobCompression } from './compression.js';
 import { OwnItemsMemo, PointerHints } from './hints.js';
 
 export interface SnapshotStoreOptions {
@@ -20,6 +21,8 @@ export interface SnapshotStoreOptions {
   readonly sha256Hex?: Sha256Hex;
   /** Bytes (as stored) of tables and set bodies kept after reading (default 64 MiB; 0: none). */
   readonly contentCacheBytes?: number;
+  /** Deflate for stored bodies (web-standard streams by default; Node entries pass zlib's, faster). */
+  readonly compression?: BlobCompression;
 }
 
 const DEFAULT_CONTENT_CACHE_BYTES = 64 * 1024 * 1024;
@@ -32,6 +35,7 @@ export interface StoreContext {
   readonly nowSeconds: () => number;
   readonly nowIso: () => string;
   readonly sha256Hex: Sha256Hex;
+  readonly compression: BlobCompression;
   /**
    * Content-addressed keys (tables, set bodies, manifests, object groups) this process wrote or
    * found stored: they never change or expire, so a later publish need not read them again.
@@ -111,6 +115,7 @@ export function storeContext(backend: ItemBackend, o: SnapshotStoreOptions = {})
     nowSeconds: () => Math.floor(now() / 1000),
     nowIso: () => new Date(now()).toISOString(),
     sha256Hex: o.sha256Hex ?? portableSha256Hex,
+    compression: o.compression ?? streamCompression,
     known: new KnownKeys(),
     checked: new WeakMap(),
     manifests: new WeakMap(),

@@ -19,7 +19,7 @@ async function ownChunkKeys(ctx: StoreContext, cluster: string, version: string,
   // Versions written before manifests were shared name their own manifests by node: the list
   // says which. It precedes the header, so it is missing only if an earlier TTL already removed
   // it: then its manifests cannot be found (and expire by that same TTL).
-  const list = shards === null ? (await readBlobs(ctx.backend, [listPk])).complete.get(listPk) : undefined;
+  const list = shards === null ? (await readBlobs(ctx, [listPk])).complete.get(listPk) : undefined;
   const own = shards !== null ? Array.from({ length: shards }, (_, i) => manifestShardPk(cluster, version, snapshotHash, i)) : (list ? decodeNodes(list.bytes) : []).map((node) => manifestPk(cluster, version, snapshotHash, node));
   const heads = await ctx.backend.getItems(
     [listPk, objectsPk(cluster, version, snapshotHash), ...own].map((pk) => ({ pk, sk: HEAD_SK })),

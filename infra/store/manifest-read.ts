@@ -14,7 +14,7 @@ export async function readManifest(ctx: StoreContext, hash: string): Promise<Man
   const cached = ctx.content.get<Manifest>(manifestBodyPk(hash));
   if (cached !== undefined) return cached;
   const pk = manifestBodyPk(hash);
-  const blob = (await readBlobs(ctx.backend, [pk])).complete.get(pk);
+  const blob = (await readBlobs(ctx, [pk])).complete.get(pk);
   if (!blob) return null;
   const head = decodeStoredManifest(blob.bytes);
   let manifest: Manifest;
@@ -39,7 +39,7 @@ async function fromPatches(ctx: StoreContext, hash: string, head: ManifestPatch)
   let toRead = linksToRead(ctx, head.base, items);
   for (;;) {
     if (toRead.length > 0) {
-      const { complete, incomplete } = await readBlobs(ctx.backend, toRead.map(manifestBodyPk));
+      const { complete, incomplete } = await readBlobs(ctx, toRead.map(manifestBodyPk));
       if (incomplete.length > 0) throw new StoreCorruptionError(`manifests with missing chunks: ${incomplete.join(', ')}`);
       for (const link of toRead) {
         const blob = complete.get(manifestBodyPk(link));

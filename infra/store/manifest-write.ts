@@ -5,7 +5,7 @@ import type { SetFormChange } from '../../core/sets/compile.js';
 import type { SetNode } from '../../core/sets/ir.js';
 import type { LayeredMap } from '../../core/layered-map.js';
 import { sharesAny } from '../../core/sorted.js';
-import { HEAD_SK } from './blob.js';
+import { HEAD_SK, storedForm } from './blob.js';
 import { contentHashOfText, nodeManifestText, utf8 } from './codec.js';
 import type { PublishedForm, StoreContext } from './context.js';
 import { manifestBodyPk } from './keys.js';
@@ -75,7 +75,10 @@ function patchOnEarlier(ctx: StoreContext, node: string, n: SetNode, setContentI
  */
 export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<string, Uint8Array>): Promise<void> {
   const unknown = [...patches].filter(([hash]) => !ctx.known.has(manifestBodyPk, hash));
-  await mapLimit(unknown, ctx.concurrency, ([hash, body]) => ctx.backend.putIfAbsent({ pk: manifestBodyPk(hash), sk: HEAD_SK, chunks: 1, body }, ctx.nowSeconds()));
+  await mapLimit(unknown, ctx.concurrency, async ([hash, raw]) => {
+    const { bytes, encoding } = await storedForm(ctx.compression, raw);
+    await ctx.backend.putIfAbsent({ pk: manifestBodyPk(hash), sk: HEAD_SK, chunks: 1, body: bytes, ...encoding }, ctx.nowSeconds());
+  });
   for (const [hash] of unknown) ctx.known.add(manifestBodyPk, hash);
 }
 

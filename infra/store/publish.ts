@@ -224,7 +224,7 @@ async function writeMissing(ctx: StoreContext, shared: readonly SharedBlobs[], o
     }
   });
   const ownPks = new Set(own.map((b) => b.pk));
-  const written = await writeBlobs(ctx.backend, [...writes, ...own], ctx.chunkBytes);
+  const written = await writeBlobs(ctx, [...writes, ...own], ctx.chunkBytes);
   shared.forEach(({ pkOf }, i) => unknown[i]!.forEach((id) => ctx.known.add(pkOf, id)));
   return written.filter((k) => ownPks.has(k.pk));
 }

@@ -29,7 +29,7 @@ export async function getHeader(ctx: StoreContext, cluster: string, version: str
   const summary = await visibleSummary(ctx, cluster, version);
   if (!summary) return null;
   const pk = nodesPk(cluster, version, summary.snapshotHash);
-  const list = (await readBlobs(ctx.backend, [pk])).complete.get(pk);
+  const list = (await readBlobs(ctx, [pk])).complete.get(pk);
   // Written before the header; gone only if its TTL deleted it after the header was read.
   return list ? { ...summary, nodes: decodeNodes(list.bytes) } : null;
 }
@@ -67,7 +67,7 @@ export async function getNodeTables(ctx: StoreContext, cluster: string, version:
 /** The node's shard names its manifest's content hash; the manifest (whole or from patches) is checked against it. */
 async function sharedManifest(ctx: StoreContext, cluster: string, version: string, snapshotHash: string, shards: number, node: string): Promise<{ manifest: Manifest; hash: string } | null> {
   const shardPk = manifestShardPk(cluster, version, snapshotHash, shardOf(node, shards));
-  const shard = (await readBlobs(ctx.backend, [shardPk])).complete.get(shardPk);
+  const shard = (await readBlobs(ctx, [shardPk])).complete.get(shardPk);
   const hash = shard ? decodeManifestShard(shard.bytes)[node] : undefined;
   if (hash === undefined) return null;
   const manifest = await readManifest(ctx, hash);
@@ -78,7 +78,7 @@ async function sharedManifest(ctx: StoreContext, cluster: string, version: strin
 /** Versions written before manifests were shared: one manifest per node and version. */
 async function ownManifest(ctx: StoreContext, cluster: string, version: string, snapshotHash: string, node: string): Promise<{ manifest: Manifest; hash: string } | null> {
   const pk = manifestPk(cluster, version, snapshotHash, node);
-  const blob = (await readBlobs(ctx.backend, [pk])).complete.get(pk);
+  const blob = (await readBlobs(ctx, [pk])).complete.get(pk);
   return blob ? { manifest: decodeManifest(blob.bytes), hash: contentHash(blob.bytes, ctx.sha256Hex) } : null;
 }
 
@@ -93,7 +93,7 @@ async function readContent<T>(ctx: StoreContext, kind: string, ids: readonly str
     else out.set(id, hit);
   }
   if (missing.length === 0) return out;
-  const { complete, incomplete } = await readBlobs(ctx.backend, missing.map(pkOf));
+  const { complete, incomplete } = await readBlobs(ctx, missing.map(pkOf));
   if (incomplete.length > 0) throw new StoreCorruptionError(`${kind} with missing chunks: ${incomplete.join(', ')}`);
   for (const id of missing) {
     const blob = complete.get(pkOf(id));
@@ -116,13 +116,13 @@ export async function getSnapshotObjects(ctx: StoreContext, cluster: string, ver
   // Versions published before objects were kept have no hash to check against: nothing to answer from.
   if (!header || typeof header.objectsHash !== 'string') return null;
   const pk = objectsPk(cluster, version, String(header.snapshotHash));
-  const blob = (await readBlobs(ctx.backend, [pk])).complete.get(pk);
+  const blob = (await readBlobs(ctx, [pk])).complete.get(pk);
   // Written before the header; gone only if its TTL deleted it after the header was read.
   if (!blob) return null;
   if (contentHash(blob.bytes, ctx.sha256Hex) !== header.objectsHash) throw new StoreCorruptionError(`snapshot objects of ${cluster} ${version} do not match their hash ${header.objectsHash}`);
   if (typeof header.manifestShards !== 'number') return decodeLegacyObjects(blob.bytes);
   const ids = decodeGroupIndex(blob.bytes);
-  const { complete } = await readBlobs(ctx.backend, ids.map(objectGroupPk));
+  const { complete } = await readBlobs(ctx, ids.map(objectGroupPk));
   const out: SnapshotObject[] = [];
   for (const id of ids) {
     const group = complete.get(objectGroupPk(id));

@@ -3,6 +3,7 @@
 // naming the cause and where the store is (503), never a crash, a 500 or a 200 with fewer tables;
 // the server keeps serving and what was stored before stays readable.
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,12 +68,13 @@ describe('store failures', () => {
   if (!mounted) console.warn(`skipped "a full disk under the embedded store": mounting a small tmpfs needs root and mount(8) (uid ${process.getuid?.()})`);
 
   it.skipIf(!mounted)('a full disk under the embedded store: the write is a 503 naming DATA_DIR, the server stays up, the earlier version stays served', async () => {
-    const big = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: wideAdminPolicy() });
+    // Stored bodies are deflated: random annotations keep each version's objects ~200 KB on disk.
+    const noisy = (v: number) => wideAdminPolicy().map((o, i) => (i < 20 ? { ...o, metadata: { ...o.metadata, annotations: { noise: randomBytes(10_000).toString('base64'), v: String(v) } } } : o));
     const code = await withServer({ STORE: 'embedded', DATA_DIR: dir, COMPUTE_THREADS: '1' }, async (url) => {
       expect((await fetch(`${url}/v1/clusters/prod/snapshots/1`, { method: 'PUT', headers: json, body: example })).status).toBe(201);
       let failed: Response | null = null;
       for (let v = 2; v < 6 && !failed; v++) {
-        const res = await fetch(`${url}/v1/clusters/prod/snapshots/${v}`, { method: 'PUT', headers: json, body: big.replace('"wide"', `"wide-${v}"`) });
+        const res = await fetch(`${url}/v1/clusters/prod/snapshots/${v}`, { method: 'PUT', headers: json, body: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: noisy(v) }) });
         if (res.status !== 201) failed = res;
       }
       expect(failed?.status).toBe(503);

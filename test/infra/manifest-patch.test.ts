@@ -9,7 +9,8 @@ import { portableSha256Hex } from '../../core/compile/table-id.js';
 import { compiledState, nextVersion, type CompiledState } from '../../core/sets/next-version.js';
 import type { SetNode, SetPod } from '../../core/sets/ir.js';
 import type { Item } from '../../infra/store/backend.js';
-import { HEAD_SK } from '../../infra/store/blob.js';
+import { HEAD_SK, readBlobs } from '../../infra/store/blob.js';
+import { streamCompression } from '../../infra/store/compression.js';
 import { contentHashOfText, manifestOf, manifestText, setContentId, type Manifest } from '../../infra/store/codec.js';
 import { storeContext } from '../../infra/store/context.js';
 import { manifestBodyPk } from '../../infra/store/keys.js';
@@ -96,13 +97,16 @@ async function publishReaddresses(backend: MemoryBackend, changes: number): Prom
   return states;
 }
 
-const manifestItems = (backend: MemoryBackend) => backend.dump().filter((i) => i.pk.startsWith('g#') && i.sk === HEAD_SK).map((i) => decodeStoredManifest(i.body as Uint8Array));
+const manifestItems = async (backend: MemoryBackend) => {
+  const heads = backend.dump().filter((i) => i.pk.startsWith('g#') && i.sk === HEAD_SK).map((i) => i.pk);
+  return [...(await readBlobs({ backend, compression: streamCompression }, heads)).complete.values()].map((b) => decodeStoredManifest(b.bytes));
+};
 
 describe('manifests stored as patches', () => {
   it(`keep chains at most ${MAX_CHAIN} long, and a new process reads every version as compiled`, async () => {
     const backend = new MemoryBackend();
     const states = await publishReaddresses(backend, 3 * MAX_CHAIN);
-    const stored = manifestItems(backend);
+    const stored = await manifestItems(backend);
     const patches = stored.filter((m) => 'patch' in m);
     expect(patches.length).toBeGreaterThan(MAX_CHAIN);
     // A whole manifest again once a chain is full.

@@ -21,7 +21,7 @@ afterAll(async () => {
 // Small chunks: the chunking path (tails before heads) is exercised without 400 KB tables, which
 // store.test.ts covers at the real size.
 const storeWith = (wrap?: SendWrapper): SnapshotStore =>
-  createDynamoDbStore({ client: wrap ? wrappedClient(local.endpoint, wrap) : local.client, tableName: local.tableName, backoff: BACKOFF, retentionSeconds: 3600, chunkBytes: 2048 });
+  createDynamoDbStore({ client: wrap ? wrappedClient(local.endpoint, wrap) : local.client, tableName: local.tableName, backoff: BACKOFF, retentionSeconds: 3600, chunkBytes: 256 });
 
 async function expectVersion(store: SnapshotStore, cluster: string, version: string, snap: CompiledSnapshot): Promise<void> {
   for (const [node, n] of Object.entries(snap.ir.nodes)) {

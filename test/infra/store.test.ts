@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { TTL_ATTRIBUTE, type ItemBackend } from '../../infra/store/backend.js';
 import { headerKey, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, tablePk } from '../../infra/store/keys.js';
 import { decodeGroupIndex } from '../../infra/store/objects.js';
+import { readBlobs } from '../../infra/store/blob.js';
+import { streamCompression } from '../../infra/store/compression.js';
 import { contentHash, encodeManifest, manifestOf, setContentId } from '../../infra/store/codec.js';
 import { headerItem } from '../../infra/store/header.js';
 import { integerAbove, isCanonicalInteger, unmetCondition } from '../../infra/store/order.js';
@@ -22,10 +24,12 @@ const backends = realAndMemoryBackends();
 let clusters = 0;
 
 describe.each(Object.keys(backends))('%s store', (kind) => {
-  const kit = (): { backend: ItemBackend; store: SnapshotStore; cluster: string } => {
+  const kit = (o: { chunkBytes?: number } = {}): { backend: ItemBackend; store: SnapshotStore; cluster: string } => {
     const backend = backends[kind]!();
-    return { backend, store: createSnapshotStore(backend, { retentionSeconds: RETENTION, now: () => clock.now }), cluster: `${kind}-c${++clusters}` };
+    return { backend, store: createSnapshotStore(backend, { retentionSeconds: RETENTION, now: () => clock.now, ...o }), cluster: `${kind}-c${++clusters}` };
   };
+  /** An item's body as written (deflated bodies inflated, chunks joined). */
+  const bodyOf = async (backend: ItemBackend, pk: string) => (await readBlobs({ backend, compression: streamCompression }, [pk])).complete.get(pk)!.bytes;
 
   it('round-trips the compiler output: header, latest, every node manifest and table', async () => {
     const { store, cluster } = kit();
@@ -127,8 +131,10 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
   });
 
 
-  it('splits sets and manifests over 400 KB into chunks and reassembles them', async () => {
-    const { backend, store, cluster } = kit();
+  it('splits sets and manifests over an item into chunks and reassembles them', async () => {
+    // Deflated, the big set is ~80 KB and the manifest ~25 KB: chunks of 16 KiB split them as
+    // DynamoDB's 400 KB items split larger ones.
+    const { backend, store, cluster } = kit({ chunkBytes: 16 * 1024 });
     const snap = syntheticSnapshot({ nodes: 1, podsPerNode: 4000, variant: 1, bigSetMembers: 40_000 });
     const node = snap.ir.nodes['node-0']!;
     const bigId = [...snap.ir.sets.entries()].find(([, s]) => s.kind === 'addresses' && s.v4.length === 40_000)![0];
@@ -154,20 +160,22 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     const items = [...snap.items, ...Array.from({ length: 5000 }, (_, i) => pad(i))];
     const byKey = (list: readonly { kind: string; metadata: { name: string; namespace?: string } }[]) => [...list].sort((a, b) => (`${a.kind}/${a.metadata.namespace}/${a.metadata.name}` < `${b.kind}/${b.metadata.namespace}/${b.metadata.name}` ? -1 : 1));
     await store.publish(cluster, '1', { ...snap, items });
-    const groups = decodeGroupIndex((await backend.getItem({ pk: objectsPk(cluster, '1', snap.snapshotHash), sk: '0' }))!.body as Uint8Array);
+    const groups = decodeGroupIndex(await bodyOf(backend, objectsPk(cluster, '1', snap.snapshotHash)));
     expect(groups.length).toBeGreaterThan(20);
     expect(await store.getSnapshotObjects(cluster, '1')).toEqual(byKey(items));
     // A version with one object changed writes one new group and shares every other one.
     const changed = items.map((o, i) => (i === snap.items.length + 100 ? pad(100, 10) : o));
     await store.publish(cluster, '2', { ...snap, snapshotHash: 'example-2', items: changed });
-    const groups2 = decodeGroupIndex((await backend.getItem({ pk: objectsPk(cluster, '2', 'example-2'), sk: '0' }))!.body as Uint8Array);
+    const groups2 = decodeGroupIndex(await bodyOf(backend, objectsPk(cluster, '2', 'example-2')));
     expect(groups2.filter((g) => !groups.includes(g))).toHaveLength(1);
     expect(await store.getSnapshotObjects(cluster, '2')).toEqual(byKey(changed));
     // A group whose stored objects do not hash to its id: refused.
     const [first] = groups;
     const stored = (await backend.getItem({ pk: objectGroupPk(first!), sk: '0' }))!;
-    const tampered = new TextEncoder().encode(new TextDecoder().decode(stored.body as Uint8Array).replace('tenant', 'tenanT'));
-    await backend.putItems([{ ...stored, body: tampered }]);
+    // Rewritten as a body that is not deflated, so the text itself is what was changed.
+    const tampered = new TextEncoder().encode(new TextDecoder().decode(await bodyOf(backend, objectGroupPk(first!))).replace('tenant', 'tenanT'));
+    const { encoding: _e, rawBytes: _r, ...plain } = stored;
+    await backend.putItems([{ ...plain, chunks: 1, body: tampered }]);
     await expect(store.getSnapshotObjects(cluster, '1')).rejects.toBeInstanceOf(StoreCorruptionError);
     await backend.putItems([stored]);
     expect(await store.getSnapshotObjects(cluster, '3')).toBeNull();
