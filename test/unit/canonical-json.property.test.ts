@@ -1,0 +1,30 @@
+// The canonical JSON written directly (core/snapshot/hash.ts canonicalJson) is byte for byte
+// JSON.stringify of the key-sorted copy, on any JSON value and on objects holding what JSON
+// leaves out (undefined members, undefined in arrays) and keys JSON must escape.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonical, canonicalJson } from '../../core/snapshot/hash.js';
+import { assertProperty } from '../support/property.js';
+
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 500);
+
+describe('canonical JSON', () => {
+  it(`equals JSON.stringify(canonical(v)) (${RUNS} random values)`, () => {
+    const value = fc.letrec((tie) => ({
+      v: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(fc.string({ unit: 'binary', maxLength: 6 }), tie('v'), { maxKeys: 5 })),
+    })).v;
+    assertProperty(
+      fc.property(value, (v) => {
+        if (v === undefined) return;
+        expect(canonicalJson(v)).toBe(JSON.stringify(canonical(v)));
+      }),
+      { numRuns: RUNS, file: import.meta.url },
+    );
+  });
+
+  it('lists array-index keys first, numerically, as JS objects do (labels may be numbers)', () => {
+    const v = { b: 1, '10': 2, a: [undefined, { z: 1, '2': 3 }], '2': 4, '01': 5, '4294967295': 6, '4294967294': 7, '': 8, u: undefined };
+    expect(canonicalJson(v)).toBe(JSON.stringify(canonical(v)));
+    expect(canonicalJson(v).startsWith('{"2":4,"10":2,"4294967294":7,"":8,"01":5,"4294967295":6')).toBe(true);
+  });
+});
