@@ -9,6 +9,7 @@ import type { Direction } from '../policy/model.js';
 import { SET_IR_VERSION, type IrSet, type RuleTable, type RuleTableId, type SetId, type SetIr, type SetNode, type SetPod } from './ir.js';
 import { contentId } from './ids.js';
 import { IdRecord } from './id-record.js';
+import type { MemberChange } from './member-edit.js';
 import { SetRegistry } from './registry.js';
 import { ruleTable } from './tables.js';
 import { includesSorted } from '../sorted.js';
@@ -104,10 +105,11 @@ export interface SetReuse {
   table(id: RuleTableId): RuleTable | undefined;
   /**
    * Sets of the earlier version whose members may differ (a changed pod may be in them on one
-   * side only, or with other addresses or ports): resolved again. Every other earlier set keeps
+   * side only, or with other addresses or ports), each with what leaves and enters it, or null
+   * when that cannot be told exactly (then it is resolved again). Every other earlier set keeps
    * its members, even when a changed pod's new table names it again.
    */
-  setsToResolve(): Iterable<SetId>;
+  memberChanges(): Iterable<MemberChange>;
   /** A node of the earlier version: kept as it is when its addresses and every binding are. */
   earlierNode(name: string): SetNode | undefined;
   /** The earlier node, when no changed pod was or is on it: kept without looking at its pods. */
@@ -152,6 +154,8 @@ function nodeOf(addresses: string[], pods: [string, SetPod][], tables: ReadonlyS
 export interface SetFormChange {
   readonly from: SetIr;
   readonly sets: readonly SetId[];
+  /** Those of `sets` whose members were edited from the earlier members, not resolved again. */
+  readonly edited: readonly SetId[];
   readonly tables: readonly RuleTableId[];
   readonly nodes: readonly string[];
 }
@@ -244,6 +248,7 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
   }
   podCount += untouchedPods;
   const newSets: SetId[] = [];
+  const edited: SetId[] = [];
   const resolved = (id: SetId): IrSet => {
     newSets.push(id);
     if (registry.has(id)) return registry.get(id);
@@ -259,7 +264,18 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
   if (reuse) {
     change = { sets: usedAfter(reuse.earlier.sets, reuse.earlier.nodes, nodes, touched, (n) => n.sets), tables: usedAfter(reuse.earlier.tables, reuse.earlier.nodes, nodes, touched, (n) => n.tables) };
     const replaced = new Map<SetId, IrSet>();
-    for (const id of reuse.setsToResolve()) if (reuse.earlier.sets.has(id) && !change.sets.dropped.has(id)) replaced.set(id, resolved(id));
+    for (const { id, edit } of reuse.memberChanges()) {
+      const earlier = reuse.earlier.sets.get(id);
+      if (!earlier || change.sets.dropped.has(id)) continue;
+      const set = edit && registry.edited(id, earlier, edit);
+      // What left came back: the earlier body stays, and is not new.
+      if (set === earlier) continue;
+      if (set) {
+        newSets.push(id);
+        edited.push(id);
+      }
+      replaced.set(id, set ?? resolved(id));
+    }
     sets = recordAfter(reuse.earlier.sets, change.sets, replaced, resolved);
     usedTableEntries = recordAfter(reuse.earlier.tables, change.tables, new Map(), tableBody);
   } else {
@@ -273,6 +289,7 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
   const formChange: SetFormChange = {
     from: earlier,
     sets: newSets,
+    edited,
     tables: [...tables.keys()].filter((id) => usedTableEntries.has(id) && !earlier.tables.has(id)),
     nodes: touched.filter((name) => nodes[name] !== earlier.nodes[name]),
   };

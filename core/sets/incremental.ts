@@ -5,8 +5,10 @@
 //    (compile/group.ts); an unchanged pod keeps its table ids when no policy or namespace changed;
 //  - a set's members depend on the pods its definition matches: a set keeps its members unless
 //    a changed pod is a member on one side only, or on both with other owned addresses or named
-//    ports (an over-approximation is only slower, never wrong); CIDR and node sets do not depend
-//    on pods at all, because node addresses are owned before any pod's (snapshot/cluster.ts ipOwners);
+//    ports; then what those pods held of it leaves and what they hold enters (member-edit.ts),
+//    or, where that cannot be told exactly, the set is resolved again (only slower, never
+//    wrong); CIDR and node sets do not depend on pods at all, because node addresses are owned
+//    before any pod's (snapshot/cluster.ts ipOwners);
 //  - a pod owning an address of a changed pod, before or after, counts as touched: which of
 //    them owns the address may move.
 // Anything else that changed (policies, namespaces, nodes, workloads, services) gets a full compile.
@@ -14,8 +16,11 @@ import type { Cluster } from '../cluster.js';
 import { namespaceMatches } from '../evaluate/match.js';
 import { ipKey, type PodInfo } from '../snapshot/cluster.js';
 import type { Peer, Protocol } from '../policy/model.js';
-import type { IrSet, SetDefinition, SetIr, SetId } from './ir.js';
+import type { IrSet, SetDefinition, SetIr } from './ir.js';
 import type { SetCompileStats, SetReuse } from './compile.js';
+import type { IpAddr } from '../net/ip.js';
+import type { KeyedElement, MemberChange, MemberEdit } from './member-edit.js';
+import { OwnedAddresses, pushPodElements, type Owned } from './members.js';
 import type { CompiledSelector } from '../../schemas/k8s/label-selector.js';
 import type { SetIndex } from './set-index.js';
 import { compiledPodSelector, resolveDefinition, subjectIn } from './resolve.js';
@@ -37,14 +42,26 @@ export interface ChangedObject {
 /** The pods a change touched, and what membership checks learn about them once per change. */
 interface Touched {
   readonly pods: readonly TouchedPod[];
+  /** Each pod's owned addresses, per side. */
+  readonly owned: { readonly before: OwnedAddresses; readonly after: OwnedAddresses };
   /** Every touched pod only relabelled. */
   readonly labelsOnly: boolean;
   /** Per pod selector (canonical key): whether it matches some touched pod on one side only. */
   readonly flips: Map<string, boolean>;
+  /** Per pod test (pod selector and port): the touched pods it passes on some side. */
+  readonly candidates: Map<string, readonly Candidate[]>;
+}
+
+/** A touched pod some set's pod test passes, before or after (candidate()). */
+interface Candidate {
+  readonly pod: TouchedPod;
+  readonly before: boolean;
+  readonly after: boolean;
 }
 
 /** A changed pod (or one sharing an address with it) as it was and as it is; either may be absent. */
 interface TouchedPod {
+  readonly namespace: string;
   readonly before: PodInfo | undefined;
   readonly after: PodInfo | undefined;
   /** On both sides with the same namespace, node-independent facts and owned addresses: only labels may differ. */
@@ -55,8 +72,9 @@ interface TouchedPod {
 export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: readonly ChangedObject[], index: () => SetIndex): SetReuse | null {
   if (changed.length === 0 || changed.some((o) => o.kind !== 'Pod')) return null;
   const changedKeys = new Set(changed.map((o) => `${o.namespace ?? 'default'}/${o.name}`));
-  const pods = touchedPods(base.cluster, next, changedKeys);
-  const touched: Touched = { pods, labelsOnly: pods.every((t) => t.labelsOnly), flips: new Map() };
+  const owned = { before: new OwnedAddresses(base.cluster), after: new OwnedAddresses(next) };
+  const pods = touchedPods(owned, base.cluster, next, changedKeys);
+  const touched: Touched = { pods, owned, labelsOnly: pods.every((t) => t.labelsOnly), flips: new Map(), candidates: new Map() };
   // Only the sets a change can reach are looked at (set-index.ts): the others keep their members.
   const reached = touched.labelsOnly
     ? index().flippedBy(pods.map((t) => ({ namespace: t.after!.namespace, before: t.before!.labels, after: t.after!.labels })))
@@ -73,11 +91,12 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
     // An unchanged pod is on the node it was on.
     bindings: (pod) => (changedKeys.has(pod.key) || pod.nodeName === null ? undefined : base.ir.nodes[pod.nodeName]?.pods[pod.key]),
     table: (id) => base.ir.tables.get(id),
-    setsToResolve: () => {
-      const out: SetId[] = [];
+    memberChanges: () => {
+      const out: MemberChange[] = [];
       for (const id of reached) {
         const set = base.ir.sets.get(id);
-        if (set && membersMayDiffer(next, base.cluster, set, touched)) out.push(id);
+        const change = set ? memberChange(next, base.cluster, set, touched) : UNCHANGED;
+        if (change !== UNCHANGED) out.push({ id, edit: change });
       }
       return out;
     },
@@ -89,7 +108,7 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
 }
 
 /** The changed pods, and every pod sharing an address with one of them, paired by key across both sides. */
-function touchedPods(before: Cluster, after: Cluster, changedKeys: ReadonlySet<string>): TouchedPod[] {
+function touchedPods(owned: Touched['owned'], before: Cluster, after: Cluster, changedKeys: ReadonlySet<string>): TouchedPod[] {
   const ips = new Set<string>();
   for (const c of [before, after]) for (const key of changedKeys) for (const ip of c.podByKey.get(key)?.ips ?? []) ips.add(ipKey(ip));
   const keys = new Set(changedKeys);
@@ -103,62 +122,78 @@ function touchedPods(before: Cluster, after: Cluster, changedKeys: ReadonlySet<s
   }
   return [...keys].map((key) => {
     const [b, a] = [before.podByKey.get(key), after.podByKey.get(key)];
-    const labelsOnly = b !== undefined && a !== undefined && b.hostNetwork === a.hostNetwork && b.ips.length === a.ips.length && ownedText(before, b) === ownedText(after, a) && JSON.stringify(b.namedPorts) === JSON.stringify(a.namedPorts);
-    return { before: b, after: a, labelsOnly };
+    const labelsOnly = b !== undefined && a !== undefined && b.hostNetwork === a.hostNetwork && b.ips.length === a.ips.length && sameAddresses(owned.before.of(b), owned.after.of(a)) && JSON.stringify(b.namedPorts) === JSON.stringify(a.namedPorts);
+    return { namespace: (b ?? a)!.namespace, before: b, after: a, labelsOnly };
   });
 }
 
 type PortRef = { readonly name: string; readonly protocol: Protocol | null };
 
+const UNCHANGED = 'unchanged' as const;
+/** What a ports set over pods or every pod filters their addresses by: nothing. */
+const ANY_PEER: Peer = { type: 'any' };
+
 /**
- * Whether the set's members may differ: some touched pod is a member on one side only, or a
- * member on both with other addresses or (port sets) other named ports. A pod relabelled
- * without entering or leaving the set changes nothing (most sets select by namespace alone).
- * Conservative where a side cannot be read exactly (relative sets whose namespace appeared or
- * went, ports sets over CIDRs): an over-approximation is only slower, never wrong. Called for
- * every set of a version, so it makes no closures and resolves namespaces only for sets a
+ * How the set's members differ: unchanged, unless some touched pod is a member on one side
+ * only, or a member on both with other owned addresses or (port sets) other named ports; then
+ * what those pods held of the set leaves and what they hold enters. A pod relabelled without
+ * entering or leaving the set changes nothing (most sets select by namespace alone). Null
+ * (resolve again) where a side cannot be read exactly: relative sets whose namespace appeared
+ * or went. Called for every set a change reaches, so it resolves namespaces only for sets a
  * touched pod's labels could be in.
  */
-function membersMayDiffer(next: Cluster, previous: Cluster, set: IrSet, touched: Touched): boolean {
+function memberChange(next: Cluster, previous: Cluster, set: IrSet, touched: Touched): MemberEdit | typeof UNCHANGED | null {
   let d: SetDefinition | null = set.definition;
   let port: PortRef | null = null;
   if (d.type === 'named-port') {
     port = { name: d.port, protocol: d.protocol };
     d = d.of;
   }
-  if (d !== null && d.type === 'nodes') return false;
-  if (d !== null && (d.type === 'cidrs' || d.type === 'named-port')) {
-    // A CIDR set's members are addresses, whoever has them; its ports set holds the pods in them.
-    if (port === null) return false;
-    for (const t of touched.pods) if (portsOf(t.before, port) !== '' || portsOf(t.after, port) !== '') return true;
-    return false;
-  }
+  if (d !== null && d.type === 'nodes') return UNCHANGED;
+  // A CIDR set's members are addresses, whoever has them; its ports set holds the pods in them.
+  if (d !== null && d.type !== 'pods' && port === null) return UNCHANGED;
   // A relabel reaches only sets whose pod selector it flips (the pod's share is the same on both sides).
-  if (touched.labelsOnly && (d === null || d.pods === null)) return false;
-  const podSelector = d === null || d.pods === null ? null : compiledPodSelector(d.pods);
+  if (touched.labelsOnly && (d === null || d.type !== 'pods' || d.pods === null)) return UNCHANGED;
+  const podSelector = d === null || d.type !== 'pods' || d.pods === null ? null : compiledPodSelector(d.pods);
   if (podSelector !== null && touched.labelsOnly) {
     // Thousands of sets share a few selectors (one per app label): each is tried once per change.
     let flips = touched.flips.get(podSelector.key);
     if (flips === undefined) touched.flips.set(podSelector.key, (flips = touched.pods.some((t) => podSelector.matches(t.before!.labels) !== podSelector.matches(t.after!.labels))));
-    if (!flips) return false;
+    if (!flips) return UNCHANGED;
   }
   // Sets of one named namespace (most NetworkPolicy peers) hold no pod of another.
-  const only = d === null ? null : 'name' in d.namespaces ? d.namespaces.name : 'self' in d.namespaces ? d.namespaces.self : null;
+  const only = d === null || d.type !== 'pods' ? null : 'name' in d.namespaces ? d.namespaces.name : 'self' in d.namespaces ? d.namespaces.self : null;
+  const candidates = candidatesOf(touched, podSelector, port);
   let any = false;
-  for (const t of touched.pods) if ((any = (only === null || (t.before ?? t.after)!.namespace === only) && (candidate(t.before, podSelector, port) || candidate(t.after, podSelector, port)))) break;
-  if (!any) return false;
-  const [was, is] = d === null ? [ANY, ANY] : [peerIn(previous, d), peerIn(next, d)];
-  if (was === null || is === null) return true;
-  for (const { before, after } of touched.pods) {
-    const inBefore = candidate(before, podSelector, port) && inNamespaces(previous, was, before!);
-    const inAfter = candidate(after, podSelector, port) && inNamespaces(next, is, after!);
-    if (inBefore !== inAfter) return true;
-    if (inBefore && (ownedText(previous, before!) !== ownedText(next, after!) || portsOf(before, port) !== portsOf(after, port))) return true;
+  for (const c of candidates) if ((any = only === null || c.pod.namespace === only)) break;
+  if (!any) return UNCHANGED;
+  // The compiler writes ports sets over pods, CIDRs or every pod only (definitions.ts): nothing else is edited.
+  if (d !== null && d.type !== 'pods' && d.type !== 'cidrs') return null;
+  // A ports set over CIDRs holds the elements of pods in any namespace whose addresses are in them.
+  const filter = d !== null && d.type === 'cidrs' ? resolveDefinition(next, d).peer : ANY_PEER;
+  const [was, is] = d === null || d.type === 'cidrs' ? [ANY, ANY] : [peerIn(previous, d), peerIn(next, d)];
+  if (was === null || is === null) return null;
+  const leave: (IpAddr | KeyedElement)[] = [];
+  const enter: (IpAddr | KeyedElement)[] = [];
+  const share = (out: (IpAddr | KeyedElement)[], owned: readonly Owned[], pod: PodInfo) => {
+    if (port === null) for (const o of owned) out.push(o.ip);
+    else pushPodElements(out as KeyedElement[], pod, owned, filter, port);
+  };
+  for (const c of candidates) {
+    if (only !== null && c.pod.namespace !== only) continue;
+    const { before, after } = c.pod;
+    const inBefore = c.before && inNamespaces(previous, was, before!);
+    const inAfter = c.after && inNamespaces(next, is, after!);
+    const [had, has] = [inBefore ? touched.owned.before.of(before!) : [], inAfter ? touched.owned.after.of(after!) : []];
+    if (inBefore && inAfter && sameAddresses(had, has) && portsOf(before, port) === portsOf(after, port)) continue;
+    if (inBefore) share(leave, had, before!);
+    if (inAfter) share(enter, has, after!);
   }
-  return false;
+  if (leave.length === 0 && enter.length === 0) return UNCHANGED;
+  return port === null ? { kind: 'addresses', leave: leave as IpAddr[], enter: enter as IpAddr[] } : { kind: 'ports', leave: leave as KeyedElement[], enter: enter as KeyedElement[] };
 }
 
-/** A pods set's namespaces in one cluster; ANY for a ports set over every pod; null when it cannot be told. */
+/** A pods set's namespaces in one cluster; ANY for a ports set over every pod or over CIDRs; null when it cannot be told. */
 type ResolvedPeer = { readonly peer: Extract<Peer, { type: 'pods' }>; readonly subject: PodInfo } | typeof ANY;
 const ANY = 'any' as const;
 
@@ -174,6 +209,21 @@ function inNamespaces(c: Cluster, r: ResolvedPeer, p: PodInfo): boolean {
   return ns !== undefined && namespaceMatches(c, r.peer.namespaces, ns, r.subject);
 }
 
+/** The touched pods a set's pod test passes on some side: thousands of sets share a few tests. */
+function candidatesOf(touched: Touched, podSelector: CompiledSelector | null, port: PortRef | null): readonly Candidate[] {
+  const key = `${podSelector?.key ?? ''}\u0000${port === null ? '' : `${JSON.stringify(port.name)}/${port.protocol ?? ''}`}`;
+  let list = touched.candidates.get(key);
+  if (list === undefined) {
+    const out: Candidate[] = [];
+    for (const pod of touched.pods) {
+      const [before, after] = [candidate(pod.before, podSelector, port), candidate(pod.after, podSelector, port)];
+      if (before || after) out.push({ pod, before, after });
+    }
+    touched.candidates.set(key, (list = out));
+  }
+  return list;
+}
+
 /** What the set's pod test says of a pod before its namespace is looked at (podsOf's test). */
 function candidate(p: PodInfo | undefined, podSelector: CompiledSelector | null, port: PortRef | null): boolean {
   return p !== undefined && !p.hostNetwork && p.ips.length > 0 && (podSelector === null || podSelector.matches(p.labels)) && (port === null || portsOf(p, port) !== '');
@@ -187,12 +237,9 @@ function portsOf(p: PodInfo | undefined, port: PortRef | null): string {
   return out;
 }
 
-/** The addresses that resolve to a pod (ipOwners), as text: what a set holds of it. */
-function ownedText(c: Cluster, pod: PodInfo): string {
-  let out = '';
-  for (const ip of pod.ips) {
-    const o = c.ipOwners.get(ipKey(ip));
-    if (o?.kind === 'pod' && o.pod === pod) out += `${ipKey(ip)},`;
-  }
-  return out;
+/** The same owned addresses, in the same order. */
+function sameAddresses(a: readonly Owned[], b: readonly Owned[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.ip.family !== b[i]!.ip.family || a[i]!.ip.value !== b[i]!.ip.value) return false;
+  return true;
 }

@@ -10,6 +10,7 @@ import { formatIp, rangeContains, rangeToCidrs, type Family, type IpAddr, type I
 import type { Peer, PortMatch } from '../policy/model.js';
 import { ipKey, type PodInfo } from '../snapshot/cluster.js';
 import type { PortElement } from './ir.js';
+import { sortedElements, type KeyedElement } from './member-edit.js';
 
 export interface AddressMembers {
   readonly v4: readonly string[];
@@ -17,7 +18,7 @@ export interface AddressMembers {
 }
 
 /** An address a pod owns, with its host prefix printed once (it recurs in every set the pod is in). */
-interface Owned {
+export interface Owned {
   readonly ip: IpAddr;
   readonly text: string;
   readonly host: string;
@@ -49,7 +50,7 @@ export class OwnedAddresses {
 }
 
 /** Pod addresses as merged CIDR blocks: runs of consecutive addresses become ranges, single ones their host prefix. */
-function podCidrs(family: Family, owned: Owned[]): string[] {
+export function podCidrs(family: Family, owned: Owned[]): string[] {
   owned.sort((a, b) => (a.ip.value < b.ip.value ? -1 : a.ip.value > b.ip.value ? 1 : 0));
   const out: string[] = [];
   for (let i = 0; i < owned.length; ) {
@@ -111,25 +112,23 @@ export function addressMembers(cluster: Cluster, owned: OwnedAddresses, peer: Pe
   }
 }
 
+/** A pod's elements of a ports set: its owned addresses (those a CIDR peer holds) × its ports of that name. */
+export function pushPodElements(out: KeyedElement[], pod: PodInfo, owned: readonly Owned[], peer: Peer, m: Pick<Extract<PortMatch, { type: 'named' }>, 'name' | 'protocol'>): void {
+  const named = pod.namedPorts.filter((np) => np.name === m.name && (m.protocol === null || m.protocol === np.protocol));
+  if (named.length === 0) return;
+  for (const { ip, text } of owned) {
+    // "ipBlock … except: a slice of CIDRs that should not be included within an IPBlock".
+    if (peer.type === 'cidrs' && !(peer.ranges.some((r) => rangeContains(r, ip)) && !peer.except.some((r) => rangeContains(r, ip)))) continue;
+    for (const np of named) out.push({ family: ip.family, value: ip.value, element: [text, np.protocol, np.port] });
+  }
+}
+
 /**
  * Egress named ports "resolve on the destination pod": the elements (address, protocol, port)
  * of every pod the peer matches that names the port (with the rule's protocol, when it has one).
  */
 export function portElements(cluster: Cluster, owned: OwnedAddresses, peer: Peer, m: Extract<PortMatch, { type: 'named' }>, subject: PodInfo): PortElement[] {
-  const keyed: { family: Family; value: bigint; element: PortElement }[] = [];
-  for (const pod of candidatePods(cluster, peer, subject)) {
-    const named = pod.namedPorts.filter((np) => np.name === m.name && (m.protocol === null || m.protocol === np.protocol));
-    if (named.length === 0) continue;
-    for (const { ip, text } of owned.of(pod)) {
-      if (peer.type === 'cidrs' && !(peer.ranges.some((r) => rangeContains(r, ip)) && !peer.except.some((r) => rangeContains(r, ip)))) continue;
-      for (const np of named) keyed.push({ family: ip.family, value: ip.value, element: [text, np.protocol, np.port] });
-    }
-  }
-  keyed.sort((a, b) => a.family - b.family || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0) || (a.element[1] < b.element[1] ? -1 : a.element[1] > b.element[1] ? 1 : 0) || a.element[2] - b.element[2]);
-  const out: PortElement[] = [];
-  for (const k of keyed) {
-    const last = out[out.length - 1];
-    if (!last || last[0] !== k.element[0] || last[1] !== k.element[1] || last[2] !== k.element[2]) out.push(k.element);
-  }
-  return out;
+  const keyed: KeyedElement[] = [];
+  for (const pod of candidatePods(cluster, peer, subject)) pushPodElements(keyed, pod, owned.of(pod), peer, m);
+  return sortedElements(keyed);
 }

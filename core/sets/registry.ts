@@ -5,9 +5,10 @@ import { portableSha256Hex, type Sha256Hex } from '../compile/table-id.js';
 import { isRelativePeer, peerKey, type Peer, type PortMatch } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import { contentId } from './ids.js';
-import type { IrSet, SetDefinition, SetId } from './ir.js';
+import type { IrSet, PortElement, SetDefinition, SetId } from './ir.js';
 import { namedPortDefinition, peerDefinition } from './definitions.js';
-import { addressMembers, OwnedAddresses, portElements } from './members.js';
+import { addressMembers, OwnedAddresses, portElements, type AddressMembers } from './members.js';
+import { editAddresses, editElements, type MemberEdit } from './member-edit.js';
 import { resolveDefinition, subjectIn } from './resolve.js';
 
 export class SetRegistry {
@@ -84,14 +85,41 @@ export class SetRegistry {
     return this.sets.has(id) || this.pending.has(id);
   }
 
-  /** Who is in a set today, with the members' own hash. */
-  private members(definition: SetDefinition, peer: Peer, port: Extract<PortMatch, { type: 'named' }> | null, subject: PodInfo): IrSet {
-    if (port !== null) {
-      const elements = portElements(this.cluster, this.owned, peer, port, subject);
-      return { kind: 'ports', definition, elements, hash: contentId('m', JSON.stringify(elements), this.sha256Hex) };
+  /**
+   * A set of the earlier version with its members edited (member-edit.ts) instead of resolved
+   * again: the earlier set itself when the edit cancels out, null when it does not fit the
+   * earlier members (then the caller resolves the set again).
+   */
+  edited(id: SetId, earlier: IrSet, edit: MemberEdit): IrSet | null {
+    if (this.sets.has(id)) return this.get(id);
+    let set: IrSet | null = null;
+    if (edit.kind === 'addresses' && earlier.kind === 'addresses') {
+      const m = editAddresses(earlier, edit.leave, edit.enter);
+      if (m) set = m.v4 === earlier.v4 && m.v6 === earlier.v6 ? earlier : this.addressSet(earlier.definition, m);
+    } else if (edit.kind === 'ports' && earlier.kind === 'ports') {
+      const elements = editElements(earlier.elements, edit.leave, edit.enter);
+      if (elements) set = elements === earlier.elements ? earlier : this.portSet(earlier.definition, elements);
     }
-    const { v4, v6 } = addressMembers(this.cluster, this.owned, peer, subject);
+    if (set) {
+      this.sets.set(id, set);
+      this.pending.delete(id);
+    }
+    return set;
+  }
+
+  /** Who is in a set today. */
+  private members(definition: SetDefinition, peer: Peer, port: Extract<PortMatch, { type: 'named' }> | null, subject: PodInfo): IrSet {
+    if (port !== null) return this.portSet(definition, portElements(this.cluster, this.owned, peer, port, subject));
+    return this.addressSet(definition, addressMembers(this.cluster, this.owned, peer, subject));
+  }
+
+  // A set with the members' own hash, however its members were found.
+  private addressSet(definition: SetDefinition, { v4, v6 }: AddressMembers): IrSet {
     return { kind: 'addresses', definition, v4, v6, hash: contentId('m', JSON.stringify([v4, v6]), this.sha256Hex) };
+  }
+
+  private portSet(definition: SetDefinition, elements: readonly PortElement[]): IrSet {
+    return { kind: 'ports', definition, elements, hash: contentId('m', JSON.stringify(elements), this.sha256Hex) };
   }
 
   get(id: SetId): IrSet {
