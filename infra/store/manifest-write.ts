@@ -3,7 +3,7 @@
 // node's manifest of the version before (manifest-patch.ts says when and why).
 import type { SetFormChange } from '../../core/sets/compile.js';
 import type { SetNode } from '../../core/sets/ir.js';
-import type { LayeredMap } from '../../core/layered-map.js';
+import type { Lookup } from '../../core/layered-map.js';
 import { sharesAny } from '../../core/sorted.js';
 import { HEAD_SK, storedForm } from './blob.js';
 import { contentHashOfText, nodeManifestText, utf8 } from './codec.js';
@@ -27,7 +27,7 @@ export interface VersionManifests {
  * body is new (a set's content id changes with its members); a new one is a patch on the node's
  * manifest before when that is known here and the patch is small enough.
  */
-export function versionManifests(ctx: StoreContext, nodes: Readonly<Record<string, SetNode>>, setContentIds: LayeredMap<string, string>, earlier: { form: PublishedForm; change: SetFormChange } | null): VersionManifests {
+export function versionManifests(ctx: StoreContext, nodes: Readonly<Record<string, SetNode>>, setContentIds: Lookup<string, string>, earlier: { form: PublishedForm; change: SetFormChange } | null): VersionManifests {
   const out: VersionManifests = { hashes: new Map(), wholes: new Map(), patches: new Map() };
   const newNodes = new Set(earlier?.change.nodes);
   const newSets = earlier ? [...earlier.change.sets].sort() : [];
@@ -55,7 +55,7 @@ export function versionManifests(ctx: StoreContext, nodes: Readonly<Record<strin
  * chain is not known here, is MAX_CHAIN long already, or the patches would add up to more than
  * half the whole manifest (a cold read then costs at most 1.5× the whole), or to more than one item.
  */
-function patchOnEarlier(ctx: StoreContext, node: string, n: SetNode, setContentIds: LayeredMap<string, string>, earlier: { form: PublishedForm; change: SetFormChange }, newSets: readonly string[], encoded: { bytes: Uint8Array; hash: string }): Uint8Array | null {
+function patchOnEarlier(ctx: StoreContext, node: string, n: SetNode, setContentIds: Lookup<string, string>, earlier: { form: PublishedForm; change: SetFormChange }, newSets: readonly string[], encoded: { bytes: Uint8Array; hash: string }): Uint8Array | null {
   const before = earlier.change.from.nodes[node];
   const prevHash = earlier.form.manifests.get(node);
   const prev = prevHash === undefined ? undefined : ctx.chains.get(prevHash);
@@ -87,7 +87,7 @@ export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<strin
  * same (a version from changes carries unchanged nodes along; a member change gives a set a new
  * body, and the node a new manifest).
  */
-function encodedManifest(ctx: StoreContext, node: SetNode, setContentIds: LayeredMap<string, string>): { bytes: Uint8Array; hash: string } {
+function encodedManifest(ctx: StoreContext, node: SetNode, setContentIds: Lookup<string, string>): { bytes: Uint8Array; hash: string } {
   const bodies = node.sets.map((id) => setContentIds.get(id)!);
   const cached = ctx.manifests.get(node);
   if (cached && cached.bodies.length === bodies.length && cached.bodies.every((b, i) => b === bodies[i])) return cached;
