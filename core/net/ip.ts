@@ -11,6 +11,24 @@ export function formatIp(family: Family, value: bigint): string {
   return compressIpv6(groups);
 }
 
+/**
+ * formatIp's own text back to its value, without validating: for text this code printed (a
+ * set's members), where ip-num's validating parser (parseIp) would cost more than the work.
+ */
+export function parseFormattedIp(text: string): IpAddr {
+  if (!text.includes(':')) {
+    const [a, b, c, d] = text.split('.').map(Number) as [number, number, number, number];
+    return { family: 4, value: BigInt(((a << 24) >>> 0) + (b << 16) + (c << 8) + d) };
+  }
+  const gap = text.indexOf('::');
+  const groups = (s: string) => (s === '' ? [] : s.split(':'));
+  const head = gap < 0 ? groups(text) : groups(text.slice(0, gap));
+  const tail = gap < 0 ? [] : groups(text.slice(gap + 2));
+  let value = 0n;
+  for (const g of [...head, ...Array<string>(8 - head.length - tail.length).fill('0'), ...tail]) value = (value << 16n) | BigInt(parseInt(g, 16));
+  return { family: 6, value };
+}
+
 /** RFC 5952 text: lower case, no leading zeros, the longest run (≥2) of zero groups as "::". */
 function compressIpv6(groups: string[]): string {
   let bestStart = -1;

@@ -6,7 +6,7 @@
 // order. Owned addresses are unique (cluster.ipOwners has one owner per address), so what a pod
 // held of a set is exactly removable. Only the blocks a binary search probes are parsed: parsing
 // the whole list is the cost removed.
-import { rangeToCidrs, type Family, type IpAddr, type IpRange } from '../net/ip.js';
+import { parseFormattedIp, rangeToCidrs, type Family, type IpAddr, type IpRange } from '../net/ip.js';
 import { normalise, subtract } from '../net/ranges.js';
 import type { PortElement, SetId } from './ir.js';
 
@@ -42,25 +42,10 @@ export function sortedElements(keyed: KeyedElement[]): PortElement[] {
   return out;
 }
 
-/** An address as formatIp prints it (dotted quad, or RFC 5952 text of hex groups), as a number. */
-function addressValue(text: string): { family: Family; value: bigint } {
-  if (!text.includes(':')) {
-    const [a, b, c, d] = text.split('.').map(Number) as [number, number, number, number];
-    return { family: 4, value: BigInt(((a << 24) >>> 0) + (b << 16) + (c << 8) + d) };
-  }
-  const gap = text.indexOf('::');
-  const groups = (s: string) => (s === '' ? [] : s.split(':'));
-  const head = gap < 0 ? groups(text) : groups(text.slice(0, gap));
-  const tail = gap < 0 ? [] : groups(text.slice(gap + 2));
-  let value = 0n;
-  for (const g of [...head, ...Array<string>(8 - head.length - tail.length).fill('0'), ...tail]) value = (value << 16n) | BigInt(parseInt(g, 16));
-  return { family: 6, value };
-}
-
 /** A printed block as the range it covers. */
 function blockRange(cidr: string): IpRange {
   const slash = cidr.indexOf('/');
-  const { family, value } = addressValue(cidr.slice(0, slash));
+  const { family, value } = parseFormattedIp(cidr.slice(0, slash));
   const hostBits = BigInt((family === 4 ? 32 : 128) - Number(cidr.slice(slash + 1)));
   return { family, lo: value, hi: value + (1n << hostBits) - 1n };
 }
@@ -169,7 +154,7 @@ export function editElements(elements: readonly PortElement[], leaveKeyed: reado
   const keyed = new Map<number, KeyedElement>();
   const at = (i: number): KeyedElement => {
     let k = keyed.get(i);
-    if (k === undefined) keyed.set(i, (k = { ...addressValue(elements[i]![0]), element: elements[i]! }));
+    if (k === undefined) keyed.set(i, (k = { ...parseFormattedIp(elements[i]![0]), element: elements[i]! }));
     return k;
   };
   // The first element not before k, and whether it is k.

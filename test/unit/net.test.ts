@@ -1,7 +1,7 @@
 // Address and CIDR arithmetic against brute force and independent oracles.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cidrCount, formatIp, parseCidr, parseIp, rangeContains, rangeToCidrs, type IpRange } from '../../core/net/ip.js';
+import { cidrCount, formatIp, parseCidr, parseFormattedIp, parseIp, rangeContains, rangeToCidrs, type IpRange } from '../../core/net/ip.js';
 import { assertProperty } from '../support/property.js';
 
 const v4 = (n: number) => [24, 16, 8, 0].map((s) => (n >>> s) & 255).join('.');
@@ -26,6 +26,18 @@ describe('parseCidr', () => {
 
   it('rejects what is not a CIDR', () => {
     for (const bad of ['10.0.0.0', '10.0.0.0/33', '10.0.0/8', '010.0.0.0/8', 'fd00::/129', 'x/8', '10.0.0.0/-1', '10.0.0.0/ 8', '']) expect(parseCidr(bad), bad).toBeNull();
+  });
+});
+
+describe('parseFormattedIp', () => {
+  it('reads back what formatIp prints, both families', () => {
+    const v6 = fc.array(fc.oneof(fc.constant(0n), fc.bigInt({ min: 0n, max: 0xffffn })), { minLength: 8, maxLength: 8 }).map((gs) => gs.reduce((acc, g) => (acc << 16n) | g, 0n));
+    assertProperty(
+      fc.property(fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 32n - 1n }).map((value) => ({ family: 4 as const, value })), v6.map((value) => ({ family: 6 as const, value }))), (ip) => {
+        expect(parseFormattedIp(formatIp(ip.family, ip.value))).toEqual(ip);
+      }),
+      { file: import.meta.url },
+    );
   });
 });
 
