@@ -6,7 +6,7 @@ import type { PodReplacement } from '../snapshot/replace-pods.js';
 import type { PodChanges } from '../snapshot/derive-pods.js';
 import { podKey } from '../snapshot/cluster.js';
 import type { Pod } from '../../schemas/k8s/core.js';
-import { byText } from '../sorted.js';
+import { byText, joinRuns } from '../sorted.js';
 import { applyChanges, refKey, type SnapshotChanges } from '../preview/changes.js';
 import type { ParsedSnapshot, ValidationIssue } from '../../schemas/snapshot.js';
 import { compileSets, type SetCompileOptions, type SetCompileStats, type SetFormChange } from './compile.js';
@@ -144,21 +144,24 @@ function podsOnly(base: CompiledState, changes: SnapshotChanges): { base: Compil
     edits.set(key, { at: at >= 0 ? at : -1 - at, found: at >= 0, after: o });
   }
   const order = [...edits].sort(([a], [b]) => byText(a, b)).map(([, e]) => e);
-  const objects: Keyed[] = [];
+  // The runs between edits are copied as slices and joined once (sorted.ts joinRuns).
+  const parts: Keyed[][] = [];
   const replacements: PodReplacement[] = [];
   const removed: string[] = [];
   const added: Pod[] = [];
   let next = 0;
   for (const e of order) {
-    for (; next < e.at; next++) objects.push(sorted[next]!);
+    parts.push(sorted.slice(next, e.at));
+    next = e.at;
     const before = e.found ? (sorted[e.at] as Pod) : null;
     if (before) next = e.at + 1;
-    if (e.after) objects.push(e.after);
+    if (e.after) parts.push([e.after]);
     if (before && e.after) replacements.push({ before, after: e.after });
     if (before) removed.push(podKey(before));
     if (e.after) added.push(e.after);
   }
-  for (; next < sorted.length; next++) objects.push(sorted[next]!);
+  parts.push(sorted.slice(next));
+  const objects = joinRuns(parts);
   const ignored: Record<string, number> = { ...base.snapshot.ignored };
   for (const [kind, n] of Object.entries(changes.apply.ignored)) ignored[kind] = (ignored[kind] ?? 0) + n;
   const snapshot: ParsedSnapshot = { objects, ignored, resourceVersion: undefined, paths: new Map() };

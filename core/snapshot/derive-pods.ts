@@ -11,7 +11,7 @@
 // Anything else: null, and the caller builds afresh.
 import type { Pod } from '../../schemas/k8s/core.js';
 import { layerOver } from '../layered-map.js';
-import { byText } from '../sorted.js';
+import { byText, joinRuns } from '../sorted.js';
 import type { Owners } from './owners.js';
 import { ipKey, isEndpoint, onMissingNode, ownerPod, podEndpoint, type ClusterObjects, type EndpointFacts, type PodInfo } from './cluster.js';
 
@@ -46,21 +46,27 @@ export function derivePods(base: ClusterObjects, warnings: readonly string[], ow
   if (!sameWorkloadEndpoints(base, owners, gone, come)) return null;
 
   // The pods in key order: the base's runs between the places where a pod goes (its index) or
-  // comes (where binary search puts its key), copied; a run whose index moved gets new PodInfos.
+  // comes (where binary search puts its key), copied as slices (sorted.ts joinRuns); a run whose
+  // index moved gets new PodInfos.
   const old = base.pods;
   const goneAt = [...gone.values()].map((p) => p.idx).sort((a, b) => a - b);
   const comeAt = come.map((f) => firstAtOrAfter(old, f.key));
-  const pods: PodInfo[] = [];
+  const parts: PodInfo[][] = [];
   const moved = new Map<PodInfo, PodInfo>();
   const added: PodInfo[] = [];
-  let next = 0;
+  let [next, count] = [0, 0];
   const copyTo = (end: number) => {
-    if (pods.length === next) for (; next < end; next++) pods.push(old[next]!);
-    for (; next < end; next++) {
-      const info = { ...old[next]!, idx: pods.length };
-      moved.set(old[next]!, info);
-      pods.push(info);
+    const run = old.slice(next, end);
+    if (count !== next) {
+      for (let k = 0; k < run.length; k++) {
+        const info = { ...run[k]!, idx: count + k };
+        moved.set(run[k]!, info);
+        run[k] = info;
+      }
     }
+    parts.push(run);
+    count += end - next;
+    next = end;
   };
   for (let [g, j] = [0, 0]; g < goneAt.length || j < come.length; ) {
     // A pod coming at a gone pod's index has the smaller key, or the same (it replaces that pod).
@@ -69,8 +75,8 @@ export function derivePods(base: ClusterObjects, warnings: readonly string[], ow
       const there = old[comeAt[j]!];
       if (there?.key === come[j]!.key && gone.get(there.key) !== there) return null; // not taken away: not what the caller says
       const f = come[j++]!;
-      const info: PodInfo = { ...f, idx: pods.length, nsIdx: base.nsByName.get(f.namespace)!.idx };
-      pods.push(info);
+      const info: PodInfo = { ...f, idx: count++, nsIdx: base.nsByName.get(f.namespace)!.idx };
+      parts.push([info]);
       added.push(info);
     } else {
       copyTo(goneAt[g++]!);
@@ -78,6 +84,7 @@ export function derivePods(base: ClusterObjects, warnings: readonly string[], ow
     }
   }
   copyTo(old.length);
+  const pods = joinRuns(parts);
 
   const podByKey = layerOver(base.podByKey);
   for (const key of gone.keys()) podByKey.delete(key);

@@ -194,6 +194,18 @@ describe('a rolling update (pods deleted and as many added under new names, in o
     expect(down.next.state.cluster.podByKey.get('shop/zz-2')!.idx).toBe(down.base.cluster.podByKey.get('shop/zz-2')!.idx - 2);
   });
 
+  it('a change of thousands of pods is derived too', () => {
+    const many = (hash: string, n: number) => range(n, (i) => ({ ...podOf(`bulk-${hash}-${i}`, hash, i), status: { phase: 'Running', podIP: `10.${hash === 'aaa' ? 5 : 6}.${i >> 8}.${i & 255}`, podIPs: [{ ip: `10.${hash === 'aaa' ? 5 : 6}.${i >> 8}.${i & 255}` }] } }));
+    const base = compiledState(parsed([...items(false), ...many('aaa', 3000)])!).state;
+    const changes = { apply: parsed(many('bbb', 2500))!, delete: del(range(2500, (i) => `bulk-aaa-${i}`)) };
+    const n = nextVersion(base, changes);
+    expect(n.ok && n.clusterFrom).toBe('derived');
+    if (!n.ok) return;
+    const head = applyChanges(base.snapshot, changes);
+    expect(head.ok && [...head.snapshot.objects].sort((a, b) => byText(snapshotObjectKey(a), snapshotObjectKey(b)))).toEqual(n.state.snapshot.objects);
+    expect(clusterFacts(n.state.cluster)).toEqual(clusterFacts(buildCluster(n.state.snapshot)));
+  });
+
   it('mixes deletes, adds, replacements and a pod deleted and applied again', () => {
     const relabelled = { ...podOf('api-1', 'aaa', 1), metadata: { ...podOf('api-1', 'aaa', 1).metadata, labels: { app: 'api', v: '2' } }, status: { phase: 'Running', podIP: '10.2.0.1', podIPs: [{ ip: '10.2.0.1' }] } };
     const again = { ...podOf('zz-0', 'aaa', 0), status: { phase: 'Running', podIP: '10.2.1.0', podIPs: [{ ip: '10.2.1.0' }] } };
