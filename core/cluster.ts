@@ -5,6 +5,8 @@ import { isWorkload } from '../schemas/k8s/workload.js';
 import { SelectorCache } from './select/cache.js';
 import { buildClusterObjects, type ClusterObjects, type PodInfo } from './snapshot/cluster.js';
 import { replacePods, type PodReplacement } from './snapshot/replace-pods.js';
+import { derivePods, type PodChanges } from './snapshot/derive-pods.js';
+import { Owners } from './snapshot/owners.js';
 import { fromAdminNetworkPolicy, fromClusterNetworkPolicy } from './policy/from-cluster-policy.js';
 import { fromLegacyNetworkPolicy, fromNetworkPolicy } from './policy/from-network-policy.js';
 import type { Policy } from './policy/model.js';
@@ -46,6 +48,8 @@ interface Parts {
   readonly converted: ReadonlyMap<SnapshotObject, Converted>;
   readonly objectWarnings: readonly string[];
   readonly policyWarnings: readonly string[];
+  /** The workloads among the objects: the same while only pods change. */
+  readonly owners: Owners;
 }
 const partsOf = new WeakMap<Cluster, Parts>();
 
@@ -56,7 +60,8 @@ const partsOf = new WeakMap<Cluster, Parts>();
  * namespaces and nodes is built afresh.
  */
 export function buildCluster(snapshot: ParsedSnapshot, previous?: Cluster): Cluster {
-  const objects = buildClusterObjects(snapshot.objects);
+  const owners = new Owners(snapshot.objects);
+  const objects = buildClusterObjects(snapshot.objects, owners);
   const selectors = previous ? previous.selectors.forSets(objects) : new SelectorCache(objects);
   const earlier = previous ? partsOf.get(previous)?.converted : undefined;
   const converted = new Map<SnapshotObject, Converted>();
@@ -71,7 +76,7 @@ export function buildCluster(snapshot: ParsedSnapshot, previous?: Cluster): Clus
     policyWarnings.push(...c.warnings);
     converted.set(o, c);
   }
-  return assemble(snapshot, objects, selectors, buildPolicySet(policies), { converted, objectWarnings: objects.warnings, policyWarnings });
+  return assemble(snapshot, objects, selectors, buildPolicySet(policies), { converted, objectWarnings: objects.warnings, policyWarnings, owners });
 }
 
 /**
@@ -82,6 +87,18 @@ export function buildCluster(snapshot: ParsedSnapshot, previous?: Cluster): Clus
 export function withPodsReplaced(previous: Cluster, snapshot: ParsedSnapshot, pods: readonly PodReplacement[]): Cluster | null {
   const parts = partsOf.get(previous);
   const objects = parts ? replacePods(previous, parts.objectWarnings, pods) : null;
+  if (!parts || !objects) return null;
+  return assemble(snapshot, objects, previous.selectors.forSets(objects), previous.policies, parts);
+}
+
+/**
+ * `previous` with pods added, deleted or replaced (and nothing else: snapshot/derive-pods.ts
+ * says when the cluster objects can be derived), its policies and selector ids kept: equal to
+ * buildCluster over `snapshot`, the previous version's objects so changed. Null otherwise.
+ */
+export function withPodsDerived(previous: Cluster, snapshot: ParsedSnapshot, pods: PodChanges): Cluster | null {
+  const parts = partsOf.get(previous);
+  const objects = parts ? derivePods(previous, parts.objectWarnings, parts.owners, pods) : null;
   if (!parts || !objects) return null;
   return assemble(snapshot, objects, previous.selectors.forSets(objects), previous.policies, parts);
 }

@@ -1,9 +1,13 @@
 // A version from the previous one and a change ({apply, delete}, the previews' change format):
 // the objects after the change, their cluster and set form. The set form equals a full compile
 // of the same objects; when only pods changed it is computed incrementally (incremental.ts).
-import { buildCluster, withPodsReplaced, type Cluster } from '../cluster.js';
+import { buildCluster, withPodsDerived, withPodsReplaced, type Cluster } from '../cluster.js';
 import type { PodReplacement } from '../snapshot/replace-pods.js';
-import { applyChanges, type SnapshotChanges } from '../preview/changes.js';
+import type { PodChanges } from '../snapshot/derive-pods.js';
+import { podKey } from '../snapshot/cluster.js';
+import type { Pod } from '../../schemas/k8s/core.js';
+import { byText, joinRuns } from '../sorted.js';
+import { applyChanges, refKey, type SnapshotChanges } from '../preview/changes.js';
 import type { ParsedSnapshot, ValidationIssue } from '../../schemas/snapshot.js';
 import { compileSets, type SetCompileOptions, type SetCompileStats, type SetFormChange } from './compile.js';
 import { podChangeReuse, type ChangedObject } from './incremental.js';
@@ -24,9 +28,18 @@ export interface CompiledState {
   readonly hashed: HashedObjects;
 }
 
-export type NextVersion =
-  | { readonly ok: true; readonly state: CompiledState; readonly stats: SetCompileStats; readonly incremental: boolean; readonly changed: readonly ChangedObject[]; readonly change?: SetFormChange | undefined }
-  | { readonly ok: false; readonly issues: ValidationIssue[] };
+interface NextVersionOk {
+  readonly ok: true;
+  readonly state: CompiledState;
+  readonly stats: SetCompileStats;
+  readonly incremental: boolean;
+  /** How its cluster was made: from the previous one's with pods replaced in place, or added and deleted too, or built afresh. */
+  readonly clusterFrom: 'replaced' | 'derived' | 'built';
+  readonly changed: readonly ChangedObject[];
+  readonly change?: SetFormChange | undefined;
+}
+
+export type NextVersion = NextVersionOk | { readonly ok: false; readonly issues: ValidationIssue[] };
 
 /**
  * The objects a state keeps: in key order (so the next version's are nearly sorted, and the
@@ -55,16 +68,20 @@ export function compiledState(parsed: ParsedSnapshot, opts: SetCompileOptions = 
  * alone (a cold one, read from the store) get a full compile of the result.
  */
 export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSnapshot }, changes: SnapshotChanges, opts: SetCompileOptions = {}): NextVersion {
+  let clusterFrom: NextVersionOk['clusterFrom'] = 'built';
   const changed: ChangedObject[] = [
     ...changes.delete.map((r) => ({ kind: r.kind, namespace: r.namespace, name: r.name })),
     ...changes.apply.objects.map((o) => ({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name })),
   ];
-  const inPlace = 'cluster' in base ? podsInPlace(base, changes) : null;
+  const pods = 'cluster' in base ? podsOnly(base, changes) : null;
   let snapshot: ParsedSnapshot;
   let cluster: Cluster | null = null;
-  if (inPlace) {
-    snapshot = inPlace.snapshot;
-    cluster = withPodsReplaced(inPlace.base.cluster, snapshot, inPlace.replacements);
+  if (pods) {
+    snapshot = pods.snapshot;
+    // Replaced in place keeps every index; failing that (a pod's workload changed, say), derived.
+    cluster = pods.inPlace ? withPodsReplaced(pods.base.cluster, snapshot, pods.replacements) : null;
+    if (cluster) clusterFrom = 'replaced';
+    else if ((cluster = withPodsDerived(pods.base.cluster, snapshot, pods.changes))) clusterFrom = 'derived';
   } else {
     const head = applyChanges(base.snapshot, changes, '$.changes.delete');
     if (!head.ok) return head;
@@ -74,7 +91,7 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   // Only nodes of the whole cluster: a compile for some nodes is no base for the next version.
   let index: SetIndex | undefined;
   const indexOf = (b: CompiledState) => (index ??= b.setIndex ?? SetIndex.of(b.ir.sets));
-  const reuse = opts.nodes || !('ir' in base) ? null : podChangeReuse(base, cluster, changed, () => indexOf(base));
+  const reuse = opts.nodes || !('ir' in base) ? null : podChangeReuse(base, cluster, inEither(changed, base.cluster, cluster), () => indexOf(base));
   const { ir, stats, change } = compileSets(cluster, opts, reuse ?? undefined);
   // The index holds sets by id, whatever version they are in: it grows with the new ones (after a
   // full compile, with every set, as the first version's index was built).
@@ -82,36 +99,77 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   if (carried && change) for (const id of change.sets) carried.add(id, ir.sets.get(id)!.definition);
   else if (carried) for (const [id, set] of ir.sets.entries()) carried.add(id, set.definition);
   const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined);
-  return { ok: true, state: { snapshot, cluster, ir, stats, setIndex: carried, hashed }, stats, incremental: reuse !== null, changed, change };
+  return { ok: true, state: { snapshot, cluster, ir, stats, setIndex: carried, hashed }, stats, incremental: reuse !== null, clusterFrom, changed, change };
 }
 
 /**
- * A change that only replaces pods the base has (the same keys; what a watcher sends for a
- * relabel, a move or a new address): the next objects are the base's, in the same order, with
- * those pods replaced, found by binary search instead of indexing every object again.
+ * Without the pods neither cluster has (finished before and after): they change no set, and
+ * podChangeReuse takes every changed pod to be on one side at least.
  */
-function podsInPlace(base: CompiledState, changes: SnapshotChanges): { base: CompiledState; snapshot: ParsedSnapshot; replacements: PodReplacement[] } | null {
-  if (changes.delete.length > 0 || changes.apply.objects.length === 0) return null;
-  const sorted = base.snapshot.objects;
-  const objects = sorted.slice();
-  const replacements: PodReplacement[] = [];
-  const at = new Set<number>();
-  for (const o of changes.apply.objects) {
-    if (o.kind !== 'Pod') return null;
-    const i = indexOfKey(sorted, snapshotObjectKey(o));
-    const before = sorted[i];
-    if (before?.kind !== 'Pod' || at.has(i)) return null;
-    at.add(i);
-    objects[i] = o;
-    replacements.push({ before, after: o });
-  }
-  const ignored: Record<string, number> = { ...base.snapshot.ignored };
-  for (const [kind, n] of Object.entries(changes.apply.ignored)) ignored[kind] = (ignored[kind] ?? 0) + n;
-  return { base, snapshot: { objects, ignored, resourceVersion: undefined, paths: new Map() }, replacements };
+function inEither(changed: readonly ChangedObject[], before: Cluster, after: Cluster): ChangedObject[] {
+  return changed.filter((o) => o.kind !== 'Pod' || before.podByKey.has(`${o.namespace ?? 'default'}/${o.name}`) || after.podByKey.has(`${o.namespace ?? 'default'}/${o.name}`));
 }
 
-/** Binary search over objects in key order (kept()); -1 when absent. */
-function indexOfKey(objects: readonly ParsedSnapshot['objects'][number][], key: string): number {
+type Keyed = ParsedSnapshot['objects'][number];
+
+/**
+ * A change of pods only (applied and deleted; applyChanges' semantics: deletes first, each of a
+ * pod the base has, then applies upserted, the last of one key winning): the next objects are
+ * the base's in key order, those pods replaced, taken out or merged in at the places binary
+ * search finds, instead of indexing every object again. `inPlace` when every key stays (only
+ * replacements: withPodsReplaced keeps every pod's index). Null for anything else, and for a
+ * delete of a pod the base lacks or of one pod twice (applyChanges says so).
+ */
+function podsOnly(base: CompiledState, changes: SnapshotChanges): { base: CompiledState; snapshot: ParsedSnapshot; inPlace: boolean; replacements: PodReplacement[]; changes: PodChanges } | null {
+  if (changes.apply.objects.length === 0 && changes.delete.length === 0) return null;
+  const sorted = base.snapshot.objects;
+  // Per key the object it ends with (null: deleted), and where in the base it is or would go.
+  const edits = new Map<string, { readonly at: number; readonly found: boolean; after: Pod | null }>();
+  for (const ref of changes.delete) {
+    const key = refKey(ref);
+    if (ref.kind !== 'Pod' || edits.has(key)) return null;
+    const at = indexOfKey(sorted, key);
+    if (at < 0) return null;
+    edits.set(key, { at, found: true, after: null });
+  }
+  for (const o of changes.apply.objects) {
+    if (o.kind !== 'Pod') return null;
+    const key = snapshotObjectKey(o);
+    const earlier = edits.get(key);
+    if (earlier) {
+      earlier.after = o;
+      continue;
+    }
+    const at = indexOfKey(sorted, key);
+    edits.set(key, { at: at >= 0 ? at : -1 - at, found: at >= 0, after: o });
+  }
+  const order = [...edits].sort(([a], [b]) => byText(a, b)).map(([, e]) => e);
+  // The runs between edits are copied as slices and joined once (sorted.ts joinRuns).
+  const parts: Keyed[][] = [];
+  const replacements: PodReplacement[] = [];
+  const removed: string[] = [];
+  const added: Pod[] = [];
+  let next = 0;
+  for (const e of order) {
+    parts.push(sorted.slice(next, e.at));
+    next = e.at;
+    const before = e.found ? (sorted[e.at] as Pod) : null;
+    if (before) next = e.at + 1;
+    if (e.after) parts.push([e.after]);
+    if (before && e.after) replacements.push({ before, after: e.after });
+    if (before) removed.push(podKey(before));
+    if (e.after) added.push(e.after);
+  }
+  parts.push(sorted.slice(next));
+  const objects = joinRuns(parts);
+  const ignored: Record<string, number> = { ...base.snapshot.ignored };
+  for (const [kind, n] of Object.entries(changes.apply.ignored)) ignored[kind] = (ignored[kind] ?? 0) + n;
+  const snapshot: ParsedSnapshot = { objects, ignored, resourceVersion: undefined, paths: new Map() };
+  return { base, snapshot, inPlace: replacements.length === edits.size, replacements, changes: { removed, added } };
+}
+
+/** Binary search over objects in key order (kept()); when absent, -1 - the index it would have. */
+function indexOfKey(objects: readonly Keyed[], key: string): number {
   let [lo, hi] = [0, objects.length - 1];
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
@@ -120,5 +178,5 @@ function indexOfKey(objects: readonly ParsedSnapshot['objects'][number][], key: 
     if (k < key) lo = mid + 1;
     else hi = mid - 1;
   }
-  return -1;
+  return -1 - lo;
 }

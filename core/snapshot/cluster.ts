@@ -59,6 +59,9 @@ export interface NodeInfo {
 
 export type IpOwner = { readonly kind: 'pod'; readonly pod: PodInfo } | { readonly kind: 'node'; readonly node: NodeInfo };
 
+/** The pod that owns an address, if a pod does. */
+export const ownerPod = (o: IpOwner | undefined): PodInfo | undefined => (o?.kind === 'pod' ? o.pod : undefined);
+
 export interface ClusterObjects {
   readonly namespaces: readonly NamespaceInfo[];
   readonly pods: readonly PodInfo[];
@@ -144,19 +147,29 @@ function namedPortsOf(spec: Pick<PodTemplate['spec'], 'containers' | 'initContai
   return out;
 }
 
-type EndpointFacts = Omit<PodInfo, 'idx' | 'nsIdx'>;
+export type EndpointFacts = Omit<PodInfo, 'idx' | 'nsIdx'>;
+
+/** A pod's key in a cluster: "namespace/name". */
+export const podKey = (p: Pod): string => `${p.metadata.namespace ?? 'default'}/${p.metadata.name}`;
+
+/** A running pod as an endpoint, its workload read from `owners`. */
+export function podEndpoint(p: Pod, owners: Owners): EndpointFacts {
+  const namespace = p.metadata.namespace ?? 'default';
+  return { key: podKey(p), namespace, name: p.metadata.name, labels: p.metadata.labels, nodeName: p.spec.nodeName ?? null, hostNetwork: p.spec.hostNetwork, ...podFacts(p), workload: owners.ownerOfPod(p) ?? undefined };
+}
+
+/** Whether a pod on `nodeName` draws a warning: on a node the snapshot lacks (when it has nodes). */
+export const onMissingNode = (c: Pick<ClusterObjects, 'nodes' | 'nodeByName'>, nodeName: string | null): boolean => !!nodeName && c.nodes.length > 0 && !c.nodeByName.has(nodeName);
 
 /** Running pods, then every workload that has none of them, as one address-less endpoint. */
-function endpointFacts(objects: readonly SnapshotObject[], podObjs: readonly Pod[]): EndpointFacts[] {
-  const owners = new Owners(objects);
+function endpointFacts(owners: Owners, podObjs: readonly Pod[]): EndpointFacts[] {
   const out: EndpointFacts[] = [];
   const represented = new Set<string>();
   for (const p of podObjs) {
     if (!isEndpoint(p)) continue;
-    const namespace = p.metadata.namespace ?? 'default';
-    const workload = owners.ownerOfPod(p) ?? undefined;
-    if (workload) represented.add(`${namespace}/${workload}`);
-    out.push({ key: `${namespace}/${p.metadata.name}`, namespace, name: p.metadata.name, labels: p.metadata.labels, nodeName: p.spec.nodeName ?? null, hostNetwork: p.spec.hostNetwork, ...podFacts(p), workload });
+    const f = podEndpoint(p, owners);
+    if (f.workload) represented.add(`${f.namespace}/${f.workload}`);
+    out.push(f);
   }
   for (const w of owners.endpointWorkloads()) {
     const namespace = w.metadata.namespace ?? 'default';
@@ -168,7 +181,8 @@ function endpointFacts(objects: readonly SnapshotObject[], podObjs: readonly Pod
   return sortOnce(out, (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
-export function buildClusterObjects(objects: readonly SnapshotObject[]): ClusterObjects {
+/** `owners`: the workloads among `objects` (a caller may keep them for a version with only other pods). */
+export function buildClusterObjects(objects: readonly SnapshotObject[], owners: Owners = new Owners(objects)): ClusterObjects {
   const warnings: string[] = [];
   // One pass over the objects (10⁵ of them at L), then each kind in name order.
   const [nsList, podList, nodeList, serviceList]: [Namespace[], Pod[], Node[], Service[]] = [[], [], [], []];
@@ -191,7 +205,7 @@ export function buildClusterObjects(objects: readonly SnapshotObject[]): Cluster
   };
   for (const n of nsObjs) addNamespace(n.metadata.name, n.metadata.labels, legacyIngressIsolation(n.metadata.annotations), false);
 
-  const facts = endpointFacts(objects, podObjs);
+  const facts = endpointFacts(owners, podObjs);
   const implicitNs = new Set<string>();
   for (const f of facts) if (!nsByName.has(f.namespace)) implicitNs.add(f.namespace);
   for (const name of [...implicitNs].sort()) {
@@ -246,7 +260,7 @@ export function buildClusterObjects(objects: readonly SnapshotObject[]): Cluster
   // "host-networked pods are not included in subject selection": their traffic is their node's.
   if (host.length > 0) warnings.push(`${host.length} host-network pod${host.length === 1 ? '' : 's'} treated as ${host.length === 1 ? 'its node' : 'their nodes'} (no policy selects them; their address is the node's): ${sample(host)}`);
   for (const pod of pods) {
-    if (pod.nodeName && !nodeByName.has(pod.nodeName) && nodes.length > 0) warnings.push(`pod ${pod.key} runs on node "${pod.nodeName}", which is not in the snapshot`);
+    if (onMissingNode({ nodes, nodeByName }, pod.nodeName)) warnings.push(`pod ${pod.key} runs on node "${pod.nodeName}", which is not in the snapshot`);
   }
 
   return { namespaces, pods, nodes, services, nsByName, podByKey, nodeByName, podsByNamespace, podsByNode, ipOwners, sharedAddresses, warnings };

@@ -158,7 +158,7 @@ export function hashObjects(objects: readonly SnapshotObject[], sha256Hex: Sha25
   let runs: Run[];
   if (inPlace) runs = inPlace;
   else {
-    sorted = sortOnce(objects.slice(), byKey);
+    sorted = inKeyOrder(objects) ? objects.slice() : objects.slice().sort(byKey);
     runs = cutRuns(sorted).map((objs) => runOf(objs, sha256Hex));
   }
   return { objects: sorted, runs, hash: sha256Hex(runs.map((r) => r.digest).join('\n')) };
@@ -166,7 +166,18 @@ export function hashObjects(objects: readonly SnapshotObject[], sha256Hex: Sha25
 
 /** Objects (any order) as the runs snapshotHash cuts them into, without hashing them. */
 export function objectRuns(objects: readonly SnapshotObject[]): (readonly SnapshotObject[])[] {
-  return cutRuns(sortOnce(objects.slice(), byKey));
+  return cutRuns(inKeyOrder(objects) ? objects.slice() : objects.slice().sort(byKey));
+}
+
+/** Whether objects are in key order (a version's are kept so): each key looked up once, not once per comparison side. */
+function inKeyOrder(objects: readonly SnapshotObject[]): boolean {
+  let previous = '';
+  for (const o of objects) {
+    const key = snapshotObjectKey(o);
+    if (key < previous) return false;
+    previous = key;
+  }
+  return true;
 }
 
 function cutRuns(sorted: readonly SnapshotObject[]): SnapshotObject[][] {

@@ -8,7 +8,7 @@
 // builds afresh.
 import type { Pod } from '../../schemas/k8s/core.js';
 import { layerOver } from '../layered-map.js';
-import { ipKey, isEndpoint, podFacts, type ClusterObjects, type IpOwner, type PodInfo } from './cluster.js';
+import { ipKey, isEndpoint, onMissingNode, ownerPod, podFacts, podKey, type ClusterObjects, type PodInfo } from './cluster.js';
 
 /** A pod object as it was and as it is now. */
 export interface PodReplacement {
@@ -16,11 +16,7 @@ export interface PodReplacement {
   readonly after: Pod;
 }
 
-const podKey = (p: Pod) => `${p.metadata.namespace ?? 'default'}/${p.metadata.name}`;
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-
-/** Whether the pod would draw a node warning: on a node the snapshot lacks (when it has nodes). */
-const onMissingNode = (base: ClusterObjects, nodeName: string | null) => nodeName !== null && base.nodes.length > 0 && !base.nodeByName.has(nodeName);
 
 /** `warnings`: what buildClusterObjects said of the base (a cluster's own list holds more). */
 export function replacePods(base: ClusterObjects, warnings: readonly string[], replacements: readonly PodReplacement[]): ClusterObjects | null {
@@ -87,5 +83,3 @@ export function replacePods(base: ClusterObjects, warnings: readonly string[], r
   for (const [ns, list] of byNamespace) podsByNamespace.set(ns, list);
   return { ...base, pods, podByKey, podsByNamespace, podsByNode, ipOwners, warnings: [...warnings] };
 }
-
-const ownerPod = (o: IpOwner | undefined) => (o?.kind === 'pod' ? o.pod : undefined);

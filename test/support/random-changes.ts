@@ -1,12 +1,15 @@
 // Random changes between versions, as a watcher would send them: pod edits (relabel, move,
-// readdress onto another pod's address, host network, delete, add, ports) and, less often, any
-// change of objects (policies, namespaces, nodes) drawn from another random snapshot.
+// readdress onto another pod's address, host network, delete, add, ports, finish, and rolling
+// updates: pods deleted and as many added under new names, addresses and pod-template-hash)
+// and, less often, any change of objects (policies, namespaces, nodes) drawn from another
+// random snapshot.
 import fc from 'fast-check';
 import { nextVersion, type CompiledState, type NextVersion } from '../../core/sets/next-version.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
-import { changeArb, changeOf, NODES } from './random-snapshot.js';
+import type { SnapshotChanges } from '../../core/preview/changes.js';
+import { changeArb, changeOf, NODES, snapshotArb } from './random-snapshot.js';
 
-type PodItem = { kind: 'Pod'; metadata: { name: string; namespace: string; labels: Record<string, string> }; spec: { nodeName: string; hostNetwork: boolean; containers: { name: string; ports: object[] }[] }; status: { phase: string; podIP: string; podIPs: { ip: string }[] } };
+type PodItem = { kind: 'Pod'; metadata: { name: string; namespace: string; labels: Record<string, string>; ownerReferences?: object[] }; spec: { nodeName: string; hostNetwork: boolean; containers: { name: string; ports: object[] }[] }; status: { phase: string; podIP: string; podIPs: { ip: string }[] } };
 
 const podEdit = fc.oneof(
   fc.record({ op: fc.constant('relabel' as const), pod: fc.nat(), labels: fc.dictionary(fc.constantFrom('app', 'team'), fc.constantFrom('x', 'y'), { maxKeys: 2 }) }),
@@ -14,9 +17,34 @@ const podEdit = fc.oneof(
   fc.record({ op: fc.constant('readdress' as const), pod: fc.nat(), other: fc.nat(), fresh: fc.boolean() }),
   fc.record({ op: fc.constant('host' as const), pod: fc.nat() }),
   fc.record({ op: fc.constant('delete' as const), pod: fc.nat() }),
-  fc.record({ op: fc.constant('add' as const), pod: fc.nat(), ns: fc.constantFrom('a', 'b', 'c', 'new') }),
+  fc.record({ op: fc.constant('add' as const), pod: fc.nat(), ns: fc.constantFrom('a', 'b', 'c', 'new'), fresh: fc.boolean() }),
   fc.record({ op: fc.constant('ports' as const), pod: fc.nat(), other: fc.nat() }),
+  fc.record({ op: fc.constant('finish' as const), pod: fc.nat() }),
+  fc.record({ op: fc.constant('recreate' as const), pod: fc.nat(), labels: fc.dictionary(fc.constantFrom('app', 'team'), fc.constantFrom('x', 'y'), { maxKeys: 2 }) }),
+  fc.record({ op: fc.constant('roll' as const), pod: fc.nat(), count: fc.integer({ min: 1, max: 3 }), hash: fc.constantFrom('h1', 'h2'), owned: fc.boolean() }),
 );
+/**
+ * snapshotArb with Deployment `web` objects in some namespaces and some pods of it (owned by its
+ * ReplicaSet `web-h0`, with that pod-template-hash): a workload whose pods all go is an endpoint
+ * itself, one that gets its first pod is no longer.
+ */
+export const workloadSnapshotArb = fc.tuple(snapshotArb, fc.subarray(['a', 'b', 'c']), fc.nat(63)).map(([s, namespaces, owned]) => ({
+  ...s,
+  items: [
+    ...s.items.map((item, i) => {
+      const p = item as unknown as PodItem;
+      if (p.kind !== 'Pod' || (owned & (1 << i % 6)) === 0) return item;
+      return { ...p, metadata: { ...p.metadata, labels: { ...p.metadata.labels, 'pod-template-hash': 'h0' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-h0', controller: true }] } };
+    }),
+    ...namespaces.map((namespace) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace },
+      spec: { selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', ports: [{ name: 'web', containerPort: 80 }] }] } } },
+    })),
+  ],
+}));
+
 /** One version's change: pod edits (4 in 5: the incremental path) or any change of objects. */
 export const versionStepArb = fc.oneof({ weight: 4, arbitrary: fc.array(podEdit, { minLength: 1, maxLength: 3 }) }, { weight: 1, arbitrary: changeArb });
 
@@ -27,8 +55,37 @@ function podChange(objects: readonly unknown[], edits: readonly { op: string; po
   const pods = objects.filter((o) => (o as PodItem).kind === 'Pod') as PodItem[];
   const apply = new Map<string, PodItem>();
   const del: { kind: string; namespace: string; name: string }[] = [];
-  for (const e of edits as { op: string; pod: number; labels?: Record<string, string>; other?: number; fresh?: boolean; ns?: string }[]) {
+  // Deleted and applied again in the same change (a pod recreated under its name): applied.
+  const recreated = new Set<string>();
+  let fresh = 0;
+  // Addresses no pod of the random snapshots has (theirs are 10.0.0-2.x, readdressed ones 10.0.9.x).
+  const freshIps = (p: PodItem) => {
+    const n = fresh++;
+    const [net, host] = [4 + (serial % 5), 10 + (n % 240)];
+    return p.status.podIPs.some((x) => x.ip.includes(':')) ? [`10.0.${net}.${host}`, `fd00::${net}:${host.toString(16)}`] : [`10.0.${net}.${host}`];
+  };
+  const readdress = (p: PodItem, ips: readonly string[]) => {
+    p.status.podIP = ips[0]!;
+    p.status.podIPs = ips.map((ip) => ({ ip }));
+  };
+  for (const e of edits as { op: string; pod: number; labels?: Record<string, string>; other?: number; fresh?: boolean; ns?: string; count?: number; hash?: string; owned?: boolean }[]) {
     if (pods.length === 0) break;
+    if (e.op === 'roll') {
+      // A rolling update of `count` pods: each deleted, and a new one with the next template's hash.
+      for (let k = 0; k < e.count!; k++) {
+        const old = pods[(e.pod + k) % pods.length]!;
+        if (old.spec.hostNetwork || del.some((d) => d.name === old.metadata.name && d.namespace === old.metadata.namespace)) continue;
+        apply.delete(`${old.metadata.name}/${old.metadata.namespace}`);
+        del.push({ kind: 'Pod', namespace: old.metadata.namespace, name: old.metadata.name });
+        const p = clone(old);
+        p.metadata.name = `${old.metadata.name}-${e.hash}${serial}`;
+        p.metadata.labels = { ...p.metadata.labels, 'pod-template-hash': e.hash! };
+        if (e.owned) p.metadata.ownerReferences = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `web-${e.hash}`, controller: true }];
+        readdress(p, freshIps(old));
+        apply.set(`${p.metadata.name}/${p.metadata.namespace}`, p);
+      }
+      continue;
+    }
     const p = clone(apply.get(pods[e.pod % pods.length]!.metadata.name + '/' + pods[e.pod % pods.length]!.metadata.namespace) ?? pods[e.pod % pods.length]!);
     const key = `${p.metadata.name}/${p.metadata.namespace}`;
     const other = pods[(e.other ?? 0) % pods.length]!;
@@ -58,12 +115,21 @@ function podChange(objects: readonly unknown[], edits: readonly { op: string; po
       case 'add':
         p.metadata.name = `q${serial}-${e.pod}`;
         p.metadata.namespace = e.ns!;
+        if (e.fresh && !p.spec.hostNetwork) readdress(p, freshIps(p));
+        break;
+      case 'finish':
+        p.status.phase = 'Succeeded';
+        break;
+      case 'recreate':
+        if (!del.some((d) => d.name === p.metadata.name && d.namespace === p.metadata.namespace)) del.push({ kind: 'Pod', namespace: p.metadata.namespace, name: p.metadata.name });
+        p.metadata.labels = e.labels!;
+        recreated.add(key);
         break;
     }
     apply.set(`${p.metadata.name}/${p.metadata.namespace}`, p);
   }
   const deleted = new Set(del.map((d) => `${d.name}/${d.namespace}`));
-  return { apply: [...apply.entries()].filter(([k]) => !deleted.has(k)).map(([, v]) => v), delete: del };
+  return { apply: [...apply.entries()].filter(([k]) => !deleted.has(k) || recreated.has(k)).map(([, v]) => v), delete: del };
 }
 
 /** A drawn step as a change on the current objects: {apply, delete} as the API takes them. */
@@ -73,11 +139,12 @@ export function stepChange(objects: readonly unknown[], step: StepValue, serial:
 
 type StepValue = typeof versionStepArb extends fc.Arbitrary<infer T> ? T : never;
 
-/** The version a drawn step makes from `state`, as PUT with {base, changes} does; null when the step's objects do not parse or apply. */
-export function nextVersionFrom(state: CompiledState, step: StepValue, serial: number): Extract<NextVersion, { ok: true }> | null {
+/** The version a drawn step makes from `state` (and the change), as PUT with {base, changes} does; null when the step's objects do not parse or apply. */
+export function nextVersionFrom(state: CompiledState, step: StepValue, serial: number): (Extract<NextVersion, { ok: true }> & { changes: SnapshotChanges }) | null {
   const raw = stepChange(state.snapshot.objects, step, serial);
   const apply = parseSnapshot({ items: raw.apply }, '$.changes.apply');
   if (!apply.ok) return null;
-  const next = nextVersion(state, { apply: apply.snapshot, delete: raw.delete });
-  return next.ok ? next : null;
+  const changes: SnapshotChanges = { apply: apply.snapshot, delete: raw.delete };
+  const next = nextVersion(state, changes);
+  return next.ok ? { ...next, changes } : null;
 }
