@@ -120,7 +120,8 @@ function touchedPods(owned: Touched['owned'], before: Cluster, after: Cluster, c
       if (o?.kind === 'pod') keys.add(o.pod.key);
     }
   }
-  return [...keys].map((key) => {
+  // A pod finished on both sides is on neither: it changes no set.
+  return [...keys].filter((key) => before.podByKey.has(key) || after.podByKey.has(key)).map((key) => {
     const [b, a] = [before.podByKey.get(key), after.podByKey.get(key)];
     const labelsOnly = b !== undefined && a !== undefined && b.hostNetwork === a.hostNetwork && b.ips.length === a.ips.length && sameAddresses(owned.before.of(b), owned.after.of(a)) && JSON.stringify(b.namedPorts) === JSON.stringify(a.namedPorts);
     return { namespace: (b ?? a)!.namespace, before: b, after: a, labelsOnly };

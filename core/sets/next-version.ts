@@ -91,7 +91,7 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   // Only nodes of the whole cluster: a compile for some nodes is no base for the next version.
   let index: SetIndex | undefined;
   const indexOf = (b: CompiledState) => (index ??= b.setIndex ?? SetIndex.of(b.ir.sets));
-  const reuse = opts.nodes || !('ir' in base) ? null : podChangeReuse(base, cluster, inEither(changed, base.cluster, cluster), () => indexOf(base));
+  const reuse = opts.nodes || !('ir' in base) ? null : podChangeReuse(base, cluster, changed, () => indexOf(base));
   const { ir, stats, change } = compileSets(cluster, opts, reuse ?? undefined);
   // The index holds sets by id, whatever version they are in: it grows with the new ones (after a
   // full compile, with every set, as the first version's index was built).
@@ -100,14 +100,6 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   else if (carried) for (const [id, set] of ir.sets.entries()) carried.add(id, set.definition);
   const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined);
   return { ok: true, state: { snapshot, cluster, ir, stats, setIndex: carried, hashed }, stats, incremental: reuse !== null, clusterFrom, changed, change };
-}
-
-/**
- * Without the pods neither cluster has (finished before and after): they change no set, and
- * podChangeReuse takes every changed pod to be on one side at least.
- */
-function inEither(changed: readonly ChangedObject[], before: Cluster, after: Cluster): ChangedObject[] {
-  return changed.filter((o) => o.kind !== 'Pod' || before.podByKey.has(`${o.namespace ?? 'default'}/${o.name}`) || after.podByKey.has(`${o.namespace ?? 'default'}/${o.name}`));
 }
 
 type Keyed = ParsedSnapshot['objects'][number];
