@@ -66,7 +66,6 @@ function conditionExpression(onlyIf: Conditions | undefined): { expression: stri
 }
 
 const keyRow = (k: ItemKey): Row => ({ pk: { S: k.pk }, sk: { S: k.sk } });
-const keyString = (row: Row): string => `${row.pk?.S}\n${row.sk?.S}`;
 
 // Errors that mean "slow down and try again": the SDK retries these a few times itself; this
 // outer loop keeps a publish alive through longer throttling (on-demand tables warming up).

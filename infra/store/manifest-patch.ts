@@ -12,7 +12,7 @@
 // only where nothing is stored under their key (put-if-absent): an item once stored whole stays
 // whole, so a chain always ends at a whole manifest, and no chain can lead back to itself.
 import type { SetNode, SetPod } from '../../core/sets/ir.js';
-import { byText, sortOnce } from '../../core/sorted.js';
+import { byText, includesSorted, sortOnce } from '../../core/sorted.js';
 import { fromUtf8, isObject, isStrings, manifestFromJson, type Manifest } from './codec.js';
 import { StoreCorruptionError } from './types.js';
 
@@ -58,7 +58,7 @@ export function manifestPatch(base: readonly string[], before: NodeForm, after: 
     if (before.contentIds.get(id) !== body) sets[id] = body;
   };
   if (before.node.sets === after.node.sets) {
-    for (const id of changedSets) if (binaryHas(after.node.sets, id)) bodyChange(id);
+    for (const id of changedSets) if (includesSorted(after.node.sets, id)) bodyChange(id);
   } else {
     const { add, remove, both } = sortedDiff(before.node.sets, after.node.sets);
     for (const id of add) sets[id] = after.contentIds.get(id)!;
@@ -138,16 +138,4 @@ function sortedDiff(before: readonly string[], after: readonly string[]): { add:
     else [both.push(a), i++, j++];
   }
   return { add, remove, both };
-}
-
-function binaryHas(sorted: readonly string[], id: string): boolean {
-  let [lo, hi] = [0, sorted.length - 1];
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const v = sorted[mid]!;
-    if (v === id) return true;
-    if (v < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
 }

@@ -18,8 +18,8 @@ import { applyPatch, decodeStoredManifest, manifestPatch, MAX_CHAIN, patchText }
 import { readManifest } from '../../infra/store/manifest-read.js';
 import { MemoryBackend } from '../../infra/store/memory.js';
 import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
-import { StoreCorruptionError, type CompiledSnapshot } from '../../infra/store/types.js';
-import { snapshotHash } from '../../core/snapshot/hash.js';
+import { StoreCorruptionError } from '../../infra/store/types.js';
+import { compiledSnapshotOf } from './support.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { assertProperty } from '../support/property.js';
 
@@ -73,14 +73,7 @@ const parsed = (items: readonly unknown[]) => {
   if (!p.ok) throw new Error(JSON.stringify(p.issues));
   return p.snapshot;
 };
-const snapshotOf = (state: CompiledState, change?: CompiledSnapshot['change']): CompiledSnapshot => ({
-  snapshotHash: snapshotHash(state.snapshot.objects),
-  objects: {},
-  compile: { pods: 0, groups: 0, tables: state.ir.tables.size, rules: 0, sets: state.ir.sets.size },
-  ir: state.ir,
-  items: state.snapshot.objects,
-  ...(change ? { change } : {}),
-});
+const snapshotOf = compiledSnapshotOf;
 
 /** Publishes version 1 whole, then `changes` new addresses of one pod (a member of a set), each from the version before. */
 async function publishReaddresses(backend: MemoryBackend, changes: number): Promise<CompiledState[]> {

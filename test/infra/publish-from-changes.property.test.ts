@@ -6,11 +6,9 @@
 // whole manifest it makes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compiledState, type CompiledState } from '../../core/sets/next-version.js';
-import { snapshotHash } from '../../core/snapshot/hash.js';
+import { compiledState } from '../../core/sets/next-version.js';
 import { MemoryBackend } from '../../infra/store/memory.js';
 import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
-import type { CompiledSnapshot } from '../../infra/store/types.js';
 import type { Item } from '../../infra/store/backend.js';
 import { HEAD_SK, readBlobs } from '../../infra/store/blob.js';
 import { streamCompression } from '../../infra/store/compression.js';
@@ -18,6 +16,7 @@ import { contentHashOfText, manifestText } from '../../infra/store/codec.js';
 import { portableSha256Hex } from '../../core/compile/table-id.js';
 import { hashOfManifestPk } from '../../infra/store/keys.js';
 import { decodeStoredManifest, resolveManifest, type StoredManifest } from '../../infra/store/manifest-patch.js';
+import { compiledSnapshotOf } from './support.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { assertProperty } from '../support/property.js';
 import { nextVersionFrom, versionStepArb } from '../support/random-changes.js';
@@ -45,14 +44,7 @@ async function resolvedDump(backend: MemoryBackend): Promise<Item[]> {
   });
 }
 
-const snapshotOf = (state: CompiledState, change?: CompiledSnapshot['change']): CompiledSnapshot => ({
-  snapshotHash: snapshotHash(state.snapshot.objects),
-  objects: {},
-  compile: { pods: 0, groups: 0, tables: state.ir.tables.size, rules: 0, sets: state.ir.sets.size },
-  ir: state.ir,
-  items: state.snapshot.objects,
-  ...(change ? { change } : {}),
-});
+const snapshotOf = compiledSnapshotOf;
 
 describe('publishing a version from changes', () => {
   it(`writes the same items as publishing its set form whole (${RUNS} random sequences)`, async () => {

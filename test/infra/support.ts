@@ -14,6 +14,8 @@ import { contentId } from '../../core/sets/ids.js';
 import { createDynamoDbClient } from '../../infra/store/dynamodb.js';
 import type { CompiledSnapshot } from '../../infra/store/types.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
+import type { CompiledState } from '../../core/sets/next-version.js';
+import { snapshotHash } from '../../core/snapshot/hash.js';
 
 /** The README's example cluster, compiled by the real compiler. */
 export function exampleSnapshot(): CompiledSnapshot {
@@ -146,3 +148,13 @@ export function realAndMemoryBackends(): Record<string, () => ItemBackend> {
     memory: () => new MemoryBackend(),
   };
 }
+
+/** A compiled state (and the change it was compiled from) as the store publishes it. */
+export const compiledSnapshotOf = (state: CompiledState, change?: CompiledSnapshot['change']): CompiledSnapshot => ({
+  snapshotHash: snapshotHash(state.snapshot.objects),
+  objects: {},
+  compile: { pods: 0, groups: 0, tables: state.ir.tables.size, rules: 0, sets: state.ir.sets.size },
+  ir: state.ir,
+  items: state.snapshot.objects,
+  ...(change ? { change } : {}),
+});
