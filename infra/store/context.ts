@@ -44,8 +44,8 @@ export interface StoreContext {
   readonly known: KnownKeys;
   /** Tables and sets already checked against their ids, with their stored text (per object). */
   readonly checked: WeakMap<object, Record<string, string>>;
-  /** Node manifests as encoded, per node object, with the set bodies they name. */
-  readonly manifests: WeakMap<object, { readonly bytes: Uint8Array; readonly hash: string; readonly bodies: readonly string[] }>;
+  /** Node manifests' hashes and sizes (characters of their text), per node object, with the set bodies they name. */
+  readonly manifests: WeakMap<object, { readonly hash: string; readonly size: number; readonly bodies: readonly string[] }>;
   /**
    * Manifests this process stored, by hash: the links below each down to a whole one, and the
    * bytes of those patches (manifest-write.ts decides from them whether the next is a patch).

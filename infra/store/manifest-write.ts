@@ -43,7 +43,7 @@ export function versionManifests(ctx: StoreContext, nodes: Readonly<Record<strin
     const patch = earlier ? patchOnEarlier(ctx, node, n, setContentIds, earlier, newSets, encoded) : null;
     if (patch) out.patches.set(encoded.hash, patch);
     else {
-      out.wholes.set(encoded.hash, () => encoded.bytes);
+      out.wholes.set(encoded.hash, encoded.bytes);
       ctx.chains.set(encoded.hash, { base: [], patchBytes: 0 });
     }
   }
@@ -55,7 +55,7 @@ export function versionManifests(ctx: StoreContext, nodes: Readonly<Record<strin
  * chain is not known here, is MAX_CHAIN long already, or the patches would add up to more than
  * half the whole manifest (a cold read then costs at most 1.5× the whole), or to more than one item.
  */
-function patchOnEarlier(ctx: StoreContext, node: string, n: SetNode, setContentIds: Lookup<string, string>, earlier: { form: PublishedForm; change: SetFormChange }, newSets: readonly string[], encoded: { bytes: Uint8Array; hash: string }): Uint8Array | null {
+function patchOnEarlier(ctx: StoreContext, node: string, n: SetNode, setContentIds: Lookup<string, string>, earlier: { form: PublishedForm; change: SetFormChange }, newSets: readonly string[], encoded: { hash: string; size: number }): Uint8Array | null {
   const before = earlier.change.from.nodes[node];
   const prevHash = earlier.form.manifests.get(node);
   const prev = prevHash === undefined ? undefined : ctx.chains.get(prevHash);
@@ -63,7 +63,7 @@ function patchOnEarlier(ctx: StoreContext, node: string, n: SetNode, setContentI
   const patch = manifestPatch([prevHash, ...prev.base], { node: before, contentIds: earlier.form.setContentIds }, { node: n, contentIds: setContentIds }, newSets);
   const bytes = utf8(patchText(patch));
   const patchBytes = prev.patchBytes + bytes.length;
-  if (bytes.length > ctx.chunkBytes || patchBytes > encoded.bytes.length / 2) return null;
+  if (bytes.length > ctx.chunkBytes || patchBytes > encoded.size / 2) return null;
   ctx.chains.set(encoded.hash, { base: patch.base, patchBytes });
   return bytes;
 }
@@ -83,16 +83,18 @@ export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<strin
 }
 
 /**
- * A node's manifest bytes and hash, encoded once per node object while its sets' bodies stay the
- * same (a version from changes carries unchanged nodes along; a member change gives a set a new
- * body, and the node a new manifest).
+ * A node's manifest hash and size, its text made once per node object while its sets' bodies
+ * stay the same (a version from changes carries unchanged nodes along; a member change gives a
+ * set a new body, and the node a new manifest). Its bytes are encoded only to be stored whole:
+ * a manifest stored as a patch is only hashed (at L a rolling update changes ~10³ manifests of
+ * ~400 KB), and nothing keeps the text once written.
  */
-function encodedManifest(ctx: StoreContext, node: SetNode, setContentIds: Lookup<string, string>): { bytes: Uint8Array; hash: string } {
+function encodedManifest(ctx: StoreContext, node: SetNode, setContentIds: Lookup<string, string>): { hash: string; size: number; bytes: () => Uint8Array } {
   const bodies = node.sets.map((id) => setContentIds.get(id)!);
   const cached = ctx.manifests.get(node);
-  if (cached && cached.bodies.length === bodies.length && cached.bodies.every((b, i) => b === bodies[i])) return cached;
+  if (cached && cached.bodies.length === bodies.length && cached.bodies.every((b, i) => b === bodies[i])) return { hash: cached.hash, size: cached.size, bytes: () => utf8(nodeManifestText(node, setContentIds)) };
   const text = nodeManifestText(node, setContentIds);
-  const encoded = { bytes: utf8(text), hash: contentHashOfText(text, ctx.sha256Hex), bodies };
-  ctx.manifests.set(node, encoded);
-  return encoded;
+  const hash = contentHashOfText(text, ctx.sha256Hex);
+  ctx.manifests.set(node, { hash, size: text.length, bodies });
+  return { hash, size: text.length, bytes: () => utf8(text) };
 }
