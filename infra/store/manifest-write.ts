@@ -3,10 +3,11 @@
 // node's manifest of the version before (manifest-patch.ts says when and why).
 import type { SetFormChange } from '../../core/sets/compile.js';
 import type { SetNode } from '../../core/sets/ir.js';
-import type { Lookup } from '../../core/layered-map.js';
+import type { LayeredMap, Lookup } from '../../core/layered-map.js';
 import { sharesAny } from '../../core/sorted.js';
 import { HEAD_SK, storedForm } from './blob.js';
-import { contentHashOfText, nodeManifestText, utf8 } from './codec.js';
+import { nodeManifestText, utf8 } from './codec.js';
+import { nodeDigest } from './manifest-hash.js';
 import type { PublishedForm, StoreContext } from './context.js';
 import { manifestBodyPk } from './keys.js';
 import { manifestPatch, MAX_CHAIN, patchText } from './manifest-patch.js';
@@ -27,7 +28,14 @@ export interface VersionManifests {
  * body is new (a set's content id changes with its members); a new one is a patch on the node's
  * manifest before when that is known here and the patch is small enough.
  */
-export function versionManifests(ctx: StoreContext, nodes: Readonly<Record<string, SetNode>>, setContentIds: Lookup<string, string>, earlier: { form: PublishedForm; change: SetFormChange } | null): VersionManifests {
+/** A version's set content ids: to read (a plain map when there is one), and the published form's map, which names the version. */
+export interface ContentIds {
+  readonly lookup: Lookup<string, string>;
+  readonly form: LayeredMap<string, string>;
+}
+
+export function versionManifests(ctx: StoreContext, nodes: Readonly<Record<string, SetNode>>, ids: ContentIds, earlier: { form: PublishedForm; change: SetFormChange } | null): VersionManifests {
+  const setContentIds = ids.lookup;
   const out: VersionManifests = { hashes: new Map(), wholes: new Map(), patches: new Map() };
   const newNodes = new Set(earlier?.change.nodes);
   const newSets = earlier ? [...earlier.change.sets].sort() : [];
@@ -36,9 +44,12 @@ export function versionManifests(ctx: StoreContext, nodes: Readonly<Record<strin
     const kept = earlier && !newNodes.has(node) && !sharesAny(n.sets, newSets) ? earlier.form.manifests.get(node) : undefined;
     if (kept !== undefined) {
       out.hashes.set(node, kept);
+      // Its digest holds for this version too: the next one starts from it.
+      const cached = ctx.manifests.get(n);
+      if (cached?.form === earlier!.form.setContentIds) ctx.manifests.set(n, { ...cached, form: ids.form });
       continue;
     }
-    const encoded = encodedManifest(ctx, n, setContentIds);
+    const encoded = encodedManifest(ctx, node, n, ids, earlier, newSets);
     out.hashes.set(node, encoded.hash);
     const patch = earlier ? patchOnEarlier(ctx, node, n, setContentIds, earlier, newSets, encoded) : null;
     if (patch) out.patches.set(encoded.hash, patch);
@@ -83,18 +94,19 @@ export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<strin
 }
 
 /**
- * A node's manifest hash and size, its text made once per node object while its sets' bodies
- * stay the same (a version from changes carries unchanged nodes along; a member change gives a
- * set a new body, and the node a new manifest). Its bytes are encoded only to be stored whole:
- * a manifest stored as a patch is only hashed (at L a rolling update changes ~10³ manifests of
- * ~400 KB), and nothing keeps the text once written.
+ * A node's manifest hash and size (manifest-hash.ts), made from its digest in the version before
+ * where this process published it: a node carried along whose sets got new bodies hashes only
+ * the buckets of those sets. Its bytes are encoded only to be stored whole: a manifest stored as
+ * a patch is only hashed, and nothing keeps the text once written.
  */
-function encodedManifest(ctx: StoreContext, node: SetNode, setContentIds: Lookup<string, string>): { hash: string; size: number; bytes: () => Uint8Array } {
-  const bodies = node.sets.map((id) => setContentIds.get(id)!);
+function encodedManifest(ctx: StoreContext, name: string, node: SetNode, ids: ContentIds, earlier: { form: PublishedForm; change: SetFormChange } | null, changed: readonly string[]): { hash: string; size: number; bytes: () => Uint8Array } {
   const cached = ctx.manifests.get(node);
-  if (cached && cached.bodies.length === bodies.length && cached.bodies.every((b, i) => b === bodies[i])) return { hash: cached.hash, size: cached.size, bytes: () => utf8(nodeManifestText(node, setContentIds)) };
-  const text = nodeManifestText(node, setContentIds);
-  const hash = contentHashOfText(text, ctx.sha256Hex);
-  ctx.manifests.set(node, { hash, size: text.length, bodies });
-  return { hash, size: text.length, bytes: () => utf8(text) };
+  let digest = cached?.form === ids.form ? cached.digest : undefined;
+  if (!digest) {
+    const before = earlier ? (cached ?? ctx.manifests.get(earlier.change.from.nodes[name] ?? {})) : undefined;
+    const from = before && before.form === earlier!.form.setContentIds ? { node: before.node, digest: before.digest, changed } : undefined;
+    digest = nodeDigest(node, ids.lookup, ctx.sha256Hex, from);
+    ctx.manifests.set(node, { node, digest, form: ids.form });
+  }
+  return { hash: digest.hash, size: digest.size, bytes: () => utf8(nodeManifestText(node, ids.lookup)) };
 }

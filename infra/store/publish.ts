@@ -9,7 +9,7 @@ import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.j
 import { contentId } from '../../core/sets/ids.js';
 import { writeBlobs, HEAD_SK, type BlobWrite } from './blob.js';
 import { contentHash, encodeManifestShard, encodeNodes, setContentId, utf8, type HeaderBody } from './codec.js';
-import { versionManifests, writePatches, type VersionManifests } from './manifest-write.js';
+import { versionManifests, writePatches, type ContentIds, type VersionManifests } from './manifest-write.js';
 import type { PublishedForm, StoreContext } from './context.js';
 import { LayeredMap, type Lookup } from '../../core/layered-map.js';
 import { TTL_ATTRIBUTE } from './backend.js';
@@ -37,7 +37,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   // A version compiled from one this store published: only what the compile made anew.
   const from = snap.change ? ctx.published.get(snap.change.from) : undefined;
   const content = from ? changedContent(ctx, snap, snap.change!, from, sha256Hex) : collectContent(ctx, snap, sha256Hex);
-  const { objectsHash, manifestShards, manifests, groups, own } = versionItems(ctx, cluster, version, snap, content.read ?? content.setContentIds, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex);
+  const { objectsHash, manifestShards, manifests, groups, own } = versionItems(ctx, cluster, version, snap, { lookup: content.read ?? content.setContentIds, form: content.setContentIds }, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex);
   // Everything before the header is unreachable until the header is written: written at once.
   const [ownKeys] = await Promise.all([
     writeMissing(ctx, [
@@ -236,7 +236,7 @@ async function writeMissing(ctx: StoreContext, shared: readonly SharedBlobs[], o
  * keyed by the snapshot hash (see keys.ts): manifest shards, node list and group index. With what
  * the header records.
  */
-function versionItems(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: Lookup<string, string>, earlier: { form: PublishedForm; change: SetFormChange } | null, sha256Hex: Sha256Hex): { objectsHash: string; manifestShards: number; manifests: VersionManifests; groups: ObjectGroup[]; own: BlobWrite[] } {
+function versionItems(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: ContentIds, earlier: { form: PublishedForm; change: SetFormChange } | null, sha256Hex: Sha256Hex): { objectsHash: string; manifestShards: number; manifests: VersionManifests; groups: ObjectGroup[]; own: BlobWrite[] } {
   const manifests = versionManifests(ctx, snap.ir.nodes, setContentIds, earlier);
   const shardCount = manifestShardCount(manifests.hashes.size);
   const shards: Record<string, string>[] = Array.from({ length: shardCount }, () => ({}));

@@ -11,7 +11,8 @@ import type { SetNode, SetPod } from '../../core/sets/ir.js';
 import type { Item } from '../../infra/store/backend.js';
 import { HEAD_SK, readBlobs } from '../../infra/store/blob.js';
 import { streamCompression } from '../../infra/store/compression.js';
-import { contentHashOfText, manifestOf, manifestText, setContentId, type Manifest } from '../../infra/store/codec.js';
+import { manifestOf, manifestText, setContentId, type Manifest } from '../../infra/store/codec.js';
+import { manifestDigest } from '../../infra/store/manifest-hash.js';
 import { storeContext } from '../../infra/store/context.js';
 import { manifestBodyPk } from '../../infra/store/keys.js';
 import { applyPatch, decodeStoredManifest, manifestPatch, MAX_CHAIN, patchText } from '../../infra/store/manifest-patch.js';
@@ -117,7 +118,7 @@ describe('manifests stored as patches', () => {
 
 describe('reading a manifest from its links', () => {
   const whole = (pods: Record<string, SetPod>): Manifest => ({ addresses: ['172.18.0.2'], pods, sets: { s1: 'e1' }, tables: ['r1'] });
-  const hashOf = (m: Manifest) => contentHashOfText(manifestText(m), portableSha256Hex);
+  const hashOf = (m: Manifest) => manifestDigest(m, portableSha256Hex).hash;
   const item = (hash: string, text: string): Item => ({ pk: manifestBodyPk(hash), sk: HEAD_SK, chunks: 1, body: new TextEncoder().encode(text) });
   const m0 = whole({ 'a/p0': { ips: ['10.0.0.1'], ingress: 'r1', egress: 'r1' } });
   const m1 = whole({ ...m0.pods, 'a/p1': { ips: ['10.0.0.2'], ingress: 'r1', egress: 'r1' } });
