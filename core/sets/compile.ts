@@ -145,9 +145,12 @@ function usedAfter(earlierIds: IdRecord<unknown>, earlier: SetIr['nodes'], nodes
  * node rarely changes which sets it needs).
  */
 function nodeOf(addresses: string[], pods: [string, SetPod][], tables: ReadonlySet<RuleTableId>, setsOfTable: (id: RuleTableId) => SetId[], earlier: SetNode | undefined): SetNode {
+  const tableList = sameOr([...tables].sort(), earlier?.tables);
+  // A table's id is its content, so the same tables name the same sets.
+  if (earlier && tableList === earlier.tables) return { addresses, pods: byKey(pods), sets: earlier.sets, tables: tableList };
   const sets = new Set<SetId>();
   for (const id of tables) for (const s of setsOfTable(id)) sets.add(s);
-  return { addresses, pods: byKey(pods), sets: sameOr([...sets].sort(), earlier?.sets), tables: sameOr([...tables].sort(), earlier?.tables) };
+  return { addresses, pods: byKey(pods), sets: sameOr([...sets].sort(), earlier?.sets), tables: tableList };
 }
 
 const sameOr = <T>(list: T[], earlier: readonly T[] | undefined): readonly T[] => (earlier && earlier.length === list.length && earlier.every((x, i) => x === list[i]) ? earlier : list);
