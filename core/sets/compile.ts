@@ -130,6 +130,8 @@ function usedAfter(earlierIds: IdRecord<unknown>, earlier: SetIr['nodes'], nodes
   const candidates = new Set<string>();
   for (const name of new Set([...touched, ...Object.keys(earlier).filter((n) => !(n in nodes))])) {
     const [before, after] = [earlier[name], nodes[name]];
+    // The same list (nodeOf keeps it when equal): nothing added or dropped.
+    if (before && after && pick(before) === pick(after)) continue;
     for (const id of after ? pick(after) : []) if (!earlierIds.has(id)) added.add(id);
     for (const id of before ? pick(before) : []) if (!after || !includesSorted(pick(after), id)) candidates.add(id);
   }

@@ -157,7 +157,9 @@ function changedContent(ctx: StoreContext, snap: CompiledSnapshot, change: SetFo
   }
   for (const node of change.nodes) {
     const n = snap.ir.nodes[node];
-    if (n) checkNode(node, n, (id) => snap.ir.tables.has(id), (id) => snap.ir.sets.has(id) && setContentIds.has(id));
+    // Lists the node had in `from` (the same arrays) were checked then.
+    const before = change.from.nodes[node];
+    if (n) checkNode(node, n, (id) => n.tables === before?.tables || snap.ir.tables.has(id), (id) => n.sets === before?.sets || (snap.ir.sets.has(id) && setContentIds.has(id)));
   }
   return { tables, sets, setContentIds, tableCount: snap.compile.tables, setCount: snap.compile.sets ?? snap.ir.sets.size };
 }
