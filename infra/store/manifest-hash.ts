@@ -73,20 +73,27 @@ export interface EarlierDigest {
   readonly changed: readonly string[];
 }
 
+/** A node's sorted set ids by bucket: positions in `ids`, bucket b's from starts[b] to starts[b + 1]. */
+interface Layout {
+  readonly ids: readonly string[];
+  readonly starts: Int32Array;
+  readonly positions: Int32Array;
+}
+
 /** A publish's digest of a node, with what the next version's digest of it starts from. */
 export interface NodeDigest extends ManifestDigest {
   readonly restLength: number;
   readonly lengths: readonly number[];
-  /** The node's set ids by bucket: positions in `node.sets`, bucket b's from starts[b] to starts[b + 1]. */
-  readonly layout: { readonly starts: Int32Array; readonly positions: Int32Array };
+  readonly layout: Layout;
 }
 
 /**
  * The digest of the manifest a publish writes for `node` (codec.ts manifestOf), from scratch or
  * from `earlier`: its rest when the node is the same object, and each bucket that holds the same
- * sets as before, none of them with a new body.
+ * sets as before, none of them with a new body. `entries`: set entry texts by id, shared by the
+ * nodes of one version (a set's entry is the same in every node that names it).
  */
-export function nodeDigest(node: SetNode, contentIds: Pick<Lookup<string, string>, 'get'>, sha256Hex: Sha256Hex, earlier?: EarlierDigest): NodeDigest {
+export function nodeDigest(node: SetNode, contentIds: Pick<Lookup<string, string>, 'get'>, sha256Hex: Sha256Hex, earlier?: EarlierDigest, entries: Map<string, string> = new Map()): NodeDigest {
   let rest: string;
   let restLength: number;
   if (earlier && earlier.node === node) [rest, restLength] = [earlier.digest.rest, earlier.digest.restLength];
@@ -94,10 +101,10 @@ export function nodeDigest(node: SetNode, contentIds: Pick<Lookup<string, string
     const text = restText(node.addresses, sortOnce(Object.keys(node.pods), byText).map((k) => podText(k, node.pods[k]!)), sortOnce([...node.tables], byText));
     [rest, restLength] = [part(text, sha256Hex), text.length];
   }
-  const ids = inOrder(node.sets);
   const sameArray = earlier !== undefined && earlier.node.sets === node.sets;
-  const layout = sameArray ? earlier.digest.layout : layoutOf(ids);
-  const before = earlier && { ids: sameArray ? ids : inOrder(earlier.node.sets), layout: earlier.digest.layout };
+  const layout = sameArray ? earlier.digest.layout : layoutOf(inOrder(node.sets));
+  const { ids } = layout;
+  const before = earlier?.digest.layout;
   const buckets = earlier ? [...earlier.digest.buckets] : [];
   const lengths = earlier ? [...earlier.digest.lengths] : [];
   const dirty = new Set<number>();
@@ -107,7 +114,9 @@ export function nodeDigest(node: SetNode, contentIds: Pick<Lookup<string, string
     const texts: string[] = [];
     for (let i = from; i < to; i++) {
       const id = ids[layout.positions[i]!]!;
-      texts.push(entryText(id, contentIds.get(id)!));
+      let text = entries.get(id);
+      if (text === undefined) entries.set(id, (text = entryText(id, contentIds.get(id)!)));
+      texts.push(text);
     }
     buckets[b] = texts.length > 0 ? part(texts.join(','), sha256Hex) : '';
     lengths[b] = texts.reduce((n, t) => n + t.length, 0);
@@ -115,14 +124,14 @@ export function nodeDigest(node: SetNode, contentIds: Pick<Lookup<string, string
   // The same sets: only buckets with a new body. Otherwise also those whose sets differ (a
   // touched node's list is mostly the same list made again).
   if (sameArray) for (const b of dirty) hash(b);
-  else for (let b = 0; b < SET_BUCKETS; b++) if (!before || dirty.has(b) || !sameBucket(b, ids, layout, before.ids, before.layout)) hash(b);
+  else for (let b = 0; b < SET_BUCKETS; b++) if (!before || dirty.has(b) || !sameBucket(b, layout, before)) hash(b);
   return { ...digestOf(rest, restLength, buckets, lengths, ids.length, sha256Hex), restLength, lengths, layout };
 }
 
-function sameBucket(b: number, ids: readonly string[], layout: NodeDigest['layout'], idsBefore: readonly string[], before: NodeDigest['layout']): boolean {
+function sameBucket(b: number, layout: Layout, before: Layout): boolean {
   const [from, to, fromBefore] = [layout.starts[b]!, layout.starts[b + 1]!, before.starts[b]!];
   if (to - from !== before.starts[b + 1]! - fromBefore) return false;
-  for (let i = 0; i < to - from; i++) if (ids[layout.positions[from + i]!] !== idsBefore[before.positions[fromBefore + i]!]) return false;
+  for (let i = 0; i < to - from; i++) if (layout.ids[layout.positions[from + i]!] !== before.ids[before.positions[fromBefore + i]!]) return false;
   return true;
 }
 
@@ -133,7 +142,7 @@ function inOrder(ids: readonly string[]): readonly string[] {
 }
 
 /** Positions of sorted ids grouped by bucket, in id order within each. */
-function layoutOf(ids: readonly string[]): NodeDigest['layout'] {
+function layoutOf(ids: readonly string[]): Layout {
   const starts = new Int32Array(SET_BUCKETS + 1);
   const bucket = new Uint8Array(ids.length);
   ids.forEach((id, i) => starts[(bucket[i] = bucketOf(id)) + 1]!++);
@@ -141,5 +150,5 @@ function layoutOf(ids: readonly string[]): NodeDigest['layout'] {
   const next = starts.slice(0, SET_BUCKETS);
   const positions = new Int32Array(ids.length);
   for (let i = 0; i < ids.length; i++) positions[next[bucket[i]!]!++] = i;
-  return { starts, positions };
+  return { ids, starts, positions };
 }

@@ -35,6 +35,7 @@ export interface ContentIds {
 
 export function versionManifests(ctx: StoreContext, nodes: Readonly<Record<string, SetNode>>, ids: ContentIds, earlier: { form: PublishedForm; change: SetFormChange } | null): VersionManifests {
   const setContentIds = ids.lookup;
+  const entries = new Map<string, string>();
   const out: VersionManifests = { hashes: new Map(), wholes: new Map(), patches: new Map() };
   const newNodes = new Set(earlier?.change.nodes);
   const newSets = earlier ? [...earlier.change.sets].sort() : [];
@@ -48,7 +49,7 @@ export function versionManifests(ctx: StoreContext, nodes: Readonly<Record<strin
       if (cached?.form === earlier!.form.setContentIds) ctx.manifests.set(n, { ...cached, form: ids.form });
       continue;
     }
-    const encoded = encodedManifest(ctx, node, n, ids, earlier, newSets);
+    const encoded = encodedManifest(ctx, node, n, ids, earlier, newSets, entries);
     out.hashes.set(node, encoded.hash);
     const patch = earlier ? patchOnEarlier(ctx, node, n, setContentIds, earlier, newSets, encoded) : null;
     if (patch) out.patches.set(encoded.hash, patch);
@@ -104,13 +105,13 @@ export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<strin
  * the buckets of those sets. Its bytes are encoded only to be stored whole: a manifest stored as
  * a patch is only hashed, and nothing keeps the text once written.
  */
-function encodedManifest(ctx: StoreContext, name: string, node: SetNode, ids: ContentIds, earlier: { form: PublishedForm; change: SetFormChange } | null, changed: readonly string[]): { hash: string; size: number; bytes: () => Uint8Array } {
+function encodedManifest(ctx: StoreContext, name: string, node: SetNode, ids: ContentIds, earlier: { form: PublishedForm; change: SetFormChange } | null, changed: readonly string[], entries: Map<string, string>): { hash: string; size: number; bytes: () => Uint8Array } {
   const cached = ctx.manifests.get(node);
   let digest = cached?.form === ids.form ? cached.digest : undefined;
   if (!digest) {
     const before = earlier ? (cached ?? ctx.manifests.get(earlier.change.from.nodes[name] ?? {})) : undefined;
     const from = before && before.form === earlier!.form.setContentIds ? { node: before.node, digest: before.digest, changed } : undefined;
-    digest = nodeDigest(node, ids.lookup, ctx.sha256Hex, from);
+    digest = nodeDigest(node, ids.lookup, ctx.sha256Hex, from, entries);
     ctx.manifests.set(node, { node, digest, form: ids.form });
   }
   return { hash: digest.hash, size: digest.size, bytes: () => utf8(nodeManifestText(node, ids.lookup)) };
