@@ -47,6 +47,14 @@ async function startServer(env: Record<string, string>): Promise<{ child: ChildP
 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
+/** One poll with the node's ETag, as an agent polls: its latency, and whether it was a 304. */
+async function pollOnce(url: string, node: string, etags: Map<string, string>): Promise<{ ms: number; unchanged: boolean }> {
+  const t0 = performance.now();
+  const res = await fetch(`${url}/v1/clusters/bench/nodes/${node}/tables`, { headers: { 'if-none-match': etags.get(node)! } }).catch(() => null);
+  await res?.arrayBuffer();
+  return { ms: performance.now() - t0, unchanged: res?.status === 304 };
+}
+
 /** Polls until `until` settles; latencies in ms. */
 async function poll(url: string, nodes: string[], etags: Map<string, string>, until: Promise<unknown>, pollers = POLLERS, pauseMs = 20): Promise<{ ms: number[]; failed: number }> {
   let done = false;
@@ -57,11 +65,9 @@ async function poll(url: string, nodes: string[], etags: Map<string, string>, un
     Array.from({ length: pollers }, async (_, i) => {
       for (let k = 0; !done; k++) {
         const node = nodes[(i + k) % nodes.length]!;
-        const t0 = performance.now();
-        const res = await fetch(`${url}/v1/clusters/bench/nodes/${node}/tables`, { headers: { 'if-none-match': etags.get(node)! } }).catch(() => null);
-        await res?.arrayBuffer();
-        ms.push(performance.now() - t0);
-        if (res?.status !== 304) failed++;
+        const one = await pollOnce(url, node, etags);
+        ms.push(one.ms);
+        if (!one.unchanged) failed++;
         if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
       }
     }),
@@ -86,11 +92,9 @@ async function pacedPoll(url: string, nodes: string[], etags: Map<string, string
         const wait = next - performance.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         const node = nodes[(i + k) % nodes.length]!;
-        const t0 = performance.now();
-        const res = await fetch(`${url}/v1/clusters/bench/nodes/${node}/tables`, { headers: { 'if-none-match': etags.get(node)! } }).catch(() => null);
-        await res?.arrayBuffer();
-        ms.push(performance.now() - t0);
-        if (res?.status !== 304) failed++;
+        const one = await pollOnce(url, node, etags);
+        ms.push(one.ms);
+        if (!one.unchanged) failed++;
         next += periodMs * Math.max(1, Math.ceil((performance.now() - next) / periodMs));
       }
     }),
