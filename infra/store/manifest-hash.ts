@@ -111,15 +111,15 @@ export function nodeDigest(node: SetNode, contentIds: Pick<Lookup<string, string
   if (earlier) for (const id of earlier.changed) if (includesSorted(ids, id)) dirty.add(bucketOf(id));
   const hash = (b: number) => {
     const [from, to] = [layout.starts[b]!, layout.starts[b + 1]!];
-    const texts: string[] = [];
+    let joined = '';
     for (let i = from; i < to; i++) {
       const id = ids[layout.positions[i]!]!;
       let text = entries.get(id);
       if (text === undefined) entries.set(id, (text = entryText(id, contentIds.get(id)!)));
-      texts.push(text);
+      joined += i === from ? text : `,${text}`;
     }
-    buckets[b] = texts.length > 0 ? part(texts.join(','), sha256Hex) : '';
-    lengths[b] = texts.reduce((n, t) => n + t.length, 0);
+    buckets[b] = to > from ? part(joined, sha256Hex) : '';
+    lengths[b] = joined.length - Math.max(0, to - from - 1);
   };
   // The same sets: only buckets with a new body. Otherwise also those whose sets differ (a
   // touched node's list is mostly the same list made again).
