@@ -11,6 +11,8 @@ import type { PublishedForm, StoreContext } from './context.js';
 import { manifestBodyPk } from './keys.js';
 import { manifestPatch, MAX_CHAIN, patchText } from './manifest-patch.js';
 import { mapLimit } from './concurrency.js';
+import { needsRefresh, WRITTEN_AT } from './content-age.js';
+import { linksOfHead } from './manifest-links.js';
 
 /** A version's manifests: by node, and what of them is new. */
 export interface VersionManifests {
@@ -72,14 +74,33 @@ function patchOnEarlier(ctx: StoreContext, node: string, n: SetNode, setContentI
  * Patches are written only where nothing is stored under their key: a manifest stored whole (by
  * any publish) stays whole, so every chain ends at a whole one (manifest-patch.ts). One
  * conditional write each, at most `concurrency` at once, alongside the version's other items.
+ * One found stored with an old stamp is stamped again (content-age.ts), and its own links are
+ * remembered: a later patch on it names those, not the ones this process would have written.
+ * Returns when the oldest knowledge relied on (a patch known stored) was learnt.
  */
-export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<string, Uint8Array>): Promise<void> {
-  const unknown = [...patches].filter(([hash]) => !ctx.known.has(manifestBodyPk, hash));
+export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<string, Uint8Array>): Promise<number> {
+  const now = ctx.nowSeconds();
+  let vouched = now;
+  const unknown = [...patches].filter(([hash]) => {
+    const at = ctx.known.learnt(manifestBodyPk, hash, now);
+    if (at !== undefined) vouched = Math.min(vouched, at);
+    return at === undefined;
+  });
   await mapLimit(unknown, ctx.concurrency, async ([hash, raw]) => {
     const { bytes, encoding } = await storedForm(ctx.compression, raw);
-    await ctx.backend.putIfAbsent({ pk: manifestBodyPk(hash), sk: HEAD_SK, chunks: 1, body: bytes, ...encoding }, ctx.nowSeconds());
+    const item = { pk: manifestBodyPk(hash), sk: HEAD_SK, chunks: 1, body: bytes, ...encoding, [WRITTEN_AT]: now };
+    // A stored one may be collected between the two calls: then it is written after all.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const existing = await ctx.backend.putIfAbsent(item, now);
+      if (!existing) return;
+      const links = await linksOfHead(ctx.compression, existing);
+      if (links.length > 0 || ctx.chains.get(hash)?.base.length) ctx.chains.set(hash, { base: links, patchBytes: links.length > 0 ? Number.MAX_SAFE_INTEGER : 0 });
+      if (!needsRefresh(existing, now) || (await ctx.backend.updateIfExists(item, { [WRITTEN_AT]: now }))) return;
+    }
+    throw new Error(`manifest ${hash} kept disappearing while it was written`);
   });
-  for (const [hash] of unknown) ctx.known.add(manifestBodyPk, hash);
+  for (const [hash] of unknown) ctx.known.add(manifestBodyPk, hash, now);
+  return vouched;
 }
 
 /**
