@@ -124,49 +124,52 @@ function firstWithPort(hits: readonly RuleHit[], port: number, protocol: Protoco
   return null;
 }
 
-// The rules walkTiers met on its last walk, for decide's trace (no object per walk: the
-// compiler walks the tiers for every cell and port segment, over a million times for M).
-const met = { tier: 'default' as TraceTier, admin: null as RuleHit | null, np: null as RuleHit | null, baseline: null as RuleHit | null };
+/** Which rules a walk met: the caller's own record, filled only when it asks (decide). */
+type Trace = { -readonly [K in keyof Decision]: Decision[K] };
 
-/** The tier walk, written once: whether the flow is allowed; which rules decided is left in `met`. */
-function walkTiers(sp: SubjectPolicies, cand: PeerCandidates, port: number, protocol: Protocol, destination: PodInfo | null): boolean {
-  met.np = null;
-  met.baseline = null;
+/**
+ * The tier walk, written once: whether the flow is allowed, and (into `trace`, when given) which
+ * rules decided. No object per walk when no trace is asked for: the compiler walks the tiers
+ * for every cell and port segment, over a million times for M.
+ */
+function walkTiers(sp: SubjectPolicies, cand: PeerCandidates, port: number, protocol: Protocol, destination: PodInfo | null, trace: Trace | null): boolean {
   // Admin tier: "Allow … Deny" are final; "Pass: … skip any remaining ANP rules, and then pass
   // execution to any NetworkPolicies that select the pod." The relative precedence of rules
   // "will be determined by the order in which the rule is written": the first match decides.
-  const admin = (met.admin = firstWithPort(cand.admin, port, protocol, destination));
-  if (admin && admin.rule.action !== 'pass') {
-    met.tier = 'admin';
-    return admin.rule.action === 'allow';
-  }
+  const admin = firstWithPort(cand.admin, port, protocol, destination);
+  if (trace) trace.admin = admin;
+  if (admin && admin.rule.action !== 'pass') return decided(trace, 'admin', admin.rule.action === 'allow');
 
   // NetworkPolicy tier: "if any NetworkPolicy selects the pod for that direction, the flow is
   // allowed iff one of their rules matches, and that answer is final."
   if (sp.isolating.length > 0 || sp.legacyIsolated) {
-    met.tier = 'networkpolicy';
-    return (met.np = firstWithPort(cand.np, port, protocol, destination)) !== null;
+    const np = firstWithPort(cand.np, port, protocol, destination);
+    if (trace) trace.np = np;
+    return decided(trace, 'networkpolicy', np !== null);
   }
 
   // Baseline tier. v1alpha2: "Pass: Skips all further ClusterNetworkPolicy rules in the current
   // tier … and passes evaluation to the next tier."
-  const baseline = (met.baseline = firstWithPort(cand.baseline, port, protocol, destination));
-  if (baseline && baseline.rule.action !== 'pass') {
-    met.tier = 'baseline';
-    return baseline.rule.action === 'allow';
-  }
+  const baseline = firstWithPort(cand.baseline, port, protocol, destination);
+  if (trace) trace.baseline = baseline;
+  if (baseline && baseline.rule.action !== 'pass') return decided(trace, 'baseline', baseline.rule.action === 'allow');
 
   // "the default kubernetes policy is applied, which says that all pods can communicate with each other."
-  met.tier = 'default';
-  return true;
+  return decided(trace, 'default', true);
+}
+
+function decided(trace: Trace | null, tier: TraceTier, allowed: boolean): boolean {
+  if (trace) [trace.tier, trace.allowed] = [tier, allowed];
+  return allowed;
 }
 
 /** decide(…).allowed, without the Decision. */
 export function allows(sp: SubjectPolicies, cand: PeerCandidates, port: number, protocol: Protocol, destination: PodInfo | null): boolean {
-  return walkTiers(sp, cand, port, protocol, destination);
+  return walkTiers(sp, cand, port, protocol, destination, null);
 }
 
 export function decide(sp: SubjectPolicies, cand: PeerCandidates, port: number, protocol: Protocol, destination: PodInfo | null): Decision {
-  const allowed = walkTiers(sp, cand, port, protocol, destination);
-  return { allowed, tier: met.tier, admin: met.admin, np: met.np, baseline: met.baseline };
+  const trace: Trace = { allowed: false, tier: 'default', admin: null, np: null, baseline: null };
+  walkTiers(sp, cand, port, protocol, destination, trace);
+  return trace;
 }

@@ -30,14 +30,19 @@ export class SelectorCache {
 
   /**
    * A cache for other pods, namespaces and nodes that keeps this one's selector ids (and
-   * compiled selectors), so policies built against this cache stay valid against the new one;
-   * answers are not kept, they were about other objects.
+   * compiled selectors), so policies built against this cache stay valid against the new one.
+   * Answers about pods are not kept (they were about other pods); answers about the same
+   * namespace or node list (a change of pods only carries it along) are shared: they are about
+   * the same labels, and a change of pods asks thousands of selectors about namespaces again.
    */
   forSets(sets: LabelledSets): SelectorCache {
     const next = new SelectorCache(sets);
     for (const [key, id] of this.ids) next.ids.set(key, id);
-    next.compiled.push(...this.compiled);
-    next.podMemo.length = next.nsMemo.length = next.nodeMemo.length = this.compiled.length;
+    for (const c of this.compiled) next.compiled.push(c);
+    next.podMemo.length = this.compiled.length;
+    carry(next.nsMemo, this.nsMemo, sets.namespaces === this.sets.namespaces, this.compiled.length);
+    carry(next.nodeMemo, this.nodeMemo, sets.nodes === this.sets.nodes, this.compiled.length);
+    if (sets.namespaces === this.sets.namespaces) for (const [id, list] of this.nsLists) next.nsLists.set(id, list);
     return next;
   }
 
@@ -94,6 +99,15 @@ export class SelectorCache {
   namespacesMatching(id: SelectorId): readonly number[] {
     return listOnce(this.nsLists, id, this.sets.namespaces.length, (i) => this.matchesNamespace(id, i));
   }
+}
+
+/**
+ * Memo arrays for a new cache: the same arrays when the objects asked about are the same (the
+ * cells are answers about their labels, filled by whichever cache asks first), empty otherwise.
+ */
+function carry(to: (Uint8Array | undefined)[], from: readonly (Uint8Array | undefined)[], same: boolean, length: number): void {
+  to.length = length;
+  if (same) for (let i = 0; i < length; i++) to[i] = from[i];
 }
 
 /** The indexes below count that match, resolved once per selector. */

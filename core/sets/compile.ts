@@ -130,6 +130,8 @@ function usedAfter(earlierIds: IdRecord<unknown>, earlier: SetIr['nodes'], nodes
   const candidates = new Set<string>();
   for (const name of new Set([...touched, ...Object.keys(earlier).filter((n) => !(n in nodes))])) {
     const [before, after] = [earlier[name], nodes[name]];
+    // The same list (nodeOf keeps it when equal): nothing added or dropped.
+    if (before && after && pick(before) === pick(after)) continue;
     for (const id of after ? pick(after) : []) if (!earlierIds.has(id)) added.add(id);
     for (const id of before ? pick(before) : []) if (!after || !includesSorted(pick(after), id)) candidates.add(id);
   }
@@ -139,12 +141,21 @@ function usedAfter(earlierIds: IdRecord<unknown>, earlier: SetIr['nodes'], nodes
   return { added: [...added], dropped };
 }
 
-/** A node's bindings and the sets and tables they need, sorted. */
-function nodeOf(addresses: string[], pods: [string, SetPod][], tables: ReadonlySet<RuleTableId>, setsOfTable: (id: RuleTableId) => SetId[]): SetNode {
+/**
+ * A node's bindings and the sets and tables they need, sorted. Lists equal to the earlier node's
+ * are its arrays: what a version from changes stores is told by identity (a pod change on a
+ * node rarely changes which sets it needs).
+ */
+function nodeOf(addresses: string[], pods: [string, SetPod][], tables: ReadonlySet<RuleTableId>, setsOfTable: (id: RuleTableId) => SetId[], earlier: SetNode | undefined): SetNode {
+  const tableList = sameOr([...tables].sort(), earlier?.tables);
+  // A table's id is its content, so the same tables name the same sets.
+  if (earlier && tableList === earlier.tables) return { addresses, pods: byKey(pods), sets: earlier.sets, tables: tableList };
   const sets = new Set<SetId>();
   for (const id of tables) for (const s of setsOfTable(id)) sets.add(s);
-  return { addresses, pods: byKey(pods), sets: [...sets].sort(), tables: [...tables].sort() };
+  return { addresses, pods: byKey(pods), sets: sameOr([...sets].sort(), earlier?.sets), tables: tableList };
 }
+
+const sameOr = <T>(list: T[], earlier: readonly T[] | undefined): readonly T[] => (earlier && earlier.length === list.length && earlier.every((x, i) => x === list[i]) ? earlier : list);
 
 /**
  * What a compile with reuse made anew, against the earlier version's set form: sets whose body
@@ -233,7 +244,7 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     const addresses = (cluster.nodeByName.get(name)?.ips ?? []).map((ip) => formatIp(ip.family, ip.value));
     // The same bindings and addresses: the same node, its set and table lists included.
     const same = allKept && earlier !== undefined && Object.keys(earlier.pods).length === pods.length && earlier.addresses.join() === addresses.join();
-    const node: SetNode = same ? earlier : nodeOf(addresses, pods, nodeTables, setsOfTable);
+    const node: SetNode = same ? earlier : nodeOf(addresses, pods, nodeTables, setsOfTable, earlier);
     if (!reuse) {
       for (const s of node.sets) usedSets.add(s);
       for (const t of node.tables) usedTables.add(t);

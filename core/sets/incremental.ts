@@ -50,6 +50,8 @@ interface Touched {
   readonly flips: Map<string, boolean>;
   /** Per pod test (pod selector and port): the touched pods it passes on some side. */
   readonly candidates: Map<string, readonly Candidate[]>;
+  /** The same lists by namespace: most sets hold the pods of one namespace. */
+  readonly byNamespace: Map<readonly Candidate[], Map<string, Candidate[]>>;
 }
 
 /** A touched pod some set's pod test passes, before or after (candidate()). */
@@ -74,7 +76,7 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
   const changedKeys = new Set(changed.map((o) => `${o.namespace ?? 'default'}/${o.name}`));
   const owned = { before: new OwnedAddresses(base.cluster), after: new OwnedAddresses(next) };
   const pods = touchedPods(owned, base.cluster, next, changedKeys);
-  const touched: Touched = { pods, owned, labelsOnly: pods.every((t) => t.labelsOnly), flips: new Map(), candidates: new Map() };
+  const touched: Touched = { pods, owned, labelsOnly: pods.every((t) => t.labelsOnly), flips: new Map(), candidates: new Map(), byNamespace: new Map() };
   // Only the sets a change can reach are looked at (set-index.ts): the others keep their members.
   const reached = touched.labelsOnly
     ? index().flippedBy(pods.map((t) => ({ namespace: t.after!.namespace, before: t.before!.labels, after: t.after!.labels })))
@@ -164,10 +166,8 @@ function memberChange(next: Cluster, previous: Cluster, set: IrSet, touched: Tou
   }
   // Sets of one named namespace (most NetworkPolicy peers) hold no pod of another.
   const only = d === null || d.type !== 'pods' ? null : 'name' in d.namespaces ? d.namespaces.name : 'self' in d.namespaces ? d.namespaces.self : null;
-  const candidates = candidatesOf(touched, podSelector, port);
-  let any = false;
-  for (const c of candidates) if ((any = only === null || c.pod.namespace === only)) break;
-  if (!any) return UNCHANGED;
+  const candidates = only === null ? candidatesOf(touched, podSelector, port) : candidatesIn(touched, podSelector, port, only);
+  if (candidates.length === 0) return UNCHANGED;
   // The compiler writes ports sets over pods, CIDRs or every pod only (definitions.ts): nothing else is edited.
   if (d !== null && d.type !== 'pods' && d.type !== 'cidrs') return null;
   // A ports set over CIDRs holds the elements of pods in any namespace whose addresses are in them.
@@ -181,7 +181,6 @@ function memberChange(next: Cluster, previous: Cluster, set: IrSet, touched: Tou
     else pushPodElements(out as KeyedElement[], pod, owned, filter, port);
   };
   for (const c of candidates) {
-    if (only !== null && c.pod.namespace !== only) continue;
     const { before, after } = c.pod;
     const inBefore = c.before && inNamespaces(previous, was, before!);
     const inAfter = c.after && inNamespaces(next, is, after!);
@@ -223,6 +222,21 @@ function candidatesOf(touched: Touched, podSelector: CompiledSelector | null, po
     touched.candidates.set(key, (list = out));
   }
   return list;
+}
+
+/** candidatesOf in one namespace. */
+function candidatesIn(touched: Touched, podSelector: CompiledSelector | null, port: PortRef | null, namespace: string): readonly Candidate[] {
+  const all = candidatesOf(touched, podSelector, port);
+  let byNamespace = touched.byNamespace.get(all);
+  if (byNamespace === undefined) {
+    touched.byNamespace.set(all, (byNamespace = new Map()));
+    for (const c of all) {
+      const list = byNamespace.get(c.pod.namespace);
+      if (list) list.push(c);
+      else byNamespace.set(c.pod.namespace, [c]);
+    }
+  }
+  return byNamespace.get(namespace) ?? [];
 }
 
 /** What the set's pod test says of a pod before its namespace is looked at (podsOf's test). */

@@ -98,7 +98,8 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   const carried = index ?? (opts.nodes || !('setIndex' in base) ? undefined : base.setIndex);
   if (carried && change) for (const id of change.sets) carried.add(id, ir.sets.get(id)!.definition);
   else if (carried) for (const [id, set] of ir.sets.entries()) carried.add(id, set.definition);
-  const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined);
+  // Pod changes name the keys they edit: only the runs holding them are hashed again.
+  const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined, pods?.edits);
   return { ok: true, state: { snapshot, cluster, ir, stats, setIndex: carried, hashed }, stats, incremental: reuse !== null, clusterFrom, changed, change };
 }
 
@@ -109,10 +110,11 @@ type Keyed = ParsedSnapshot['objects'][number];
  * pod the base has, then applies upserted, the last of one key winning): the next objects are
  * the base's in key order, those pods replaced, taken out or merged in at the places binary
  * search finds, instead of indexing every object again. `inPlace` when every key stays (only
- * replacements: withPodsReplaced keeps every pod's index). Null for anything else, and for a
- * delete of a pod the base lacks or of one pod twice (applyChanges says so).
+ * replacements: withPodsReplaced keeps every pod's index); `edits` the keys added, deleted or
+ * replaced, sorted (what hashObjects hashes again). Null for anything else, and for a delete of
+ * a pod the base lacks or of one pod twice (applyChanges says so).
  */
-function podsOnly(base: CompiledState, changes: SnapshotChanges): { base: CompiledState; snapshot: ParsedSnapshot; inPlace: boolean; replacements: PodReplacement[]; changes: PodChanges } | null {
+function podsOnly(base: CompiledState, changes: SnapshotChanges): { base: CompiledState; snapshot: ParsedSnapshot; inPlace: boolean; replacements: PodReplacement[]; changes: PodChanges; edits: readonly string[] } | null {
   if (changes.apply.objects.length === 0 && changes.delete.length === 0) return null;
   const sorted = base.snapshot.objects;
   // Per key the object it ends with (null: deleted), and where in the base it is or would go.
@@ -135,14 +137,14 @@ function podsOnly(base: CompiledState, changes: SnapshotChanges): { base: Compil
     const at = indexOfKey(sorted, key);
     edits.set(key, { at: at >= 0 ? at : -1 - at, found: at >= 0, after: o });
   }
-  const order = [...edits].sort(([a], [b]) => byText(a, b)).map(([, e]) => e);
+  const keys = [...edits.keys()].sort(byText);
   // The runs between edits are copied as slices and joined once (sorted.ts joinRuns).
   const parts: Keyed[][] = [];
   const replacements: PodReplacement[] = [];
   const removed: string[] = [];
   const added: Pod[] = [];
   let next = 0;
-  for (const e of order) {
+  for (const e of keys.map((k) => edits.get(k)!)) {
     parts.push(sorted.slice(next, e.at));
     next = e.at;
     const before = e.found ? (sorted[e.at] as Pod) : null;
@@ -157,7 +159,7 @@ function podsOnly(base: CompiledState, changes: SnapshotChanges): { base: Compil
   const ignored: Record<string, number> = { ...base.snapshot.ignored };
   for (const [kind, n] of Object.entries(changes.apply.ignored)) ignored[kind] = (ignored[kind] ?? 0) + n;
   const snapshot: ParsedSnapshot = { objects, ignored, resourceVersion: undefined, paths: new Map() };
-  return { base, snapshot, inPlace: replacements.length === edits.size, replacements, changes: { removed, added } };
+  return { base, snapshot, inPlace: replacements.length === edits.size, replacements, changes: { removed, added }, edits: keys };
 }
 
 /** Binary search over objects in key order (kept()); when absent, -1 - the index it would have. */

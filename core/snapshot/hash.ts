@@ -7,7 +7,7 @@ import { objectKey } from '../../schemas/object-key.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { portableSha256Hex, type Sha256Hex } from '../compile/table-id.js';
 import { fnv1a } from '../fnv1a.js';
-import { byText, sortOnce } from '../sorted.js';
+import { byText, joinRuns, sortOnce } from '../sorted.js';
 
 /** The same value with object keys sorted, so JSON.stringify of equal content is equal text. */
 export function canonical(v: unknown): unknown {
@@ -148,15 +148,18 @@ export function snapshotHash(objects: readonly SnapshotObject[], sha256Hex: Sha2
  * The identity of a snapshot's content: SHA-256 over the digests of its runs (objects in key
  * order, cut by endsRun), each the SHA-256 of its objects' lines (key and digest of the canonical
  * JSON). A version from changes hashes only the runs holding a changed object: from `earlier`
- * when objects were only replaced in place (same count, same key at every position: the cuts are
- * where they were), by a scan of references; otherwise runs ending with the same object and
- * holding the same objects are the earlier ones.
+ * and `edits` (the sorted keys of every object added, deleted or replaced since `earlier.objects`,
+ * with `objects` in key order, as a version from pod changes has them) by binary searches
+ * (runsAfterEdits), and `objects` kept as given; without `edits`, when objects were only
+ * replaced in place (same count, same key at every position: the cuts are where they were), by
+ * a scan of references; otherwise runs ending with the same object and holding the same objects
+ * are the earlier ones.
  */
-export function hashObjects(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex = portableSha256Hex, earlier?: HashedObjects): HashedObjects {
-  const inPlace = earlier ? runsInPlace(objects, sha256Hex, earlier) : null;
+export function hashObjects(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex = portableSha256Hex, earlier?: HashedObjects, edits?: readonly string[]): HashedObjects {
+  const reused = earlier && edits ? runsAfterEdits(objects, sha256Hex, earlier, edits) : earlier ? runsInPlace(objects, sha256Hex, earlier) : null;
   let sorted = objects;
   let runs: Run[];
-  if (inPlace) runs = inPlace;
+  if (reused) runs = reused;
   else {
     sorted = inKeyOrder(objects) ? objects.slice() : objects.slice().sort(byKey);
     runs = cutRuns(sorted).map((objs) => runOf(objs, sha256Hex));
@@ -180,11 +183,12 @@ function inKeyOrder(objects: readonly SnapshotObject[]): boolean {
   return true;
 }
 
-function cutRuns(sorted: readonly SnapshotObject[]): SnapshotObject[][] {
+/** The objects from `from` to `to` (a run starts at `from`; one ends at `to`) as runs. */
+function cutRuns(sorted: readonly SnapshotObject[], from = 0, to = sorted.length): SnapshotObject[][] {
   const runs: SnapshotObject[][] = [];
-  let start = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    if (!endsRun(sorted[i]!) && i < sorted.length - 1) continue;
+  let start = from;
+  for (let i = from; i < to; i++) {
+    if (!endsRun(sorted[i]!) && i < to - 1) continue;
     runs.push(sorted.slice(start, i + 1));
     start = i + 1;
   }
@@ -206,6 +210,76 @@ function runsInPlace(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex, e
     at = end;
   }
   return runs;
+}
+
+/**
+ * The runs of `objects` (in key order) after `edits` (sorted keys) of `earlier`: a run no edit
+ * falls into holds the same objects and still ends where it did, so it is kept; the others are
+ * cut again from the objects between the kept runs around them, found by binary search. A run
+ * whose last object was deleted no longer ends there: it is cut again with the next one. At L a
+ * 100-pod rolling update (one app's pods, neighbours in key order) cuts 7 of 2,828 runs again,
+ * and the other ~180k objects are not read.
+ */
+function runsAfterEdits(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex, earlier: HashedObjects, edits: readonly string[]): Run[] {
+  const old = earlier.runs;
+  const cut = (from: number, to: number) => cutRuns(objects, from, to).map((run) => runOf(run, sha256Hex));
+  if (old.length === 0) return cut(0, objects.length);
+  const hit = runsHit(old, edits);
+  const parts: (readonly Run[])[] = [];
+  let kept = 0;
+  for (let i = 0; i < hit.length; ) {
+    const first = hit[i]!;
+    let last = first;
+    // The stretch ends after the first run from `first` whose last object is still there (the
+    // others no longer end a run), or with the objects.
+    let to = objects.length;
+    for (; last < old.length - 1; last++) {
+      const key = lastKey(old[last]!);
+      const n = countUpTo(objects, key);
+      if (n > 0 && snapshotObjectKey(objects[n - 1]!) === key) {
+        to = n;
+        break;
+      }
+    }
+    while (i < hit.length && hit[i]! <= last) i++;
+    // The run before `first` is kept (or ended a cut-again stretch): its last object is there.
+    parts.push(old.slice(kept, first), cut(first === 0 ? 0 : countUpTo(objects, lastKey(old[first - 1]!)), to));
+    kept = last + 1;
+  }
+  parts.push(old.slice(kept));
+  return joinRuns(parts);
+}
+
+const lastKey = (r: Run) => snapshotObjectKey(r.objects[r.objects.length - 1]!);
+
+/**
+ * The runs edits (sorted keys) fall into, ascending, once each: the first run ending at or after
+ * an edit's key, the last run for keys after its end. Each edit's is at or after the one before.
+ */
+function runsHit(runs: readonly Run[], edits: readonly string[]): number[] {
+  const hit: number[] = [];
+  let lo = 0;
+  for (const key of edits) {
+    let hi = runs.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (lastKey(runs[mid]!) < key) lo = mid + 1;
+      else hi = mid;
+    }
+    if (hit[hit.length - 1] !== lo) hit.push(lo);
+  }
+  return hit;
+}
+
+/** How many of the objects (in key order) have a key up to `key`: binary search. */
+function countUpTo(objects: readonly SnapshotObject[], key: string): number {
+  let [lo, hi] = [0, objects.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (snapshotObjectKey(objects[mid]!) <= key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**

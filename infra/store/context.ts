@@ -2,7 +2,8 @@
 import type { ItemBackend } from './backend.js';
 import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.js';
 import { DEFAULT_CHUNK_BYTES } from './blob.js';
-import type { SetIr } from '../../core/sets/ir.js';
+import type { SetIr, SetNode } from '../../core/sets/ir.js';
+import type { NodeDigest } from './manifest-hash.js';
 import type { LayeredMap } from '../../core/layered-map.js';
 import { ContentCache } from './content-cache.js';
 import { streamCompression, type BlobCompression } from './compression.js';
@@ -46,8 +47,11 @@ export interface StoreContext {
   readonly known: KnownKeys;
   /** Tables and sets already checked against their ids, with their stored text (per object). */
   readonly checked: WeakMap<object, Record<string, string>>;
-  /** Node manifests' hashes and sizes (characters of their text), per node object, with the set bodies they name. */
-  readonly manifests: WeakMap<object, { readonly hash: string; readonly size: number; readonly bodies: readonly string[] }>;
+  /**
+   * Node manifests' digests (manifest-hash.ts), per node object, with the set content ids (the
+   * published form's map) they were made with: the next version's digest starts from them.
+   */
+  readonly manifests: WeakMap<object, { readonly node: SetNode; readonly digest: NodeDigest; readonly form: LayeredMap<string, string> }>;
   /**
    * Manifests this process stored, by hash: the links below each down to a whole one, and the
    * bytes of those patches (manifest-write.ts decides from them whether the next is a patch).

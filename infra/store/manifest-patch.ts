@@ -9,8 +9,9 @@
 // entry are unchanged), and lists every manifest down to one stored whole, nearest first, so a
 // reader fetches the chain in one batch. Chains are short (MAX_CHAIN) and their patches small
 // next to the whole (a cold read costs at most 1.5× the whole manifest). Patches are written
-// only where nothing is stored under their key (put-if-absent): an item once stored whole stays
-// whole, so a chain always ends at a whole manifest, and no chain can lead back to itself.
+// only where nothing was stored under their key when the publish looked, so each links only to
+// manifests stored before it and no chain can lead back to itself (manifest-write.ts
+// writePatches says why).
 import type { SetNode, SetPod } from '../../core/sets/ir.js';
 import { byText, includesSorted, sortOnce } from '../../core/sorted.js';
 import { fromUtf8, isObject, isStrings, manifestFromJson, type Manifest } from './codec.js';
@@ -92,7 +93,7 @@ export function decodeStoredManifest(bytes: Uint8Array): StoredManifest {
 export function resolveManifest(hash: string, items: ReadonlyMap<string, StoredManifest>): { manifest: Manifest } | { need: string } {
   const patches: ManifestPatch[] = [];
   let at = hash;
-  // Links only lead to manifests stored before them (patches are put-if-absent), so this ends;
+  // Links only lead to manifests stored before them (manifest-write.ts writePatches), so this ends;
   // the bound is against a store that says otherwise.
   for (let item = items.get(at); ; item = items.get(at)) {
     if (!item) return { need: at };

@@ -3,7 +3,8 @@
 // stored under, and kept in the content cache (a node's next poll, and its delta from the
 // version before, read it from memory).
 import { readBlobs } from './blob.js';
-import { contentHash, contentHashOfText, manifestText, type Manifest } from './codec.js';
+import type { Manifest } from './codec.js';
+import { isManifestOf } from './manifest-hash.js';
 import type { StoreContext } from './context.js';
 import { manifestBodyPk } from './keys.js';
 import { decodeStoredManifest, resolveManifest, type ManifestPatch, type StoredManifest } from './manifest-patch.js';
@@ -17,14 +18,8 @@ export async function readManifest(ctx: StoreContext, hash: string): Promise<Man
   const blob = (await readBlobs(ctx, [pk])).complete.get(pk);
   if (!blob) return null;
   const head = decodeStoredManifest(blob.bytes);
-  let manifest: Manifest;
-  if ('whole' in head) {
-    if (contentHash(blob.bytes, ctx.sha256Hex) !== hash) throw new StoreCorruptionError(`manifest ${hash} is not what its hash says`);
-    manifest = head.whole;
-  } else {
-    manifest = await fromPatches(ctx, hash, head.patch);
-    if (contentHashOfText(manifestText(manifest), ctx.sha256Hex) !== hash) throw new StoreCorruptionError(`manifest ${hash}, made from its patches, is not what its hash says`);
-  }
+  const manifest = 'whole' in head ? head.whole : await fromPatches(ctx, hash, head.patch);
+  if (!isManifestOf(hash, manifest, ctx.sha256Hex)) throw new StoreCorruptionError(`manifest ${hash}${'whole' in head ? '' : ', made from its patches,'} is not what its hash says`);
   ctx.content.set(pk, manifest, blob.bytes.length);
   return manifest;
 }

@@ -3,16 +3,17 @@
 // node's manifest of the version before (manifest-patch.ts says when and why).
 import type { SetFormChange } from '../../core/sets/compile.js';
 import type { SetNode } from '../../core/sets/ir.js';
-import type { Lookup } from '../../core/layered-map.js';
+import type { LayeredMap, Lookup } from '../../core/layered-map.js';
 import { sharesAny } from '../../core/sorted.js';
-import { HEAD_SK, storedForm } from './blob.js';
-import { contentHashOfText, nodeManifestText, utf8 } from './codec.js';
+import { HEAD_SK, writeBlobs } from './blob.js';
+import { nodeManifestText, utf8 } from './codec.js';
+import { nodeDigest } from './manifest-hash.js';
 import type { PublishedForm, StoreContext } from './context.js';
-import { manifestBodyPk } from './keys.js';
+import { hashOfManifestPk, manifestBodyPk } from './keys.js';
 import { manifestPatch, MAX_CHAIN, patchText } from './manifest-patch.js';
-import { mapLimit } from './concurrency.js';
 import { needsRefresh, WRITTEN_AT } from './content-age.js';
-import { linksOfHead } from './manifest-links.js';
+import { mapLimit } from './concurrency.js';
+import { LINK_ATTRIBUTES, linksOfHead } from './manifest-links.js';
 
 /** A version's manifests: by node, and what of them is new. */
 export interface VersionManifests {
@@ -29,7 +30,15 @@ export interface VersionManifests {
  * body is new (a set's content id changes with its members); a new one is a patch on the node's
  * manifest before when that is known here and the patch is small enough.
  */
-export function versionManifests(ctx: StoreContext, nodes: Readonly<Record<string, SetNode>>, setContentIds: Lookup<string, string>, earlier: { form: PublishedForm; change: SetFormChange } | null): VersionManifests {
+/** A version's set content ids: to read (a plain map when there is one), and the published form's map, which names the version. */
+export interface ContentIds {
+  readonly lookup: Lookup<string, string>;
+  readonly form: LayeredMap<string, string>;
+}
+
+export function versionManifests(ctx: StoreContext, nodes: Readonly<Record<string, SetNode>>, ids: ContentIds, earlier: { form: PublishedForm; change: SetFormChange } | null): VersionManifests {
+  const setContentIds = ids.lookup;
+  const entries = new Map<string, string>();
   const out: VersionManifests = { hashes: new Map(), wholes: new Map(), patches: new Map() };
   const newNodes = new Set(earlier?.change.nodes);
   const newSets = earlier ? [...earlier.change.sets].sort() : [];
@@ -38,9 +47,12 @@ export function versionManifests(ctx: StoreContext, nodes: Readonly<Record<strin
     const kept = earlier && !newNodes.has(node) && !sharesAny(n.sets, newSets) ? earlier.form.manifests.get(node) : undefined;
     if (kept !== undefined) {
       out.hashes.set(node, kept);
+      // Its digest holds for this version too: the next one starts from it.
+      const cached = ctx.manifests.get(n);
+      if (cached?.form === earlier!.form.setContentIds) ctx.manifests.set(n, { ...cached, form: ids.form });
       continue;
     }
-    const encoded = encodedManifest(ctx, n, setContentIds);
+    const encoded = encodedManifest(ctx, node, n, ids, earlier, newSets, entries);
     out.hashes.set(node, encoded.hash);
     const patch = earlier ? patchOnEarlier(ctx, node, n, setContentIds, earlier, newSets, encoded) : null;
     if (patch) out.patches.set(encoded.hash, patch);
@@ -72,11 +84,17 @@ function patchOnEarlier(ctx: StoreContext, node: string, n: SetNode, setContentI
 
 /**
  * Patches are written only where nothing is stored under their key: a manifest stored whole (by
- * any publish) stays whole, so every chain ends at a whole one (manifest-patch.ts). One
- * conditional write each, at most `concurrency` at once, alongside the version's other items.
- * One found stored with an old stamp is stamped again (content-age.ts), and its own links are
- * remembered: a later patch on it names those, not the ones this process would have written.
- * Returns when the oldest knowledge relied on (a patch known stored) was learnt.
+ * any publish) stays whole unless another publish stores it in the moment between this read and
+ * write. One batch read of which are stored, then one batch write of the others (at L a rolling
+ * update writes ~10³ patches: one conditional write each cost ~1 s in the embedded store). One
+ * found stored with an old stamp is stamped again (content-age.ts), or written if it is gone
+ * by then; its own links are remembered: a later patch on it names those, not the ones this
+ * process would have written. Returns when the oldest knowledge relied on was learnt.
+ *
+ * Why no chain can lead back to itself, although two publishes may race on one key: a patch
+ * stored under H links to the manifest before it, H', which was stored before the read that found
+ * H absent; so H' was first stored before H was. Along any chain of links that order strictly
+ * decreases, so it ends (at a whole manifest; a reader's link bound still guards the store).
  */
 export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<string, Uint8Array>): Promise<number> {
   const now = ctx.nowSeconds();
@@ -86,36 +104,36 @@ export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<strin
     if (at !== undefined) vouched = Math.min(vouched, at);
     return at === undefined;
   });
-  await mapLimit(unknown, ctx.concurrency, async ([hash, raw]) => {
-    const { bytes, encoding } = await storedForm(ctx.compression, raw);
-    const item = { pk: manifestBodyPk(hash), sk: HEAD_SK, chunks: 1, body: bytes, ...encoding, [WRITTEN_AT]: now };
-    // A stored one may be collected between the two calls: then it is written after all.
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const existing = await ctx.backend.putIfAbsent(item, now);
-      if (!existing) return;
-      const links = await linksOfHead(ctx.compression, existing);
-      if (links.length > 0 || ctx.chains.get(hash)?.base.length) ctx.chains.set(hash, { base: links, patchBytes: links.length > 0 ? Number.MAX_SAFE_INTEGER : 0 });
-      if (!needsRefresh(existing, now) || (await ctx.backend.updateIfExists(item, { [WRITTEN_AT]: now }))) return;
-    }
-    throw new Error(`manifest ${hash} kept disappearing while it was written`);
-  });
+  if (unknown.length === 0) return vouched;
+  const stored = await ctx.backend.getItems(unknown.map(([hash]) => ({ pk: manifestBodyPk(hash), sk: HEAD_SK })), { attributes: [WRITTEN_AT, ...LINK_ATTRIBUTES], consistent: true });
+  const present = new Set(stored.map((i) => i.pk));
+  for (const head of stored) {
+    const hash = hashOfManifestPk(head.pk);
+    const links = await linksOfHead(ctx.compression, head);
+    if (links.length > 0 || ctx.chains.get(hash)?.base.length) ctx.chains.set(hash, { base: links, patchBytes: links.length > 0 ? Number.MAX_SAFE_INTEGER : 0 });
+  }
+  const old = stored.filter((i) => needsRefresh(i, now));
+  const refreshed = await mapLimit(old, ctx.concurrency, (i) => ctx.backend.updateIfExists({ pk: i.pk, sk: HEAD_SK }, { [WRITTEN_AT]: now }));
+  old.forEach((i, k) => refreshed[k] || present.delete(i.pk));
+  await writeBlobs(ctx, unknown.filter(([hash]) => !present.has(manifestBodyPk(hash))).map(([hash, bytes]) => ({ pk: manifestBodyPk(hash), bytes, every: { [WRITTEN_AT]: now } })), ctx.chunkBytes);
   for (const [hash] of unknown) ctx.known.add(manifestBodyPk, hash, now);
   return vouched;
 }
 
 /**
- * A node's manifest hash and size, its text made once per node object while its sets' bodies
- * stay the same (a version from changes carries unchanged nodes along; a member change gives a
- * set a new body, and the node a new manifest). Its bytes are encoded only to be stored whole:
- * a manifest stored as a patch is only hashed (at L a rolling update changes ~10³ manifests of
- * ~400 KB), and nothing keeps the text once written.
+ * A node's manifest hash and size (manifest-hash.ts), made from its digest in the version before
+ * where this process published it: a node carried along whose sets got new bodies hashes only
+ * the buckets of those sets. Its bytes are encoded only to be stored whole: a manifest stored as
+ * a patch is only hashed, and nothing keeps the text once written.
  */
-function encodedManifest(ctx: StoreContext, node: SetNode, setContentIds: Lookup<string, string>): { hash: string; size: number; bytes: () => Uint8Array } {
-  const bodies = node.sets.map((id) => setContentIds.get(id)!);
+function encodedManifest(ctx: StoreContext, name: string, node: SetNode, ids: ContentIds, earlier: { form: PublishedForm; change: SetFormChange } | null, changed: readonly string[], entries: Map<string, string>): { hash: string; size: number; bytes: () => Uint8Array } {
   const cached = ctx.manifests.get(node);
-  if (cached && cached.bodies.length === bodies.length && cached.bodies.every((b, i) => b === bodies[i])) return { hash: cached.hash, size: cached.size, bytes: () => utf8(nodeManifestText(node, setContentIds)) };
-  const text = nodeManifestText(node, setContentIds);
-  const hash = contentHashOfText(text, ctx.sha256Hex);
-  ctx.manifests.set(node, { hash, size: text.length, bodies });
-  return { hash, size: text.length, bytes: () => utf8(text) };
+  let digest = cached?.form === ids.form ? cached.digest : undefined;
+  if (!digest) {
+    const before = earlier ? (cached ?? ctx.manifests.get(earlier.change.from.nodes[name] ?? {})) : undefined;
+    const from = before && before.form === earlier!.form.setContentIds ? { node: before.node, digest: before.digest, changed } : undefined;
+    digest = nodeDigest(node, ids.lookup, ctx.sha256Hex, from, entries);
+    ctx.manifests.set(node, { node, digest, form: ids.form });
+  }
+  return { hash: digest.hash, size: digest.size, bytes: () => utf8(nodeManifestText(node, ids.lookup)) };
 }

@@ -9,7 +9,7 @@ import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.j
 import { contentId } from '../../core/sets/ids.js';
 import { writeBlobs, HEAD_SK, type BlobWrite } from './blob.js';
 import { contentHash, encodeManifestShard, encodeNodes, setContentId, utf8, type HeaderBody } from './codec.js';
-import { versionManifests, writePatches, type VersionManifests } from './manifest-write.js';
+import { versionManifests, writePatches, type ContentIds, type VersionManifests } from './manifest-write.js';
 import type { PublishedForm, StoreContext } from './context.js';
 import { LayeredMap, type Lookup } from '../../core/layered-map.js';
 import { TTL_ATTRIBUTE } from './backend.js';
@@ -41,7 +41,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   const earlier = snap.change ? ctx.published.get(snap.change.from) : undefined;
   const from = earlier && isFresh(earlier.vouchedAt, ctx.nowSeconds()) ? earlier : undefined;
   const content = from ? changedContent(ctx, snap, snap.change!, from, sha256Hex) : collectContent(ctx, snap, sha256Hex);
-  const { objectsHash, manifestShards, manifests, groups, own } = versionItems(ctx, cluster, version, snap, content.read ?? content.setContentIds, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex);
+  const { objectsHash, manifestShards, manifests, groups, own } = versionItems(ctx, cluster, version, snap, { lookup: content.read ?? content.setContentIds, form: content.setContentIds }, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex);
   // Everything before the header is unreachable until the header is written: written at once.
   const [{ ownKeys, vouchedAt }, patchesVouched] = await Promise.all([
     writeMissing(ctx, [
@@ -161,7 +161,9 @@ function changedContent(ctx: StoreContext, snap: CompiledSnapshot, change: SetFo
   }
   for (const node of change.nodes) {
     const n = snap.ir.nodes[node];
-    if (n) checkNode(node, n, (id) => snap.ir.tables.has(id), (id) => snap.ir.sets.has(id) && setContentIds.has(id));
+    // Lists the node had in `from` (the same arrays) were checked then.
+    const before = change.from.nodes[node];
+    if (n) checkNode(node, n, (id) => n.tables === before?.tables || snap.ir.tables.has(id), (id) => n.sets === before?.sets || (snap.ir.sets.has(id) && setContentIds.has(id)));
   }
   return { tables, sets, setContentIds, tableCount: snap.compile.tables, setCount: snap.compile.sets ?? snap.ir.sets.size };
 }
@@ -252,7 +254,7 @@ async function writeMissing(ctx: StoreContext, shared: readonly SharedBlobs[], o
  * keyed by the snapshot hash (see keys.ts): manifest shards, node list and group index. With what
  * the header records.
  */
-function versionItems(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: Lookup<string, string>, earlier: { form: PublishedForm; change: SetFormChange } | null, sha256Hex: Sha256Hex): { objectsHash: string; manifestShards: number; manifests: VersionManifests; groups: ObjectGroup[]; own: BlobWrite[] } {
+function versionItems(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: ContentIds, earlier: { form: PublishedForm; change: SetFormChange } | null, sha256Hex: Sha256Hex): { objectsHash: string; manifestShards: number; manifests: VersionManifests; groups: ObjectGroup[]; own: BlobWrite[] } {
   const manifests = versionManifests(ctx, snap.ir.nodes, setContentIds, earlier);
   const shardCount = manifestShardCount(manifests.hashes.size);
   const shards: Record<string, string>[] = Array.from({ length: shardCount }, () => ({}));

@@ -1,11 +1,14 @@
 // The node manifest written as text directly is byte for byte the manifest object stringified,
-// on random compiled snapshots and on keys JSON must escape.
+// and its hash made from the node is the hash of what a reader decodes (its size the text's
+// length), on random compiled snapshots and on keys JSON must escape.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildCluster } from '../../core/cluster.js';
 import { compileSets } from '../../core/sets/compile.js';
 import type { SetNode } from '../../core/sets/ir.js';
-import { manifestOf, manifestText, nodeManifestText } from '../../infra/store/codec.js';
+import { decodeManifest, manifestOf, manifestText, nodeManifestText, utf8 } from '../../infra/store/codec.js';
+import { isManifestOf, manifestDigest, nodeDigest } from '../../infra/store/manifest-hash.js';
+import { portableSha256Hex } from '../../core/compile/table-id.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { assertProperty } from '../support/property.js';
 import { snapshotArb } from '../support/random-snapshot.js';
@@ -13,7 +16,7 @@ import { snapshotArb } from '../support/random-snapshot.js';
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 100);
 
 describe('node manifest text', () => {
-  it(`equals the manifest object stringified (${RUNS} random snapshots)`, () => {
+  it(`equals the manifest object stringified, and hashes as a reader hashes it (${RUNS} random snapshots)`, () => {
     let nodes = 0;
     assertProperty(
       fc.property(snapshotArb, (snap) => {
@@ -23,7 +26,14 @@ describe('node manifest text', () => {
         const contentIds = new Map([...ir.sets.ids()].map((id, i) => [id, `b${i}`]));
         for (const node of Object.values(ir.nodes)) {
           nodes++;
-          expect(nodeManifestText(node, contentIds)).toBe(manifestText(manifestOf(node, contentIds)));
+          const text = nodeManifestText(node, contentIds);
+          expect(text).toBe(manifestText(manifestOf(node, contentIds)));
+          // Its hash (manifest-hash.ts), made from the node, is the one a reader makes from what it decodes.
+          const digest = nodeDigest(node, contentIds, portableSha256Hex);
+          expect(digest.size).toBe(text.length);
+          const read = decodeManifest(utf8(text));
+          expect(manifestDigest(read, portableSha256Hex).hash).toBe(digest.hash);
+          expect(isManifestOf(digest.hash, read, portableSha256Hex)).toBe(true);
         }
       }),
       { numRuns: RUNS, file: import.meta.url },

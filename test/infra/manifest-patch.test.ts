@@ -11,7 +11,8 @@ import type { SetNode, SetPod } from '../../core/sets/ir.js';
 import type { Item } from '../../infra/store/backend.js';
 import { HEAD_SK, readBlobs } from '../../infra/store/blob.js';
 import { streamCompression } from '../../infra/store/compression.js';
-import { contentHashOfText, manifestOf, manifestText, setContentId, type Manifest } from '../../infra/store/codec.js';
+import { manifestOf, manifestText, setContentId, type Manifest } from '../../infra/store/codec.js';
+import { manifestDigest } from '../../infra/store/manifest-hash.js';
 import { storeContext } from '../../infra/store/context.js';
 import { manifestBodyPk } from '../../infra/store/keys.js';
 import { applyPatch, decodeStoredManifest, manifestPatch, MAX_CHAIN, patchText } from '../../infra/store/manifest-patch.js';
@@ -115,9 +116,29 @@ describe('manifests stored as patches', () => {
 });
 
 
+describe('a manifest stored before', () => {
+  it('is not replaced by a patch from another process (which would link it to a manifest stored after it)', async () => {
+    const backend = new MemoryBackend();
+    // Another process stores the state the node comes back to, whole.
+    const first = compiledState(parsed(baseItems)).state;
+    await createSnapshotStore(backend).publish('other', '1', snapshotOf(first));
+    const whole = new Set(backend.dump().filter((i) => i.pk.startsWith('g#')).map((i) => i.pk));
+    // This process starts elsewhere and comes to it from changes: as a patch on where it was.
+    const store = createSnapshotStore(backend);
+    const elsewhere = compiledState(parsed(baseItems.map((o) => (o.metadata.name === 'p1' ? pod('p1', 'web', '10.0.1.2') : o)))).state;
+    await store.publish('c', '2', snapshotOf(elsewhere));
+    const next = nextVersion(elsewhere, { apply: parsed([pod('p1', 'web', '10.0.0.11')]), delete: [] });
+    if (!next.ok) throw new Error('change refused');
+    await store.publish('c', '3', snapshotOf(next.state, next.change));
+    expect((await createSnapshotStore(backend).getNodeTables('c', '3', 'n1'))!.hash).toBe((await createSnapshotStore(backend).getNodeTables('other', '1', 'n1'))!.hash);
+    const heads = await readBlobs({ backend, compression: streamCompression }, [...whole]);
+    for (const b of heads.complete.values()) expect('whole' in decodeStoredManifest(b.bytes)).toBe(true);
+  });
+});
+
 describe('reading a manifest from its links', () => {
   const whole = (pods: Record<string, SetPod>): Manifest => ({ addresses: ['172.18.0.2'], pods, sets: { s1: 'e1' }, tables: ['r1'] });
-  const hashOf = (m: Manifest) => contentHashOfText(manifestText(m), portableSha256Hex);
+  const hashOf = (m: Manifest) => manifestDigest(m, portableSha256Hex).hash;
   const item = (hash: string, text: string): Item => ({ pk: manifestBodyPk(hash), sk: HEAD_SK, chunks: 1, body: new TextEncoder().encode(text) });
   const m0 = whole({ 'a/p0': { ips: ['10.0.0.1'], ingress: 'r1', egress: 'r1' } });
   const m1 = whole({ ...m0.pods, 'a/p1': { ips: ['10.0.0.2'], ingress: 'r1', egress: 'r1' } });

@@ -12,7 +12,8 @@ import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
 import type { Item } from '../../infra/store/backend.js';
 import { HEAD_SK, readBlobs } from '../../infra/store/blob.js';
 import { streamCompression } from '../../infra/store/compression.js';
-import { contentHashOfText, manifestText } from '../../infra/store/codec.js';
+import { manifestText } from '../../infra/store/codec.js';
+import { manifestDigest } from '../../infra/store/manifest-hash.js';
 import { portableSha256Hex } from '../../core/compile/table-id.js';
 import { hashOfManifestPk } from '../../infra/store/keys.js';
 import { decodeStoredManifest, resolveManifest, type StoredManifest } from '../../infra/store/manifest-patch.js';
@@ -39,7 +40,8 @@ async function resolvedDump(backend: MemoryBackend): Promise<Item[]> {
     if (!('manifest' in resolved)) throw new Error(`manifest ${hash}: link ${resolved.need} is not stored`);
     const text = manifestText(resolved.manifest);
     // What a reader checks: the manifest made from the patches is the one its key names.
-    if (contentHashOfText(text, portableSha256Hex) !== hash) throw new Error(`manifest ${hash}: its patches make ${contentHashOfText(text, portableSha256Hex)}`);
+    const made = manifestDigest(resolved.manifest, portableSha256Hex).hash;
+    if (made !== hash) throw new Error(`manifest ${hash}: its patches make ${made}`);
     return { pk: i.pk, sk: i.sk, manifest: text };
   });
 }
