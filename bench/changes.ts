@@ -64,6 +64,12 @@ class CountingBackend implements ItemBackend {
   queryPage(...a: Parameters<ItemBackend['queryPage']>) {
     return this.inner.queryPage(...a);
   }
+  scanPage(...a: Parameters<ItemBackend['scanPage']>) {
+    return this.inner.scanPage(...a);
+  }
+  deleteIf(...a: Parameters<ItemBackend['deleteIf']>) {
+    return this.inner.deleteIf(...a);
+  }
 }
 
 // `--sample N`: how many affected nodes fetch their deltas after each kind of change (20 by

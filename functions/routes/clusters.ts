@@ -165,6 +165,12 @@ export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined
   ] as const) {
     app.openAPIRegistry.registerPath({ method, path, summary, ...extra });
   }
+  app.openAPIRegistry.registerPath({
+    method: 'post',
+    path: '/v1/store/collect',
+    summary: 'Delete stored content (tables, set bodies, manifests, object groups) that no unexpired version of any cluster reads and that no publish wrote or relied on within the grace (body {"graceSeconds": N}, optional: default and least 3600). Scans the whole store: run it from a schedule, not per request. Needs a write token for every cluster (write:cluster=*); answers the counts (versions, marked, scanned, deleted, bytesFreed, keptYoung, …)',
+    responses: { 200: { description: 'OK' }, ...ACCESS_RESPONSES, 422: { description: 'graceSeconds below 3600 or not a whole number' }, 503: { description: 'no store configured, a visible version that does not read back (nothing is deleted), or no tokens on a serverless deployment' } },
+  });
 
   // Write a cluster; read it (write implies read); or read one node's tables (a node agent's token).
   const cluster = (c: Context) => c.req.param('cluster')!;
@@ -198,6 +204,14 @@ export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined
     deps.warm.drop(name);
     deps.polls?.forget(name);
     return c.json({ cluster: name, latest: moved.latest, previous: moved.previous });
+  });
+  // Every cluster's content is shared: only a token that writes every cluster may collect it.
+  app.post('/v1/store/collect', requireAccess(access, () => ({ access: 'write', cluster: '*' })), async (c) => {
+    const text = await c.req.text();
+    const body = text.trim() === '' ? {} : parseBody(text, c.req.header('content-type'));
+    const grace = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).graceSeconds : undefined;
+    if (grace !== undefined && typeof grace !== 'number') throw invalid([{ path: '$.graceSeconds', message: 'seconds, a whole number of at least 3600' }]);
+    return c.json(await storeErrors(need().collect(grace === undefined ? {} : { graceSeconds: grace })));
   });
   app.get('/v1/clusters/:cluster/snapshots', read, async (c) => {
     const limit = c.req.query('limit');

@@ -31,6 +31,27 @@ export interface QueryPage {
   readonly lastSk: string | null;
 }
 
+export interface ScanPage {
+  readonly items: readonly Item[];
+  /**
+   * The key to continue after, or null when the table is exhausted. A page may hold no items
+   * and still name a key (DynamoDB filters after reading a page's worth of the table).
+   */
+  readonly last: ItemKey | null;
+}
+
+export interface ScanOptions {
+  /** Items whose partition key starts with one of these. */
+  readonly pkPrefixes: readonly string[];
+  /** Only items with this sort key (a blob's head, HEAD_SK), when given. */
+  readonly sk?: string;
+  /** Items read per page at most (before the filter: a page may return fewer). */
+  readonly limit: number;
+  readonly startAfter?: ItemKey | null;
+  /** What is read of each item (keys always). */
+  readonly attributes?: readonly string[];
+}
+
 export interface ItemBackend {
   /** Unconditional writes of any number of items (batched and retried by the backend). Order among them is not guaranteed. */
   putItems(items: readonly Item[]): Promise<void>;
@@ -55,4 +76,11 @@ export interface ItemBackend {
   removeIfExists(key: ItemKey, attributes: readonly string[], onlyIf?: Conditions): Promise<boolean>;
   /** Items of one partition whose sort key starts with `skPrefix`, ascending or descending, after `startAfterSk`. */
   queryPage(pk: string, opts: { readonly skPrefix: string; readonly limit: number; readonly descending: boolean; readonly startAfterSk?: string | null }): Promise<QueryPage>;
+  /**
+   * One page of a scan of the whole table (strongly consistent), in no particular order but
+   * resumable after `last`. Only for maintenance (collect.ts): it reads every item of the table.
+   */
+  scanPage(opts: ScanOptions): Promise<ScanPage>;
+  /** Deletes the item only if it exists and `onlyIf` holds; returns the item as it was, or null when nothing was deleted. */
+  deleteIf(key: ItemKey, onlyIf?: Conditions): Promise<Item | null>;
 }

@@ -24,6 +24,8 @@ export interface BlobWrite {
   readonly bytes: Uint8Array;
   /** Extra attributes on the head item. */
   readonly head?: Readonly<Record<string, AttrValue>>;
+  /** Extra attributes on every item of the blob, head and tails. */
+  readonly every?: Readonly<Record<string, AttrValue>>;
 }
 
 /** Writes each blob as head and tail chunks; returns the key of every item written. */
@@ -35,8 +37,8 @@ export async function writeBlobs(io: BlobIo, blobs: readonly BlobWrite[], chunkB
   blobs.forEach((b, i) => {
     const { bytes, encoding } = stored[i]!;
     const chunks = splitChunks(bytes, chunkBytes);
-    chunks.slice(1).forEach((body, i) => tails.push({ pk: b.pk, sk: String(i + 1), body }));
-    heads.push({ ...b.head, pk: b.pk, sk: HEAD_SK, chunks: chunks.length, body: chunks[0]!, ...encoding });
+    chunks.slice(1).forEach((body, i) => tails.push({ ...b.every, pk: b.pk, sk: String(i + 1), body }));
+    heads.push({ ...b.every, ...b.head, pk: b.pk, sk: HEAD_SK, chunks: chunks.length, body: chunks[0]!, ...encoding });
   });
   if (tails.length > 0) await backend.putItems(tails);
   if (heads.length > 0) await backend.putItems(heads);
@@ -85,7 +87,7 @@ export async function readBlobs(io: BlobIo, pks: readonly string[]): Promise<Blo
 }
 
 /** A stored body as written: inflated when its head says it is deflated (an unknown encoding is damage). */
-async function rawBody(c: BlobCompression, head: Item, bytes: Uint8Array): Promise<Uint8Array> {
+export async function rawBody(c: BlobCompression, head: Item, bytes: Uint8Array): Promise<Uint8Array> {
   if (head.encoding === undefined) return bytes;
   if (head.encoding !== DEFLATE_RAW || typeof head.rawBytes !== 'number') throw new StoreCorruptionError(`${head.pk}: unknown body encoding ${JSON.stringify(head.encoding)}`);
   return inflated(c, head.pk, bytes, head.rawBytes);

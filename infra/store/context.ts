@@ -8,6 +8,7 @@ import type { LayeredMap } from '../../core/layered-map.js';
 import { ContentCache } from './content-cache.js';
 import { streamCompression, type BlobCompression } from './compression.js';
 import { OwnItemsMemo, PointerHints } from './hints.js';
+import { isFresh } from './content-age.js';
 
 export interface SnapshotStoreOptions {
   /** How long a version stays readable after it stopped being latest (default 7 days). */
@@ -39,7 +40,8 @@ export interface StoreContext {
   readonly compression: BlobCompression;
   /**
    * Content-addressed keys (tables, set bodies, manifests, object groups) this process wrote or
-   * found stored: they never change or expire, so a later publish need not read them again.
+   * found stored: they never change, so a later publish need not read them again while the
+   * knowledge is fresh (content-age.ts: collect.ts removes unreferenced ones after a grace).
    * Bounded: cleared when it grows past KNOWN_KEYS.
    */
   readonly known: KnownKeys;
@@ -69,6 +71,8 @@ export interface StoreContext {
 export interface PublishedForm {
   readonly setContentIds: LayeredMap<string, string>;
   readonly manifests: ReadonlyMap<string, string>;
+  /** When the oldest knowledge the form rests on was learnt (seconds): relied on only while fresh (content-age.ts). */
+  readonly vouchedAt: number;
 }
 
 const KNOWN_KEYS = 2_000_000;
@@ -89,21 +93,28 @@ export class BoundedMap<K, V> {
 }
 
 /**
- * Content ids per kind of item (told apart by the item key function), forgetting everything at
- * once when full (re-reading is only slower). Ids, not item keys: a publish asks about every id
- * of a version, and building each key to ask would cost more than the question.
+ * Content ids per kind of item (told apart by the item key function), with when each was learnt,
+ * forgetting everything at once when full (re-reading is only slower). Ids, not item keys: a
+ * publish asks about every id of a version, and building each key to ask would cost more than
+ * the question. Knowledge older than KNOWN_MAX_AGE_SECONDS counts as none (content-age.ts).
  */
 export class KnownKeys {
-  private byKind = new Map<(id: string) => string, Set<string>>();
+  private byKind = new Map<(id: string) => string, Map<string, number>>();
   private size = 0;
-  has(kind: (id: string) => string, id: string): boolean {
-    return this.byKind.get(kind)?.has(id) ?? false;
+  /** When the id was learnt, if that is fresh at `now`. */
+  learnt(kind: (id: string) => string, id: string, now: number): number | undefined {
+    const at = this.byKind.get(kind)?.get(id);
+    return at !== undefined && isFresh(at, now) ? at : undefined;
   }
-  add(kind: (id: string) => string, id: string): void {
+  has(kind: (id: string) => string, id: string, now: number): boolean {
+    return this.learnt(kind, id, now) !== undefined;
+  }
+  add(kind: (id: string) => string, id: string, at: number): void {
     if (this.size >= KNOWN_KEYS) [this.byKind, this.size] = [new Map(), 0];
     let ids = this.byKind.get(kind);
-    if (!ids) this.byKind.set(kind, (ids = new Set()));
-    if (!ids.has(id)) [ids.add(id), this.size++];
+    if (!ids) this.byKind.set(kind, (ids = new Map()));
+    if (!ids.has(id)) this.size++;
+    ids.set(id, at);
   }
 }
 

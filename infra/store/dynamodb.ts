@@ -5,16 +5,18 @@
 import {
   BatchGetItemCommand,
   BatchWriteItemCommand,
+  DeleteItemCommand,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
+  ScanCommand,
   UpdateItemCommand,
   DynamoDBClient,
   type AttributeValue,
   type KeysAndAttributes,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { TTL_ATTRIBUTE, conditionList, type AttrValue, type Conditions, type Item, type ItemBackend, type QueryPage } from './backend.js';
+import { TTL_ATTRIBUTE, conditionList, type AttrValue, type Conditions, type Item, type ItemBackend, type QueryPage, type ScanOptions, type ScanPage } from './backend.js';
 import { DEFAULT_BACKOFF, backoffDelay, chunked, mapLimit, sleep, type BackoffOptions } from './concurrency.js';
 import type { SnapshotStoreOptions } from './context.js';
 import type { ItemKey } from './keys.js';
@@ -245,6 +247,59 @@ export class DynamoDbBackend implements ItemBackend {
       ),
     );
     return { items: (res.Items ?? []).map(unmarshal), lastSk: res.LastEvaluatedKey?.sk?.S ?? null };
+  }
+
+  async scanPage(opts: ScanOptions): Promise<ScanPage> {
+    // DynamoDB refuses names an expression does not use: '#sk' only where one does.
+    const names: Record<string, string> = { '#pk': 'pk', ...(opts.sk !== undefined || opts.attributes ? { '#sk': 'sk' } : {}) };
+    const values: Record<string, AttrValue> = {};
+    const filters = opts.pkPrefixes.map((p, i) => {
+      values[`:p${i}`] = p;
+      return `begins_with(#pk, :p${i})`;
+    });
+    let filter = filters.length === 1 ? filters[0]! : `(${filters.join(' OR ')})`;
+    if (opts.sk !== undefined) {
+      values[':sk'] = opts.sk;
+      filter += ' AND #sk = :sk';
+    }
+    opts.attributes?.forEach((a, i) => (names[`#a${i}`] = a));
+    const res = await this.retrying(() =>
+      this.client.send(
+        new ScanCommand({
+          TableName: this.table,
+          FilterExpression: filter,
+          ...(opts.attributes ? { ProjectionExpression: ['#pk', '#sk', ...opts.attributes.map((_, i) => `#a${i}`)].join(', ') } : {}),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: marshal(values),
+          Limit: opts.limit,
+          ConsistentRead: true,
+          ...(opts.startAfter ? { ExclusiveStartKey: keyRow(opts.startAfter) } : {}),
+        }),
+      ),
+    );
+    const last = res.LastEvaluatedKey;
+    return { items: (res.Items ?? []).map(unmarshal), last: last?.pk?.S !== undefined && last.sk?.S !== undefined ? { pk: last.pk.S, sk: last.sk.S } : null };
+  }
+
+  async deleteIf(key: ItemKey, onlyIf?: Conditions): Promise<Item | null> {
+    const cond = conditionExpression(onlyIf);
+    const values = marshal(cond.values);
+    try {
+      const res = await this.retrying(() =>
+        this.client.send(new DeleteItemCommand({
+          TableName: this.table,
+          Key: keyRow(key),
+          ConditionExpression: cond.expression,
+          ...(Object.keys(cond.names).length > 0 ? { ExpressionAttributeNames: cond.names } : {}),
+          ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+          ReturnValues: 'ALL_OLD',
+        })),
+      );
+      return res.Attributes ? unmarshal(res.Attributes) : null;
+    } catch (e) {
+      if (errorName(e) === 'ConditionalCheckFailedException') return null;
+      throw e;
+    }
   }
 }
 

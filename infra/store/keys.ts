@@ -30,8 +30,12 @@
 // versions": "Clients must not assume that resource versions are numeric or collatable" (order.ts).
 // Per-version items carry the snapshot hash in their key so two racing publishes of one version
 // with different content never overwrite each other's: the header decides which set is read.
-// Content-addressed items (t, e, g, o) are immutable and never expire; per-version items, the
-// header and the version's order item expire together once the pointer has passed the version.
+// Content-addressed items (t, e, g, o) are immutable and have no TTL; every chunk of one carries
+// `writtenAt` (seconds: when a publish last wrote it or relied on it, content-age.ts). A
+// collection (collect.ts: POST /v1/store/collect, from a schedule, never in the request path)
+// deletes those no unexpired version reads, no kept manifest links to, and nothing stamped
+// within its grace (default and least 1 hour). Per-version items, the header and the version's
+// order item expire together by TTL once the pointer has passed the version.
 import { fnv1a } from '../../core/fnv1a.js';
 import { StoreInputError } from './types.js';
 

@@ -9,8 +9,11 @@ import { HEAD_SK, writeBlobs } from './blob.js';
 import { nodeManifestText, utf8 } from './codec.js';
 import { nodeDigest } from './manifest-hash.js';
 import type { PublishedForm, StoreContext } from './context.js';
-import { manifestBodyPk } from './keys.js';
+import { hashOfManifestPk, manifestBodyPk } from './keys.js';
 import { manifestPatch, MAX_CHAIN, patchText } from './manifest-patch.js';
+import { needsRefresh, WRITTEN_AT } from './content-age.js';
+import { mapLimit } from './concurrency.js';
+import { LINK_ATTRIBUTES, linksOfHead } from './manifest-links.js';
 
 /** A version's manifests: by node, and what of them is new. */
 export interface VersionManifests {
@@ -83,20 +86,38 @@ function patchOnEarlier(ctx: StoreContext, node: string, n: SetNode, setContentI
  * Patches are written only where nothing is stored under their key: a manifest stored whole (by
  * any publish) stays whole unless another publish stores it in the moment between this read and
  * write. One batch read of which are stored, then one batch write of the others (at L a rolling
- * update writes ~10³ patches: one conditional write each cost ~1 s in the embedded store).
+ * update writes ~10³ patches: one conditional write each cost ~1 s in the embedded store). One
+ * found stored with an old stamp is stamped again (content-age.ts), or written if it is gone
+ * by then; its own links are remembered: a later patch on it names those, not the ones this
+ * process would have written. Returns when the oldest knowledge relied on was learnt.
  *
  * Why no chain can lead back to itself, although two publishes may race on one key: a patch
  * stored under H links to the manifest before it, H', which was stored before the read that found
  * H absent; so H' was first stored before H was. Along any chain of links that order strictly
  * decreases, so it ends (at a whole manifest; a reader's link bound still guards the store).
  */
-export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<string, Uint8Array>): Promise<void> {
-  const unknown = [...patches].filter(([hash]) => !ctx.known.has(manifestBodyPk, hash));
-  if (unknown.length === 0) return;
-  const stored = await ctx.backend.getItems(unknown.map(([hash]) => ({ pk: manifestBodyPk(hash), sk: HEAD_SK })), { attributes: [], consistent: true });
+export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<string, Uint8Array>): Promise<number> {
+  const now = ctx.nowSeconds();
+  let vouched = now;
+  const unknown = [...patches].filter(([hash]) => {
+    const at = ctx.known.learnt(manifestBodyPk, hash, now);
+    if (at !== undefined) vouched = Math.min(vouched, at);
+    return at === undefined;
+  });
+  if (unknown.length === 0) return vouched;
+  const stored = await ctx.backend.getItems(unknown.map(([hash]) => ({ pk: manifestBodyPk(hash), sk: HEAD_SK })), { attributes: [WRITTEN_AT, ...LINK_ATTRIBUTES], consistent: true });
   const present = new Set(stored.map((i) => i.pk));
-  await writeBlobs(ctx, unknown.filter(([hash]) => !present.has(manifestBodyPk(hash))).map(([hash, bytes]) => ({ pk: manifestBodyPk(hash), bytes })), ctx.chunkBytes);
-  for (const [hash] of unknown) ctx.known.add(manifestBodyPk, hash);
+  for (const head of stored) {
+    const hash = hashOfManifestPk(head.pk);
+    const links = await linksOfHead(ctx.compression, head);
+    if (links.length > 0 || ctx.chains.get(hash)?.base.length) ctx.chains.set(hash, { base: links, patchBytes: links.length > 0 ? Number.MAX_SAFE_INTEGER : 0 });
+  }
+  const old = stored.filter((i) => needsRefresh(i, now));
+  const refreshed = await mapLimit(old, ctx.concurrency, (i) => ctx.backend.updateIfExists({ pk: i.pk, sk: HEAD_SK }, { [WRITTEN_AT]: now }));
+  old.forEach((i, k) => refreshed[k] || present.delete(i.pk));
+  await writeBlobs(ctx, unknown.filter(([hash]) => !present.has(manifestBodyPk(hash))).map(([hash, bytes]) => ({ pk: manifestBodyPk(hash), bytes, every: { [WRITTEN_AT]: now } })), ctx.chunkBytes);
+  for (const [hash] of unknown) ctx.known.add(manifestBodyPk, hash, now);
+  return vouched;
 }
 
 /**

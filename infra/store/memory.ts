@@ -1,7 +1,7 @@
 // STORE=memory: the shared snapshot store over a Map-backed ItemBackend. Same chunking, publish
 // order, conditions and expiry as DynamoDB; only the item primitives differ. Items are copied in
 // and out so callers can never alias stored bytes.
-import { TTL_ATTRIBUTE, conditionList, type AttrValue, type Conditions, type Item, type ItemBackend, type QueryPage } from './backend.js';
+import { TTL_ATTRIBUTE, conditionList, type AttrValue, type Conditions, type Item, type ItemBackend, type QueryPage, type ScanOptions, type ScanPage } from './backend.js';
 import type { SnapshotStoreOptions } from './context.js';
 import type { ItemKey } from './keys.js';
 import { createSnapshotStore } from './snapshot-store.js';
@@ -99,6 +99,26 @@ export class MemoryBackend implements ItemBackend {
     const rest = after == null ? sks : sks.filter((sk) => (opts.descending ? sk < after : sk > after));
     const page = rest.slice(0, opts.limit);
     return { items: page.map((sk) => copyItem(this.partitions.get(pk)!.get(sk)!)), lastSk: rest.length > opts.limit ? page[page.length - 1]! : null };
+  }
+
+  /** In key order; like DynamoDB, `limit` counts items read before the filter, so pages may come back empty. */
+  async scanPage(opts: ScanOptions): Promise<ScanPage> {
+    const keys = [...this.partitions.keys()].sort().flatMap((pk) => [...this.partitions.get(pk)!.keys()].sort().map((sk) => ({ pk, sk })));
+    const after = opts.startAfter;
+    const rest = after ? keys.filter((k) => k.pk > after.pk || (k.pk === after.pk && k.sk > after.sk)) : keys;
+    const read = rest.slice(0, opts.limit);
+    const items = read
+      .filter((k) => opts.pkPrefixes.some((p) => k.pk.startsWith(p)) && (opts.sk === undefined || k.sk === opts.sk))
+      .map((k) => project(this.read(k)!, opts.attributes));
+    return { items, last: rest.length > opts.limit ? read[read.length - 1]! : null };
+  }
+
+  async deleteIf(key: ItemKey, onlyIf?: Conditions): Promise<Item | null> {
+    const existing = this.read(key);
+    if (!existing || !holds(existing, onlyIf)) return null;
+    this.partitions.get(key.pk)!.delete(key.sk);
+    if (this.partitions.get(key.pk)!.size === 0) this.partitions.delete(key.pk);
+    return copyItem(existing);
   }
 }
 

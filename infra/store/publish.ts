@@ -17,6 +17,8 @@ import { headerItem, isExpired, summaryFromItem } from './header.js';
 import { checkName, type ItemKey, headerKey, pointerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, shardOf, tablePk } from './keys.js';
 import { encodeGroup, encodeGroupIndex, objectGroups, type ObjectGroup } from './objects.js';
 import { reconcile, retentionEnd, unretireItems } from './lifecycle.js';
+import { mapLimit } from './concurrency.js';
+import { isFresh, needsRefresh, WRITTEN_AT } from './content-age.js';
 import { moveLatest, placeOf, settle as settlePointer } from './pointer.js';
 import { LatestConditionError, StoreInputError, VersionConflictError, type CompiledSnapshot, type PublishOptions, type PublishResult } from './types.js';
 import type { Item } from './backend.js';
@@ -35,11 +37,13 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
 
   const sha256Hex = ctx.sha256Hex ?? portableSha256Hex;
   // A version compiled from one this store published: only what the compile made anew.
-  const from = snap.change ? ctx.published.get(snap.change.from) : undefined;
+  // Relied on only while what it rests on is fresh (content-age.ts): else a whole publish checks it all again.
+  const earlier = snap.change ? ctx.published.get(snap.change.from) : undefined;
+  const from = earlier && isFresh(earlier.vouchedAt, ctx.nowSeconds()) ? earlier : undefined;
   const content = from ? changedContent(ctx, snap, snap.change!, from, sha256Hex) : collectContent(ctx, snap, sha256Hex);
   const { objectsHash, manifestShards, manifests, groups, own } = versionItems(ctx, cluster, version, snap, { lookup: content.read ?? content.setContentIds, form: content.setContentIds }, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex);
   // Everything before the header is unreachable until the header is written: written at once.
-  const [ownKeys] = await Promise.all([
+  const [{ ownKeys, vouchedAt }, patchesVouched] = await Promise.all([
     writeMissing(ctx, [
       { blobs: content.tables, pkOf: tablePk },
       { blobs: content.sets, pkOf: setPk },
@@ -64,7 +68,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   // Its retirement, when the pointer passes it, then needs no reads (hints.ts).
   if (!raced) ctx.ownItems.remember(cluster, version, { snapshotHash: snap.snapshotHash, keys: ownKeys });
   // Every item of this set form is stored now: the next version may start from it.
-  ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests: manifests.hashes });
+  ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests: manifests.hashes, vouchedAt: Math.min(vouchedAt, patchesVouched, from?.vouchedAt ?? vouchedAt) });
   return raced ? settle(ctx, cluster, version, snap, raced, 'unchanged', opts) : settle(ctx, cluster, version, snap, item, 'created', opts);
 }
 
@@ -209,28 +213,40 @@ interface SharedBlobs {
 
 /**
  * Writes the shared blobs whose head is not stored yet (content-addressed items are immutable and
- * shared) and the version's own blobs, in one batch. Returns the keys of the version's own items.
+ * shared) and the version's own blobs, in one batch; shared ones found stored with an old stamp
+ * are stamped again (content-age.ts). Returns the keys of the version's own items, and when the
+ * oldest knowledge relied on (ids known stored) was learnt.
  */
-async function writeMissing(ctx: StoreContext, shared: readonly SharedBlobs[], own: readonly BlobWrite[]): Promise<ItemKey[]> {
-  // Ids this process wrote or saw stored need no read: content-addressed items never change or expire.
-  const unknown = shared.map(({ blobs, pkOf }) => [...blobs.keys()].filter((id) => !ctx.known.has(pkOf, id)));
+async function writeMissing(ctx: StoreContext, shared: readonly SharedBlobs[], own: readonly BlobWrite[]): Promise<{ ownKeys: ItemKey[]; vouchedAt: number }> {
+  const now = ctx.nowSeconds();
+  let vouchedAt = now;
+  // Ids this process wrote or saw stored a short while ago need no read: content-addressed items never change.
+  const unknown = shared.map(({ blobs, pkOf }) => [...blobs.keys()].filter((id) => {
+    const at = ctx.known.learnt(pkOf, id, now);
+    if (at !== undefined && at < vouchedAt) vouchedAt = at;
+    return at === undefined;
+  }));
   const count = unknown.reduce((n, ids) => n + ids.length, 0);
   const keys = shared.flatMap(({ pkOf }, i) => unknown[i]!.map((id) => ({ pk: pkOf(id), sk: HEAD_SK })));
-  const stored = count <= BLIND_WRITES ? [] : await ctx.backend.getItems(keys, { attributes: [], consistent: true });
+  const stored = count <= BLIND_WRITES ? [] : await ctx.backend.getItems(keys, { attributes: [WRITTEN_AT], consistent: true });
   const present = new Set(stored.map((i) => i.pk));
+  // Stamped again before the header names them; one collected meanwhile is written whole.
+  const old = stored.filter((i) => needsRefresh(i, now));
+  const refreshed = await mapLimit(old, ctx.concurrency, (i) => ctx.backend.updateIfExists({ pk: i.pk, sk: HEAD_SK }, { [WRITTEN_AT]: now }));
+  old.forEach((i, k) => refreshed[k] || present.delete(i.pk));
   const writes: BlobWrite[] = [];
   shared.forEach(({ blobs, pkOf }, i) => {
     for (const id of unknown[i]!) {
       const pk = pkOf(id);
       if (present.has(pk)) continue;
       const blob = blobs.get(id)!;
-      writes.push({ pk, bytes: typeof blob === 'string' ? utf8(blob) : blob() });
+      writes.push({ pk, bytes: typeof blob === 'string' ? utf8(blob) : blob(), every: { [WRITTEN_AT]: now } });
     }
   });
   const ownPks = new Set(own.map((b) => b.pk));
   const written = await writeBlobs(ctx, [...writes, ...own], ctx.chunkBytes);
-  shared.forEach(({ pkOf }, i) => unknown[i]!.forEach((id) => ctx.known.add(pkOf, id)));
-  return written.filter((k) => ownPks.has(k.pk));
+  shared.forEach(({ pkOf }, i) => unknown[i]!.forEach((id) => ctx.known.add(pkOf, id, now)));
+  return { ownKeys: written.filter((k) => ownPks.has(k.pk)), vouchedAt };
 }
 
 /**

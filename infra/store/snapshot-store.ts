@@ -1,6 +1,7 @@
 // The one SnapshotStore implementation, over any ItemBackend (DynamoDB or memory).
 import type { ItemBackend } from './backend.js';
 import { deleteVersion, setLatest } from './admin.js';
+import { collect } from './collect.js';
 import { storeContext, type SnapshotStoreOptions } from './context.js';
 import { listVersions } from './list.js';
 import { publish } from './publish.js';
@@ -22,5 +23,6 @@ export function createSnapshotStore(backend: ItemBackend, opts: SnapshotStoreOpt
     getTables: (ids) => getTables(ctx, ids),
     getSets: (ids) => getSets(ctx, ids),
     getSnapshotObjects: (cluster, version) => getSnapshotObjects(ctx, cluster, version),
+    collect: (o) => collect(ctx, o),
   };
 }

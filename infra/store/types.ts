@@ -198,6 +198,46 @@ export interface SnapshotStore {
    * null when the version is not visible, or was stored before objects were kept.
    */
   getSnapshotObjects(cluster: string, version: string): Promise<readonly SnapshotObject[] | null>;
+  /**
+   * Deletes content items (tables, set bodies, manifests, object groups) that no unexpired
+   * version reads and that no publish stamped within the grace (collect.ts). Scans the whole
+   * table: an operator's or a schedule's call, never a request's.
+   */
+  collect(opts?: CollectOptions): Promise<CollectResult>;
+}
+
+export interface CollectOptions {
+  /**
+   * Unreferenced content stamped (written or relied on by a publish) less than this long ago is
+   * kept (seconds; default 3600, at least 3600: content-age.ts says why).
+   */
+  readonly graceSeconds?: number;
+  /** Items read per scan page (default 1000). */
+  readonly pageSize?: number;
+}
+
+/** What a collection found and did (collect.ts). */
+export interface CollectResult {
+  /** Versions whose items were marked (unexpired, or expired less than the grace ago). */
+  readonly versions: number;
+  /** Content items those versions read. */
+  readonly marked: number;
+  /** Content items found (their head items). */
+  readonly scanned: number;
+  readonly deleted: number;
+  /** Body bytes of the deleted items, every chunk. */
+  readonly bytesFreed: number;
+  /** Scanned items kept because a version reads them. */
+  readonly keptMarked: number;
+  /** Scanned items no version reads, kept because they were stamped within the grace. */
+  readonly keptYoung: number;
+  /** Manifests kept only because a kept manifest names them as a link. */
+  readonly keptLinked: number;
+  /** Deletes that did not apply: a publish stamped the item meanwhile (or it was gone). */
+  readonly raced: number;
+  readonly graceSeconds: number;
+  /** ISO 8601: unreferenced items stamped before this were deleted. */
+  readonly cutoff: string;
 }
 
 /** Same version, different content: the route answers 409. */
@@ -256,7 +296,7 @@ export class VersionIsLatestError extends Error {
 export class StoreInputError extends Error {
   override readonly name = 'StoreInputError';
   constructor(
-    readonly field: 'cluster' | 'version' | 'node' | 'snapshotHash' | 'cursor' | 'limit' | 'table' | 'set',
+    readonly field: 'cluster' | 'version' | 'node' | 'snapshotHash' | 'cursor' | 'limit' | 'table' | 'set' | 'grace',
     message: string,
   ) {
     super(message);

@@ -128,6 +128,18 @@ describe('isolation between clusters and nodes', () => {
   });
 });
 
+describe('collecting unreferenced content (POST /v1/store/collect)', () => {
+  it('needs a write token for every cluster; answers the counts; refuses a grace below the floor', async () => {
+    for (const who of ['nobody', 'auditor', 'prodWriter', 'stagingWriter', 'node1'] as const) expect((await call('POST', '/v1/store/collect', who)).status).toBe(who === 'nobody' ? 401 : 403);
+    const res = await call('POST', '/v1/store/collect', 'admin');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ versions: 2, deleted: 0, graceSeconds: 3600 });
+    expect((await call('POST', '/v1/store/collect', 'admin', JSON.stringify({ graceSeconds: 7200 }))).status).toBe(200);
+    expect((await call('POST', '/v1/store/collect', 'admin', JSON.stringify({ graceSeconds: 60 }))).status).toBe(422);
+    expect((await call('POST', '/v1/store/collect', 'admin', JSON.stringify({ graceSeconds: 'long' }))).status).toBe(422);
+  });
+});
+
 describe('the Authorization header', () => {
   const tables = '/v1/clusters/prod/nodes/node-1/tables';
   it.each([
