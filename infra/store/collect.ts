@@ -13,7 +13,10 @@
 //
 // Why a concurrent publish never loses an item (content-age.ts has the numbers): a publish
 // relies on a content item only if it wrote it, found it stored (stamping it again when its
-// stamp is older than REFRESH_AGE), or learnt either less than KNOWN_MAX_AGE ago; a patch it
+// stamp is older than REFRESH_AGE), learnt either less than KNOWN_MAX_AGE ago, or the version
+// it starts from names it and was stored less than KNOWN_MAX_AGE ago (then that version, or
+// the one before it in the same stream of changes, was stored before the mark and is still
+// visible: passed versions stay for the retention, so the mark keeps the item); a patch it
 // builds names only the links of a manifest it relies on (which exist while that manifest
 // does: the sweep keeps a kept manifest's links and deletes links only after their referrers).
 // So when its header is written at h, every item it names is stamped at or after

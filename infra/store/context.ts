@@ -71,8 +71,13 @@ export interface StoreContext {
 export interface PublishedForm {
   readonly setContentIds: LayeredMap<string, string>;
   readonly manifests: ReadonlyMap<string, string>;
-  /** When the oldest knowledge the form rests on was learnt (seconds): relied on only while fresh (content-age.ts). */
-  readonly vouchedAt: number;
+  /**
+   * When its version's header was written (seconds): from then on that version names every item
+   * of the form, and collection keeps what a visible version names. A version from changes relies
+   * on the form only while this is recent (content-age.ts KNOWN_MAX_AGE): a stream of changes
+   * re-anchors it with every version, each passed version stays visible for the retention.
+   */
+  readonly storedAt: number;
 }
 
 const KNOWN_KEYS = 2_000_000;
@@ -101,13 +106,10 @@ export class BoundedMap<K, V> {
 export class KnownKeys {
   private byKind = new Map<(id: string) => string, Map<string, number>>();
   private size = 0;
-  /** When the id was learnt, if that is fresh at `now`. */
-  learnt(kind: (id: string) => string, id: string, now: number): number | undefined {
-    const at = this.byKind.get(kind)?.get(id);
-    return at !== undefined && isFresh(at, now) ? at : undefined;
-  }
+  /** Known stored, learnt recently enough at `now` to be relied on. */
   has(kind: (id: string) => string, id: string, now: number): boolean {
-    return this.learnt(kind, id, now) !== undefined;
+    const at = this.byKind.get(kind)?.get(id);
+    return at !== undefined && isFresh(at, now);
   }
   add(kind: (id: string) => string, id: string, at: number): void {
     if (this.size >= KNOWN_KEYS) [this.byKind, this.size] = [new Map(), 0];

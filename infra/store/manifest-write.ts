@@ -89,22 +89,17 @@ function patchOnEarlier(ctx: StoreContext, node: string, n: SetNode, setContentI
  * update writes ~10³ patches: one conditional write each cost ~1 s in the embedded store). One
  * found stored with an old stamp is stamped again (content-age.ts), or written if it is gone
  * by then; its own links are remembered: a later patch on it names those, not the ones this
- * process would have written. Returns when the oldest knowledge relied on was learnt.
+ * process would have written.
  *
  * Why no chain can lead back to itself, although two publishes may race on one key: a patch
  * stored under H links to the manifest before it, H', which was stored before the read that found
  * H absent; so H' was first stored before H was. Along any chain of links that order strictly
  * decreases, so it ends (at a whole manifest; a reader's link bound still guards the store).
  */
-export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<string, Uint8Array>): Promise<number> {
+export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<string, Uint8Array>): Promise<void> {
   const now = ctx.nowSeconds();
-  let vouched = now;
-  const unknown = [...patches].filter(([hash]) => {
-    const at = ctx.known.learnt(manifestBodyPk, hash, now);
-    if (at !== undefined) vouched = Math.min(vouched, at);
-    return at === undefined;
-  });
-  if (unknown.length === 0) return vouched;
+  const unknown = [...patches].filter(([hash]) => !ctx.known.has(manifestBodyPk, hash, now));
+  if (unknown.length === 0) return;
   const stored = await ctx.backend.getItems(unknown.map(([hash]) => ({ pk: manifestBodyPk(hash), sk: HEAD_SK })), { attributes: [WRITTEN_AT, ...LINK_ATTRIBUTES], consistent: true });
   const present = new Set(stored.map((i) => i.pk));
   for (const head of stored) {
@@ -117,7 +112,6 @@ export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<strin
   old.forEach((i, k) => refreshed[k] || present.delete(i.pk));
   await writeBlobs(ctx, unknown.filter(([hash]) => !present.has(manifestBodyPk(hash))).map(([hash, bytes]) => ({ pk: manifestBodyPk(hash), bytes, every: { [WRITTEN_AT]: now } })), ctx.chunkBytes);
   for (const [hash] of unknown) ctx.known.add(manifestBodyPk, hash, now);
-  return vouched;
 }
 
 /**

@@ -37,13 +37,13 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
 
   const sha256Hex = ctx.sha256Hex ?? portableSha256Hex;
   // A version compiled from one this store published: only what the compile made anew.
-  // Relied on only while what it rests on is fresh (content-age.ts): else a whole publish checks it all again.
+  // Relied on while it was stored recently (content-age.ts): else a whole publish checks it all again.
   const earlier = snap.change ? ctx.published.get(snap.change.from) : undefined;
-  const from = earlier && isFresh(earlier.vouchedAt, ctx.nowSeconds()) ? earlier : undefined;
+  const from = earlier && isFresh(earlier.storedAt, ctx.nowSeconds()) ? earlier : undefined;
   const content = from ? changedContent(ctx, snap, snap.change!, from, sha256Hex) : collectContent(ctx, snap, sha256Hex);
   const { objectsHash, manifestShards, manifests, groups, own } = versionItems(ctx, cluster, version, snap, { lookup: content.read ?? content.setContentIds, form: content.setContentIds }, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex);
   // Everything before the header is unreachable until the header is written: written at once.
-  const [{ ownKeys, vouchedAt }, patchesVouched] = await Promise.all([
+  const [ownKeys] = await Promise.all([
     writeMissing(ctx, [
       { blobs: content.tables, pkOf: tablePk },
       { blobs: content.sets, pkOf: setPk },
@@ -68,7 +68,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   // Its retirement, when the pointer passes it, then needs no reads (hints.ts).
   if (!raced) ctx.ownItems.remember(cluster, version, { snapshotHash: snap.snapshotHash, keys: ownKeys });
   // Every item of this set form is stored now: the next version may start from it.
-  ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests: manifests.hashes, vouchedAt: Math.min(vouchedAt, patchesVouched, from?.vouchedAt ?? vouchedAt) });
+  ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests: manifests.hashes, storedAt: ctx.nowSeconds() });
   return raced ? settle(ctx, cluster, version, snap, raced, 'unchanged', opts) : settle(ctx, cluster, version, snap, item, 'created', opts);
 }
 
@@ -214,18 +214,12 @@ interface SharedBlobs {
 /**
  * Writes the shared blobs whose head is not stored yet (content-addressed items are immutable and
  * shared) and the version's own blobs, in one batch; shared ones found stored with an old stamp
- * are stamped again (content-age.ts). Returns the keys of the version's own items, and when the
- * oldest knowledge relied on (ids known stored) was learnt.
+ * are stamped again (content-age.ts). Returns the keys of the version's own items.
  */
-async function writeMissing(ctx: StoreContext, shared: readonly SharedBlobs[], own: readonly BlobWrite[]): Promise<{ ownKeys: ItemKey[]; vouchedAt: number }> {
+async function writeMissing(ctx: StoreContext, shared: readonly SharedBlobs[], own: readonly BlobWrite[]): Promise<ItemKey[]> {
   const now = ctx.nowSeconds();
-  let vouchedAt = now;
   // Ids this process wrote or saw stored a short while ago need no read: content-addressed items never change.
-  const unknown = shared.map(({ blobs, pkOf }) => [...blobs.keys()].filter((id) => {
-    const at = ctx.known.learnt(pkOf, id, now);
-    if (at !== undefined && at < vouchedAt) vouchedAt = at;
-    return at === undefined;
-  }));
+  const unknown = shared.map(({ blobs, pkOf }) => [...blobs.keys()].filter((id) => !ctx.known.has(pkOf, id, now)));
   const count = unknown.reduce((n, ids) => n + ids.length, 0);
   const keys = shared.flatMap(({ pkOf }, i) => unknown[i]!.map((id) => ({ pk: pkOf(id), sk: HEAD_SK })));
   const stored = count <= BLIND_WRITES ? [] : await ctx.backend.getItems(keys, { attributes: [WRITTEN_AT], consistent: true });
@@ -246,7 +240,7 @@ async function writeMissing(ctx: StoreContext, shared: readonly SharedBlobs[], o
   const ownPks = new Set(own.map((b) => b.pk));
   const written = await writeBlobs(ctx, [...writes, ...own], ctx.chunkBytes);
   shared.forEach(({ pkOf }, i) => unknown[i]!.forEach((id) => ctx.known.add(pkOf, id, now)));
-  return { ownKeys: written.filter((k) => ownPks.has(k.pk)), vouchedAt };
+  return written.filter((k) => ownPks.has(k.pk));
 }
 
 /**

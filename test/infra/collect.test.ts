@@ -6,7 +6,12 @@ import { portableSha256Hex } from '../../core/compile/table-id.js';
 import { IdRecord } from '../../core/sets/id-record.js';
 import { contentId } from '../../core/sets/ids.js';
 import type { Item, ItemBackend } from '../../infra/store/backend.js';
-import { HEAD_SK } from '../../infra/store/blob.js';
+import { HEAD_SK, readBlobs } from '../../infra/store/blob.js';
+import { streamCompression } from '../../infra/store/compression.js';
+import { decodeStoredManifest } from '../../infra/store/manifest-patch.js';
+import { MemoryBackend } from '../../infra/store/memory.js';
+import { compiledState, nextVersion } from '../../core/sets/next-version.js';
+import { parseSnapshot } from '../../schemas/snapshot.js';
 import { KNOWN_MAX_AGE_SECONDS, MIN_GRACE_SECONDS, REFRESH_AGE_SECONDS, WRITTEN_AT } from '../../infra/store/content-age.js';
 import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
 import { storeContext } from '../../infra/store/context.js';
@@ -14,7 +19,7 @@ import { headerKey } from '../../infra/store/keys.js';
 import { versionNeeds } from '../../infra/store/needed.js';
 import { StoreInputError, type CompiledSnapshot } from '../../infra/store/types.js';
 import { CONTENT, contentHeads, expectAllReadBack, liveContent, scanned } from './collect-support.js';
-import { realAndMemoryBackends, syntheticSnapshot, tableOf } from './support.js';
+import { compiledSnapshotOf, realAndMemoryBackends, syntheticSnapshot, tableOf } from './support.js';
 
 const backends = realAndMemoryBackends();
 const RETENTION = 60;
@@ -185,4 +190,46 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     expect(await backend.getItem(key)).toBeNull();
     expect(await backend.deleteIf(key)).toBeNull();
   });
+});
+
+describe('a stream of versions from changes', () => {
+  it('stays incremental past KNOWN_MAX_AGE (each version re-anchors the next), with collections between, and every version reads back', async () => {
+    // The memory backend alone: what is asserted is the publish's path, not the backend's.
+    const parsed = (items: readonly unknown[]) => {
+      const p = parseSnapshot({ items });
+      if (!p.ok) throw new Error(JSON.stringify(p.issues));
+      return p.snapshot;
+    };
+    const pod = (ip: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p1', namespace: 'a', labels: { app: 'web' } }, spec: { nodeName: 'n1', containers: [{ name: 'c' }] }, status: { phase: 'Running', podIP: ip, podIPs: [{ ip }] } });
+    const items = [
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a' } },
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { addresses: [{ type: 'InternalIP', address: '172.18.0.2' }] } },
+      ...Array.from({ length: 40 }, (_, i) => ({ ...pod(`10.0.0.${10 + i}`), metadata: { name: `q${i}`, namespace: 'a', labels: { app: i % 2 ? 'web' : 'db' } } })),
+      pod('10.0.1.1'),
+      { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'db', namespace: 'a' }, spec: { podSelector: { matchLabels: { app: 'db' } }, ingress: [{ from: [{ podSelector: { matchLabels: { app: 'web' } } }] }] } },
+    ];
+    const backend = new MemoryBackend();
+    const manifests = () => new Set(backend.dump().filter((i) => i.pk.startsWith('g#') && i.sk === HEAD_SK).map((i) => i.pk));
+    const clock = { now: T0 };
+    const store = createSnapshotStore(backend, { retentionSeconds: RETENTION, now: () => clock.now });
+    let state = compiledState(parsed(items)).state;
+    await store.publish('stream', '1', compiledSnapshotOf(state));
+    let patches = 0;
+    for (let v = 2; v <= 14; v++) {
+      clock.now += 5 * 60 * 1000; // a change every 5 minutes: an hour in all, KNOWN_MAX_AGE is 10
+      const next = nextVersion(state, { apply: parsed([pod(`10.0.1.${v}`)]), delete: [] });
+      if (!next.ok) throw new Error('change refused');
+      const before = manifests();
+      await store.publish('stream', String(v), compiledSnapshotOf(next.state, next.change));
+      // From the version before: the node's new manifest is a patch on its manifest there (a
+      // whole publish, which checks everything again, stores it whole).
+      const made = [...manifests()].filter((pk) => !before.has(pk));
+      for (const blob of (await readBlobs({ backend, compression: streamCompression }, made)).complete.values()) if ('patch' in decodeStoredManifest(blob.bytes)) patches++;
+      state = next.state;
+      if (v % 4 === 0) await store.collect({ graceSeconds: MIN_GRACE_SECONDS });
+    }
+    // 13 versions from changes; a chain of patches is MAX_CHAIN (8) long, then one is whole.
+    expect(patches).toBeGreaterThanOrEqual(11);
+    expect(await expectAllReadBack(backend, clock.now, 'stream')).toBeGreaterThan(0);
+  }, 60_000);
 });
