@@ -2,7 +2,7 @@
 // published last (or rolled back to), and node tables with diffs for node agents
 // (If-None-Match → 304 when nothing changed for the node).
 import type { Context } from 'hono';
-import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
+import { z, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import { requireAccess, type AccessPolicy } from '../access/check.js';
 import type { IrNode } from '../../core/compile/ir.js';
 import { diffNode, type NodeBindings } from '../../core/diff/node-tables.js';
@@ -20,7 +20,8 @@ import { ApiError, invalid } from '../errors.js';
 import { prefersText } from '../negotiate.js';
 import { storeErrors, type FlatNodes } from '../stored-cluster.js';
 import { publish, type PublishDeps } from './publish.js';
-import { errorResponse, json, pathParam } from './openapi-helpers.js';
+import { errorResponse, json, jsonBody, pathParam } from './openapi-helpers.js';
+import { VersionFromChangesSchema } from '../../schemas/api/versions.js';
 import { ClusterErrorSchema, LatestMovedSchema, NodeTablesResponseSchema, PublishResponseSchema, VersionHeaderSchema, VersionPageSchema } from '../../schemas/api/clusters.js';
 import type { PollIndex } from '../poll-index.js';
 
@@ -177,14 +178,15 @@ export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined
     409: errorResponse('same version, other content; order=numeric not met (names latest); base of changes not stored or not latest (names latest)', ClusterErrorSchema),
     412: errorResponse('If-Match / If-None-Match did not hold (names latest; `stored: true` when the version was stored before the check at the move failed)', ClusterErrorSchema),
   };
+  const snapshotBody = z.unknown().openapi({ description: 'a snapshot: a Kubernetes List, {"items": [...]} or an array of objects, as `kubectl get … -o json` prints them' });
   const query = (...names: readonly (readonly [string, string])[]) => names.map(([name, description]) => ({ name, in: 'query' as const, required: false, schema: { type: 'string' as const }, description }));
   for (const [method, path, summary, extra] of [
-    ['put', '/v1/clusters/{cluster}/snapshots/{version}', 'Compile and store a snapshot as this resourceVersion; it becomes latest (the version published last). Idempotent; 409 for other content. The body is a whole snapshot, or {base, changes: {apply, delete}}: changes on a stored version, as a watcher sees them (409 naming the latest version when base is not stored)', { parameters: [cluster, version, ...guarded.parameters], responses: { ...common, ...writeResponses } }],
-    ['post', '/v1/clusters/{cluster}/snapshots', "Compile and store a snapshot under its List's metadata.resourceVersion; an empty or absent one (kubectl prints resourceVersion: \"\" on Lists) gives a version derived from the content (versionDerived: true)", { parameters: [cluster, ...guarded.parameters], responses: { ...common, ...writeResponses } }],
+    ['put', '/v1/clusters/{cluster}/snapshots/{version}', 'Compile and store a snapshot as this resourceVersion; it becomes latest (the version published last). Idempotent; 409 for other content. The body is a whole snapshot, or {base, changes: {apply, delete}}: changes on a stored version, as a watcher sees them (409 naming the latest version when base is not stored)', { parameters: [cluster, version, ...guarded.parameters], request: { body: jsonBody(z.union([VersionFromChangesSchema, snapshotBody])) }, responses: { ...common, ...writeResponses } }],
+    ['post', '/v1/clusters/{cluster}/snapshots', "Compile and store a snapshot under its List's metadata.resourceVersion; an empty or absent one (kubectl prints resourceVersion: \"\" on Lists) gives a version derived from the content (versionDerived: true)", { parameters: [cluster, ...guarded.parameters], request: { body: jsonBody(snapshotBody) }, responses: { ...common, ...writeResponses } }],
     ['get', '/v1/clusters/{cluster}/snapshots', 'Stored versions in publish order: the latest first, then the versions latest was before, most recent first (limit, cursor)', { parameters: [cluster, ...query(['limit', 'versions per page (a positive integer)'], ['cursor', 'the cursor of the previous page'])], responses: { 200: json('a page of versions; an unknown cluster has none', VersionPageSchema), ...common } }],
     ['get', '/v1/clusters/{cluster}/snapshots/{version}', 'One stored version: nodes, object counts, compile figures, publishedAt, expiresAt', { parameters: [cluster, version], responses: { 200: json('OK', VersionHeaderSchema), ...common } }],
     ['delete', '/v1/clusters/{cluster}/snapshots/{version}', 'Remove a stored version that is not latest: it expires at once (no longer listed or readable)', { parameters: [cluster, version], responses: { 204: { description: 'removed' }, 409: errorResponse('the version is latest (`latest` names it): roll back or publish another first', ClusterErrorSchema), ...common } }],
-    ['put', '/v1/clusters/{cluster}/latest', 'Make a stored, unexpired version latest on purpose (rollback), body {"version": "<rv>"}: its expiry is removed, the version it replaces expires; answers {cluster, latest, previous}', { parameters: [cluster], responses: { 200: json('OK', LatestMovedSchema), ...bodyErrors, 409: errorResponse('items of the version do not read back (`missing` names them)', ClusterErrorSchema), ...common } }],
+    ['put', '/v1/clusters/{cluster}/latest', 'Make a stored, unexpired version latest on purpose (rollback), body {"version": "<rv>"}: its expiry is removed, the version it replaces expires; answers {cluster, latest, previous}', { parameters: [cluster], request: { body: jsonBody(z.object({ version: z.string().min(1).openapi({ description: 'a stored, unexpired version' }) })) }, responses: { 200: json('OK', LatestMovedSchema), ...bodyErrors, 409: errorResponse('items of the version do not read back (`missing` names them)', ClusterErrorSchema), ...common } }],
     ['get', '/v1/clusters/{cluster}/nodes/{node}/tables', "A node's part of a stored version: format=ir (default) the set form's slice for the node, or with since=rv the delta (set members added and removed, sets and tables added and removed, bindings changed); format=ir-flat flat tables (since=rv: tables added and removed); other formats the rendered artifact (nftables since=rv: a delta script, x-netpolc-full: false; iptables since=rv: a delta artifact with cleanup, full: false). version=rv (default: latest); format=iptables&part=ipset|ipv4|ipv6|hooks|cleanup: that part as the raw text its tool reads (ipset restore, iptables-restore --noflush, ip6tables-restore --noflush); ETag / If-None-Match (weak tags too) → 304", {
       parameters: [cluster, pathParam('node', 'the node name'), ...query(['format', `one of ${COMPILE_FORMATS.join(', ')} (default ir)`], ['version', 'a stored resourceVersion (default: latest)'], ['since', 'the version the agent holds: answer the delta from it'], ['part', 'format=iptables: ipset | ipv4 | ipv6 | hooks | cleanup, as text'])],
       responses: {
