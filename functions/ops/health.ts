@@ -4,15 +4,23 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { SnapshotStore } from '../../infra/store/types.js';
 import type { Metrics } from './metrics.js';
+import { HealthSchema, ReadinessSchema, UnreadySchema } from '../../schemas/api/clusters.js';
+import { errorResponse, json } from '../routes/openapi-helpers.js';
 
 export function opsRoutes(app: OpenAPIHono, store: SnapshotStore | undefined, metrics: Metrics): void {
-  for (const [path, summary, failure] of [
-    ['/healthz', 'Liveness: 200 while the process serves requests', null],
-    ['/readyz', 'Readiness: 200 when the snapshot store answers a read', 'the store cannot be read (the cause is in the body)'],
-    ['/metrics', 'Prometheus metrics (text format 0.0.4): requests, latency, compile and publish durations, store errors', null],
-  ] as const) {
-    app.openAPIRegistry.registerPath({ method: 'get', path, summary, responses: { 200: { description: 'OK' }, ...(failure ? { 503: { description: failure } } : {}) } });
-  }
+  app.openAPIRegistry.registerPath({ method: 'get', path: '/healthz', summary: 'Liveness: 200 while the process serves requests', responses: { 200: json('OK', HealthSchema) } });
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: '/readyz',
+    summary: 'Readiness: 200 when the snapshot store answers a read',
+    responses: { 200: json('the store answers, or none is configured', ReadinessSchema), 503: errorResponse('the store cannot be read (the cause is in `store` and `message`)', UnreadySchema) },
+  });
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: '/metrics',
+    summary: 'Prometheus metrics (text format 0.0.4): requests, latency, compile and publish durations, store errors',
+    responses: { 200: { description: 'OK', content: { 'text/plain': { schema: { type: 'string' } } } } },
+  });
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
     if (!store) return c.json({ status: 'ok', store: 'none configured' });
@@ -21,7 +29,9 @@ export function opsRoutes(app: OpenAPIHono, store: SnapshotStore | undefined, me
       return c.json({ status: 'ok', store: 'reachable' });
     } catch (e) {
       metrics.storeErrors.inc({ kind: e instanceof Error ? e.name : 'unknown' });
-      return c.json({ status: 'unavailable', store: `unreachable: ${e instanceof Error ? e.message : String(e)}` }, 503);
+      const cause = e instanceof Error ? e.message : String(e);
+      // The shared error members too, so a client reads every error the same way.
+      return c.json({ error: 'unavailable', message: `the snapshot store cannot be read: ${cause}`, status: 'unavailable', store: `unreachable: ${cause}` }, 503);
     }
   });
   app.get('/metrics', (c) => c.text(metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }));

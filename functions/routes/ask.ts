@@ -15,7 +15,7 @@ import { ApiError } from '../errors.js';
 import { prefersText } from '../negotiate.js';
 import { clusterFrom, isLenient, readRequest } from '../request.js';
 import type { StoredCluster } from '../stored-cluster.js';
-import { errorResponses, jsonBody, LenientQuery } from './openapi-helpers.js';
+import { errorResponse, errorResponses, jsonBody, LenientQuery } from './openapi-helpers.js';
 
 export type LoadStored = (cluster: string, version: string | undefined) => Promise<StoredCluster>;
 
@@ -70,7 +70,14 @@ export function askRoutes(app: OpenAPIHono, access: AccessPolicy, load: LoadStor
     summary: 'Ask in words: "can shop/web reach shop/db on 5432?", "who can reach payments/api?", "what can shop/web reach?"',
     description: 'Against a snapshot sent along, or a stored `cluster` (a token that reads it when tokens are configured). JSON unless Accept prefers text/plain. Names as for /v1/verdicts: a pod, a workload, a Service, a label selector, a node, an address or a CIDR (each region of it that policies treat alike, at most 256). A name for several pods or regions is answered for each member: "can" says whether all, none or which are allowed and why ("can-group"); "who"/"what" say what all members share and what each has beyond it ("who-group", "what-group"). A question the grammar cannot read comes back with `acceptedForms`.',
     request: { body: jsonBody(AskRequestSchema), query: LenientQuery },
-    responses: { ...errorResponses(AskErrorSchema), ...responses, 401: { description: 'with `cluster`: no valid token' }, 403: { description: 'with `cluster`: the token does not read it' } },
+    responses: {
+      ...errorResponses(AskErrorSchema),
+      ...responses,
+      401: errorResponse('with `cluster`: no valid token'),
+      403: errorResponse('with `cluster`: the token does not read it'),
+      404: errorResponse('with `cluster`: no such cluster or version; "what changed … since version N": N is not stored (names the latest)'),
+      503: errorResponse('with `cluster`: no store configured, or no tokens on a serverless deployment; overloaded: every compute thread busy, retry after Retry-After seconds'),
+    },
   });
   app.post('/v1/ask', async (c) => {
     const req = await readRequest(c, AskRequestSchema);
@@ -85,7 +92,13 @@ export function askRoutes(app: OpenAPIHono, access: AccessPolicy, load: LoadStor
     path: '/v1/clusters/{cluster}/ask',
     summary: 'Ask about a stored cluster in words (for chat bots): ?q=can shop/web reach shop/db on 5432',
     request: { params: z.object({ cluster: z.string() }), query: z.object({ q: z.string().openapi({ example: 'who can reach payments/api?' }), version: z.string().optional() }) },
-    responses: { ...responses, 401: { description: 'no valid token' }, 403: { description: 'the token does not read this cluster' }, 404: { description: 'no such cluster or version' }, 503: { description: 'no store, or no tokens on a serverless deployment' } },
+    responses: {
+      ...responses,
+      401: errorResponse('no valid token'),
+      403: errorResponse('the token does not read this cluster'),
+      404: errorResponse('no such cluster or version; "what changed … since version N": N is not stored (names the latest)'),
+      503: errorResponse('no store, or no tokens on a serverless deployment'),
+    },
   });
   app.get(
     '/v1/clusters/:cluster/ask',

@@ -11,7 +11,7 @@ import { readRequest } from '../request.js';
 import type { LoadStored } from './ask.js';
 import { ACCESS_RESPONSES } from './clusters.js';
 import { answerMatrix } from './matrix.js';
-import { errorResponses, jsonBody } from './openapi-helpers.js';
+import { errorResponse, errorResponses, jsonBody } from './openapi-helpers.js';
 import { answerVerdicts } from './verdicts.js';
 
 const request = (body: z.ZodTypeAny) => ({
@@ -19,7 +19,7 @@ const request = (body: z.ZodTypeAny) => ({
   query: z.object({ version: z.string().optional().openapi({ description: 'a stored resourceVersion; the latest by default' }) }),
   body: jsonBody(body),
 });
-const storedResponses = { ...ACCESS_RESPONSES, 404: { description: 'no such cluster or version' }, 503: { description: 'no store configured, or no tokens on a serverless deployment' } };
+const storedResponses = { ...ACCESS_RESPONSES, 404: errorResponse('no such cluster or version'), 503: errorResponse('no store configured, no tokens on a serverless deployment, or overloaded (retry after Retry-After seconds)') };
 
 export function clusterQueryRoutes(app: OpenAPIHono, access: AccessPolicy, load: LoadStored | null): void {
   const stored = (c: Context) => {

@@ -2,7 +2,7 @@
 // published last (or rolled back to), and node tables with diffs for node agents
 // (If-None-Match → 304 when nothing changed for the node).
 import type { Context } from 'hono';
-import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import { requireAccess, type AccessPolicy } from '../access/check.js';
 import type { IrNode } from '../../core/compile/ir.js';
 import { diffNode, type NodeBindings } from '../../core/diff/node-tables.js';
@@ -20,14 +20,17 @@ import { ApiError, invalid } from '../errors.js';
 import { prefersText } from '../negotiate.js';
 import { storeErrors, type FlatNodes } from '../stored-cluster.js';
 import { publish, type PublishDeps } from './publish.js';
+import { errorResponse, json, jsonBody, pathParam } from './openapi-helpers.js';
+import { VersionFromChangesSchema } from '../../schemas/api/versions.js';
+import { ClusterErrorSchema, LatestMovedSchema, NodeTablesResponseSchema, PublishResponseSchema, VersionHeaderSchema, VersionPageSchema } from '../../schemas/api/clusters.js';
 import type { PollIndex } from '../poll-index.js';
 
 /** What diffNode reads of a flat node. */
 const flatBindings = (n: IrNode): NodeBindings => ({ pods: n.pods, global: n.global, tableIds: Object.keys(n.tables).sort() });
 
 export const ACCESS_RESPONSES = {
-  401: { description: 'no valid bearer token (when tokens are configured); WWW-Authenticate: Bearer' },
-  403: { description: "the token's scope does not cover this cluster, node or write" },
+  401: errorResponse('no valid bearer token (when tokens are configured); WWW-Authenticate: Bearer'),
+  403: errorResponse("the token's scope does not cover this cluster, node or write"),
 } as const;
 
 /** A node's slice of a stored version: every table and set its manifest names, or an error naming what is missing. */
@@ -140,12 +143,27 @@ function partText(artifact: object, part: IptablesPart): string {
   return Array.isArray(value) ? value.map((line) => `${line}\n`).join('') : String(value);
 }
 
+type Documented = ['get' | 'put' | 'post' | 'delete', string, string, Omit<RouteConfig, 'method' | 'path' | 'summary'>];
+
 export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined, access: AccessPolicy, flatOf: FlatNodes, deps: PublishDeps): void {
   const need = (): SnapshotStore => {
     if (!store) throw new ApiError('unavailable', 'no snapshot store is configured for this deployment');
     return store;
   };
-  const common = { ...ACCESS_RESPONSES, 404: { description: 'unknown cluster, version or node' }, 422: { description: 'invalid snapshot or parameters' }, 503: { description: 'no store configured, or no tokens on a serverless deployment' } } as const;
+  const common = {
+    ...ACCESS_RESPONSES,
+    404: errorResponse('unknown cluster, version or node'),
+    422: errorResponse('invalid snapshot or parameters: `issues` lists each with its JSON path'),
+    503: errorResponse('no store configured, the store failed, or no tokens on a serverless deployment'),
+  } as const;
+  // Routes that read a body: PUT/POST snapshots, PUT latest.
+  const bodyErrors = {
+    400: errorResponse('malformed JSON or YAML, or a malformed If-Match / If-None-Match'),
+    413: errorResponse('body over the size limit (MAX_BODY_BYTES), or the request over its time or memory budget on the Node server (`budget`)'),
+    415: errorResponse('content-type other than JSON or YAML'),
+  } as const;
+  const cluster = pathParam('cluster', 'the cluster name');
+  const version = pathParam('version', 'a resourceVersion of the cluster');
   const guarded = {
     parameters: [
       { name: 'If-Match', in: 'header' as const, required: false, schema: { type: 'string' as const }, description: 'publish only if the latest version is this one ("<rv>"), or any (*)' },
@@ -153,16 +171,31 @@ export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined
       { name: 'order', in: 'query' as const, required: false, schema: { type: 'string' as const, enum: ['publish', 'numeric'] }, description: 'numeric: move latest only to a greater integer version (409 otherwise); publish (default): the version published last is latest' },
     ],
   };
-  const writeResponses = { 200: { description: 'stored before (unchanged)' }, 201: { description: 'stored; latest unless a condition failed' }, 409: { description: 'same version, other content; order=numeric not met (names latest); base of changes not latest' }, 412: { description: 'If-Match / If-None-Match did not hold (names latest; `stored: true` when the version was stored before the check at the move failed)' } };
+  const writeResponses = {
+    200: json('stored before (unchanged)', PublishResponseSchema),
+    201: json('stored; latest unless a condition failed', PublishResponseSchema),
+    ...bodyErrors,
+    409: errorResponse('same version, other content; order=numeric not met (names latest); base of changes not stored or not latest (names latest)', ClusterErrorSchema),
+    412: errorResponse('If-Match / If-None-Match did not hold (names latest; `stored: true` when the version was stored before the check at the move failed)', ClusterErrorSchema),
+  };
+  const snapshotBody = z.unknown().openapi({ description: 'a snapshot: a Kubernetes List, {"items": [...]} or an array of objects, as `kubectl get … -o json` prints them' });
+  const query = (...names: readonly (readonly [string, string])[]) => names.map(([name, description]) => ({ name, in: 'query' as const, required: false, schema: { type: 'string' as const }, description }));
   for (const [method, path, summary, extra] of [
-    ['put', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'Compile and store a snapshot as this resourceVersion; it becomes latest (the version published last). Idempotent; 409 for other content. The body is a whole snapshot, or {base, changes: {apply, delete}}: changes on a stored version, as a watcher sees them (409 naming the latest version when base is not stored)', { ...guarded, responses: { ...writeResponses, ...common } }],
-    ['post', '/v1/clusters/{cluster}/snapshots', "Compile and store a snapshot under its List's metadata.resourceVersion; an empty or absent one (kubectl prints resourceVersion: \"\" on Lists) gives a version derived from the content (versionDerived: true)", { ...guarded, responses: { ...writeResponses, ...common } }],
-    ['get', '/v1/clusters/{cluster}/snapshots', 'Stored versions in publish order: the latest first, then the versions latest was before, most recent first (limit, cursor)', { responses: { 200: { description: 'OK' }, ...common } }],
-    ['get', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'One stored version: nodes, object counts, compile figures, publishedAt, expiresAt', { responses: { 200: { description: 'OK' }, ...common } }],
-    ['delete', '/v1/clusters/{cluster}/snapshots/{resourceVersion}', 'Remove a stored version that is not latest: it expires at once (no longer listed or readable)', { responses: { 204: { description: 'removed' }, 409: { description: 'the version is latest: roll back or publish another first' }, ...common } }],
-    ['put', '/v1/clusters/{cluster}/latest', 'Make a stored, unexpired version latest on purpose (rollback), body {"version": "<rv>"}: its expiry is removed, the version it replaces expires; answers {cluster, latest, previous}', { responses: { 200: { description: 'OK' }, 409: { description: 'items of the version do not read back (`missing` names them)' }, ...common } }],
-    ['get', '/v1/clusters/{cluster}/nodes/{node}/tables', "A node's part of a stored version: format=ir (default) the set form's slice for the node, or with since=rv the delta (set members added and removed, sets and tables added and removed, bindings changed); format=ir-flat flat tables (since=rv: tables added and removed); other formats the rendered artifact (nftables since=rv: a delta script, x-netpolc-full: false; iptables since=rv: a delta artifact with cleanup, full: false). version=rv (default: latest); format=iptables&part=ipset|ipv4|ipv6|hooks|cleanup: that part as the raw text its tool reads (ipset restore, iptables-restore --noflush, ip6tables-restore --noflush); ETag / If-None-Match (weak tags too) → 304", { responses: { 200: { description: 'OK' }, 304: { description: 'nothing changed for the node' }, ...common } }],
-  ] as const) {
+    ['put', '/v1/clusters/{cluster}/snapshots/{version}', 'Compile and store a snapshot as this resourceVersion; it becomes latest (the version published last). Idempotent; 409 for other content. The body is a whole snapshot, or {base, changes: {apply, delete}}: changes on a stored version, as a watcher sees them (409 naming the latest version when base is not stored)', { parameters: [cluster, version, ...guarded.parameters], request: { body: jsonBody(z.union([VersionFromChangesSchema, snapshotBody])) }, responses: { ...common, ...writeResponses } }],
+    ['post', '/v1/clusters/{cluster}/snapshots', "Compile and store a snapshot under its List's metadata.resourceVersion; an empty or absent one (kubectl prints resourceVersion: \"\" on Lists) gives a version derived from the content (versionDerived: true)", { parameters: [cluster, ...guarded.parameters], request: { body: jsonBody(snapshotBody) }, responses: { ...common, ...writeResponses } }],
+    ['get', '/v1/clusters/{cluster}/snapshots', 'Stored versions in publish order: the latest first, then the versions latest was before, most recent first (limit, cursor)', { parameters: [cluster, ...query(['limit', 'versions per page (a positive integer)'], ['cursor', 'the cursor of the previous page'])], responses: { 200: json('a page of versions; an unknown cluster has none', VersionPageSchema), ...common } }],
+    ['get', '/v1/clusters/{cluster}/snapshots/{version}', 'One stored version: nodes, object counts, compile figures, publishedAt, expiresAt', { parameters: [cluster, version], responses: { 200: json('OK', VersionHeaderSchema), ...common } }],
+    ['delete', '/v1/clusters/{cluster}/snapshots/{version}', 'Remove a stored version that is not latest: it expires at once (no longer listed or readable)', { parameters: [cluster, version], responses: { 204: { description: 'removed' }, 409: errorResponse('the version is latest (`latest` names it): roll back or publish another first', ClusterErrorSchema), ...common } }],
+    ['put', '/v1/clusters/{cluster}/latest', 'Make a stored, unexpired version latest on purpose (rollback), body {"version": "<rv>"}: its expiry is removed, the version it replaces expires; answers {cluster, latest, previous}', { parameters: [cluster], request: { body: jsonBody(z.object({ version: z.string().min(1).openapi({ description: 'a stored, unexpired version' }) })) }, responses: { 200: json('OK', LatestMovedSchema), ...bodyErrors, 409: errorResponse('items of the version do not read back (`missing` names them)', ClusterErrorSchema), ...common } }],
+    ['get', '/v1/clusters/{cluster}/nodes/{node}/tables', "A node's part of a stored version: format=ir (default) the set form's slice for the node, or with since=rv the delta (set members added and removed, sets and tables added and removed, bindings changed); format=ir-flat flat tables (since=rv: tables added and removed); other formats the rendered artifact (nftables since=rv: a delta script, x-netpolc-full: false; iptables since=rv: a delta artifact with cleanup, full: false). version=rv (default: latest); format=iptables&part=ipset|ipv4|ipv6|hooks|cleanup: that part as the raw text its tool reads (ipset restore, iptables-restore --noflush, ip6tables-restore --noflush); ETag / If-None-Match (weak tags too) → 304", {
+      parameters: [cluster, pathParam('node', 'the node name'), ...query(['format', `one of ${COMPILE_FORMATS.join(', ')} (default ir)`], ['version', 'a stored resourceVersion (default: latest)'], ['since', 'the version the agent holds: answer the delta from it'], ['part', 'format=iptables: ipset | ipv4 | ipv6 | hooks | cleanup, as text'])],
+      responses: {
+        200: { description: 'JSON (ir, ir-flat, iptables without part, vpp-acl, vpp-session, openstack-sg), or text: the nftables script (or delta script), an iptables part', content: { 'application/json': { schema: NodeTablesResponseSchema }, 'text/plain': { schema: { type: 'string' as const } } } },
+        304: { description: 'nothing changed for the node' },
+        ...common,
+      },
+    }],
+  ] satisfies Documented[]) {
     app.openAPIRegistry.registerPath({ method, path, summary, ...extra });
   }
   app.openAPIRegistry.registerPath({
@@ -173,10 +206,10 @@ export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined
   });
 
   // Write a cluster; read it (write implies read); or read one node's tables (a node agent's token).
-  const cluster = (c: Context) => c.req.param('cluster')!;
-  const write = requireAccess(access, (c) => ({ access: 'write', cluster: cluster(c) }));
-  const read = requireAccess(access, (c) => ({ access: 'read', cluster: cluster(c) }));
-  const readNode = requireAccess(access, (c) => ({ access: 'read', cluster: cluster(c), node: c.req.param('node')! }));
+  const clusterOf = (c: Context) => c.req.param('cluster')!;
+  const write = requireAccess(access, (c) => ({ access: 'write', cluster: clusterOf(c) }));
+  const read = requireAccess(access, (c) => ({ access: 'read', cluster: clusterOf(c) }));
+  const readNode = requireAccess(access, (c) => ({ access: 'read', cluster: clusterOf(c), node: c.req.param('node')! }));
 
   app.put('/v1/clusters/:cluster/snapshots/:version', write, async (c) => publish(c, need(), deps, c.req.param('cluster'), c.req.param('version')));
   app.post('/v1/clusters/:cluster/snapshots', write, async (c) => publish(c, need(), deps, c.req.param('cluster'), null));

@@ -1,6 +1,8 @@
 // GET /openapi.json and GET /docs: the machine contract and a page for people, both built
 // from the same route declarations.
-import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z, type OpenAPIHono } from '@hono/zod-openapi';
+
+const OpenApiDocumentSchema = z.object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }).loose(), paths: z.record(z.string(), z.record(z.string(), z.unknown())), components: z.record(z.string(), z.unknown()).optional() }).loose();
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]!);
 
@@ -32,9 +34,11 @@ export const OPENAPI_INFO = {
 };
 
 export function docsRoutes(app: OpenAPIHono): void {
+  app.openAPIRegistry.registerPath({ method: 'get', path: '/openapi.json', summary: 'This contract (OpenAPI 3.1)', responses: { 200: { description: 'the OpenAPI document', content: { 'application/json': { schema: OpenApiDocumentSchema } } } } });
+  app.openAPIRegistry.registerPath({ method: 'get', path: '/docs', summary: 'This contract as a page for people', responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } });
+  app.openAPIRegistry.registerPath({ method: 'get', path: '/', summary: 'Redirects to /docs', responses: { 302: { description: 'Location: /docs' } } });
   const document = () => app.getOpenAPI31Document({ openapi: '3.1.0', info: OPENAPI_INFO });
   app.get('/openapi.json', (c) => c.json(document()));
   app.get('/docs', (c) => c.html(renderDocsPage(document() as unknown as Doc)));
   app.get('/', (c) => c.redirect('/docs'));
-  app.get('/healthz', (c) => c.json({ ok: true }));
 }

@@ -1,5 +1,17 @@
 // Response declarations every route shares, so each route declares all of its statuses.
 import { z } from '@hono/zod-openapi';
+import { ErrorSchema } from '../../schemas/api/verdicts.js';
+
+/** A JSON response with its schema. */
+export function json(description: string, schema: z.ZodTypeAny) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+/** An error response: the shared Error body, or a schema extending it. */
+export const errorResponse = (description: string, schema: z.ZodTypeAny = ErrorSchema) => json(description, schema);
+
+/** A path parameter as registerPath declares it (every path template parameter must be declared). */
+export const pathParam = (name: string, description: string) => ({ name, in: 'path' as const, required: true, schema: { type: 'string' as const }, description });
 
 export function jsonBody(schema: z.ZodTypeAny) {
   return {

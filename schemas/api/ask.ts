@@ -1,6 +1,7 @@
 // Chat-ops bodies: POST /v1/ask and GET /v1/clusters/{cluster}/ask. The question's grammar is
 // the core's (core/ask/parse.ts); here only the envelope.
 import { z } from '@hono/zod-openapi';
+import { ErrorSchema } from './verdicts.js';
 
 export const AskRequestSchema = z
   .object({
@@ -26,11 +27,6 @@ export const AskResponseSchema = z
   .loose()
   .openapi('AskAnswer', { description: 'Also as text/plain (the sentence, then the chain) when the Accept header prefers it. The full answer: the verdict for "can", pod groups for "who"/"what".' });
 
-export const AskErrorSchema = z
-  .object({
-    error: z.string().openapi({ example: 'invalid' }),
-    message: z.string(),
-    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-    acceptedForms: z.array(z.string()).optional().openapi({ description: 'example questions, when the question could not be read' }),
-  })
-  .openapi('AskError');
+export const AskErrorSchema = ErrorSchema.extend({
+  acceptedForms: z.array(z.string()).optional().openapi({ description: 'example questions, when the question could not be read' }),
+}).openapi('AskError');

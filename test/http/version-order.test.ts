@@ -204,7 +204,7 @@ describe('rollback and delete', () => {
     }
     const doc = (await (await app.request('/openapi.json')).json()) as any;
     expect(Object.keys(doc.paths['/v1/clusters/{cluster}/latest'].put.responses)).toEqual(expect.arrayContaining(['200', '403', '404', '409']));
-    expect(Object.keys(doc.paths['/v1/clusters/{cluster}/snapshots/{resourceVersion}'].delete.responses)).toEqual(expect.arrayContaining(['204', '403', '404', '409']));
+    expect(Object.keys(doc.paths['/v1/clusters/{cluster}/snapshots/{version}'].delete.responses)).toEqual(expect.arrayContaining(['204', '403', '404', '409']));
     expect(doc.paths['/v1/clusters/{cluster}/snapshots'].post.responses).toHaveProperty('412');
   });
 });
