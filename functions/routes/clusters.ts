@@ -22,7 +22,7 @@ import { storeErrors, type FlatNodes } from '../stored-cluster.js';
 import { publish, type PublishDeps } from './publish.js';
 import { errorResponse, json, jsonBody, pathParam } from './openapi-helpers.js';
 import { VersionFromChangesSchema } from '../../schemas/api/versions.js';
-import { ClusterErrorSchema, LatestMovedSchema, NodeTablesResponseSchema, PublishResponseSchema, VersionHeaderSchema, VersionPageSchema } from '../../schemas/api/clusters.js';
+import { ClusterErrorSchema, CollectResultSchema, LatestMovedSchema, NodeTablesResponseSchema, PublishResponseSchema, VersionHeaderSchema, VersionPageSchema } from '../../schemas/api/clusters.js';
 import type { PollIndex } from '../poll-index.js';
 
 /** What diffNode reads of a flat node. */
@@ -202,7 +202,14 @@ export function clusterRoutes(app: OpenAPIHono, store: SnapshotStore | undefined
     method: 'post',
     path: '/v1/store/collect',
     summary: 'Delete stored content (tables, set bodies, manifests, object groups) that no unexpired version of any cluster reads and that no publish wrote or relied on within the grace (body {"graceSeconds": N}, optional: default and least 3600). Scans the whole store: run it from a schedule, not per request. Needs a write token for every cluster (write:cluster=*); answers the counts (versions, marked, scanned, deleted, bytesFreed, keptYoung, …)',
-    responses: { 200: { description: 'OK' }, ...ACCESS_RESPONSES, 422: { description: 'graceSeconds below 3600 or not a whole number' }, 503: { description: 'no store configured, a visible version that does not read back (nothing is deleted), or no tokens on a serverless deployment' } },
+    request: { body: jsonBody(z.object({ graceSeconds: z.number().int().min(3600).optional().openapi({ description: 'keep unreferenced content stamped this recently (seconds; default and least 3600)' }) })) },
+    responses: {
+      200: json('what the collection found and deleted', CollectResultSchema),
+      ...ACCESS_RESPONSES,
+      400: errorResponse('malformed JSON or YAML'),
+      422: errorResponse('graceSeconds below 3600 or not a whole number'),
+      503: errorResponse('no store configured, the store failed, a visible version that does not read back (nothing is deleted), or no tokens on a serverless deployment'),
+    },
   });
 
   // Write a cluster; read it (write implies read); or read one node's tables (a node agent's token).

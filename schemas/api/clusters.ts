@@ -75,3 +75,20 @@ export const HealthSchema = z.object({ status: z.literal('ok') });
 export const ReadinessSchema = z.object({ status: z.literal('ok'), store: z.string().openapi({ description: '"reachable", or "none configured"' }) });
 /** /readyz when the store cannot be read: the shared error members and the readiness members. */
 export const UnreadySchema = ErrorSchema.extend({ status: z.literal('unavailable'), store: z.string().openapi({ description: 'unreachable: the cause' }) }).openapi('Unready');
+
+/** POST /v1/store/collect (infra/store/types.ts CollectResult). */
+export const CollectResultSchema = z
+  .object({
+    versions: z.number().int().openapi({ description: 'versions whose items were kept (unexpired, or expired less than the grace ago)' }),
+    marked: z.number().int().openapi({ description: 'content items those versions read' }),
+    scanned: z.number().int().openapi({ description: 'content items found' }),
+    deleted: z.number().int(),
+    bytesFreed: z.number().int().openapi({ description: 'body bytes of the deleted items, every chunk' }),
+    keptMarked: z.number().int(),
+    keptYoung: z.number().int().openapi({ description: 'unreferenced, kept because stamped within the grace' }),
+    keptLinked: z.number().int().openapi({ description: 'manifests kept because a kept manifest links to them' }),
+    raced: z.number().int().openapi({ description: 'deletes that did not apply: a publish stamped the item meanwhile' }),
+    graceSeconds: z.number().int(),
+    cutoff: z.string().openapi({ description: 'ISO 8601: unreferenced items stamped before this were deleted' }),
+  })
+  .openapi('CollectResult');

@@ -149,6 +149,11 @@ export async function runCorpus(): Promise<Exchange[]> {
   await call(app, 'DELETE', '/v1/clusters/prod/snapshots/2');
   await call(app, 'DELETE', '/v1/clusters/prod/snapshots/2');
   await call(app, 'DELETE', '/v1/clusters/prod/snapshots/1');
+  await call(app, 'POST', '/v1/store/collect');
+  await call(app, 'POST', '/v1/store/collect', { body: { graceSeconds: 7200 } });
+  await call(app, 'POST', '/v1/store/collect', { body: { graceSeconds: 10 } });
+  await call(app, 'POST', '/v1/store/collect', { body: { graceSeconds: 'soon' } });
+  await call(app, 'POST', '/v1/store/collect', { body: '{' });
 
   // Tokens: none (401), another cluster's (403); no tokens configured (503); no store (503).
   const reader = makeToken('read:cluster=prod');
@@ -170,6 +175,7 @@ export async function runCorpus(): Promise<Exchange[]> {
       await call(a, 'POST', '/v1/clusters/prod/matrix', { body: {}, headers });
       await call(a, 'GET', '/v1/clusters/prod/ask?q=who%20can%20reach%20shop/db', { headers });
       await call(a, 'POST', '/v1/ask', { body: { question: 'who can reach shop/db?', cluster: 'prod' }, headers });
+      await call(a, 'POST', '/v1/store/collect', { headers });
     }
   }
 
