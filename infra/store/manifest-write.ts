@@ -5,7 +5,8 @@ import type { SetFormChange } from '../../core/sets/compile.js';
 import type { SetNode } from '../../core/sets/ir.js';
 import type { LayeredMap, Lookup } from '../../core/layered-map.js';
 import { sharesAny } from '../../core/sorted.js';
-import { HEAD_SK, writeBlobs } from './blob.js';
+import { HEAD_SK, storedForm, writeBlobs } from './blob.js';
+import type { Item } from './backend.js';
 import { nodeManifestText, utf8 } from './codec.js';
 import { nodeDigest } from './manifest-hash.js';
 import type { PublishedForm, StoreContext } from './context.js';
@@ -85,33 +86,54 @@ function patchOnEarlier(ctx: StoreContext, node: string, n: SetNode, setContentI
 /**
  * Patches are written only where nothing is stored under their key: a manifest stored whole (by
  * any publish) stays whole unless another publish stores it in the moment between this read and
- * write. One batch read of which are stored, then one batch write of the others (at L a rolling
- * update writes ~10³ patches: one conditional write each cost ~1 s in the embedded store). One
- * found stored with an old stamp is stamped again (content-age.ts), or written if it is gone
- * by then; its own links are remembered: a later patch on it names those, not the ones this
- * process would have written.
+ * write. A few (a one-pod change) are conditional writes, all at once: one round trip. More (at L
+ * a rolling update writes ~10³) are one batch read of which are stored, then one batch write of
+ * the others: one conditional write each cost ~1 s in the embedded store. One found stored with
+ * an old stamp is stamped again (content-age.ts), or written if it is gone by then; its own links
+ * are remembered: a later patch on it names those, not the ones this process would have written.
  *
  * Why no chain can lead back to itself, although two publishes may race on one key: a patch
  * stored under H links to the manifest before it, H', which was stored before the read that found
  * H absent; so H' was first stored before H was. Along any chain of links that order strictly
  * decreases, so it ends (at a whole manifest; a reader's link bound still guards the store).
  */
-export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<string, Uint8Array>): Promise<void> {
+export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<string, Uint8Array>, conditionalUpTo = CONDITIONAL_PATCHES): Promise<void> {
   const now = ctx.nowSeconds();
   const unknown = [...patches].filter(([hash]) => !ctx.known.has(manifestBodyPk, hash, now));
   if (unknown.length === 0) return;
-  const stored = await ctx.backend.getItems(unknown.map(([hash]) => ({ pk: manifestBodyPk(hash), sk: HEAD_SK })), { attributes: [WRITTEN_AT, ...LINK_ATTRIBUTES], consistent: true });
-  const present = new Set(stored.map((i) => i.pk));
-  for (const head of stored) {
-    const hash = hashOfManifestPk(head.pk);
-    const links = await linksOfHead(ctx.compression, head);
-    if (links.length > 0 || ctx.chains.get(hash)?.base.length) ctx.chains.set(hash, { base: links, patchBytes: links.length > 0 ? Number.MAX_SAFE_INTEGER : 0 });
+  if (unknown.length <= conditionalUpTo) await mapLimit(unknown, ctx.concurrency, ([hash, raw]) => writePatchIfAbsent(ctx, hash, raw, now));
+  else {
+    const stored = await ctx.backend.getItems(unknown.map(([hash]) => ({ pk: manifestBodyPk(hash), sk: HEAD_SK })), { attributes: [WRITTEN_AT, ...LINK_ATTRIBUTES], consistent: true });
+    const present = new Set(stored.map((i) => i.pk));
+    for (const head of stored) await adoptLinks(ctx, hashOfManifestPk(head.pk), head);
+    const old = stored.filter((i) => needsRefresh(i, now));
+    const refreshed = await mapLimit(old, ctx.concurrency, (i) => ctx.backend.updateIfExists({ pk: i.pk, sk: HEAD_SK }, { [WRITTEN_AT]: now }));
+    old.forEach((i, k) => refreshed[k] || present.delete(i.pk));
+    await writeBlobs(ctx, unknown.filter(([hash]) => !present.has(manifestBodyPk(hash))).map(([hash, bytes]) => ({ pk: manifestBodyPk(hash), bytes, every: { [WRITTEN_AT]: now } })), ctx.chunkBytes);
   }
-  const old = stored.filter((i) => needsRefresh(i, now));
-  const refreshed = await mapLimit(old, ctx.concurrency, (i) => ctx.backend.updateIfExists({ pk: i.pk, sk: HEAD_SK }, { [WRITTEN_AT]: now }));
-  old.forEach((i, k) => refreshed[k] || present.delete(i.pk));
-  await writeBlobs(ctx, unknown.filter(([hash]) => !present.has(manifestBodyPk(hash))).map(([hash, bytes]) => ({ pk: manifestBodyPk(hash), bytes, every: { [WRITTEN_AT]: now } })), ctx.chunkBytes);
   for (const [hash] of unknown) ctx.known.add(manifestBodyPk, hash, now);
+}
+
+/** Patches a publish writes as conditional writes, at most; more are read first and written in a batch. */
+export const CONDITIONAL_PATCHES = 16;
+
+async function writePatchIfAbsent(ctx: StoreContext, hash: string, raw: Uint8Array, now: number): Promise<void> {
+  const { bytes, encoding } = await storedForm(ctx.compression, raw);
+  const item = { pk: manifestBodyPk(hash), sk: HEAD_SK, chunks: 1, body: bytes, ...encoding, [WRITTEN_AT]: now };
+  // A stored one may be collected between the two calls: then it is written after all.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const existing = await ctx.backend.putIfAbsent(item, now);
+    if (!existing) return;
+    await adoptLinks(ctx, hash, existing);
+    if (!needsRefresh(existing, now) || (await ctx.backend.updateIfExists(item, { [WRITTEN_AT]: now }))) return;
+  }
+  throw new Error(`manifest ${hash} kept disappearing while it was written`);
+}
+
+/** A manifest found stored: a later patch on it names its own links. */
+async function adoptLinks(ctx: StoreContext, hash: string, head: Item): Promise<void> {
+  const links = await linksOfHead(ctx.compression, head);
+  if (links.length > 0 || ctx.chains.get(hash)?.base.length) ctx.chains.set(hash, { base: links, patchBytes: links.length > 0 ? Number.MAX_SAFE_INTEGER : 0 });
 }
 
 /**

@@ -13,6 +13,7 @@ import { HEAD_SK, readBlobs } from '../../infra/store/blob.js';
 import { streamCompression } from '../../infra/store/compression.js';
 import { manifestOf, manifestText, setContentId, type Manifest } from '../../infra/store/codec.js';
 import { manifestDigest } from '../../infra/store/manifest-hash.js';
+import { CONDITIONAL_PATCHES, writePatches } from '../../infra/store/manifest-write.js';
 import { storeContext } from '../../infra/store/context.js';
 import { manifestBodyPk } from '../../infra/store/keys.js';
 import { applyPatch, decodeStoredManifest, manifestPatch, MAX_CHAIN, patchText } from '../../infra/store/manifest-patch.js';
@@ -144,6 +145,16 @@ describe('reading a manifest from its links', () => {
   const m1 = whole({ ...m0.pods, 'a/p1': { ips: ['10.0.0.2'], ingress: 'r1', egress: 'r1' } });
   const m2 = whole({ ...m1.pods, 'a/p2': { ips: ['10.0.0.3'], ingress: 'r1', egress: 'r1' } });
   const patchOf = (base: string[], from: Manifest, to: Manifest) => patchText({ base, addresses: to.addresses, pods: Object.fromEntries(Object.entries(to.pods).filter(([k]) => !(k in from.pods))), sets: {}, tables: { add: [], remove: [] } });
+
+  it.each([['conditional writes', CONDITIONAL_PATCHES], ['a batch read, then a batch write', 0]] as const)('written by %s, leave a manifest stored whole as it is and store the others', async (_, upTo) => {
+    const backend = new MemoryBackend();
+    await backend.putItems([item(hashOf(m1), manifestText(m1))]);
+    const enc = (text: string) => new TextEncoder().encode(text);
+    await writePatches(storeContext(backend), new Map([[hashOf(m1), enc(patchOf([hashOf(m0)], m0, m1))], [hashOf(m2), enc(patchOf([hashOf(m1)], m1, m2))]]), upTo);
+    const heads = await readBlobs({ backend, compression: streamCompression }, [manifestBodyPk(hashOf(m1)), manifestBodyPk(hashOf(m2))]);
+    expect('whole' in decodeStoredManifest(heads.complete.get(manifestBodyPk(hashOf(m1)))!.bytes)).toBe(true);
+    expect('patch' in decodeStoredManifest(heads.complete.get(manifestBodyPk(hashOf(m2)))!.bytes)).toBe(true);
+  });
 
   it('follows a link that leads elsewhere than the head lists (another publish stored it first)', async () => {
     const backend = new MemoryBackend();
