@@ -94,49 +94,46 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     expect((await createSnapshotStore(backend, { now: () => clock.now }).collect()).deleted).toBe(0);
   }, 120_000);
 
-  it('a publish relying on stored content while a collection deletes it: the refresh loses to the delete and writes it again', async () => {
+  /**
+   * Version 1 stored, passed and deleted, the clock past the grace, then version 3 with version
+   * 1's content again (what this process knew is stale, so it reads, finds it stored and old),
+   * its backend running `hook` (a collection) at the first call `when` matches.
+   */
+  async function raceWithCollection(when: (method: string, arg: unknown) => boolean, hook: (collector: ReturnType<typeof createSnapshotStore>) => Promise<void>) {
     const inner = backends[kind]!();
     const clock = { now: T0 };
     const cluster = `${kind}-race${++clusters}`;
     const collector = createSnapshotStore(inner, { retentionSeconds: RETENTION, now: () => clock.now });
-    let collected = 0;
-    // The collection runs between the publish's existence read and its refresh of the old stamps.
-    const backend = hooked(inner, (method, key) => method === 'updateIfExists' && /^[tego]#/.test((key as Item).pk), async () => {
-      collected = (await collector.collect()).deleted;
-    });
-    const store = createSnapshotStore(backend, { retentionSeconds: RETENTION, now: () => clock.now });
-    // Version 1 (more than 25 content items, so the publish reads what is stored), passed and deleted.
+    const store = createSnapshotStore(hooked(inner, when, () => hook(collector)), { retentionSeconds: RETENTION, now: () => clock.now });
+    // More than 25 content items, so the publish reads what is stored.
     const big = bigOf(clusters);
     await store.publish(cluster, '1', big(1));
     await store.publish(cluster, '2', big(2));
     await store.deleteVersion(cluster, '1');
     clock.now += 2 * MIN_GRACE_SECONDS * 1000;
-    // The same content again: what this process knew is stale, so it reads, finds it stored and old.
     await store.publish(cluster, '3', big(1));
+    return expectAllReadBack(inner, clock.now, cluster);
+  }
+
+  it('a publish relying on stored content while a collection deletes it: the refresh loses to the delete and writes it again', async () => {
+    let collected = 0;
+    // The collection runs between the publish's existence read and its refresh of the old stamps.
+    const readBack = await raceWithCollection((method, key) => method === 'updateIfExists' && /^[tego]#/.test((key as Item).pk), async (collector) => {
+      collected = (await collector.collect()).deleted;
+    });
     // Version 1's own content (2 egress tables, a set body, 30 manifests) was deleted under the publish, and written again.
     expect(collected).toBe(33);
-    expect(await expectAllReadBack(inner, clock.now, cluster)).toBe(2);
+    expect(readBack).toBe(2);
   }, 60_000);
 
   it('a publish relying on stored content it stamps again: a collection just before its header keeps it', async () => {
-    const inner = backends[kind]!();
-    const clock = { now: T0 };
-    const cluster = `${kind}-race${++clusters}`;
-    const collector = createSnapshotStore(inner, { retentionSeconds: RETENTION, now: () => clock.now });
-    let result: Awaited<ReturnType<typeof collector.collect>> | null = null;
-    const backend = hooked(inner, (method, item) => method === 'putIfAbsent' && (item as Item).pk.startsWith('c#') && (item as Item).sk.startsWith('v#3'.slice(0, 2)) && (item as Item).version === '3', async () => {
-      result = await collector.collect();
+    let keptYoung = 0;
+    const readBack = await raceWithCollection((method, item) => method === 'putIfAbsent' && (item as Item).pk.startsWith('c#') && (item as Item).sk.startsWith('v#') && (item as Item).version === '3', async (collector) => {
+      keptYoung = (await collector.collect()).keptYoung;
     });
-    const store = createSnapshotStore(backend, { retentionSeconds: RETENTION, now: () => clock.now });
-    const big = bigOf(clusters);
-    await store.publish(cluster, '1', big(1));
-    await store.publish(cluster, '2', big(2));
-    await store.deleteVersion(cluster, '1');
-    clock.now += 2 * MIN_GRACE_SECONDS * 1000;
-    await store.publish(cluster, '3', big(1));
     // Version 1's content, unreferenced when the collection marked (3's header not yet written), was kept as young.
-    expect(result!.keptYoung).toBeGreaterThan(25);
-    expect(await expectAllReadBack(inner, clock.now, cluster)).toBe(2);
+    expect(keptYoung).toBeGreaterThan(25);
+    expect(readBack).toBe(2);
   }, 60_000);
 
   it('what a process knows stored is trusted only for KNOWN_MAX_AGE: later it is checked and stamped again', async () => {
