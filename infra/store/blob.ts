@@ -28,8 +28,8 @@ export interface BlobWrite {
   readonly every?: Readonly<Record<string, AttrValue>>;
 }
 
-/** Writes each blob as head and tail chunks; returns the key of every item written. */
-export async function writeBlobs(io: BlobIo, blobs: readonly BlobWrite[], chunkBytes: number): Promise<ItemKey[]> {
+/** Writes each blob as head and tail chunks; returns every item written. */
+export async function writeBlobs(io: BlobIo, blobs: readonly BlobWrite[], chunkBytes: number): Promise<Item[]> {
   const { backend } = io;
   const tails: Item[] = [];
   const heads: Item[] = [];
@@ -42,7 +42,7 @@ export async function writeBlobs(io: BlobIo, blobs: readonly BlobWrite[], chunkB
   });
   if (tails.length > 0) await backend.putItems(tails);
   if (heads.length > 0) await backend.putItems(heads);
-  return [...heads, ...tails].map(({ pk, sk }) => ({ pk, sk }));
+  return [...heads, ...tails];
 }
 
 export interface BlobRead {

@@ -4,7 +4,6 @@
 // used only with its header's snapshot hash as the write's condition (a version stored again by
 // another writer since fails it, and the keys are then read from the store).
 import type { Item } from './backend.js';
-import type { ItemKey } from './keys.js';
 
 // Bounded: forgetting only costs a read.
 const MAX_ENTRIES = 1024;
@@ -27,10 +26,14 @@ export class PointerHints {
   }
 }
 
-/** A version's own items (every chunk), as its publish wrote them, and its move number once it was made latest. */
+/**
+ * A version's own items (every chunk), as its publish wrote them, and its move number once it
+ * was made latest. Kept whole (they are small: node shards, the node list, the object group
+ * index): retiring the version writes them again with their expiry, in one batch.
+ */
 export interface OwnItems {
   readonly snapshotHash: string;
-  readonly keys: readonly ItemKey[];
+  readonly items: readonly Item[];
   seq?: number;
 }
 

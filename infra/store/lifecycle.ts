@@ -60,9 +60,14 @@ async function retireKnownItems(ctx: StoreContext, cluster: string, version: str
   const own = ctx.ownItems.get(cluster, version);
   if (own?.seq === undefined || expiresAt - ctx.nowSeconds() < AHEAD_SECONDS) return false;
   const notLater = { attribute: TTL_ATTRIBUTE, absentOrAbove: expiresAt };
+  // The own items are keyed by the snapshot hash, so no other content is ever under their keys:
+  // written again with the expiry in one batch (a conditional update each was a round trip each
+  // in the embedded store). Unlike the updates they may lengthen an earlier expiry (a deletion's):
+  // harmless, the header keeps its own and hides the version.
   const [applied] = await Promise.all([
     ctx.backend.updateIfExists(headerKey(cluster, version), { [TTL_ATTRIBUTE]: expiresAt }, [{ attribute: 'snapshotHash', equals: own.snapshotHash }, notLater]),
-    mapLimit([...own.keys, orderKey(cluster, own.seq)], ctx.concurrency, (k) => ctx.backend.updateIfExists(k, { [TTL_ATTRIBUTE]: expiresAt }, notLater)),
+    ctx.backend.updateIfExists(orderKey(cluster, own.seq), { [TTL_ATTRIBUTE]: expiresAt }, notLater),
+    ctx.backend.putItems(own.items.map((item) => ({ ...item, [TTL_ATTRIBUTE]: expiresAt }))),
   ]);
   // Retired once: a later retirement (a deletion, a shorter expiry) reads the store.
   ctx.ownItems.forget(cluster, version);

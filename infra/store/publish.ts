@@ -43,7 +43,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   const content = from ? changedContent(ctx, snap, snap.change!, from, sha256Hex) : collectContent(ctx, snap, sha256Hex);
   const { objectsHash, manifestShards, manifests, groups, own } = versionItems(ctx, cluster, version, snap, { lookup: content.read ?? content.setContentIds, form: content.setContentIds }, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex);
   // Everything before the header is unreachable until the header is written: written at once.
-  const [ownKeys] = await Promise.all([
+  const [ownItems] = await Promise.all([
     writeMissing(ctx, [
       { blobs: content.tables, pkOf: tablePk },
       { blobs: content.sets, pkOf: setPk },
@@ -66,7 +66,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   // Conditional: exactly one of several concurrent publishes of this version writes the header.
   const raced = await ctx.backend.putIfAbsent(item, ctx.nowSeconds());
   // Its retirement, when the pointer passes it, then needs no reads (hints.ts).
-  if (!raced) ctx.ownItems.remember(cluster, version, { snapshotHash: snap.snapshotHash, keys: ownKeys });
+  if (!raced) ctx.ownItems.remember(cluster, version, { snapshotHash: snap.snapshotHash, items: ownItems });
   // Every item of this set form is stored now: the next version may start from it.
   ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests: manifests.hashes, storedAt: ctx.nowSeconds() });
   return raced ? settle(ctx, cluster, version, snap, raced, 'unchanged', opts) : settle(ctx, cluster, version, snap, item, 'created', opts);
@@ -214,9 +214,9 @@ interface SharedBlobs {
 /**
  * Writes the shared blobs whose head is not stored yet (content-addressed items are immutable and
  * shared) and the version's own blobs, in one batch; shared ones found stored with an old stamp
- * are stamped again (content-age.ts). Returns the keys of the version's own items.
+ * are stamped again (content-age.ts). Returns the version's own items as written.
  */
-async function writeMissing(ctx: StoreContext, shared: readonly SharedBlobs[], own: readonly BlobWrite[]): Promise<ItemKey[]> {
+async function writeMissing(ctx: StoreContext, shared: readonly SharedBlobs[], own: readonly BlobWrite[]): Promise<Item[]> {
   const now = ctx.nowSeconds();
   // Ids this process wrote or saw stored a short while ago need no read: content-addressed items never change.
   const unknown = shared.map(({ blobs, pkOf }) => [...blobs.keys()].filter((id) => !ctx.known.has(pkOf, id, now)));
