@@ -42,6 +42,17 @@ export const UPLINK = 'uplink';
 
 const tapName = (pod: string) => `tap-${pod.replace('/', '-')}`;
 
+/**
+ * A flat rule as ACL rules. A rule of any protocol with a port range matches TCP, UDP and SCTP
+ * on those ports (compile/table-eval.ts: flows are TCP, UDP or SCTP; the rule combiner merges
+ * one port's rules for all three into it), and protocol 0 in an ACL has no port match: it is
+ * written as one rule per protocol, or it would match every port of every protocol.
+ */
+function aclRules(r: IrRule): AclRule[] {
+  if (r.protocol !== 'ANY' || r.dstPortRange === null) return [aclRule(r)];
+  return (['TCP', 'UDP', 'SCTP'] as const).map((protocol) => aclRule({ ...r, protocol }));
+}
+
 function aclRule(r: IrRule): AclRule {
   const ports = r.dstPortRange ? { lower_port: r.dstPortRange[0], upper_port: r.dstPortRange[1] } : ALL_PORTS;
   const l4 = { source_port_range: ALL_PORTS, destination_port_range: ports };
@@ -65,11 +76,11 @@ function render(ir: Ir): Record<string, VppAclNode> {
       const entry = byTable.get(id) ?? byTable.set(id, { rules: local[pod]!, taps: [] }).get(id)!;
       entry.taps.push(tapName(pod));
     }
-    const warnings = [...byTable.values()].some((t) => t.rules.some((r) => r.protocol === 'SCTP' && r.dstPortRange)) ? ['SCTP port ranges cannot be expressed in the vpp-agent ACL model (no sctp port match); those rules match every SCTP port'] : [];
+    const warnings = [...byTable.values()].some((t) => t.rules.some((r) => (r.protocol === 'SCTP' || r.protocol === 'ANY') && r.dstPortRange)) ? ['SCTP port ranges cannot be expressed in the vpp-agent ACL model (no sctp port match); those rules match every SCTP port'] : [];
     const taps = Object.keys(node.pods).sort().map(tapName);
     const acls: Acl[] = [
-      ...[...byTable.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, t]) => ({ name: `netpolc-local-${id}`, rules: t.rules.map(aclRule), interfaces: { ingress: [], egress: t.taps } })),
-      { name: `netpolc-global-${tableId(global)}`, rules: global.map(aclRule), interfaces: { ingress: [], egress: [UPLINK] } },
+      ...[...byTable.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, t]) => ({ name: `netpolc-local-${id}`, rules: t.rules.flatMap(aclRules), interfaces: { ingress: [], egress: t.taps } })),
+      { name: `netpolc-global-${tableId(global)}`, rules: global.flatMap(aclRules), interfaces: { ingress: [], egress: [UPLINK] } },
       // Contiv: "the egress ACL of the source pod should not block the replied SYN-ACK" — reflexive ACL on TAP ingress.
       { name: 'netpolc-reflect', rules: [{ action: 'REFLECT', ip_rule: { ip: { source_network: '', destination_network: '', protocol: 0 } } }], interfaces: { ingress: taps, egress: [] } },
     ];
