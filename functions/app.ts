@@ -45,6 +45,11 @@ export interface AppDeps {
   readonly metrics?: Metrics;
   /** Objects of compiled versions kept in memory to compile the next version from changes (compiled-versions.ts). */
   readonly warmStateObjects?: number;
+  /**
+   * A publish answers once its version is latest and settles the pointer move after (the Node
+   * server, whose process outlives its answers; a Worker does the same through waitUntil).
+   */
+  readonly settleAfterAnswer?: boolean;
   /** Where compute routes run instead of this thread (the Node server's threads; offload.ts). */
   readonly offload?: OffloadOptions;
 }
@@ -82,7 +87,7 @@ export function createApp(given: AppDeps = {}): OpenAPIHono {
   changeReviewRoutes(app, deps.sha256Hex);
   askRoutes(app, access, load);
   const flatOf = load ? storedFlatNodes(load, deps.sha256Hex) : () => Promise.reject(new ApiError('unavailable', 'no snapshot store is configured for this deployment'));
-  clusterRoutes(app, deps.store, access, flatOf, { sha256Hex: deps.sha256Hex, metrics, warm: new CompiledVersions(deps.warmStateObjects), polls });
+  clusterRoutes(app, deps.store, access, flatOf, { sha256Hex: deps.sha256Hex, metrics, warm: new CompiledVersions(deps.warmStateObjects), polls, settleAfterAnswer: deps.settleAfterAnswer === true });
   clusterQueryRoutes(app, access, load);
   docsRoutes(app);
 

@@ -54,7 +54,7 @@ export function depsFromEnv(env: EnvSource, platform: Platform): AppDeps {
   // stdout is where each platform collects logs (journald, CloudWatch, Workers Logs).
   const logAccess = text(env.ACCESS_LOG) === undefined || flag('ACCESS_LOG', env.ACCESS_LOG) ? (line: unknown) => console.log(JSON.stringify(line)) : null;
   const warmStateObjects = positiveInteger('WARM_STATE_OBJECTS', env.WARM_STATE_OBJECTS, 'objects', 0);
-  return { maxBodyBytes: positiveInteger('MAX_BODY_BYTES', env.MAX_BODY_BYTES), access: accessFromEnv(env, platform), logAccess, ...(warmStateObjects !== undefined ? { warmStateObjects } : {}) };
+  return { maxBodyBytes: positiveInteger('MAX_BODY_BYTES', env.MAX_BODY_BYTES), access: accessFromEnv(env, platform), logAccess, settleAfterAnswer: platform === 'node', ...(warmStateObjects !== undefined ? { warmStateObjects } : {}) };
 }
 
 export interface ComputeSettings {

@@ -7,6 +7,11 @@ import { Worker } from 'node:worker_threads';
 import type { Offload, WireRequest, WireResponse } from '../offload.js';
 import type { ComputeSettings } from '../config.js';
 
+/** Asks a thread to finish its work left after answers; it answers DRAINED. */
+export const DRAIN = 'drain';
+export const DRAINED = 'drained';
+const DRAIN_MS = 10_000;
+
 /** What a compute thread needs to build the same app as the serving thread. */
 export interface ComputeWorkerData {
   readonly entry: string;
@@ -73,11 +78,27 @@ export class ComputePool {
       this.dispatch();
     });
 
-  /** Stops every thread; requests still waiting get 503. */
+  /**
+   * Stops every thread once its store work left after answers is done (DRAIN_MS at most: what is
+   * left then is finished by the cluster's next publish); requests still waiting get 503.
+   */
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.queue.splice(0)) job.resolve(json(503, { error: 'unavailable', message: 'the server is shutting down' }, [['retry-after', '5']]));
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    await Promise.all(
+      this.slots.map(async ({ worker }) => {
+        const drained = new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, DRAIN_MS);
+          worker.on('message', (m: unknown) => {
+            if (m === DRAINED) resolve(clearTimeout(timer));
+          });
+          worker.once('exit', () => resolve(clearTimeout(timer)));
+        });
+        worker.postMessage(DRAIN);
+        await drained;
+        await worker.terminate();
+      }),
+    );
   }
 
   private hasIdle(affinity: string | null): boolean {
@@ -92,7 +113,7 @@ export class ComputePool {
       stdout: false,
       stderr: false,
     });
-    worker.on('message', (res: WireResponse) => this.finish(worker, res));
+    worker.on('message', (res: WireResponse | typeof DRAINED) => this.finish(worker, res));
     worker.on('error', (e: Error & { code?: string }) => {
       const res =
         e.code === 'ERR_WORKER_OUT_OF_MEMORY'
@@ -120,7 +141,8 @@ export class ComputePool {
     }
   }
 
-  private finish(worker: Worker, res: WireResponse): void {
+  private finish(worker: Worker, res: WireResponse | typeof DRAINED): void {
+    if (res === DRAINED) return;
     const slot = this.slots.find((s) => s.worker === worker);
     if (!slot?.job) return;
     const job = slot.job;

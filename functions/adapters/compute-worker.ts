@@ -11,7 +11,7 @@ import { nodeSha256Hex } from '../node-sha256.js';
 import { nodeCompression } from '../node-compression.js';
 import { Metrics } from '../ops/metrics.js';
 import type { Observation, WireRequest, WireResponse } from '../offload.js';
-import type { ComputeWorkerData } from './compute-pool.js';
+import { DRAIN, DRAINED, type ComputeWorkerData } from './compute-pool.js';
 
 const data = workerData as ComputeWorkerData;
 const settings = storeSettingsFromEnv(data.env);
@@ -42,7 +42,11 @@ metrics.storeErrors.inc = (labels = {}, by = 1) => {
 
 const app = createApp({ ...depsFromEnv(data.env, 'node'), logAccess: null, metrics, ...(store ? { store, storeDescription: data.storeDescription } : {}), sha256Hex: nodeSha256Hex });
 
-parentPort!.on('message', async (req: WireRequest) => {
+parentPort!.on('message', async (req: WireRequest | typeof DRAIN) => {
+  if (req === DRAIN) {
+    await store?.settled();
+    return parentPort!.postMessage(DRAINED);
+  }
   observations = [];
   const res = await app.fetch(new Request(req.url, { method: req.method, headers: req.headers as [string, string][], ...(req.body ? { body: req.body } : {}) }));
   const body = new Uint8Array(await res.arrayBuffer());

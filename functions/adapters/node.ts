@@ -60,11 +60,12 @@ const http = server as import('node:http').Server;
 http.keepAliveTimeout = 65_000;
 http.headersTimeout = 66_000;
 
-// In-flight requests finish (a publish included), idle keep-alive connections close, then the
-// threads and the store stop, releasing the data directory for the next start.
+// In-flight requests finish (a publish included), idle keep-alive connections close, the
+// threads finish the store work left after their answers (pointer moves settled), then the
+// store stops, releasing the data directory for the next start.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    server.close(() => void Promise.all([pool?.close(), opened.close()]).then(() => process.exit(0)));
+    server.close(() => void Promise.all([pool?.close(), opened.store.settled()]).then(() => opened.close()).then(() => process.exit(0)));
     http.closeIdleConnections();
   });
 }

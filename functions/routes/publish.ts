@@ -26,6 +26,24 @@ export interface PublishDeps {
   readonly warm: CompiledVersions;
   /** Node polls' view of stored clusters, forgotten for a cluster this process writes. */
   readonly polls: PollIndex | null;
+  /** Settle pointer moves after the answer (AppDeps.settleAfterAnswer). */
+  readonly settleAfterAnswer: boolean;
+}
+
+/**
+ * Whether this publish may answer before its pointer move is settled, and what keeps that work
+ * alive: the process itself when it outlives its answers, a Worker's waitUntil. Lambda freezes
+ * the process after answering, so it settles first (null).
+ */
+function keepAlive(c: Context, deps: PublishDeps): ((work: Promise<unknown>) => void) | null {
+  if (deps.settleAfterAnswer) return () => undefined;
+  try {
+    const ctx = c.executionCtx;
+    return (work) => ctx.waitUntil(work);
+  } catch {
+    // No execution context: not a Worker.
+    return null;
+  }
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -102,7 +120,9 @@ async function storeVersion(c: Context, store: SnapshotStore, deps: PublishDeps,
   for (const o of state.snapshot.objects) objects[o.kind] = (objects[o.kind] ?? 0) + 1;
   const hash = state.hashed.hash;
   const compiled = { snapshotHash: hash, hashed: state.hashed, formerSnapshotHash: () => formerSnapshotHash(state.snapshot.objects, deps.sha256Hex), objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir: state.ir, items: state.snapshot.objects, ignored: state.snapshot.ignored, ...(change ? { change } : {}) };
-  const result = await conditionErrors(storeErrors(store.publish(cluster, version, compiled, { ...(conditions ? { conditions } : {}), ...(headerAbsent ? { headerAbsent } : {}) })), conditions);
+  const later = keepAlive(c, deps);
+  const result = await conditionErrors(storeErrors(store.publish(cluster, version, compiled, { ...(conditions ? { conditions } : {}), ...(headerAbsent ? { headerAbsent } : {}), ...(later ? { settleLater: true } : {}) })), conditions);
+  later?.(store.settled());
   deps.metrics.publish.observe((performance.now() - started) / 1000, { status: result.status });
   deps.polls?.forget(cluster);
   // The next change most likely comes on the latest version.

@@ -9,6 +9,7 @@ import { ContentCache } from './content-cache.js';
 import { streamCompression, type BlobCompression } from './compression.js';
 import { OwnItemsMemo, PointerHints } from './hints.js';
 import { isFresh } from './content-age.js';
+import { AfterAnswer } from './after-answer.js';
 
 export interface SnapshotStoreOptions {
   /** How long a version stays readable after it stopped being latest (default 7 days). */
@@ -25,6 +26,8 @@ export interface SnapshotStoreOptions {
   readonly contentCacheBytes?: number;
   /** Deflate for stored bodies (web-standard streams by default; Node entries pass zlib's, faster). */
   readonly compression?: BlobCompression;
+  /** Where a failure of work done after a publish's answer is reported (after-answer.ts; console by default). */
+  readonly reportError?: (e: unknown) => void;
 }
 
 const DEFAULT_CONTENT_CACHE_BYTES = 64 * 1024 * 1024;
@@ -65,6 +68,8 @@ export interface StoreContext {
   readonly pointers: PointerHints;
   /** Versions' own item keys as their publish wrote them: their retirement needs no reads (hints.ts). */
   readonly ownItems: OwnItemsMemo;
+  /** Pointer moves settled after the publish answered (PublishOptions.settleLater). */
+  readonly afterAnswer: AfterAnswer;
 }
 
 /** A published set form's set content ids and node manifest hashes (its items are all stored). */
@@ -141,5 +146,6 @@ export function storeContext(backend: ItemBackend, o: SnapshotStoreOptions = {})
     content: new ContentCache(o.contentCacheBytes ?? DEFAULT_CONTENT_CACHE_BYTES),
     pointers: new PointerHints(),
     ownItems: new OwnItemsMemo(),
+    afterAnswer: new AfterAnswer(o.reportError ?? ((e) => console.error('netpolc: settling a published version after its answer failed; the next publish of the cluster finishes it:', e))),
   };
 }

@@ -105,9 +105,10 @@ export type MoveResult =
  * on every attempt: the swap's condition makes the check and the move one step). `restore`: the
  * version may carry an expiry that its settling removes. `publish`: a publish, which moves the
  * pointer only to a version never latest before (unmet: null when another writer made it latest
- * and moved on while this one waited). `read`: the pointer as just read.
+ * and moved on while this one waited). `read`: the pointer as just read. `settleLater`: the move
+ * is settled after the answer (after-answer.ts).
  */
-export async function moveLatest(ctx: StoreContext, cluster: string, version: string, opts: { readonly conditions?: LatestConditions; readonly restore: boolean; readonly publish: boolean; readonly guessed?: boolean }, read?: Item | null): Promise<MoveResult> {
+export async function moveLatest(ctx: StoreContext, cluster: string, version: string, opts: { readonly conditions?: LatestConditions; readonly restore: boolean; readonly publish: boolean; readonly guessed?: boolean; readonly settleLater?: boolean }, read?: Item | null): Promise<MoveResult> {
   const key = pointerKey(cluster);
   let current = read === undefined ? await ctx.backend.getItem(key) : read;
   // `guessed`: `read` is the pointer as last seen here, not read now. A swap checks it, but an
@@ -145,7 +146,8 @@ export async function moveLatest(ctx: StoreContext, cluster: string, version: st
       ctx.pointers.remember(cluster, next);
       const own = ctx.ownItems.get(cluster, version);
       if (own) own.seq = seq;
-      await settle(ctx, cluster, next);
+      if (opts.settleLater) ctx.afterAnswer.add(cluster, () => settle(ctx, cluster, next));
+      else await settle(ctx, cluster, next);
       return { latest: true, previous: current ? String(current.version) : null };
     }
   }

@@ -100,6 +100,9 @@ async function settle(ctx: StoreContext, cluster: string, version: string, snap:
  * do not, the version stays stored, not latest, and expires like a version the pointer passed.
  */
 async function makeLatest(ctx: StoreContext, cluster: string, version: string, header: Item, created: boolean, opts: PublishOptions): Promise<boolean> {
+  // This process's previous move of the cluster is settled first (after-answer.ts): its settled
+  // pointer is the guess below, and two moves never settle at once.
+  await ctx.afterAnswer.done(cluster);
   // A version just created is unpublished whatever the pointer says: the pointer as last seen
   // here is only the move's first guess (its compare-and-swap reads it again when stale).
   const guess = created ? ctx.pointers.guess(cluster) : undefined;
@@ -112,7 +115,7 @@ async function makeLatest(ctx: StoreContext, cluster: string, version: string, h
   // Stored with an expiry (its conditions failed before): readable without one before it can be latest.
   const restore = header[TTL_ATTRIBUTE] !== undefined;
   if (restore) await unretireItems(ctx, cluster, version);
-  const moved = await moveLatest(ctx, cluster, version, { ...(opts.conditions ? { conditions: opts.conditions } : {}), restore, publish: true, guessed: guess !== undefined }, pointer);
+  const moved = await moveLatest(ctx, cluster, version, { ...(opts.conditions ? { conditions: opts.conditions } : {}), restore, publish: true, guessed: guess !== undefined, settleLater: opts.settleLater === true && !restore }, pointer);
   if (moved.latest) return true;
   // Made latest by a concurrent publish of the same version and passed since: as for a late retry.
   if (moved.unmet === null) return false;

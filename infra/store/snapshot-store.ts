@@ -24,5 +24,6 @@ export function createSnapshotStore(backend: ItemBackend, opts: SnapshotStoreOpt
     getSets: (ids) => getSets(ctx, ids),
     getSnapshotObjects: (cluster, version) => getSnapshotObjects(ctx, cluster, version),
     collect: (o) => collect(ctx, o),
+    settled: () => ctx.afterAnswer.done(),
   };
 }

@@ -144,6 +144,12 @@ export interface PublishOptions {
    * again (a header another writer stores meanwhile is still found by the header's conditional write).
    */
   readonly headerAbsent?: boolean;
+  /**
+   * Answer once the pointer names the version: the move's settling (order item, the replaced
+   * versions' expiry) is done after (after-answer.ts; SnapshotStore.settled waits for it). For a
+   * process that outlives its answers (the Node server), not for one frozen after each (Lambda).
+   */
+  readonly settleLater?: boolean;
 }
 
 export interface SetLatestResult {
@@ -204,6 +210,8 @@ export interface SnapshotStore {
    * table: an operator's or a schedule's call, never a request's.
    */
   collect(opts?: CollectOptions): Promise<CollectResult>;
+  /** Resolves once the work publishes left for after their answers (PublishOptions.settleLater) is done. */
+  settled(): Promise<void>;
 }
 
 export interface CollectOptions {

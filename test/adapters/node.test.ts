@@ -2,10 +2,14 @@
 // says so; a non-loopback HOST without tokens, or malformed tokens, stop it before it listens.
 // Also the token helper (npm run token) against the server's own check.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startLocalDynamo } from '../../infra/dynamodb-local.js';
+import { TTL_ATTRIBUTE } from '../../infra/store/backend.js';
+import { DynamoDbBackend } from '../../infra/store/dynamodb.js';
+import { headerKey, pointerKey } from '../../infra/store/keys.js';
 import { ROOT, runToExit, withServer } from '../support/node-server.js';
 import { makeToken } from '../support/tokens.js';
 
@@ -33,6 +37,28 @@ describe('Node server start-up', () => {
       // The first released the directory on SIGTERM: a new server starts on it.
       expect(code).toBe(0);
       expect(await withServer({ STORE: 'embedded', DATA_DIR: dir }, async () => {})).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it('SIGTERM right after a publish answered: the move is settled (order item, the replaced version expiring) before DATA_DIR is released', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netpolc-settle-'));
+    try {
+      const body = readFileSync(join(ROOT, 'examples', 'cluster.json'), 'utf8');
+      const code = await withServer({ STORE: 'embedded', DATA_DIR: dir }, async (url) => {
+        for (const v of ['1', '2']) expect((await fetch(`${url}/v1/clusters/prod/snapshots/${v}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body })).status).toBe(201);
+      });
+      expect(code).toBe(0);
+      // The publish answered before settling (the Node server's setting); SIGTERM came at once.
+      const local = await startLocalDynamo({ path: join(dir, 'dynalite') });
+      try {
+        const backend = new DynamoDbBackend({ client: local.client, tableName: local.tableName });
+        expect(await backend.getItem(pointerKey('prod'))).toMatchObject({ version: '2', settled: true, retire: '[]' });
+        expect((await backend.getItem(headerKey('prod', '1')))?.[TTL_ATTRIBUTE]).toEqual(expect.any(Number));
+      } finally {
+        await local.close();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -8,6 +8,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
+import { TTL_ATTRIBUTE } from '../../infra/store/backend.js';
+import { DynamoDbBackend } from '../../infra/store/dynamodb.js';
+import { headerKey, pointerKey } from '../../infra/store/keys.js';
 import { expectExampleVerdicts } from '../support/example-verdicts.js';
 import { makeToken } from '../support/tokens.js';
 
@@ -101,6 +104,11 @@ describe.skipIf(unavailable !== null)('Cloudflare Worker under workerd', () => {
     const { ScanCommand } = await import('@aws-sdk/client-dynamodb');
     const scan = await dynamo!.client.send(new ScanCommand({ TableName: dynamo!.tableName, Select: 'COUNT' }));
     expect(scan.Count).toBeGreaterThan(5);
+    // Version 2's move was settled after its answer, through waitUntil: version 1 expires.
+    const backend = new DynamoDbBackend({ client: dynamo!.client, tableName: dynamo!.tableName });
+    for (const deadline = Date.now() + 10_000; (await backend.getItem(pointerKey('prod')))?.settled !== true && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    expect(await backend.getItem(pointerKey('prod'))).toMatchObject({ version: '2', settled: true, retire: '[]' });
+    expect((await backend.getItem(headerKey('prod', '1')))?.[TTL_ATTRIBUTE]).toEqual(expect.any(Number));
 
     // The stored version answers questions too (the writer's token reads its cluster).
     const ask = await call(`/v1/clusters/prod/ask?q=${encodeURIComponent('can shop/web reach shop/db on 5432?')}&version=1`, { headers: { ...writer.header, accept: 'text/plain' } });
