@@ -7,6 +7,9 @@ import { Worker } from 'node:worker_threads';
 import type { Offload, WireRequest, WireResponse } from '../offload.js';
 import type { ComputeSettings } from '../config.js';
 
+/** How much higher each compute thread's nice value is than the serving thread's (Linux; compute-worker.ts). */
+export const COMPUTE_THREAD_NICE = 10;
+
 /** Asks a thread to finish its work left after answers; it answers DRAINED. */
 export const DRAIN = 'drain';
 export const DRAINED = 'drained';

@@ -2,6 +2,7 @@
 // settings and store, answering one request at a time as data. Its access log is off (the
 // serving thread logs every request); compile/publish figures and store errors travel back with
 // each answer for the serving thread's /metrics.
+import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openStore } from '../../infra/open-store.js';
 import { storeSettingsFromEnv, type StoreSettings } from '../../infra/store/config.js';
@@ -11,9 +12,20 @@ import { nodeSha256Hex } from '../node-sha256.js';
 import { nodeCompression } from '../node-compression.js';
 import { Metrics } from '../ops/metrics.js';
 import type { Observation, WireRequest, WireResponse } from '../offload.js';
-import { DRAIN, DRAINED, type ComputeWorkerData } from './compute-pool.js';
+import { COMPUTE_THREAD_NICE, DRAIN, DRAINED, type ComputeWorkerData } from './compute-pool.js';
 
 const data = workerData as ComputeWorkerData;
+// The serving thread answers node polls in milliseconds; a compile here may run for seconds. On
+// Linux the nice value is per thread (setpriority(2), "a per-thread attribute" under NPTL), so
+// raising this thread's (no privilege needed) lets the serving thread have a core first when the
+// machine is busy. Elsewhere it may apply to the whole process, or not at all: then left as is.
+if (process.platform === 'linux') {
+  try {
+    setPriority(Math.min(19, getPriority() + COMPUTE_THREAD_NICE));
+  } catch {
+    // A sandbox that forbids it: same priority as the serving thread, as before.
+  }
+}
 const settings = storeSettingsFromEnv(data.env);
 // The embedded store lives in the serving thread; threads reach it over its loopback endpoint.
 const shared: StoreSettings | null =

@@ -2,7 +2,7 @@
 // says so; a non-loopback HOST without tokens, or malformed tokens, stop it before it listens.
 // Also the token helper (npm run token) against the server's own check.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { startLocalDynamo } from '../../infra/dynamodb-local.js';
 import { TTL_ATTRIBUTE } from '../../infra/store/backend.js';
 import { DynamoDbBackend } from '../../infra/store/dynamodb.js';
 import { headerKey, pointerKey } from '../../infra/store/keys.js';
-import { ROOT, runToExit, withServer } from '../support/node-server.js';
+import { ROOT, runToExit, startServer, withServer } from '../support/node-server.js';
 import { makeToken } from '../support/tokens.js';
 
 describe('Node server start-up', () => {
@@ -63,6 +63,24 @@ describe('Node server start-up', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 90_000);
+
+  it.skipIf(process.platform !== 'linux')('compute threads run 10 nice levels below the serving thread (Linux: per thread)', { timeout: 60_000 }, async () => {
+    const server = await startServer({ COMPUTE_THREADS: '3' });
+    try {
+      const niceOf = (tid: string) => {
+        const stat = readFileSync(`/proc/${server.child.pid}/task/${tid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      };
+      const own = niceOf(String(server.child.pid));
+      const lowered = () => readdirSync(`/proc/${server.child.pid}/task`).filter((t) => niceOf(t) !== own);
+      // The threads load their code after the server listens.
+      for (const deadline = Date.now() + 30_000; lowered().length < 3 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
+      expect(lowered().map(niceOf)).toEqual([own + 10, own + 10, own + 10]);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
 
   it('npm start stopped by a script (SIGTERM to npm) stops the server and frees DATA_DIR', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'netpolc-npm-'));
