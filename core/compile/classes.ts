@@ -15,6 +15,7 @@ import { peerKey, type Peer } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import { addressIndex, type AddressIndex } from './address-index.js';
 import type { Group } from './group.js';
+import type { ClassRenames, CompileScratch } from './scratch.js';
 
 export interface Feature {
   /** Equal ids ⇔ equal sets (within one cluster). */
@@ -131,39 +132,20 @@ export function isBroad(index: AddressIndex, f: Feature): boolean {
   return f.size >= Math.max(64, index.ownerCount >> 7);
 }
 
-// refine's old class → new class map for the current set: typed arrays stamped with a
-// generation instead of a Map per set (the Map showed in profiles at ~60k sets per M compile).
-let renameTo = new Int32Array(1024);
-let renameGen = new Int32Array(1024);
-let generation = 0;
-
-function nextGeneration(classes: number): void {
-  if (classes > renameGen.length) {
-    const size = Math.max(classes, renameGen.length * 2);
-    renameTo = new Int32Array(size);
-    renameGen = new Int32Array(size);
-    generation = 0;
-  }
-  if (++generation === 0x3fffffff) {
-    renameGen.fill(0);
-    generation = 1;
-  }
-}
-
 /**
  * Splits classes by each set of each feature; returns the next free class id. `classOf` is
  * read through `base` and written to `into` (the base itself when refining in place).
  */
-function refine(base: Int32Array, into: Int32Array | Map<number, number>, next: number, features: readonly Feature[]): number {
+function refine(renames: ClassRenames, base: Int32Array, into: Int32Array | Map<number, number>, next: number, features: readonly Feature[]): number {
   const inPlace = into === base;
   const map = into instanceof Map ? into : null;
   for (const f of features) {
     for (const set of f.sets) {
       // Class ids read here are below `next`, which grows by at most the set's size.
-      nextGeneration(next + set.length);
-      const to = renameTo;
-      const gen = renameGen;
-      const stamp = generation;
+      renames.next(next + set.length);
+      const to = renames.to;
+      const gen = renames.gen;
+      const stamp = renames.generation;
       for (let k = 0; k < set.length; k++) {
         const o = set[k]!;
         const old = map ? (map.get(o) ?? base[o]!) : base[o]!;
@@ -186,10 +168,10 @@ export interface BaseClassing extends Classing {
   readonly classOf: Int32Array;
 }
 
-export function baseClassing(cluster: Cluster, broad: readonly Feature[]): BaseClassing {
+export function baseClassing(cluster: Cluster, broad: readonly Feature[], scratch: CompileScratch): BaseClassing {
   const index = addressIndex(cluster);
   const classOf = new Int32Array(index.ownerCount);
-  const next = refine(classOf, classOf, 1, broad);
+  const next = refine(scratch.renames, classOf, classOf, 1, broad);
   // Refinement leaves gaps (ids of classes split away entirely): renumber densely, as every
   // group walks the class ids.
   const dense = new Int32Array(next);
@@ -216,12 +198,12 @@ export function baseClassing(cluster: Cluster, broad: readonly Feature[]): BaseC
 }
 
 /** The base classing refined by a group's narrow features; the base is left as it was. */
-export function refineClassing(cluster: Cluster, base: BaseClassing, narrow: readonly Feature[]): Classing {
+export function refineClassing(cluster: Cluster, base: BaseClassing, narrow: readonly Feature[], scratch: CompileScratch): Classing {
   if (narrow.length === 0) return base;
   const index = addressIndex(cluster);
   // Only the owners the narrow features touch change class: keep those in a map.
   const moved = new Map<number, number>();
-  const next = refine(base.classOf, moved, base.classCount, narrow);
+  const next = refine(scratch.renames, base.classOf, moved, base.classCount, narrow);
   // Moved owners and their new classes as arrays, classes renumbered densely after the base's.
   const owners: number[] = [];
   const classes: number[] = [];

@@ -10,6 +10,7 @@ import type { PodInfo } from '../snapshot/cluster.js';
 import { addressIndex } from './address-index.js';
 import { baseClassing, featuresOf, isBroad, refineClassing, type BaseClassing, type Feature } from './classes.js';
 import { emitTable } from './emit.js';
+import { CompileScratch } from './scratch.js';
 import { groupsByIdentity, type Group } from './group.js';
 import type { Ir, IrNode, IrPod, IrRule } from './ir.js';
 import { partition } from './partition.js';
@@ -51,10 +52,11 @@ function compileSignatures(cluster: Cluster, pending: ReadonlyMap<string, Pendin
   const order = [...pending.entries()].sort(([ka, a], [kb, b]) => (a.broadKey < b.broadKey ? -1 : a.broadKey > b.broadKey ? 1 : ka < kb ? -1 : ka > kb ? 1 : 0));
   const out = new Map<string, SignatureTable>();
   let base = null as { key: string; classing: BaseClassing } | null;
+  const scratch = new CompileScratch();
   for (const [signature, { group, features, broadKey }] of order) {
-    if (base?.key !== broadKey) base = { key: broadKey, classing: baseClassing(cluster, features.filter((f) => isBroad(index, f))) };
-    const classing = refineClassing(cluster, base.classing, features.filter((f) => !isBroad(index, f)));
-    const runs = emitTable(partition(cluster, group, classing), group.dir);
+    if (base?.key !== broadKey) base = { key: broadKey, classing: baseClassing(cluster, features.filter((f) => isBroad(index, f)), scratch) };
+    const classing = refineClassing(cluster, base.classing, features.filter((f) => !isBroad(index, f)), scratch);
+    const runs = emitTable(partition(cluster, group, classing), group.dir, scratch);
     out.set(signature, { runs, rules: rulesOfRuns(runs) });
   }
   return out;

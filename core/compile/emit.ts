@@ -9,6 +9,7 @@ import type { IrAction, IrProtocol, PortRange } from './ir.js';
 import type { RuleRun } from './runs.js';
 import { lowerBound, type AddressIndex } from './address-index.js';
 import { copyPoints, type Partition } from './partition.js';
+import type { CompileScratch } from './scratch.js';
 
 /** A merged address range; `point` is set when it is one pod's or node's address (the common case). */
 type Range = Interval & { readonly family: Family; readonly point?: number | undefined };
@@ -31,12 +32,8 @@ function patterns(p: Partition): Record<Protocol, string[]> {
   return out;
 }
 
-// pointsOf's output buffer, reused: addressesOf consumes each result before the next call,
-// and allocating a typed array per interval showed in profiles.
-let scratch = new Int32Array(1024);
-
-/** Point indexes of the given cells (class cells only), in address order, into scratch[0..n); returns n. */
-function pointsOf(p: Partition, cellIds: readonly number[], pattern: string, want: number, deviating: boolean): number {
+/** Point indexes of the given cells (class cells only), in address order, into scratch.points[0..n); returns n. */
+function pointsOf(scratch: CompileScratch, p: Partition, cellIds: readonly number[], pattern: string, want: number, deviating: boolean): number {
   // cellIds[0] is the interval's external cell; the class cells follow.
   let n = 0;
   let lists = 0;
@@ -48,13 +45,14 @@ function pointsOf(p: Partition, cellIds: readonly number[], pattern: string, wan
     }
   }
   if (n === 0) return 0;
-  if (scratch.length < n) scratch = new Int32Array(Math.max(n, scratch.length * 2));
+  if (scratch.points.length < n) scratch.points = new Int32Array(Math.max(n, scratch.points.length * 2));
+  const points = scratch.points;
   let at = 0;
   for (let j = 1; j < cellIds.length; j++) {
     const k = cellIds[j]!;
-    if ((pattern.charCodeAt(k) === want) === deviating) at = copyPoints(p.classing, p.cells[k]!, scratch, at);
+    if ((pattern.charCodeAt(k) === want) === deviating) at = copyPoints(p.classing, p.cells[k]!, points, at);
   }
-  if (lists > 1) scratch.subarray(0, n).sort();
+  if (lists > 1) points.subarray(0, n).sort();
   return n;
 }
 
@@ -75,7 +73,7 @@ function pushRange(out: MutableRange[], family: Family, lo: bigint, hi: bigint, 
 }
 
 /** The addresses of the cells a pattern marks with `want`, as merged ranges in address order. */
-function addressesOf(p: Partition, pattern: string, wantChar: string): Range[] {
+function addressesOf(scratch: CompileScratch, p: Partition, pattern: string, wantChar: string): Range[] {
   const want = wantChar.charCodeAt(0);
   const out: MutableRange[] = [];
   for (const family of [4, 6] as Family[]) {
@@ -87,17 +85,18 @@ function addressesOf(p: Partition, pattern: string, wantChar: string): Range[] {
       if (pattern.charCodeAt(cellIds[0]!) === want) {
         // The whole interval but the points of cells that do not deviate.
         let cur = iv.lo;
-        const n = pointsOf(p, cellIds, pattern, want, false);
+        const n = pointsOf(scratch, p, cellIds, pattern, want, false);
+        const pts = scratch.points;
         for (let q = 0; q < n; q++) {
-          const v = values[scratch[q]!]!;
+          const v = values[pts[q]!]!;
           if (v > cur) pushRange(out, family, cur, v - 1n, undefined);
           cur = v + 1n;
         }
         if (cur <= iv.hi) pushRange(out, family, cur, iv.hi, undefined);
         continue;
       }
-      const n = pointsOf(p, cellIds, pattern, want, true);
-      const pts = scratch;
+      const n = pointsOf(scratch, p, cellIds, pattern, want, true);
+      const pts = scratch.points;
       for (let a = 0; a < n; ) {
         let b = a;
         while (b + 1 < n && pts[b + 1] === pts[b]! + 1 && adjacent[pts[b]!]) b++;
@@ -183,7 +182,7 @@ function networks(p: Partition, ranges: readonly Range[]): string[] {
 }
 
 /** Exceptions to the catch-all: the cells whose verdict is `want`, per protocol and port range. */
-function exceptionEntries(p: Partition, pats: Record<Protocol, string[]>, want: string): Entry[] {
+function exceptionEntries(scratch: CompileScratch, p: Partition, pats: Record<Protocol, string[]>, want: string): Entry[] {
   const perProto: { protocol: Protocol; key: number; ranges: readonly Range[]; ports: PortRange }[] = [];
   // Which cells deviate decides the exception ranges: compute them once per distinct pattern.
   // Equal range lists get one small number (0 = none), so later keys are short.
@@ -197,7 +196,7 @@ function exceptionEntries(p: Partition, pats: Record<Protocol, string[]>, want: 
       const pattern = pats[proto][si]!;
       let found = byPattern.get(pattern);
       if (!found) {
-        const hits = addressesOf(p, pattern, want);
+        const hits = addressesOf(scratch, p, pattern, want);
         found = { key: listIds.idOf(hits), hits };
         byPattern.set(pattern, found);
       }
@@ -258,12 +257,12 @@ function runsOf(p: Partition, entries: readonly Entry[], action: IrAction, dir: 
 const catchAll = (action: IrAction): RuleRun => ({ action, protocol: 'ANY', srcPortRange: null, dstPortRange: null, varies: 'srcNetwork', fixed: '', networks: [''] });
 
 /** The table as runs (runs.ts): the peer network varies along each, the pod's own side is "". */
-export function emitTable(p: Partition, dir: Direction): RuleRun[] {
+export function emitTable(p: Partition, dir: Direction, scratch: CompileScratch): RuleRun[] {
   const pats = patterns(p);
   // Permit list: PERMIT what is allowed, then DENY the rest; deny list: the other way round.
   // The shorter one wins (counted before printing; a tie keeps the permit list).
-  const permits = exceptionEntries(p, pats, '1');
-  const denies = exceptionEntries(p, pats, '0');
+  const permits = exceptionEntries(scratch, p, pats, '1');
+  const denies = exceptionEntries(scratch, p, pats, '0');
   // Count the likelier winner in full, the other only as far as it could still win.
   let denyWins: boolean;
   if (ruleLowerBound(denies) < ruleLowerBound(permits)) {
