@@ -19,7 +19,7 @@ export function canonical(v: unknown): unknown {
 /**
  * JSON.stringify(canonical(v)), written directly: every object of a snapshot is hashed and stored
  * this way (181k at L), and building the sorted copy first costs twice the text. Held equal to
- * it by test/unit/canonical-json.property.test.ts.
+ * it by test/snapshot/canonical-json.property.test.ts.
  */
 export function canonicalJson(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';

@@ -1,14 +1,14 @@
 // simulate(compile(s), flow) == verdict(s, flow) on random snapshots and flows.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildCluster } from '../core/cluster.js';
-import { compile } from '../core/compile/compile.js';
-import { globalTable } from '../core/compile/combine.js';
-import { IrSimulator } from '../core/compile/simulate.js';
-import { tableId } from '../core/compile/table-id.js';
-import { parseSnapshot } from '../schemas/snapshot.js';
-import { checkedFlows, flowArb, snapshotArb } from './support/random-snapshot.js';
-import { assertProperty } from './support/property.js';
+import { buildCluster } from '../../core/cluster.js';
+import { compile } from '../../core/compile/compile.js';
+import { globalTable } from '../../core/compile/combine.js';
+import { IrSimulator } from '../../core/compile/simulate.js';
+import { tableId } from '../../core/compile/table-id.js';
+import { parseSnapshot } from '../../schemas/snapshot.js';
+import { checkedFlows, flowArb, snapshotArb } from '../support/random-snapshot.js';
+import { assertProperty } from '../support/property.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
 
