@@ -171,6 +171,7 @@ async function child(size: Size, opts: { repeat: number; profile: boolean; naive
   const { GENERATORS, SIZES, summaryOf } = await import('./generate.js');
   const { parseSnapshot } = await import('../schemas/snapshot.js');
   const { buildCluster } = await import('../core/cluster.js');
+  const { warningMessages } = await import('../core/warnings.js');
   const { compile } = await import('../core/compile/compile.js');
   const { compileSets } = await import('../core/sets/compile.js');
   const { nodeSha256Hex } = await import('../functions/node-sha256.js');
@@ -224,7 +225,7 @@ async function child(size: Size, opts: { repeat: number; profile: boolean; naive
   }
   const snap = parsed.snapshot;
   const cluster = time('buildCluster', () => buildCluster(snap), opts.repeat, () => (parsed = null));
-  emit('warnings', cluster.warnings.slice(0, 20));
+  emit('warnings', warningMessages(cluster.warnings.slice(0, 20)));
 
   // The node list compile uses: every node object plus every node a pod names, sorted.
   const nodeNames = [...new Set([...cluster.nodes.map((n) => n.name), ...cluster.pods.flatMap((p) => (p.nodeName ? [p.nodeName] : []))])].sort();

@@ -1,6 +1,7 @@
 // The one entry from a parsed snapshot to everything the evaluator and compiler read:
 // indexed objects, interned selectors, policies in tier order and snapshot warnings.
-import type { ParsedSnapshot, SnapshotObject } from '../schemas/snapshot.js';
+import { NAMESPACED_KINDS, type ParsedSnapshot, type SnapshotObject, type ValidationIssue } from '../schemas/snapshot.js';
+import type { ObjectRef } from '../schemas/object-key.js';
 import { isWorkload } from '../schemas/k8s/workload.js';
 import { SelectorCache } from './select/cache.js';
 import { buildClusterObjects, type ClusterObjects, type PodInfo } from './snapshot/cluster.js';
@@ -12,6 +13,7 @@ import { fromLegacyNetworkPolicy, fromNetworkPolicy } from './policy/from-networ
 import type { Policy } from './policy/model.js';
 import { buildPolicySet, type PolicySet } from './policy/policy-set.js';
 import { subjectSelects } from './evaluate/match.js';
+import type { ClusterWarning } from './warnings.js';
 
 export interface Cluster extends ClusterObjects {
   readonly selectors: SelectorCache;
@@ -25,11 +27,11 @@ export interface Cluster extends ClusterObjects {
 /** A policy object as converted, with the warnings converting it gave. */
 interface Converted {
   readonly policy: Policy;
-  readonly warnings: readonly string[];
+  readonly warnings: readonly ClusterWarning[];
 }
 
 function convert(o: SnapshotObject, id: number, selectors: SelectorCache): Converted | null {
-  const warnings: string[] = [];
+  const warnings: ClusterWarning[] = [];
   switch (o.kind) {
     case 'NetworkPolicy':
       return { policy: o.apiVersion === 'networking.k8s.io/v1' ? fromNetworkPolicy(o, id, selectors) : fromLegacyNetworkPolicy(o, id, selectors), warnings };
@@ -46,8 +48,8 @@ function convert(o: SnapshotObject, id: number, selectors: SelectorCache): Conve
 /** What a cluster's warnings were made of, to make them again for a cluster derived from it. */
 interface Parts {
   readonly converted: ReadonlyMap<SnapshotObject, Converted>;
-  readonly objectWarnings: readonly string[];
-  readonly policyWarnings: readonly string[];
+  readonly objectWarnings: readonly ClusterWarning[];
+  readonly policyWarnings: readonly ClusterWarning[];
   /** The workloads among the objects: the same while only pods change. */
   readonly owners: Owners;
 }
@@ -65,7 +67,7 @@ export function buildCluster(snapshot: ParsedSnapshot, previous?: Cluster): Clus
   const selectors = previous ? previous.selectors.forSets(objects) : new SelectorCache(objects);
   const earlier = previous ? partsOf.get(previous)?.converted : undefined;
   const converted = new Map<SnapshotObject, Converted>();
-  const policyWarnings: string[] = [];
+  const policyWarnings: ClusterWarning[] = [];
   const policies: Policy[] = [];
   for (const o of snapshot.objects) {
     const id = policies.length;
@@ -112,14 +114,23 @@ function assemble(snapshot: ParsedSnapshot, objects: ClusterObjects, selectors: 
   const cluster: Cluster = { ...objects, warnings, selectors, policies, notEvaluated: Object.fromEntries(notEvaluated), leftOut: snapshot.leftOut?.length ?? 0 };
   partsOf.set(cluster, parts);
   warnings.push(...samePriorityWarnings(cluster));
-  if (notEvaluated.length > 0) warnings.push(`policies of kinds netpolc does not evaluate: ${counts(notEvaluated)}; not evaluated: answers ignore them`);
-  if (other.length > 0) warnings.push(`ignored objects of kinds policy evaluation does not read: ${counts(other)}`);
+  if (notEvaluated.length > 0) warnings.push({ code: 'policy-kinds-not-evaluated', message: `policies of kinds netpolc does not evaluate: ${counts(notEvaluated)}; not evaluated: answers ignore them` });
+  if (other.length > 0) warnings.push({ code: 'kinds-ignored', message: `ignored objects of kinds policy evaluation does not read: ${counts(other)}` });
   for (const i of snapshot.leftOut ?? []) {
     const what = i.object ? `${i.object.kind ?? 'object'} ${[i.object.namespace, i.object.name].filter(Boolean).join('/')}`.trim() : 'a document';
-    warnings.push(`left out ${what} (invalid, lenient reading): ${i.path}: ${i.message}`);
+    const object = leftOutRef(i);
+    warnings.push({ code: 'object-left-out', ...(object ? { object } : {}), path: i.path, message: `left out ${what} (invalid, lenient reading): ${i.path}: ${i.message}` });
   }
-  if (cluster.pods.length === 0) warnings.push('the input has no pods and no workloads: selects-no-pods and every answer about endpoints need them');
+  if (cluster.pods.length === 0) warnings.push({ code: 'no-pods', message: 'the input has no pods and no workloads: selects-no-pods and every answer about endpoints need them' });
   return cluster;
+}
+
+/** A left-out object's identity when it could be read (kind and name), namespaced kinds in `default` as parseSnapshot reads them. */
+function leftOutRef(i: ValidationIssue): ObjectRef | null {
+  const { kind, namespace, name } = i.object ?? {};
+  if (!kind || !name) return null;
+  const ns = namespace ?? (NAMESPACED_KINDS.has(kind) ? 'default' : undefined);
+  return ns === undefined ? { kind, name } : { kind, namespace: ns, name };
 }
 
 const counts = (entries: readonly [string, number][]) => entries.map(([k, n]) => `${k} (${n})`).join(', ');
@@ -150,8 +161,8 @@ function whatItHolds(snapshot: ParsedSnapshot): string {
  * assigned the same priority and apply to the same resources". We order them by name
  * (deterministic) and say so.
  */
-function samePriorityWarnings(cluster: Cluster): string[] {
-  const out: string[] = [];
+function samePriorityWarnings(cluster: Cluster): ClusterWarning[] {
+  const out: ClusterWarning[] = [];
   for (const tier of [cluster.policies.admin, cluster.policies.baseline]) {
     for (let i = 0; i < tier.length; i++) {
       for (let j = i + 1; j < tier.length && tier[j]!.priority === tier[i]!.priority; j++) {
@@ -159,7 +170,13 @@ function samePriorityWarnings(cluster: Cluster): string[] {
         const b = tier[j]!;
         const shared = cluster.pods.find((p: PodInfo) => subjectSelects(cluster, a, p) && subjectSelects(cluster, b, p));
         if (shared) {
-          out.push(`${a.ref.kind} ${a.ref.name} and ${b.ref.kind} ${b.ref.name} have the same priority (${a.priority}) and both select pod ${shared.key}; ${a.ref.name} is evaluated first (name order)`);
+          // About the one evaluated second, as lint's same-priority-overlap is.
+          out.push({
+            code: 'same-priority-order',
+            object: { kind: b.ref.kind, name: b.ref.name },
+            path: 'spec.priority',
+            message: `${a.ref.kind} ${a.ref.name} and ${b.ref.kind} ${b.ref.name} have the same priority (${a.priority}) and both select pod ${shared.key}; ${a.ref.name} is evaluated first (name order)`,
+          });
         }
       }
     }

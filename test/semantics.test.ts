@@ -195,11 +195,11 @@ describe('tiers and Pass', () => {
   it('orders same-priority policies by name and warns when they select a common pod', () => {
     const cluster = clusterOf([...base(), anp('b-allow', 5, { subject: all, ingress: [{ action: 'Allow', from: [all] }] }), anp('a-deny', 5, { subject: all, ingress: [{ action: 'Deny', from: [all] }] })]);
     expect(verdict(cluster, 'y/c', 'x/a', 80).ingress?.policy?.name).toBe('a-deny');
-    expect(cluster.warnings.some((w) => w.includes('a-deny') && w.includes('b-allow') && w.includes('same priority (5)'))).toBe(true);
+    expect(cluster.warnings.some(({ message: w }) => w.includes('a-deny') && w.includes('b-allow') && w.includes('same priority (5)'))).toBe(true);
   });
   it('does not warn when same-priority policies select disjoint pods', () => {
     const cluster = clusterOf([...base(), anp('a', 5, { subject: { namespaces: { matchLabels: { team: 'x' } } }, ingress: [] }), anp('b', 5, { subject: { namespaces: { matchLabels: { team: 'y' } } }, ingress: [] })]);
-    expect(cluster.warnings.filter((w) => w.includes('same priority'))).toEqual([]);
+    expect(cluster.warnings.filter((w) => w.message.includes('same priority'))).toEqual([]);
   });
 });
 

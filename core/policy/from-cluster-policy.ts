@@ -5,7 +5,8 @@ import type { ClusterNetworkPolicy } from '../../schemas/k8s/cluster-network-pol
 import type { ClusterPeer, ClusterPort, ClusterSubject, NamespaceMatch as SchemaNamespaceMatch } from '../../schemas/k8s/cluster-peer.js';
 import { parseCidr, type IpRange } from '../net/ip.js';
 import type { SelectorCache } from '../select/cache.js';
-import type { Action, NamespaceMatch, Peer, Policy, PortMatch, Rule, Tier } from './model.js';
+import type { Action, Direction, NamespaceMatch, Peer, Policy, PolicyRef, PortMatch, Rule, Tier } from './model.js';
+import type { ClusterWarning } from '../warnings.js';
 
 type ClusterRule = { name?: string | undefined; action: string; peers: ClusterPeer[]; ports: ClusterPort[] | null };
 
@@ -23,7 +24,11 @@ function namespaceMatch(m: SchemaNamespaceMatch, selectors: SelectorCache): Name
   }
 }
 
-function peerOf(p: ClusterPeer, action: Action, selectors: SelectorCache, warnings: string[], where: string): Peer {
+/** Where a peer's warnings point: the policy and the peer's path in it; `where` names the peer in their text. */
+type PeerSite = Pick<ClusterWarning, 'object' | 'path'> & { readonly where: string };
+
+function peerOf(p: ClusterPeer, action: Action, selectors: SelectorCache, warnings: ClusterWarning[], site: PeerSite): Peer {
+  const { where, ...about } = site;
   switch (p.type) {
     case 'namespaces':
       return { type: 'pods', namespaces: namespaceMatch(p.namespaces, selectors), pods: null };
@@ -34,12 +39,12 @@ function peerOf(p: ClusterPeer, action: Action, selectors: SelectorCache, warnin
     case 'networks':
       return { type: 'cidrs', ranges: p.cidrs.map((c) => parseCidr(c)!) as IpRange[], except: [] };
     case 'domainNames':
-      warnings.push(`${where}: domainNames peers are not evaluated (a snapshot has no DNS answers); the peer matches no flow`);
+      warnings.push({ code: 'domain-names-not-evaluated', ...about, message: `${where}: domainNames peers are not evaluated (a snapshot has no DNS answers); the peer matches no flow` });
       return { type: 'none', reason: 'domainNames peer (not evaluated)' };
     case 'unknown':
       // Fail closed: "For Allow rules … treat the rule as matching no traffic. For Deny and
       // Pass rules … treat the rule as a 'Deny all' rule."
-      warnings.push(`${where}: peer has no field this version knows (${p.fields.join(', ')}); failing closed (${action === 'allow' ? 'matches nothing' : 'matches everything'})`);
+      warnings.push({ code: 'unknown-peer-fail-closed', ...about, message: `${where}: peer has no field this version knows (${p.fields.join(', ')}); failing closed (${action === 'allow' ? 'matches nothing' : 'matches everything'})` });
       return action === 'allow' ? { type: 'none', reason: `unknown peer fields ${p.fields.join(', ')} (fail closed)` } : { type: 'any' };
   }
 }
@@ -48,7 +53,10 @@ function portOf(p: ClusterPort): PortMatch {
   return p.type === 'named' ? { type: 'named', name: p.name, protocol: null } : { type: 'range', protocol: p.protocol, lo: p.start, hi: p.end };
 }
 
-function rules(list: ClusterRule[], selectors: SelectorCache, warnings: string[], where: string): Rule[] {
+function rules(list: ClusterRule[], dir: Direction, ref: PolicyRef, selectors: SelectorCache, warnings: ClusterWarning[]): Rule[] {
+  // Both kinds call a rule's peer list `from` on ingress and `to` on egress (the path lint findings give).
+  const peers = dir === 'ingress' ? 'from' : 'to';
+  const object = { kind: ref.kind, name: ref.name }; // cluster-scoped
   return list.map((r, index) => {
     const action = ACTIONS[r.action]!;
     const failClosedDenyAll = action !== 'allow' && r.peers.some((p) => p.type === 'unknown');
@@ -56,7 +64,7 @@ function rules(list: ClusterRule[], selectors: SelectorCache, warnings: string[]
       index,
       name: r.name,
       action,
-      peers: r.peers.map((p, i) => peerOf(p, action, selectors, warnings, `${where} rule ${index} peer ${i}`)),
+      peers: r.peers.map((p, i) => peerOf(p, action, selectors, warnings, { object, path: `spec.${dir}[${index}].${peers}[${i}]`, where: `${ref.kind} ${ref.name} ${dir} rule ${index} peer ${i}` })),
       // A fail-closed Deny/Pass is "Deny all": its ports are not consulted either.
       ports: failClosedDenyAll ? null : r.ports && r.ports.map(portOf),
     };
@@ -69,32 +77,32 @@ function subjectOf(s: ClusterSubject, selectors: SelectorCache): Policy['subject
   return { type: 'cluster', namespaces: selectors.intern(ns ?? {}), pods: s.podSelector ? selectors.intern(s.podSelector) : null };
 }
 
-export function fromAdminNetworkPolicy(p: AdminNetworkPolicy | BaselineAdminNetworkPolicy, id: number, selectors: SelectorCache, warnings: string[]): Policy {
+export function fromAdminNetworkPolicy(p: AdminNetworkPolicy | BaselineAdminNetworkPolicy, id: number, selectors: SelectorCache, warnings: ClusterWarning[]): Policy {
   const tier: Tier = p.kind === 'AdminNetworkPolicy' ? 'admin' : 'baseline';
-  const where = `${p.kind} ${p.metadata.name}`;
+  const ref = { apiVersion: p.apiVersion, kind: p.kind, name: p.metadata.name };
   return {
     id,
-    ref: { apiVersion: p.apiVersion, kind: p.kind, name: p.metadata.name },
+    ref,
     tier,
     // A BANP has no priority; it sorts after every Baseline-tier ClusterNetworkPolicy.
     priority: p.kind === 'AdminNetworkPolicy' ? p.spec.priority : Number.MAX_SAFE_INTEGER,
     subject: subjectOf(p.spec.subject, selectors),
-    ingress: rules(p.spec.ingress, selectors, warnings, `${where} ingress`),
-    egress: rules(p.spec.egress, selectors, warnings, `${where} egress`),
+    ingress: rules(p.spec.ingress, 'ingress', ref, selectors, warnings),
+    egress: rules(p.spec.egress, 'egress', ref, selectors, warnings),
     legacy: false,
   };
 }
 
-export function fromClusterNetworkPolicy(p: ClusterNetworkPolicy, id: number, selectors: SelectorCache, warnings: string[]): Policy {
-  const where = `ClusterNetworkPolicy ${p.metadata.name}`;
+export function fromClusterNetworkPolicy(p: ClusterNetworkPolicy, id: number, selectors: SelectorCache, warnings: ClusterWarning[]): Policy {
+  const ref = { apiVersion: p.apiVersion, kind: p.kind, name: p.metadata.name };
   return {
     id,
-    ref: { apiVersion: p.apiVersion, kind: p.kind, name: p.metadata.name },
+    ref,
     tier: p.spec.tier === 'Admin' ? 'admin' : 'baseline',
     priority: p.spec.priority,
     subject: subjectOf(p.spec.subject, selectors),
-    ingress: rules(p.spec.ingress, selectors, warnings, `${where} ingress`),
-    egress: rules(p.spec.egress, selectors, warnings, `${where} egress`),
+    ingress: rules(p.spec.ingress, 'ingress', ref, selectors, warnings),
+    egress: rules(p.spec.egress, 'egress', ref, selectors, warnings),
     legacy: false,
   };
 }

@@ -4,15 +4,12 @@
 // so every object keeps the JSON path it came from (`$.base.items[3]`, `$.changes.apply[0]`).
 import { NAMESPACED_KINDS, SUPPORTED_KINDS, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
 import { objectKey } from '../lint/types.js';
+import type { ObjectRef } from '../../schemas/object-key.js';
 import { WORKLOAD_KIND_NAMES, type WorkloadKind } from '../../schemas/k8s/workload.js';
 import { Owners } from '../snapshot/owners.js';
 import { workloadName } from '../snapshot/workload-names.js';
 
-export interface ObjectRef {
-  readonly kind: string;
-  readonly namespace?: string | undefined;
-  readonly name: string;
-}
+export type { ObjectRef };
 
 export interface SnapshotChanges {
   /** The applied objects, parsed like a snapshot (their paths point into the change). */

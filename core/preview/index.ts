@@ -19,6 +19,7 @@ import { connectivityDelta, type DeltaWork } from './delta.js';
 import { tablesDelta, type TablesDelta } from './tables.js';
 import type { Sha256Hex } from '../compile/table-id.js';
 import { headWithPods, newWorkloads, type NewWorkload, type WorkloadChanges } from './workloads.js';
+import { warningMessages } from '../warnings.js';
 
 export { applyChanges, type ObjectRef, type SnapshotChanges } from './changes.js';
 export { groupText, type Aggregate, type EndpointGroup, type Explanation, type PartRef } from './aggregate.js';
@@ -72,6 +73,7 @@ export interface Preview {
   readonly lint: LintDelta | null;
   /** Workloads whose pods took a new template, deleted with their pods, or new without pods (with their verdicts). */
   readonly workloads: WorkloadChanges & { readonly added: readonly NewWorkload[] };
+  /** Head's warnings, then base's not in head (`base: …`), as text: a preview is an output. */
   readonly warnings: readonly string[];
 }
 
@@ -125,7 +127,8 @@ export function preview(sent: Both<ParsedSnapshot>, options: PreviewOptions = {}
     const pairs = new Map(delta.changes.filter((c) => c.change === change).map((c) => [pairKey(c), c.pairs]));
     return { aggregates: changes.filter((a) => a.change === change).length, pairs: [...pairs.values()].reduce((n, p) => n + p, 0) };
   };
-  const headWarnings = new Set(clusters.head.warnings);
+  const [headWarnings, baseWarnings] = [warningMessages(clusters.head.warnings), warningMessages(clusters.base.warnings)];
+  const inHead = new Set(headWarnings);
   return {
     summary: {
       removed: count('removed'),
@@ -139,7 +142,7 @@ export function preview(sent: Both<ParsedSnapshot>, options: PreviewOptions = {}
     tables,
     lint: lintResult,
     workloads: { ...workloads, added: newWorkloads(clusters.base, clusters.head) },
-    warnings: [...clusters.head.warnings, ...clusters.base.warnings.filter((w) => !headWarnings.has(w)).map((w) => `base: ${w}`)],
+    warnings: [...headWarnings, ...baseWarnings.filter((w) => !inHead.has(w)).map((w) => `base: ${w}`)],
   };
 }
 

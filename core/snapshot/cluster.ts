@@ -11,6 +11,8 @@ import type { Protocol } from '../policy/model.js';
 import { podTemplateOf, type PodTemplate } from '../../schemas/k8s/workload.js';
 import { Owners, templateLabels } from './owners.js';
 import { workloadName } from './workload-names.js';
+import type { ClusterWarning } from '../warnings.js';
+import type { ObjectRef } from '../../schemas/object-key.js';
 
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
@@ -77,7 +79,8 @@ export interface ClusterObjects {
   readonly ipOwners: Lookup<string, IpOwner>;
   /** Keys of addresses more than one endpoint claims (the first owns it; a warning says so). */
   readonly sharedAddresses: ReadonlySet<string>;
-  readonly warnings: string[];
+  /** What indexing the objects found to warn of; a Cluster's list adds the rest (core/cluster.ts). */
+  readonly warnings: ClusterWarning[];
 }
 
 // Keys of the same address objects are asked for in every version and by every set.
@@ -183,7 +186,7 @@ function endpointFacts(owners: Owners, podObjs: readonly Pod[]): EndpointFacts[]
 
 /** `owners`: the workloads among `objects` (a caller may keep them for a version with only other pods). */
 export function buildClusterObjects(objects: readonly SnapshotObject[], owners: Owners = new Owners(objects)): ClusterObjects {
-  const warnings: string[] = [];
+  const warnings: ClusterWarning[] = [];
   // One pass over the objects (10⁵ of them at L), then each kind in name order.
   const [nsList, podList, nodeList, serviceList]: [Namespace[], Pod[], Node[], Service[]] = [[], [], [], []];
   for (const o of objects) {
@@ -210,7 +213,7 @@ export function buildClusterObjects(objects: readonly SnapshotObject[], owners: 
   for (const f of facts) if (!nsByName.has(f.namespace)) implicitNs.add(f.namespace);
   for (const name of [...implicitNs].sort()) {
     addNamespace(name, {}, false, true);
-    warnings.push(`namespace "${name}" has pods or workloads but no Namespace object in the snapshot; assumed with only the ${NAMESPACE_NAME_LABEL} label`);
+    warnings.push({ code: 'namespace-assumed', object: { kind: 'Namespace', name }, message: `namespace "${name}" has pods or workloads but no Namespace object in the snapshot; assumed with only the ${NAMESPACE_NAME_LABEL} label` });
   }
 
   const pods: PodInfo[] = [];
@@ -248,23 +251,26 @@ export function buildClusterObjects(objects: readonly SnapshotObject[], owners: 
       const prev = ipOwners.get(k);
       if (prev) {
         sharedAddresses.add(k);
-        warnings.push(`address ${k.slice(2)} belongs to both ${prev.kind === 'pod' ? `pod ${prev.pod.key}` : `node ${prev.node.name}`} and pod ${pod.key}; the first one is used`);
+        warnings.push({ code: 'address-shared', object: podRef(pod), message: `address ${k.slice(2)} belongs to both ${prev.kind === 'pod' ? `pod ${prev.pod.key}` : `node ${prev.node.name}`} and pod ${pod.key}; the first one is used` });
         continue;
       }
       ipOwners.set(k, { kind: 'pod', pod });
     }
   }
   const finished = podObjs.filter((p) => !isEndpoint(p)).map((p) => `${p.metadata.namespace ?? 'default'}/${p.metadata.name}`);
-  if (finished.length > 0) warnings.push(`${finished.length} finished pod${finished.length === 1 ? '' : 's'} (Succeeded or Failed) left out, as they neither send nor receive: ${sample(finished)}`);
+  if (finished.length > 0) warnings.push({ code: 'finished-pods-left-out', message: `${finished.length} finished pod${finished.length === 1 ? '' : 's'} (Succeeded or Failed) left out, as they neither send nor receive: ${sample(finished)}` });
   const host = pods.filter((p) => p.hostNetwork).map((p) => p.key);
   // "host-networked pods are not included in subject selection": their traffic is their node's.
-  if (host.length > 0) warnings.push(`${host.length} host-network pod${host.length === 1 ? '' : 's'} treated as ${host.length === 1 ? 'its node' : 'their nodes'} (no policy selects them; their address is the node's): ${sample(host)}`);
+  if (host.length > 0) warnings.push({ code: 'host-network-pods', message: `${host.length} host-network pod${host.length === 1 ? '' : 's'} treated as ${host.length === 1 ? 'its node' : 'their nodes'} (no policy selects them; their address is the node's): ${sample(host)}` });
   for (const pod of pods) {
-    if (onMissingNode({ nodes, nodeByName }, pod.nodeName)) warnings.push(`pod ${pod.key} runs on node "${pod.nodeName}", which is not in the snapshot`);
+    if (onMissingNode({ nodes, nodeByName }, pod.nodeName)) warnings.push({ code: 'pod-on-missing-node', object: podRef(pod), path: 'spec.nodeName', message: `pod ${pod.key} runs on node "${pod.nodeName}", which is not in the snapshot` });
   }
 
   return { namespaces, pods, nodes, services, nsByName, podByKey, nodeByName, podsByNamespace, podsByNode, ipOwners, sharedAddresses, warnings };
 }
+
+// Only pods are in these warnings, never workload endpoints: those have no address and no node.
+const podRef = (pod: PodInfo): ObjectRef => ({ kind: 'Pod', namespace: pod.namespace, name: pod.name });
 
 const sample = (keys: readonly string[]) => `${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ` and ${keys.length - 5} more` : ''}`;
 

@@ -11,6 +11,7 @@
 // Anything else: null, and the caller builds afresh.
 import type { Pod } from '../../schemas/k8s/core.js';
 import { layerOver } from '../layered-map.js';
+import type { ClusterWarning } from '../warnings.js';
 import { byText, joinRuns } from '../sorted.js';
 import type { Owners } from './owners.js';
 import { ipKey, isEndpoint, onMissingNode, ownerPod, podEndpoint, type ClusterObjects, type EndpointFacts, type PodInfo } from './cluster.js';
@@ -24,7 +25,7 @@ export interface PodChanges {
 }
 
 /** `warnings`: what buildClusterObjects said of the base (a cluster's own list holds more); `owners`: the base's workloads. */
-export function derivePods(base: ClusterObjects, warnings: readonly string[], owners: Owners, change: PodChanges): ClusterObjects | null {
+export function derivePods(base: ClusterObjects, warnings: readonly ClusterWarning[], owners: Owners, change: PodChanges): ClusterObjects | null {
   const gone = new Map<string, PodInfo>();
   for (const key of change.removed) {
     const old = base.podByKey.get(key);

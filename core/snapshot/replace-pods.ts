@@ -8,6 +8,7 @@
 // builds afresh.
 import type { Pod } from '../../schemas/k8s/core.js';
 import { layerOver } from '../layered-map.js';
+import type { ClusterWarning } from '../warnings.js';
 import { ipKey, isEndpoint, onMissingNode, ownerPod, podFacts, podKey, type ClusterObjects, type PodInfo } from './cluster.js';
 
 /** A pod object as it was and as it is now. */
@@ -19,7 +20,7 @@ export interface PodReplacement {
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** `warnings`: what buildClusterObjects said of the base (a cluster's own list holds more). */
-export function replacePods(base: ClusterObjects, warnings: readonly string[], replacements: readonly PodReplacement[]): ClusterObjects | null {
+export function replacePods(base: ClusterObjects, warnings: readonly ClusterWarning[], replacements: readonly PodReplacement[]): ClusterObjects | null {
   const pods = base.pods.slice();
   const podByKey = layerOver(base.podByKey);
   const ipOwners = layerOver(base.ipOwners);

@@ -3,6 +3,7 @@
 // document so a pipeline log points at the line to fix.
 import { yamlDocuments } from '../yaml-documents.js';
 import { buildCluster, noEndpoints, type Cluster } from '../../core/cluster.js';
+import { warningMessages } from '../../core/warnings.js';
 import { listItems, parseSnapshot, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
 import { InputError, type Io } from './io.js';
 import { readSources as readFrom, type Source } from './sources.js';
@@ -121,6 +122,6 @@ export function loadCluster(sources: readonly Source[], progress: (msg: string) 
   const empty = noEndpoints(snapshot, cluster);
   if (empty) throw new InputError(empty);
   if (snapshot.objects.length > 5000) progress(`indexed ${cluster.pods.length} pods, ${cluster.policies.all.length} policies`);
-  printWarnings(cluster.warnings, progress);
+  printWarnings(warningMessages(cluster.warnings), progress);
   return cluster;
 }

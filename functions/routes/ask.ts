@@ -9,6 +9,7 @@ import { z } from '@hono/zod-openapi';
 import { answer, answerSince, chainLines, type Answer } from '../../core/ask/answer.js';
 import { ACCEPTED_FORMS, isParseFailure, parseQuestion } from '../../core/ask/parse.js';
 import type { Cluster } from '../../core/cluster.js';
+import { warningMessages } from '../../core/warnings.js';
 import { AskErrorSchema, AskRequestSchema, AskResponseSchema } from '../../schemas/api/ask.js';
 import { authorize, requireAccess, type AccessPolicy } from '../access/check.js';
 import { ApiError } from '../errors.js';
@@ -50,7 +51,7 @@ async function respond(c: Context, cluster: Cluster, question: string, path: str
     const chain = chainLines(a).map((line) => `  ${line}\n`).join('');
     return c.text(`${a.text}\n${chain}`, 200, stored ? { 'x-netpolc-version': stored.version } : {});
   }
-  return c.json({ ...(stored ?? {}), ...a, warnings: cluster.warnings });
+  return c.json({ ...(stored ?? {}), ...a, warnings: warningMessages(cluster.warnings) });
 }
 
 const responses = {

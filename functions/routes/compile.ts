@@ -4,6 +4,7 @@ import { compile } from '../../core/compile/compile.js';
 import type { Sha256Hex } from '../../core/compile/table-id.js';
 import { DATAPLANES, renderFormat } from '../../core/render/index.js';
 import { compileSets } from '../../core/sets/compile.js';
+import { warningMessages } from '../../core/warnings.js';
 import { CompileRequestSchema, CompileResponseSchema } from '../../schemas/api/compile.js';
 import { ErrorSchema } from '../../schemas/api/verdicts.js';
 import { RenderLimitError } from '../../core/render/vpp-session.js';
@@ -35,7 +36,7 @@ export function compileRoutes(app: OpenAPIHono, sha256Hex: Sha256Hex | undefined
     };
     if (req.format === 'ir') {
       const { ir, stats } = timedCompile('ir', () => compileSets(cluster, opts));
-      return c.json({ format: req.format, ...ir, stats, warnings: cluster.warnings });
+      return c.json({ format: req.format, ...ir, stats, warnings: warningMessages(cluster.warnings) });
     }
     // Flat tables are derived only when asked for (or for a format that reads them).
     let stats: Record<string, number> = {};
@@ -46,7 +47,7 @@ export function compileRoutes(app: OpenAPIHono, sha256Hex: Sha256Hex | undefined
     };
     if (req.format === 'ir-flat') {
       const nodes = flatIr().nodes;
-      return c.json({ format: req.format, nodes, stats, warnings: cluster.warnings });
+      return c.json({ format: req.format, nodes, stats, warnings: warningMessages(cluster.warnings) });
     }
     const dataplane = DATAPLANES[req.format];
     if (!dataplane) throw new ApiError('invalid', `format "${req.format}" is not available in this build`);
@@ -63,6 +64,6 @@ export function compileRoutes(app: OpenAPIHono, sha256Hex: Sha256Hex | undefined
       if (e instanceof RenderLimitError) throw invalid([{ path: '$.format', message: e.message }]);
       throw e;
     }
-    return c.json({ format: req.format, nodes, stats, warnings: cluster.warnings });
+    return c.json({ format: req.format, nodes, stats, warnings: warningMessages(cluster.warnings) });
   });
 }

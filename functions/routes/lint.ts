@@ -3,6 +3,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { buildCluster } from '../../core/cluster.js';
 import { lint, LINTS, type Finding } from '../../core/lint/index.js';
+import { warningMessages } from '../../core/warnings.js';
 import { LintRequestSchema, LintResponseSchema } from '../../schemas/api/preview.js';
 import { ErrorSchema } from '../../schemas/api/verdicts.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
@@ -33,6 +34,6 @@ export function lintRoutes(app: OpenAPIHono): void {
     const cluster = buildCluster(parsed.snapshot);
     const findings = lint(cluster, { objectPaths: parsed.snapshot.paths });
     const count = (s: Finding['severity']) => findings.filter((f) => f.severity === s).length;
-    return c.json({ findings: findings.map(apiFinding), counts: { error: count('error'), warning: count('warning'), info: count('info') }, warnings: cluster.warnings });
+    return c.json({ findings: findings.map(apiFinding), counts: { error: count('error'), warning: count('warning'), info: count('info') }, warnings: warningMessages(cluster.warnings) });
   });
 }

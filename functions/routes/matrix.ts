@@ -4,6 +4,7 @@ import { matrix } from '../../core/evaluate/matrix.js';
 import { findEndpoint } from '../../core/evaluate/resolve.js';
 import { compileSelector } from '../../schemas/k8s/label-selector.js';
 import type { Cluster } from '../../core/cluster.js';
+import { warningMessages } from '../../core/warnings.js';
 import { API_LIMITS, ErrorSchema, MatrixRequestSchema, MatrixResponseSchema, type MatrixRequest } from '../../schemas/api/verdicts.js';
 import { invalid } from '../errors.js';
 import { clusterFrom, isLenient, readRequest } from '../request.js';
@@ -44,5 +45,5 @@ export function answerMatrix(cluster: Cluster, req: Omit<MatrixRequest, 'snapsho
   }
   const family = req.ipFamily === 'IPv4' ? 4 : req.ipFamily === 'IPv6' ? 6 : null;
   const results = matrix(cluster, pods, req.ports, family);
-  return { pods: pods.map((p) => p.key), results, warnings: cluster.warnings };
+  return { pods: pods.map((p) => p.key), results, warnings: warningMessages(cluster.warnings) };
 }

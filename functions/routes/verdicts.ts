@@ -3,6 +3,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { FlowError } from '../../core/evaluate/resolve.js';
 import { verdictFor } from '../../core/evaluate/verdicts.js';
 import type { Cluster } from '../../core/cluster.js';
+import { warningMessages } from '../../core/warnings.js';
 import { ErrorSchema, VerdictsRequestSchema, VerdictsResponseSchema, type FlowRequest } from '../../schemas/api/verdicts.js';
 import type { ValidationIssue } from '../../schemas/snapshot.js';
 import { invalid } from '../errors.js';
@@ -39,5 +40,5 @@ export function answerVerdicts(cluster: Cluster, requested: readonly FlowRequest
     }
   });
   if (issues.length > 0) throw invalid(issues);
-  return { verdicts, warnings: cluster.warnings };
+  return { verdicts, warnings: warningMessages(cluster.warnings) };
 }

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { buildCluster } from '../../../core/cluster.js';
 import { lint, type Finding, type Severity } from '../../../core/lint/index.js';
 import { describePolicy } from '../../../core/policy/model.js';
+import { warningMessages } from '../../../core/warnings.js';
 import { loadSnapshot, printWarnings, readSources } from '../input.js';
 import { outputFormat, UsageError, type Io, type OutputFormat } from '../io.js';
 
@@ -32,9 +33,9 @@ export function commandLint(args: string[], io: Io): number {
   if (!(failOn in RANK)) throw new UsageError(`--fail-on must be error, warning or info, not "${failOn}"`);
   const { snapshot, where } = loadSnapshot(readSources(positionals, io), io.err, 'snapshot', io.input?.keepGoing);
   const cluster = buildCluster(snapshot);
-  printWarnings(cluster.warnings, io.err);
+  printWarnings(warningMessages(cluster.warnings), io.err);
   const findings = lint(cluster, { objectPaths: snapshot.paths });
-  if (format === 'json') io.out(JSON.stringify({ findings: findings.map((f) => ({ ...f, at: where(f.snapshotPath ?? f.path) })), warnings: cluster.warnings }, null, 2));
+  if (format === 'json') io.out(JSON.stringify({ findings: findings.map((f) => ({ ...f, at: where(f.snapshotPath ?? f.path) })), warnings: warningMessages(cluster.warnings) }, null, 2));
   else io.out([...findingLines(findings, where, format), ...(findings.length > 0 ? [''] : []), countText(findings)].join('\n'));
   const failing = findings.filter((f) => RANK[f.severity] <= RANK[failOn]).length;
   if (failing > 0) {

@@ -6,6 +6,7 @@ import { endLabel } from '../../../core/evaluate/expand.js';
 import { FlowError, type EndpointSpec } from '../../../core/evaluate/resolve.js';
 import { verdictFor, type FlowVerdict, type GroupVerdict } from '../../../core/evaluate/verdicts.js';
 import { familyOfText } from '../../../core/net/ip.js';
+import { warningMessages } from '../../../core/warnings.js';
 import { InputError, loadCluster, readSources } from '../input.js';
 import { UsageError, type Io } from '../io.js';
 
@@ -56,7 +57,7 @@ export function commandVerdict(args: string[], io: Io): number {
   if (values.output === 'json') {
     // One flow prints as it always has, the verdict alone; a group with its members.
     const body = 'members' in v ? v : (({ flow: _flow, ...verdict }: FlowVerdict): Verdict => verdict)(v);
-    io.out(JSON.stringify({ ...body, warnings: cluster.warnings }, null, 2));
+    io.out(JSON.stringify({ ...body, warnings: warningMessages(cluster.warnings) }, null, 2));
   }
   else io.out('members' in v ? groupText(v, what, values.output === 'markdown') : verdictText(v, what, values.output === 'markdown'));
   if (values.expect && values.expect !== (v.allowed ? 'allow' : 'deny')) {

@@ -1,0 +1,138 @@
+// Cluster warnings are structured where they are made: each code with the object and path it
+// is about (where there is one), and the text outputs show as `message`.
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildCluster, withPodsDerived, type Cluster } from '../../core/cluster.js';
+import { WARNING_CODES, warningMessages, type ClusterWarning, type WarningCode } from '../../core/warnings.js';
+import type { Pod } from '../../schemas/k8s/core.js';
+import { parseSnapshot } from '../../schemas/snapshot.js';
+import { adminNetworkPolicy, clusterNetworkPolicy, clusterOf, namespace, node, pod, smallCluster, type K8sObject } from '../support/cluster-builders.js';
+
+const seen = new Set<WarningCode>();
+/** The warnings of one code, with every code seen noted for the registry check below. */
+function ofCode(cluster: Cluster, code: WarningCode): ClusterWarning[] {
+  for (const w of cluster.warnings) seen.add(w.code);
+  return cluster.warnings.filter((w) => w.code === code);
+}
+const all = { namespaces: {} };
+
+describe('cluster warnings', () => {
+  it('namespace-assumed: the namespace without a Namespace object', () => {
+    const [w, ...rest] = ofCode(clusterOf([...smallCluster(), pod('z/d', { ip: '10.0.3.1', node: 'n1' })]), 'namespace-assumed');
+    expect(rest).toEqual([]);
+    expect(w).toEqual({ code: 'namespace-assumed', object: { kind: 'Namespace', name: 'z' }, message: expect.stringMatching(/^namespace "z" has pods or workloads but no Namespace object/) });
+  });
+
+  it('address-shared: the pod that does not get the address', () => {
+    const ws = ofCode(clusterOf([...smallCluster(), pod('y/dup', { ip: '10.0.1.10', node: 'n1' }), pod('y/on-node', { ip: '172.18.0.2', node: 'n1' })]), 'address-shared');
+    expect(ws.map((w) => w.object)).toEqual([{ kind: 'Pod', namespace: 'y', name: 'dup' }, { kind: 'Pod', namespace: 'y', name: 'on-node' }]);
+    expect(ws[0]!.message).toMatch(/^address \S+ belongs to both pod x\/a and pod y\/dup; the first one is used$/);
+    expect(ws[1]!.path).toBeUndefined();
+  });
+
+  it('finished-pods-left-out and host-network-pods: one warning for all of them, about no single object', () => {
+    const finished = { ...pod('x/done', { ip: '10.0.1.20', node: 'n1' }), status: { phase: 'Succeeded', podIP: '10.0.1.20' } };
+    const cluster = clusterOf([...smallCluster(), finished, pod('y/agent', { ip: '172.18.0.2', node: 'n1', hostNetwork: true })]);
+    expect(ofCode(cluster, 'finished-pods-left-out')).toEqual([{ code: 'finished-pods-left-out', message: '1 finished pod (Succeeded or Failed) left out, as they neither send nor receive: x/done' }]);
+    expect(ofCode(cluster, 'host-network-pods')).toEqual([{ code: 'host-network-pods', message: "1 host-network pod treated as its node (no policy selects them; their address is the node's): y/agent" }]);
+  });
+
+  it('pod-on-missing-node: the pod, at spec.nodeName', () => {
+    expect(ofCode(clusterOf([...smallCluster(), pod('x/lost', { ip: '10.0.1.40', node: 'gone' })]), 'pod-on-missing-node')).toEqual([
+      { code: 'pod-on-missing-node', object: { kind: 'Pod', namespace: 'x', name: 'lost' }, path: 'spec.nodeName', message: 'pod x/lost runs on node "gone", which is not in the snapshot' },
+    ]);
+  });
+
+  it('domain-names-not-evaluated and unknown-peer-fail-closed: the policy, at the peer', () => {
+    const cluster = clusterOf([
+      ...smallCluster(),
+      clusterNetworkPolicy('dns', 'Admin', 3, { subject: all, egress: [{ action: 'Accept', to: [all] }, { action: 'Accept', to: [all, { domainNames: ['example.com'] }] }] }),
+      adminNetworkPolicy('future', 4, { subject: all, ingress: [{ action: 'Deny', from: [all, { sameNamespaceOf: {} }] }] }),
+    ]);
+    expect(ofCode(cluster, 'domain-names-not-evaluated')).toEqual([
+      {
+        code: 'domain-names-not-evaluated',
+        object: { kind: 'ClusterNetworkPolicy', name: 'dns' },
+        path: 'spec.egress[1].to[1]',
+        message: 'ClusterNetworkPolicy dns egress rule 1 peer 1: domainNames peers are not evaluated (a snapshot has no DNS answers); the peer matches no flow',
+      },
+    ]);
+    expect(ofCode(cluster, 'unknown-peer-fail-closed')).toEqual([
+      {
+        code: 'unknown-peer-fail-closed',
+        object: { kind: 'AdminNetworkPolicy', name: 'future' },
+        path: 'spec.ingress[0].from[1]',
+        message: 'AdminNetworkPolicy future ingress rule 0 peer 1: peer has no field this version knows (sameNamespaceOf); failing closed (matches everything)',
+      },
+    ]);
+  });
+
+  it('same-priority-order: the policy evaluated second, at spec.priority', () => {
+    const cluster = clusterOf([...smallCluster(), adminNetworkPolicy('b-allow', 5, { subject: all, ingress: [] }), adminNetworkPolicy('a-deny', 5, { subject: all, ingress: [] })]);
+    expect(ofCode(cluster, 'same-priority-order')).toEqual([
+      {
+        code: 'same-priority-order',
+        object: { kind: 'AdminNetworkPolicy', name: 'b-allow' },
+        path: 'spec.priority',
+        message: 'AdminNetworkPolicy a-deny and AdminNetworkPolicy b-allow have the same priority (5) and both select pod x/a; a-deny is evaluated first (name order)',
+      },
+    ]);
+  });
+
+  it('policy-kinds-not-evaluated and kinds-ignored: counts by kind, about no single object', () => {
+    const cluster = clusterOf([
+      ...smallCluster(),
+      { apiVersion: 'cilium.io/v2', kind: 'CiliumNetworkPolicy', metadata: { name: 'c', namespace: 'x' }, spec: {} },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'x' } },
+    ]);
+    expect(ofCode(cluster, 'policy-kinds-not-evaluated')).toEqual([{ code: 'policy-kinds-not-evaluated', message: 'policies of kinds netpolc does not evaluate: CiliumNetworkPolicy (cilium.io/v2) (1); not evaluated: answers ignore them' }]);
+    expect(ofCode(cluster, 'kinds-ignored')).toEqual([{ code: 'kinds-ignored', message: 'ignored objects of kinds policy evaluation does not read: ConfigMap (1)' }]);
+  });
+
+  it('object-left-out: the object when it could be read, and where in the input', () => {
+    const items: unknown[] = [
+      ...smallCluster(),
+      { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'bad', namespace: 'x' }, spec: { podSelector: {}, ingress: [{ ports: [{ port: 80, endPort: 10 }] }] } },
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'no-ns' }, spec: 5 },
+      'not an object',
+    ];
+    const parsed = parseSnapshot({ items }, '$', { lenient: true });
+    if (!parsed.ok) throw new Error('lenient reading failed');
+    const ws = ofCode(buildCluster(parsed.snapshot), 'object-left-out');
+    expect(ws.map(({ object, path }) => ({ object, path }))).toEqual([
+      { object: { kind: 'NetworkPolicy', namespace: 'x', name: 'bad' }, path: '$.items[6].spec.ingress[0].ports[0].endPort' },
+      // Namespaced kinds are in `default` when the object does not say, as parseSnapshot reads them.
+      { object: { kind: 'Pod', namespace: 'default', name: 'no-ns' }, path: '$.items[7].spec' },
+      { object: undefined, path: '$.items[8]' },
+    ]);
+    expect(ws[2]).not.toHaveProperty('object');
+    expect(ws[2]!.message).toBe('left out a document (invalid, lenient reading): $.items[8]: each item must be a Kubernetes object');
+    expect(ws[1]!.message).toMatch(/^left out Pod no-ns \(invalid, lenient reading\): \$\.items\[7\]\.spec: /);
+  });
+
+  it('no-pods', () => {
+    expect(ofCode(clusterOf([namespace('x'), node('n1', '172.18.0.2')]), 'no-pods')).toEqual([
+      { code: 'no-pods', message: 'the input has no pods and no workloads: selects-no-pods and every answer about endpoints need them' },
+    ]);
+  });
+
+  it('a cluster derived for a version with more pods keeps them structured, as a fresh build makes them', () => {
+    const objects = (...more: K8sObject[]): unknown[] => [...smallCluster(), pod('z/d', { ip: '10.0.3.1', node: 'n1' }), clusterNetworkPolicy('dns', 'Admin', 3, { subject: all, egress: [{ action: 'Accept', to: [{ domainNames: ['example.com'] }] }] }), ...more];
+    const read = (items: unknown[]) => {
+      const parsed = parseSnapshot({ items });
+      if (!parsed.ok) throw new Error('invalid snapshot');
+      return parsed.snapshot;
+    };
+    const added = pod('x/e', { ip: '10.0.1.50', node: 'n1' });
+    const next = read(objects(added));
+    const derived = withPodsDerived(buildCluster(read(objects())), next, { removed: [], added: [next.objects.find((o): o is Pod => o.kind === 'Pod' && o.metadata.name === 'e')!] });
+    expect(derived).not.toBeNull();
+    expect(derived!.warnings).toEqual(buildCluster(next).warnings);
+    expect(derived!.warnings.map((w) => w.code)).toEqual(['namespace-assumed', 'domain-names-not-evaluated']);
+    expect(warningMessages(derived!.warnings)).toEqual(derived!.warnings.map((w) => w.message));
+  });
+});
+
+afterAll(() => {
+  // Every code in the registry is made somewhere (the tests above reach each one).
+  expect([...seen].sort()).toEqual(Object.keys(WARNING_CODES).sort());
+});
