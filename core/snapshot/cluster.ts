@@ -2,7 +2,7 @@
 // addresses as integers, an owner index from address to pod or node.
 import type { Namespace, Node, Pod, Service } from '../../schemas/k8s/core.js';
 import { legacyIngressIsolation, type SnapshotObject } from '../../schemas/snapshot.js';
-import { parseIp, type Family, type IpAddr } from '../net/ip.js';
+import { formatIp, parseIp, type Family, type IpAddr } from '../net/ip.js';
 import type { Lookup } from '../layered-map.js';
 import { sortOnce } from '../sorted.js';
 import { snapshotObjectKey } from './hash.js';
@@ -251,7 +251,7 @@ export function buildClusterObjects(objects: readonly SnapshotObject[], owners: 
       const prev = ipOwners.get(k);
       if (prev) {
         sharedAddresses.add(k);
-        warnings.push({ code: 'address-shared', object: podRef(pod), message: `address ${k.slice(2)} belongs to both ${prev.kind === 'pod' ? `pod ${prev.pod.key}` : `node ${prev.node.name}`} and pod ${pod.key}; the first one is used` });
+        warnings.push({ code: 'address-shared', object: podRef(pod), message: `address ${formatIp(ip.family, ip.value)} belongs to both ${prev.kind === 'pod' ? `pod ${prev.pod.key}` : `node ${prev.node.name}`} and pod ${pod.key}; the first one is used` });
         continue;
       }
       ipOwners.set(k, { kind: 'pod', pod });
