@@ -157,6 +157,10 @@ describe('Lambda handler with the DynamoDB store (dynalite) and tokens', () => {
     const v2 = JSON.parse(clusterText);
     v2.items.find((o: any) => o.kind === 'Pod' && o.metadata.name === 'web').metadata.labels = { app: 'web2' };
     expect((await put('2', JSON.stringify(v2), writer.header)).statusCode).toBe(201);
+    // Lambda freezes the process after each answer: the move is settled before it answers.
+    const { DynamoDbBackend } = await import('../../infra/store/dynamodb.js');
+    const { pointerKey } = await import('../../infra/store/keys.js');
+    expect(await new DynamoDbBackend({ client: dynamo.client, tableName: dynamo.tableName }).getItem(pointerKey('prod'))).toMatchObject({ version: '2', settled: true, retire: '[]' });
 
     const tables = (query: string, headers: Record<string, string> = {}) => handler(httpApiEvent('GET', '/v1/clusters/prod/nodes/node-2/tables', { query, headers: { ...agent.header, ...headers } }));
     const diff = json(await tables('since=1'));
