@@ -18,15 +18,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { answer, type Answer, type GroupAnswer, type MemberAnswer } from '../../core/ask/answer.js';
 import { reasonOf } from '../../core/evaluate/explain.js';
-import { buildCluster } from '../../core/cluster.js';
 import { addressRegions, type AddressRegion } from '../../core/evaluate/cidr.js';
 import { FlowError, type EndpointSpec } from '../../core/evaluate/resolve.js';
 import { verdictFor, type GroupVerdict } from '../../core/evaluate/verdicts.js';
 import { formatIp, parseCidr, parseIp } from '../../core/net/ip.js';
 import { PROTOCOLS } from '../../core/policy/model.js';
-import { parseSnapshot } from '../../schemas/snapshot.js';
 import { assertProperty } from '../support/property.js';
-import { EXTERNAL, NODES, snapshotArb } from '../support/random-snapshot.js';
+import { EXTERNAL, NODES, snapshotArb, generatedCluster } from '../support/random-snapshot.js';
 
 const RUNS = Math.max(50, Math.floor(Number(process.env.PROPERTY_RUNS ?? 1000) / 8));
 
@@ -78,9 +76,7 @@ describe('a CIDR\'s regions: every address of one answers alike, as asked alone'
     assertProperty(
       fc.property(snapshotArb, extraPolicy, svc, flow, (snapshot, blocks, s, f) => {
         const service = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: 'a' }, spec: { selector: { [s.key]: s.value }, clusterIP: '10.0.3.7', ports: [{ port: f.port ?? 80, protocol: s.protocol }] } };
-        const parsed = parseSnapshot({ ...snapshot, items: [...snapshot.items, blocks, service] });
-        if (!parsed.ok) throw new Error('generator produced an invalid snapshot');
-        const cluster = buildCluster(parsed.snapshot);
+        const cluster = generatedCluster({ ...snapshot, items: [...snapshot.items, blocks, service] });
         const side = f.toCidr ? 'to' : 'from';
         const range = parseCidr(f.asked)!;
         const { regions } = addressRegions(cluster, range, f.asked, side);

@@ -9,12 +9,10 @@
 // this property draws a new seed on every run, CI too; a failure prints its replay command.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildCluster } from '../../core/cluster.js';
 import type { EndpointSpec } from '../../core/evaluate/resolve.js';
 import { PROTOCOLS } from '../../core/policy/model.js';
-import { parseSnapshot } from '../../schemas/snapshot.js';
 import { assertProperty, freshSeed } from '../support/property.js';
-import { localitySnapshotArb, NODES } from '../support/random-snapshot.js';
+import { localitySnapshotArb, NODES, generatedCluster } from '../support/random-snapshot.js';
 import { groupReachMismatches, matrixMismatches, reachMismatches } from '../support/reach-consistency.js';
 
 /** ~8 s on one core of a 2-core machine at the default, names of several included (the locality bug showed within ~60 runs). */
@@ -52,9 +50,7 @@ describe('what/who answers and the matrix agree with single flows', () => {
         // A Service selecting a label of one pod: port 80 to `targetPort` (or 80), ClusterIP 10.0.3.7.
         const [ns, key, value] = labelOf(snapshot.items, s.pick);
         const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: ns }, spec: { selector: { [key]: value }, clusterIP: '10.0.3.7', ports: [{ port: 80, protocol: s.protocol, ...(s.targetPort !== undefined ? { targetPort: s.targetPort } : {}) }] } };
-        const parsed = parseSnapshot({ ...snapshot, items: [...snapshot.items, svc] });
-        if (!parsed.ok) throw new Error('generator produced an invalid snapshot');
-        const cluster = buildCluster(parsed.snapshot);
+        const cluster = generatedCluster({ ...snapshot, items: [...snapshot.items, svc] });
         const fixed: EndpointSpec[] = [...cluster.pods.map((x) => ({ pod: x.key })), ...NODES.flatMap((n) => [{ ip: n.v4 }, { ip: n.v6 }]), ...OUTSIDE.map((ip) => ({ ip }))];
         const name = group === 'selector' ? { pod: `${ns}/${key}=${value}` } : group === 'service' ? { pod: `${ns}/svc/s` } : { ip: group };
         // The Service is asked on its own port; every port of one protocol, or of all, otherwise.

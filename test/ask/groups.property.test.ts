@@ -6,13 +6,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ask, type GroupAnswer } from '../../core/ask/answer.js';
 import { isParseFailure } from '../../core/ask/parse.js';
-import { buildCluster, type Cluster } from '../../core/cluster.js';
+import { type Cluster } from '../../core/cluster.js';
 import { evaluate } from '../../core/evaluate/engine.js';
 import { FlowError, resolveFlow } from '../../core/evaluate/resolve.js';
 import { PROTOCOLS, type Protocol } from '../../core/policy/model.js';
-import { parseSnapshot } from '../../schemas/snapshot.js';
 import { assertProperty } from '../support/property.js';
-import { snapshotArb } from '../support/random-snapshot.js';
+import { snapshotArb, generatedCluster } from '../support/random-snapshot.js';
 
 const RUNS = Number(process.env.GROUP_RUNS ?? 150);
 
@@ -55,9 +54,7 @@ describe('grouped answers agree with single-pod verdicts', () => {
     assertProperty(
       fc.property(snapshotArb, serviceArb, fc.nat(), fc.constantFrom(53, 80, 5432, 8080), fc.constantFrom(...PROTOCOLS), (snapshot, s, pick, port, protocol) => {
         const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: s.ns }, spec: { selector: { [s.key]: s.value }, clusterIP: '10.96.0.10', ports: [{ port: s.port, protocol: s.protocol, ...(s.targetPort !== undefined ? { targetPort: s.targetPort } : {}) }] } };
-        const parsed = parseSnapshot({ ...snapshot, items: [...snapshot.items, svc] });
-        if (!parsed.ok) throw new Error('generator produced an invalid snapshot');
-        const cluster = buildCluster(parsed.snapshot);
+        const cluster = generatedCluster({ ...snapshot, items: [...snapshot.items, svc] });
         const other = cluster.pods[pick % cluster.pods.length]!.key;
         const selected = (cluster.podsByNamespace.get(s.ns) ?? []).filter((p) => p.labels[s.key] === s.value);
         const on = `${port}/${protocol.toLowerCase()}`;

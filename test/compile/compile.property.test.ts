@@ -1,13 +1,11 @@
 // simulate(compile(s), flow) == verdict(s, flow) on random snapshots and flows.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildCluster } from '../../core/cluster.js';
 import { compile } from '../../core/compile/compile.js';
 import { globalTable } from '../../core/compile/combine.js';
 import { IrSimulator } from '../../core/compile/simulate.js';
 import { tableId } from '../../core/compile/table-id.js';
-import { parseSnapshot } from '../../schemas/snapshot.js';
-import { checkedFlows, flowArb, snapshotArb } from '../support/random-snapshot.js';
+import { checkedFlows, flowArb, snapshotArb, generatedCluster } from '../support/random-snapshot.js';
 import { assertProperty } from '../support/property.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
@@ -16,9 +14,7 @@ describe('compiled tables equal the verdict engine', () => {
   it(`on ${RUNS} random snapshots, 40 flows each`, () => {
     assertProperty(
       fc.property(snapshotArb, fc.array(flowArb, { minLength: 40, maxLength: 40 }), (snapshot, flows) => {
-        const parsed = parseSnapshot(snapshot);
-        if (!parsed.ok) throw new Error(`generator produced an invalid snapshot: ${JSON.stringify(parsed.issues.slice(0, 3))}`);
-        const cluster = buildCluster(parsed.snapshot);
+        const cluster = generatedCluster(snapshot);
         const { ir } = compile(cluster);
         // Ids are content addresses however the compiler assembled them, and the global table
         // is BuildGlobalTable over the node's own tables.

@@ -6,16 +6,15 @@
 // side, engine.ts) is rightly not part of these keys; this holds them to that.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildCluster, type Cluster } from '../../core/cluster.js';
+import { type Cluster } from '../../core/cluster.js';
 import { evaluateSide } from '../../core/evaluate/engine.js';
 import { FlowError, resolveFlow, type EndpointSpec } from '../../core/evaluate/resolve.js';
 import { decisionKey } from '../../core/evaluate/side-runs.js';
 import { subjectClasses } from '../../core/lint/universe.js';
 import { PROTOCOLS, type Protocol } from '../../core/policy/model.js';
 import type { PodInfo } from '../../core/snapshot/cluster.js';
-import { parseSnapshot } from '../../schemas/snapshot.js';
 import { assertProperty } from '../support/property.js';
-import { EXTERNAL, localitySnapshotArb, NODES } from '../support/random-snapshot.js';
+import { EXTERNAL, localitySnapshotArb, NODES, generatedCluster } from '../support/random-snapshot.js';
 
 const RUNS = Math.max(50, Math.floor(Number(process.env.PROPERTY_RUNS ?? 1000) / 5));
 
@@ -37,9 +36,7 @@ describe('lint subject classes', () => {
   it(`give every member the representative's side decisions, on ${RUNS} random snapshots`, () => {
     assertProperty(
       fc.property(localitySnapshotArb, fc.constantFrom(1, 53, 80, 443, 5432, 8080), fc.constantFrom(...PROTOCOLS), (snapshot, port, protocol) => {
-        const parsed = parseSnapshot(snapshot);
-        if (!parsed.ok) throw new Error('generator produced an invalid snapshot');
-        const cluster = buildCluster(parsed.snapshot);
+        const cluster = generatedCluster(snapshot);
         const peers: EndpointSpec[] = [...cluster.pods.map((p) => ({ pod: p.key })), ...NODES.flatMap((n) => [{ ip: n.v4 }, { ip: n.v6 }]), ...EXTERNAL.map((ip) => ({ ip }))];
         for (const [rep, ...rest] of subjectClasses(cluster.pods)) {
           for (const member of rest) {

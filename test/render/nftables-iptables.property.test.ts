@@ -3,7 +3,7 @@
 // every upstream case, and on hand-written shapes (determinism, sets and maps, ipBlock excepts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildCluster, type Cluster } from '../../core/cluster.js';
+import { type Cluster } from '../../core/cluster.js';
 import { compileSets } from '../../core/sets/compile.js';
 import { evaluate, type Verdict } from '../../core/evaluate/engine.js';
 import { resolveFlow } from '../../core/evaluate/resolve.js';
@@ -12,9 +12,8 @@ import { iptablesSimulator } from '../../core/render/iptables-sim.js';
 import { nftables } from '../../core/render/nftables.js';
 import { nftablesSimulator } from '../../core/render/nftables-sim.js';
 import type { FlowQuery } from '../../core/render/types.js';
-import { parseSnapshot } from '../../schemas/snapshot.js';
 import { clusterOf, namespace, networkPolicy, node, pod } from '../support/cluster-builders.js';
-import { checkedFlows, flowArb, snapshotArb } from '../support/random-snapshot.js';
+import { checkedFlows, flowArb, snapshotArb, generatedCluster } from '../support/random-snapshot.js';
 import { assertProperty } from '../support/property.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
@@ -62,9 +61,7 @@ describe('nftables and iptables simulators equal the verdict engine', () => {
     let flowsChecked = 0;
     assertProperty(
       fc.property(snapshotArb, fc.array(flowArb, { minLength: 40, maxLength: 40 }), (snapshot, flows) => {
-        const parsed = parseSnapshot(snapshot);
-        if (!parsed.ok) throw new Error(`generator produced an invalid snapshot: ${JSON.stringify(parsed.issues.slice(0, 3))}`);
-        const cluster = buildCluster(parsed.snapshot);
+        const cluster = generatedCluster(snapshot);
         const dp = dataplanes(cluster);
         for (const { verdict, ...flow } of checkedFlows(cluster, dp.ir, flows)) {
           flowsChecked++;

@@ -2,7 +2,8 @@
 // collide, overlapping CIDRs and excepts around the pod and node addresses, named ports that
 // differ per pod, every tier and action, dual-stack addresses, host-network pods.
 import fc from 'fast-check';
-import type { Cluster } from '../../core/cluster.js';
+import { buildCluster, type Cluster } from '../../core/cluster.js';
+import { parseSnapshot } from '../../schemas/snapshot.js';
 import { evaluate, type Verdict } from '../../core/evaluate/engine.js';
 import { FlowError, resolveFlow } from '../../core/evaluate/resolve.js';
 
@@ -281,4 +282,11 @@ export function checkedFlows(cluster: Cluster, ir: Parameters<typeof flowAddress
     if (pair && verdict) out.push({ src: pair[0], dst: pair[1], port: f.port, protocol: f.protocol, verdict });
   }
   return out;
+}
+
+/** The cluster of a generated snapshot: it must parse (a generator bug otherwise, said with its first issues). */
+export function generatedCluster(snapshot: unknown): Cluster {
+  const parsed = parseSnapshot(snapshot);
+  if (!parsed.ok) throw new Error(`generator produced an invalid snapshot: ${JSON.stringify(parsed.issues.slice(0, 3))}`);
+  return buildCluster(parsed.snapshot);
 }
