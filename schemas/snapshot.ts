@@ -2,7 +2,7 @@
 // array. Each item is dispatched on apiVersion+kind to its schema; every problem is
 // reported with the item's identity and a JSON path, and nothing partial is returned.
 import { objectKey } from './object-key.js';
-import { z } from 'zod';
+import { z } from './zod.js';
 import { parseIp } from './k8s/ip.js';
 import { LEGACY_ISOLATION_ANNOTATION, NamespaceSchema, NodeSchema, PodSchema, ServiceSchema } from './k8s/core.js';
 import { LegacyIsolationAnnotationSchema, LegacyNetworkPolicySchema, NetworkPolicySchema } from './k8s/network-policy.js';

@@ -1,7 +1,7 @@
 // policy.networking.k8s.io/v1alpha1 AdminNetworkPolicy and BaselineAdminNetworkPolicy
 // (kubernetes-sigs/network-policy-api apis/v1alpha1, v0.1.x), plus the KEP-2091 draft
 // spellings handled in cluster-peer.ts.
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { ObjectMetaSchema } from './meta.js';
 import {
   checkNamedPortPeers, checkRange, ClusterProtocol, ClusterSubjectSchema, clusterPeer, PortNumberValue,

@@ -1,6 +1,6 @@
 // policy.networking.k8s.io/v1alpha2 ClusterNetworkPolicy
 // (kubernetes-sigs/network-policy-api apis/v1alpha2/clusternetworkpolicy_types.go).
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { ObjectMetaSchema } from './meta.js';
 import {
   checkNamedPortPeers, checkRange, ClusterSubjectSchema, clusterPeer, PortNumberValue,

@@ -7,7 +7,7 @@
 //  - the KEP-2091 draft (seed): `namespaces: {related | namespaceSelector | sameLabels |
 //    notSameLabels}`, `pods: {namespaces: <that>, podSelector}` and the examples'
 //    `subject: {namespaceSelector}` shorthand.
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { parseCidr } from './ip.js';
 import { LabelSelectorSchema, type LabelSelector } from './meta.js';
 

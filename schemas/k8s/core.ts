@@ -1,6 +1,6 @@
 // v1 Namespace, Pod, Node and Service: only the fields policy evaluation reads.
 // Unknown fields are dropped (zod's default), as a client of a newer server would.
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { LabelsSchema, ObjectMetaSchema, OwnedMetaSchema, PortName, PortNumber, PortNumberOrName, Protocol } from './meta.js';
 
 export const LEGACY_ISOLATION_ANNOTATION = 'net.beta.kubernetes.io/network-policy';

@@ -1,6 +1,6 @@
 // Shared pieces of Kubernetes object metadata and label selectors, validated as the API
 // server validates them (apimachinery validation.ValidateLabelSelector, ValidateLabels).
-import { z } from 'zod';
+import { z } from '../zod.js';
 
 // Qualified name: optional DNS-subdomain prefix, "/", name of ≤63 chars (validation.IsQualifiedName).
 const NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;

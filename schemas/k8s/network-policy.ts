@@ -1,7 +1,7 @@
 // networking.k8s.io/v1 NetworkPolicy, validated as kubernetes pkg/apis/networking/validation
 // does, and the legacy extensions/v1beta1 form of the original proposal (seed
 // networkpolicy-v1beta1-proposal.txt), which only has ingress rules with pod/namespace peers.
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { parseCidr } from './ip.js';
 import { LabelSelectorSchema, NullableSelectorSchema, ObjectMetaSchema, PortNumber, PortNumberOrName, Protocol } from './meta.js';
 

@@ -2,7 +2,7 @@
 // ReplicaSet (apps/v1), ReplicationController (v1), Job and CronJob (batch/v1). Only what
 // makes their pods endpoints is read: the pod template's labels and container ports.
 // Unknown fields are dropped, as for the other kinds.
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { ContainerSchema } from './core.js';
 import { LabelSelectorSchema, LabelsSchema, OwnedMetaSchema as ObjectMetaSchema } from './meta.js';
 

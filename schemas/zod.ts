@@ -1,0 +1,10 @@
+// zod with the OpenAPI method (`.openapi()`) that schemas/api calls on schemas defined in
+// schemas/k8s. zod 4 gives a schema its methods when the schema is made, so the extension must
+// come before the process makes its first schema, whichever module loads first (an entry that
+// opens the store before the app, the CLI, a core stage). Every schema module takes z from here.
+import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+
+extendZodWithOpenApi(z);
+
+export { z };
