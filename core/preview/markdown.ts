@@ -3,7 +3,7 @@
 // delta and the lints of the head (new ones first). Long lists are cut and say how much was cut.
 import { describePolicy } from '../policy/model.js';
 import { groupText, type Aggregate, type EndpointGroup } from './aggregate.js';
-import type { Preview } from './index.js';
+import type { Preview } from './preview.js';
 
 export interface MarkdownOptions {
   /** Changed-flow rows in the table (default 30). */
