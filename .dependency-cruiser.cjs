@@ -1,6 +1,7 @@
 // Import boundaries: each layer imports only itself and the layers upstream of it (schemas ←
-// core ← infra ← functions); core is pure and free of cycles. Run in `npm test` by
-// test/unit/boundaries.test.ts, and by hand with `npm run lint:boundaries`.
+// core ← infra ← functions), reaching a core stage only through its index.ts; core is pure and
+// free of cycles. Run in `npm test` by test/unit/boundaries.test.ts, and by hand with
+// `npm run lint:boundaries`.
 // Paths are relative to the repository root; packages resolve under node_modules (a symlink in
 // some checkouts, hence the unanchored node_modules in the patterns).
 
@@ -31,6 +32,21 @@ module.exports = {
       // functions may import every layer, so it has no rule of its own.
       from: { path: '^infra/' },
       to: { path: '^functions/' },
+    },
+    {
+      name: 'core-through-its-doors',
+      comment: 'functions and infra reach a core stage only through its index.ts, so each stage shows the surface other layers use in one place.',
+      severity: 'error',
+      // Top-level core modules (core/cluster.ts, …) are doors of their own.
+      from: { path: '^(functions|infra)/' },
+      to: { path: '^core/[^/]+/', pathNot: '^core/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'core-not-through-doors',
+      comment: 'doors are for other layers; inside core, modules import each other directly so the doors add no cycles.',
+      severity: 'error',
+      from: { path: '^core/' },
+      to: { path: '^core/[^/]+/index\\.ts$' },
     },
     {
       name: 'core-no-node-builtins',

@@ -6,7 +6,7 @@ import { API_LIMITS } from '../schemas/api/verdicts.js';
 import { ApiError } from './errors.js';
 import { StoreCorruptionError, type SnapshotStore } from '../infra/store/types.js';
 import { guardStore, StoreUnavailableError } from '../infra/store/guard.js';
-import type { Sha256Hex } from '../core/compile/table-id.js';
+import type { Sha256Hex } from '../core/compile/index.js';
 import { closedAccess, requireToken, type AccessPolicy } from './access/check.js';
 import { askRoutes } from './routes/ask.js';
 import { clusterQueryRoutes } from './routes/cluster-queries.js';

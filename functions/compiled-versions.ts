@@ -2,7 +2,7 @@
 // next version can be compiled from changes without reading and recompiling the base. Bounded by
 // the objects it holds (WARM_STATE_OBJECTS), least recently used cluster evicted first. A cold
 // server (restart, a new Lambda or Worker isolate) has none of it and loads the base from the store.
-import type { CompiledState } from '../core/sets/next-version.js';
+import type { CompiledState } from '../core/sets/index.js';
 
 export interface WarmVersion {
   readonly version: string;

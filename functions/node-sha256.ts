@@ -2,7 +2,7 @@
 // default, ~17× faster. Only Node entry points import this (node adapter, Lambda, CLI, bench);
 // the Worker keeps the portable one.
 import * as crypto from 'node:crypto';
-import type { Sha256Hex } from '../core/compile/table-id.js';
+import type { Sha256Hex } from '../core/compile/index.js';
 
 // One-shot hashing (Node 20.12 and later) costs a third of a Hash object for the short texts
 // ids and manifest parts hash (~10⁵ per publish at L); earlier Node 20 releases use the object.

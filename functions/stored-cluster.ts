@@ -2,9 +2,7 @@
 // store, built once and kept for the next questions about the same version (a chat bot asks
 // several in a row; building an S-sized cluster again each time would dominate).
 import { buildCluster, type Cluster } from '../core/cluster.js';
-import { compile } from '../core/compile/compile.js';
-import type { IrNode } from '../core/compile/ir.js';
-import type { Sha256Hex } from '../core/compile/table-id.js';
+import { compile, type IrNode, type Sha256Hex } from '../core/compile/index.js';
 import { StoreInputError, VersionConflictError, type SnapshotStore } from '../infra/store/types.js';
 import { ApiError, invalid } from './errors.js';
 

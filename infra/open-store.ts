@@ -5,7 +5,7 @@ import type { StoreSettings } from './store/config.js';
 import { createDynamoDbClient, createDynamoDbStore, createTableIfMissing } from './store/dynamodb.js';
 import { createMemoryStore } from './store/memory.js';
 import type { SnapshotStore } from './store/types.js';
-import type { Sha256Hex } from '../core/compile/table-id.js';
+import type { Sha256Hex } from '../core/compile/index.js';
 import type { BlobCompression } from './store/compression.js';
 
 export interface OpenStore {

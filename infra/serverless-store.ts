@@ -5,7 +5,7 @@ import { storeConfigured, storeSettingsFromEnv, type StoreEnv } from './store/co
 import { createDynamoDbClient, createDynamoDbStore } from './store/dynamodb.js';
 import { createMemoryStore } from './store/memory.js';
 import type { SnapshotStore } from './store/types.js';
-import type { Sha256Hex } from '../core/compile/table-id.js';
+import type { Sha256Hex } from '../core/compile/index.js';
 import type { BlobCompression } from './store/compression.js';
 
 export interface ServerlessStoreOptions {

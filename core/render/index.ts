@@ -11,6 +11,13 @@ import type { Dataplane, SetDataplane } from './types.js';
 import { vppAcl } from './vpp-acl.js';
 import { vppSession } from './vpp-session.js';
 
+// The rest of the stage's door for other layers: the node deltas the stored-node route serves,
+// and the limit a render can hit.
+export { iptablesDelta } from './iptables-delta.js';
+export { nftables } from './nftables.js';
+export { nftDelta } from './nftables-delta.js';
+export { RenderLimitError } from './vpp-session.js';
+
 export type AnyDataplane = (Dataplane<unknown> & { readonly input?: 'flat' }) | SetDataplane<unknown>;
 
 /** A rendered format: every compile format but the two forms themselves (schemas/formats.ts lists them once). */

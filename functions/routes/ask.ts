@@ -6,8 +6,7 @@
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@hono/zod-openapi';
-import { answer, answerSince, chainLines, type Answer } from '../../core/ask/answer.js';
-import { ACCEPTED_FORMS, isParseFailure, parseQuestion } from '../../core/ask/parse.js';
+import { ACCEPTED_FORMS, answer, answerSince, chainLines, isParseFailure, parseQuestion, type Answer } from '../../core/ask/index.js';
 import type { Cluster } from '../../core/cluster.js';
 import { warningMessages } from '../../core/warnings.js';
 import { AskErrorSchema, AskRequestSchema, AskResponseSchema } from '../../schemas/api/ask.js';

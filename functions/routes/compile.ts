@@ -1,13 +1,11 @@
 // POST /v1/compile: the set form (ir), flat tables (ir-flat) or a rendered dataplane format.
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { compile } from '../../core/compile/compile.js';
-import type { Sha256Hex } from '../../core/compile/table-id.js';
-import { DATAPLANES, renderFormat } from '../../core/render/index.js';
-import { compileSets } from '../../core/sets/compile.js';
+import { compile, type Sha256Hex } from '../../core/compile/index.js';
+import { DATAPLANES, renderFormat, RenderLimitError } from '../../core/render/index.js';
+import { compileSets } from '../../core/sets/index.js';
 import { warningMessages } from '../../core/warnings.js';
 import { CompileRequestSchema, CompileResponseSchema } from '../../schemas/api/compile.js';
 import { ErrorSchema } from '../../schemas/api/verdicts.js';
-import { RenderLimitError } from '../../core/render/vpp-session.js';
 import { ApiError, invalid } from '../errors.js';
 import { clusterFrom, isLenient, readRequest } from '../request.js';
 import { errorResponses, jsonBody, LenientQuery } from './openapi-helpers.js';

@@ -1,7 +1,6 @@
 // POST /v1/matrix: all-pairs truth tables, like the upstream e2e reachability matrices.
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { matrix } from '../../core/evaluate/matrix.js';
-import { findEndpoint } from '../../core/evaluate/resolve.js';
+import { findEndpoint, matrix } from '../../core/evaluate/index.js';
 import { compileSelector } from '../../schemas/k8s/label-selector.js';
 import type { Cluster } from '../../core/cluster.js';
 import { warningMessages } from '../../core/warnings.js';

@@ -3,9 +3,8 @@
 import { noEndpointObjects } from '../../core/cluster.js';
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Sha256Hex } from '../../core/compile/table-id.js';
-import { applyChanges, preview, withoutParts, type Preview, type PreviewStage } from '../../core/preview/index.js';
-import { previewMarkdown } from '../../core/preview/markdown.js';
+import type { Sha256Hex } from '../../core/compile/index.js';
+import { applyChanges, preview, previewMarkdown, withoutParts, type Preview, type PreviewStage } from '../../core/preview/index.js';
 import { PREVIEW_DETAILS, PreviewRequestSchema, PreviewResponseSchema, type PreviewRequest } from '../../schemas/api/preview.js';
 import { ErrorSchema } from '../../schemas/api/verdicts.js';
 import { parseSnapshot, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';

@@ -5,10 +5,9 @@
 // becomes the cluster's latest (it is the last published) unless the request's conditions on
 // the latest (latest-conditions.ts) fail.
 import type { Context } from 'hono';
-import type { Sha256Hex } from '../../core/compile/table-id.js';
-import { compiledState, nextVersion, type CompiledState } from '../../core/sets/next-version.js';
-import type { SetCompileStats, SetFormChange } from '../../core/sets/compile.js';
-import { formerSnapshotHash, snapshotHash } from '../../core/snapshot/hash.js';
+import type { Sha256Hex } from '../../core/compile/index.js';
+import { compiledState, nextVersion, type CompiledState, type SetCompileStats, type SetFormChange } from '../../core/sets/index.js';
+import { formerSnapshotHash, snapshotHash } from '../../core/snapshot/index.js';
 import { isChangesBody, VersionFromChangesSchema } from '../../schemas/api/versions.js';
 import { formatPath, parseSnapshot, type ParsedSnapshot } from '../../schemas/snapshot.js';
 import type { LatestConditions, SnapshotStore } from '../../infra/store/types.js';

@@ -1,7 +1,6 @@
 // POST /v1/verdicts: can A reach B, and why.
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { FlowError } from '../../core/evaluate/resolve.js';
-import { verdictFor } from '../../core/evaluate/verdicts.js';
+import { FlowError, verdictFor } from '../../core/evaluate/index.js';
 import type { Cluster } from '../../core/cluster.js';
 import { warningMessages } from '../../core/warnings.js';
 import { ErrorSchema, VerdictsRequestSchema, VerdictsResponseSchema, type FlowRequest } from '../../schemas/api/verdicts.js';

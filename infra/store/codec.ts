@@ -1,8 +1,7 @@
 // Bytes of what the store keeps: tables in their canonical (hashed) form, node manifests and
 // headers as JSON. TextEncoder and @noble/hashes only, so the store runs on Node, Lambda and workerd.
-import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.js';
-import type { IrSet, RuleTable, SetNode, SetPod } from '../../core/sets/ir.js';
-import { contentId } from '../../core/sets/ids.js';
+import { portableSha256Hex, type Sha256Hex } from '../../core/compile/index.js';
+import { contentId, type IrSet, type RuleTable, type SetNode, type SetPod } from '../../core/sets/index.js';
 import { byText, sortOnce } from '../../core/sorted.js';
 
 import { StoreCorruptionError, type CompileFigures } from './types.js';

@@ -1,8 +1,8 @@
 // What every stage of the shared store needs: the backend and the policies around it.
 import type { ItemBackend } from './backend.js';
-import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.js';
+import { portableSha256Hex, type Sha256Hex } from '../../core/compile/index.js';
 import { DEFAULT_CHUNK_BYTES } from './blob.js';
-import type { SetIr, SetNode } from '../../core/sets/ir.js';
+import type { SetIr, SetNode } from '../../core/sets/index.js';
 import type { NodeDigest } from './manifest-hash.js';
 import type { LayeredMap } from '../../core/layered-map.js';
 import { ContentCache } from './content-cache.js';

@@ -8,9 +8,9 @@
 // ~10³ nodes get a new manifest of ~400 KB naming ~10³ sets. Hashing each whole (or building its
 // text) costed ~1.5 s; from the node's digest in the version before, only the buckets holding
 // a set with a new body are hashed again (manifest-write.ts).
-import type { Sha256Hex } from '../../core/compile/table-id.js';
+import type { Sha256Hex } from '../../core/compile/index.js';
 import { fnv1a } from '../../core/fnv1a.js';
-import type { SetNode, SetPod } from '../../core/sets/ir.js';
+import type { SetNode, SetPod } from '../../core/sets/index.js';
 import type { Lookup } from '../../core/layered-map.js';
 import { byText, includesSorted, sortOnce } from '../../core/sorted.js';
 import { contentHashOfText, manifestText, type Manifest } from './codec.js';

@@ -12,7 +12,7 @@
 // only where nothing was stored under their key when the publish looked, so each links only to
 // manifests stored before it and no chain can lead back to itself (manifest-write.ts
 // writePatches says why).
-import type { SetNode, SetPod } from '../../core/sets/ir.js';
+import type { SetNode, SetPod } from '../../core/sets/index.js';
 import { byText, includesSorted, sortOnce } from '../../core/sorted.js';
 import { fromUtf8, isObject, isStrings, manifestFromJson, type Manifest } from './codec.js';
 import { StoreCorruptionError } from './types.js';

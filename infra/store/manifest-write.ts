@@ -1,8 +1,7 @@
 // A version's node manifests as they are written: each node's content hash (its shard entry and
 // ETag), the manifests to store whole, and, from changes, the ones to store as patches on the
 // node's manifest of the version before (manifest-patch.ts says when and why).
-import type { SetFormChange } from '../../core/sets/compile.js';
-import type { SetNode } from '../../core/sets/ir.js';
+import type { SetFormChange, SetNode } from '../../core/sets/index.js';
 import type { LayeredMap, Lookup } from '../../core/layered-map.js';
 import { sharesAny } from '../../core/sorted.js';
 import { HEAD_SK, storedForm, writeBlobs } from './blob.js';

@@ -3,9 +3,9 @@
 // so a changed object changes only its own group and an added or deleted one at most its
 // neighbours; a one-pod version writes one group, not the whole cluster. A version keeps only
 // the list of its groups' ids.
-import type { Sha256Hex } from '../../core/compile/table-id.js';
-import { contentId } from '../../core/sets/ids.js';
-import { canonicalJson, objectDigest, objectRuns, type HashedObjects } from '../../core/snapshot/hash.js';
+import type { Sha256Hex } from '../../core/compile/index.js';
+import { contentId } from '../../core/sets/index.js';
+import { canonicalJson, objectDigest, objectRuns, type HashedObjects } from '../../core/snapshot/index.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { fromUtf8, utf8 } from './codec.js';
 import { StoreCorruptionError } from './types.js';

@@ -5,8 +5,8 @@
 // snapshot hash), so a crash anywhere leaves at most unreferenced items, and a retry writes what
 // is missing. A version from a small change writes its few new tables, sets, manifests and
 // groups and its small index items, not the cluster again.
-import { portableSha256Hex, type Sha256Hex } from '../../core/compile/table-id.js';
-import { contentId } from '../../core/sets/ids.js';
+import { portableSha256Hex, type Sha256Hex } from '../../core/compile/index.js';
+import { contentId, type IrSet, type RuleTable, type SetFormChange, type SetNode } from '../../core/sets/index.js';
 import { writeBlobs, HEAD_SK, type BlobWrite } from './blob.js';
 import { contentHash, encodeManifestShard, encodeNodes, setContentId, utf8, type HeaderBody } from './codec.js';
 import { versionManifests, writePatches, type ContentIds, type VersionManifests } from './manifest-write.js';
@@ -22,8 +22,6 @@ import { isFresh, needsRefresh, WRITTEN_AT } from './content-age.js';
 import { moveLatest, placeOf, settle as settlePointer } from './pointer.js';
 import { LatestConditionError, StoreInputError, VersionConflictError, type CompiledSnapshot, type PublishOptions, type PublishResult } from './types.js';
 import type { Item } from './backend.js';
-import type { IrSet, RuleTable, SetNode } from '../../core/sets/ir.js';
-import type { SetFormChange } from '../../core/sets/compile.js';
 
 export async function publish(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, opts: PublishOptions = {}): Promise<PublishResult> {
   checkName('cluster', cluster);

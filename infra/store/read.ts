@@ -1,6 +1,6 @@
 // Reads. Everything starts at a header (or the pointer to one): a version without a header, or
 // whose TTL has passed, does not exist, whatever else of it is stored.
-import type { IrSet, RuleTable } from '../../core/sets/ir.js';
+import type { IrSet, RuleTable } from '../../core/sets/index.js';
 import { readBlobs } from './blob.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { contentHash, decodeManifest, decodeManifestShard, decodeNodes, decodeSet, decodeTable, type Manifest } from './codec.js';

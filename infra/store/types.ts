@@ -1,8 +1,7 @@
 // The store port: what routes need to keep compiled snapshots per (cluster, resourceVersion)
 // and serve node agents. Plain TypeScript, no AWS types: DynamoDB and memory both implement it.
-import type { SetFormChange } from '../../core/sets/compile.js';
-import type { IrSet, RuleTable, SetIr, SetPod } from '../../core/sets/ir.js';
-import type { HashedObjects } from '../../core/snapshot/hash.js';
+import type { IrSet, RuleTable, SetFormChange, SetIr, SetPod } from '../../core/sets/index.js';
+import type { HashedObjects } from '../../core/snapshot/index.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 
 /** Figures of the compile run kept in the header (the compiler's stats, plus timing when the route has it). */

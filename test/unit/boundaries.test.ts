@@ -1,9 +1,10 @@
 // The one-way flow, checked on every import: schemas → core (stages, renderers) → functions, with
 // infra behind functions. core is pure (no I/O, no HTTP framework, no AWS SDK), schemas knows
-// nothing downstream, infra is never reached by core, and no module of core imports itself back
-// through others (a cycle hides which stage owns what). The rules live in .dependency-cruiser.cjs
-// (`npm run lint:boundaries` runs them by hand); this test runs them in `npm test`, and plants
-// each kind of back-import in a small tree to show the rule that catches it.
+// nothing downstream, infra is never reached by core, functions and infra reach a core stage only
+// through its index.ts (which core itself does not use), and no module of core imports itself
+// back through others (a cycle hides which stage owns what). The rules live in
+// .dependency-cruiser.cjs (`npm run lint:boundaries` runs them by hand); this test runs them in
+// `npm test`, and plants each kind of back-import in a small tree to show the rule that catches it.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -56,8 +57,11 @@ describe('import boundaries (dependency-cruiser, .dependency-cruiser.cjs)', () =
 const CLEAN: Readonly<Record<string, string>> = {
   'schemas/s.ts': 'export type S = string;\n',
   'core/c.ts': "import type { S } from '../schemas/s.js';\nexport const c = (s: S): S => s;\n",
+  // A stage, reached from other layers through its door.
+  'core/s/inner.ts': "import { c } from '../c.js';\nexport const inner = c;\n",
+  'core/s/index.ts': "export { inner } from './inner.js';\n",
   'infra/i.ts': "import { c } from '../core/c.js';\nexport const i = c;\n",
-  'functions/f.ts': "import { c } from '../core/c.js';\nimport { i } from '../infra/i.js';\nimport type { S } from '../schemas/s.js';\nexport const f = (s: S): S => i(c(s));\n",
+  'functions/f.ts': "import { c } from '../core/c.js';\nimport { inner } from '../core/s/index.js';\nimport { i } from '../infra/i.js';\nimport type { S } from '../schemas/s.js';\nexport const f = (s: S): S => i(inner(c(s)));\n",
   'functions/y.ts': 'export const y = 1;\n',
 };
 
@@ -121,6 +125,21 @@ const PLANTED: ReadonlyArray<{ readonly what: string; readonly files: Readonly<R
     what: 'infra importing functions',
     files: { 'infra/x.ts': "import { f } from '../functions/f.js';\nexport const x = f;\n" },
     violation: 'infra-not-to-functions: infra/x.ts → functions/f.ts',
+  },
+  {
+    what: 'functions importing a core stage past its door',
+    files: { 'functions/x.ts': "import { inner } from '../core/s/inner.js';\nexport const x = inner;\n" },
+    violation: 'core-through-its-doors: functions/x.ts → core/s/inner.ts',
+  },
+  {
+    what: 'infra importing a core stage past its door, type-only',
+    files: { 'infra/x.ts': "import type {} from '../core/s/inner.js';\n" },
+    violation: 'core-through-its-doors: infra/x.ts → core/s/inner.ts',
+  },
+  {
+    what: 'core importing a stage through its door',
+    files: { 'core/x.ts': "import { inner } from './s/index.js';\nexport const x = inner;\n" },
+    violation: 'core-not-through-doors: core/x.ts → core/s/index.ts',
   },
   {
     what: 'a relative import of no file',

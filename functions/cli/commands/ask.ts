@@ -1,8 +1,7 @@
 // `netpolc ask "can shop/web reach shop/db on 5432?"`: the chat-ops answer from the command
 // line. A question it cannot read, or about a pod the snapshot does not have, is exit 2.
 import { parseArgs } from 'node:util';
-import { ask, chainLines, type Answer } from '../../../core/ask/answer.js';
-import { isParseFailure } from '../../../core/ask/parse.js';
+import { ask, chainLines, isParseFailure, type Answer } from '../../../core/ask/index.js';
 import { InputError, loadCluster, readSources } from '../input.js';
 import { outputFormat, UsageError, type Io, type OutputFormat } from '../io.js';
 

@@ -1,10 +1,10 @@
 // `netpolc compile`: the set form (ir), flat tables (ir-flat) or a rendered dataplane format.
 import { nodeSha256Hex } from '../../node-sha256.js';
 import { parseArgs } from 'node:util';
-import { compile } from '../../../core/compile/compile.js';
+import { compile } from '../../../core/compile/index.js';
 import { DATAPLANES, renderFormat } from '../../../core/render/index.js';
 import { COMPILE_FORMATS } from '../../../schemas/formats.js';
-import { compileSets } from '../../../core/sets/compile.js';
+import { compileSets } from '../../../core/sets/index.js';
 import { loadCluster, readSources } from '../input.js';
 import { UsageError, type Io } from '../io.js';
 

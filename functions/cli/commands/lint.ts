@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { buildCluster } from '../../../core/cluster.js';
 import { lint, type Finding, type Severity } from '../../../core/lint/index.js';
-import { describePolicy } from '../../../core/policy/model.js';
+import { describePolicy } from '../../../core/policy/index.js';
 import { warningMessages } from '../../../core/warnings.js';
 import { loadSnapshot, printWarnings, readSources } from '../input.js';
 import { outputFormat, UsageError, type Io, type OutputFormat } from '../io.js';

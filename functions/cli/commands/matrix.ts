@@ -1,6 +1,6 @@
 // `netpolc matrix`: all-pairs truth tables of pods, as upstream e2e prints them.
 import { parseArgs } from 'node:util';
-import { matrix } from '../../../core/evaluate/matrix.js';
+import { matrix } from '../../../core/evaluate/index.js';
 import { loadCluster, readSources } from '../input.js';
 import { UsageError, type Io } from '../io.js';
 

@@ -4,8 +4,7 @@
 import { nodeSha256Hex } from '../../node-sha256.js';
 import { parseArgs } from 'node:util';
 import { yamlDocuments } from '../../yaml-documents.js';
-import { applyChanges, groupText, preview, withoutParts, type ObjectRef, type Preview, type PreviewStage } from '../../../core/preview/index.js';
-import { previewMarkdown } from '../../../core/preview/markdown.js';
+import { applyChanges, groupText, preview, previewMarkdown, withoutParts, type ObjectRef, type Preview, type PreviewStage } from '../../../core/preview/index.js';
 import { noEndpointObjects } from '../../../core/cluster.js';
 import { ObjectRefSchema } from '../../../schemas/api/preview.js';
 import { formatPath, listItems, parseSnapshot, type ParsedSnapshot } from '../../../schemas/snapshot.js';

@@ -1,11 +1,7 @@
 // `netpolc verdict`: can A reach B on a port, with both decision chains; `--expect` gates.
 import { parseArgs } from 'node:util';
-import type { SideVerdict, Verdict } from '../../../core/evaluate/engine.js';
-import type { AddressRegion } from '../../../core/evaluate/cidr.js';
-import { endLabel } from '../../../core/evaluate/expand.js';
-import { FlowError, type EndpointSpec } from '../../../core/evaluate/resolve.js';
-import { verdictFor, type FlowVerdict, type GroupVerdict } from '../../../core/evaluate/verdicts.js';
-import { familyOfText } from '../../../core/net/ip.js';
+import { endLabel, FlowError, verdictFor, type AddressRegion, type EndpointSpec, type FlowVerdict, type GroupVerdict, type SideVerdict, type Verdict } from '../../../core/evaluate/index.js';
+import { familyOfText } from '../../../core/net/index.js';
 import { warningMessages } from '../../../core/warnings.js';
 import { InputError, loadCluster, readSources } from '../input.js';
 import { UsageError, type Io } from '../io.js';

@@ -1,0 +1,3 @@
+// The snapshot stage's door for other layers: a snapshot's content identity (hashes of its
+// objects' canonical JSON), which the store keys versions by.
+export { canonicalJson, formerSnapshotHash, objectDigest, objectRuns, snapshotHash, type HashedObjects } from './hash.js';
