@@ -23,10 +23,10 @@ import { FlowError, type EndpointSpec } from '../../core/evaluate/resolve.js';
 import { verdictFor, type GroupVerdict } from '../../core/evaluate/verdicts.js';
 import { formatIp, parseCidr, parseIp } from '../../core/net/ip.js';
 import { PROTOCOLS } from '../../core/policy/model.js';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 import { EXTERNAL, NODES, snapshotArb, generatedCluster } from '../support/random-snapshot.js';
 
-const RUNS = Math.max(50, Math.floor(Number(process.env.PROPERTY_RUNS ?? 1000) / 8));
+const RUNS = Math.max(50, Math.floor(propertyRuns(1000) / 8));
 
 /**
  * One more NetworkPolicy in every snapshot, on every pod of a namespace: an ipBlock whose

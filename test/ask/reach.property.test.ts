@@ -12,9 +12,9 @@ import { PROTOCOLS, type Protocol } from '../../core/policy/model.js';
 import { parseIp } from '../../core/net/ip.js';
 import { ipKey, type PodInfo } from '../../core/snapshot/cluster.js';
 import { EXTERNAL, NODES, snapshotArb, generatedCluster } from '../support/random-snapshot.js';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 
-const RUNS = Math.max(50, Math.floor(Number(process.env.PROPERTY_RUNS ?? 1000) / 4));
+const RUNS = Math.max(50, Math.floor(propertyRuns(1000) / 4));
 // Every port the generator writes, its neighbours, and the ends of its ranges (p+500, p+1000).
 const PROBES = [1, 65535, ...[53, 80, 81, 443, 5432, 8080].flatMap((p) => [p - 1, p, p + 1, p + 2, p + 500, p + 501, p + 1000, p + 1001])];
 

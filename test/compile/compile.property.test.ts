@@ -6,9 +6,9 @@ import { globalTable } from '../../core/compile/combine.js';
 import { IrSimulator } from '../../core/compile/simulate.js';
 import { tableId } from '../../core/compile/table-id.js';
 import { checkedFlows, flowArb, snapshotArb, generatedCluster } from '../support/random-snapshot.js';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
+const RUNS = propertyRuns(1000);
 
 describe('compiled tables equal the verdict engine', () => {
   it(`on ${RUNS} random snapshots, 40 flows each`, () => {
@@ -40,7 +40,7 @@ describe('compiled tables equal the verdict engine', () => {
           }
         }
       }),
-      { file: import.meta.url, env: ['PROPERTY_RUNS'], numRuns: RUNS },
+      { file: import.meta.url, env: ['PROPERTY_RUNS', 'PROPERTY_DEPTH'], numRuns: RUNS },
     );
   });
 });

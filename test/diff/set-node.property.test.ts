@@ -2,13 +2,13 @@
 // random snapshot pairs (a pull request's worth of changes: relabels, moves, new and deleted
 // pods, namespaces and policies).
 import fc from 'fast-check';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import { applyNodeDelta, nodeDelta, sliceOf, type NodeSlice } from '../../core/diff/set-node.js';
 import { changeArb, snapshotArb } from '../support/random-snapshot.js';
 import { versionPair } from '../support/version-pair.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
+const RUNS = propertyRuns(1000);
 const EMPTY: NodeSlice = { addresses: [], pods: {}, sets: {}, tables: {} };
 
 

@@ -13,10 +13,10 @@ import { decisionKey } from '../../core/evaluate/side-runs.js';
 import { subjectClasses } from '../../core/lint/universe.js';
 import { PROTOCOLS, type Protocol } from '../../core/policy/model.js';
 import type { PodInfo } from '../../core/snapshot/cluster.js';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 import { EXTERNAL, localitySnapshotArb, NODES, generatedCluster } from '../support/random-snapshot.js';
 
-const RUNS = Math.max(50, Math.floor(Number(process.env.PROPERTY_RUNS ?? 1000) / 5));
+const RUNS = Math.max(50, Math.floor(propertyRuns(1000) / 5));
 
 /** The subject's egress towards `peer` and ingress from it, as decision keys; "-" where no flow exists. */
 function sides(cluster: Cluster, subject: PodInfo, peer: EndpointSpec, port: number, protocol: Protocol): string {

@@ -9,11 +9,11 @@ import { nodeDelta, sliceOf } from '../../core/diff/set-node.js';
 import { iptables } from '../../core/render/iptables.js';
 import { iptablesDelta } from '../../core/render/iptables-delta.js';
 import { applyRestore, parseIpset, type IpSet, type IptTable } from '../../core/render/iptables-sim.js';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 import { changeArb, snapshotArb } from '../support/random-snapshot.js';
 import { versionPair } from '../support/version-pair.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
+const RUNS = propertyRuns(1000);
 
 
 

@@ -8,11 +8,11 @@ import { nodeDelta, sliceOf } from '../../core/diff/set-node.js';
 import { nftables } from '../../core/render/nftables.js';
 import { membersOnly, nftDelta } from '../../core/render/nftables-delta.js';
 import { parseNftScript } from '../../core/render/nftables-sim.js';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 import { changeArb, snapshotArb } from '../support/random-snapshot.js';
 import { versionPair } from '../support/version-pair.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
+const RUNS = propertyRuns(1000);
 
 
 

@@ -14,9 +14,9 @@ import { nftablesSimulator } from '../../core/render/nftables-sim.js';
 import type { FlowQuery } from '../../core/render/types.js';
 import { clusterOf, namespace, networkPolicy, node, pod } from '../support/cluster-builders.js';
 import { checkedFlows, flowArb, snapshotArb, generatedCluster } from '../support/random-snapshot.js';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
+const RUNS = propertyRuns(1000);
 
 /** Both dataplanes of one cluster, rendered from the set form and read back. */
 function dataplanes(cluster: Cluster) {
@@ -69,7 +69,7 @@ describe('nftables and iptables simulators equal the verdict engine', () => {
           if (failures.length > 0) throw new Error(failures.join('\n\n'));
         }
       }),
-      { file: import.meta.url, env: ['PROPERTY_RUNS'], numRuns: RUNS },
+      { file: import.meta.url, env: ['PROPERTY_RUNS', 'PROPERTY_DEPTH'], numRuns: RUNS },
     );
     console.info(`render property: ${RUNS} snapshots, ${flowsChecked} flows checked against both simulators`);
     expect(flowsChecked).toBeGreaterThan(RUNS);

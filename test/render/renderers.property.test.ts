@@ -8,9 +8,9 @@ import { DATAPLANES, renderFormat } from '../../core/render/index.js';
 import { RenderLimitError } from '../../core/render/vpp-session.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { checkedFlows, flowArb, snapshotArb } from '../support/random-snapshot.js';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
+const RUNS = propertyRuns(1000);
 /** Formats whose model cannot match SCTP ports (documented in their modules). */
 const NO_SCTP_PORTS = new Set(['vpp-acl', 'vpp-session']);
 

@@ -3,7 +3,7 @@
 // every renderer of the set form, read back by its own simulator, equals the reference reading
 // (core/sets/simulate.ts).
 import fc from 'fast-check';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import type { IrSet, PortSpec, RuleTable, SetIr, SetNode, SetPod, SetRule } from '../../core/sets/ir.js';
 import { SET_IR_VERSION } from '../../core/sets/ir.js';
@@ -13,7 +13,7 @@ import { DATAPLANES, rendersSets } from '../../core/render/index.js';
 import type { FlowQuery } from '../../core/render/types.js';
 import { flowArb } from '../support/random-snapshot.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
+const RUNS = propertyRuns(1000);
 
 const POD_IPS = [['10.0.1.10', 'fd00::1:a'], ['10.0.1.20'], ['10.0.2.30', 'fd00::2:1e'], ['10.0.3.40', 'fd00::3:28'], ['10.0.0.50']];
 const NODE_IPS: Record<string, string[]> = { n1: ['172.18.0.2', 'fc00::2'], n2: ['172.18.0.3'] };

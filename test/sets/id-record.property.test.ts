@@ -4,9 +4,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IdRecord } from '../../core/sets/id-record.js';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
+const RUNS = propertyRuns(300);
 // Ids as the set form makes them (a letter first: never an integer-like object key).
 const idArb = fc.stringMatching(/^s[a-f0-9]{1,3}$/);
 // Few changes over many ids (as versions from changes are), so layers get merged, not only flattened.

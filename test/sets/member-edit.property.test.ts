@@ -9,9 +9,9 @@ import { formatIp, type Family, type IpAddr } from '../../core/net/ip.js';
 import { editAddresses, editCidrs, editElements, sortedElements, type KeyedElement } from '../../core/sets/member-edit.js';
 import { podCidrs, type Owned } from '../../core/sets/members.js';
 import type { Protocol } from '../../core/policy/model.js';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
+const RUNS = propertyRuns(300);
 const MAX: Record<Family, bigint> = { 4: 2n ** 32n - 1n, 6: 2n ** 128n - 1n };
 
 /** Addresses as members.ts prints them from scratch. */

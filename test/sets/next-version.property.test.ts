@@ -18,11 +18,11 @@ import { podChangeReuse } from '../../core/sets/incremental.js';
 import { SetRegistry } from '../../core/sets/registry.js';
 import { SetIndex } from '../../core/sets/set-index.js';
 import { parseSnapshot, type ParsedSnapshot } from '../../schemas/snapshot.js';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 import { snapshotArb } from '../support/random-snapshot.js';
 import { nextVersionFrom, versionStepArb, workloadSnapshotArb } from '../support/random-changes.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
+const RUNS = propertyRuns(300);
 
 /** A cluster's indexes and warnings, as plain data. */
 function clusterFacts(c: Cluster) {

@@ -6,10 +6,10 @@ import { buildCluster } from '../../core/cluster.js';
 import { compileSets } from '../../core/sets/compile.js';
 import { SetRegistry } from '../../core/sets/registry.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 import { snapshotArb } from '../support/random-snapshot.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 500);
+const RUNS = propertyRuns(500);
 
 describe('set definitions', () => {
   it(`resolve to the members the compile found (${RUNS} random snapshots)`, () => {

@@ -8,9 +8,9 @@ import { contentId } from '../../core/sets/ids.js';
 import { compileSets } from '../../core/sets/compile.js';
 import { SetIrSimulator } from '../../core/sets/simulate.js';
 import { checkedFlows, flowArb, snapshotArb, generatedCluster } from '../support/random-snapshot.js';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000);
+const RUNS = propertyRuns(1000);
 
 describe('the set form equals the verdict engine', () => {
   it(`on ${RUNS} random snapshots, 40 flows each`, () => {

@@ -4,9 +4,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonical, canonicalJson } from '../../core/snapshot/hash.js';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 500);
+const RUNS = propertyRuns(500);
 
 describe('canonical JSON', () => {
   it(`equals JSON.stringify(canonical(v)) (${RUNS} random values)`, () => {

@@ -12,9 +12,9 @@ import { fnv1a } from '../../core/fnv1a.js';
 import { hashObjects, RUN_SPAN, snapshotObjectKey, type HashedObjects } from '../../core/snapshot/hash.js';
 import { byText } from '../../core/sorted.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
-import { assertProperty } from '../support/property.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 500);
+const RUNS = propertyRuns(500);
 
 const pod = (namespace: string, name: string, v: number) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace, name }, spec: { v } }) as unknown as SnapshotObject;
 const keyOf = (namespace: string, name: string) => snapshotObjectKey(pod(namespace, name, 0));

@@ -11,8 +11,19 @@ export function freshSeed(): number {
   return pinned !== undefined ? Number(pinned) : Math.floor(Math.random() * 2 ** 31);
 }
 
+/**
+ * How many cases a property runs: PROPERTY_RUNS when set; else `full` under `npm run test:deep`
+ * (PROPERTY_DEPTH=deep, which CI runs after `npm test`), and a quarter of it (at least 25) in
+ * `npm test`, so the everyday suite stays within minutes on a 2-core machine.
+ */
+export function propertyRuns(full: number): number {
+  const set = process.env.PROPERTY_RUNS;
+  if (set !== undefined) return Number(set);
+  return process.env.PROPERTY_DEPTH === 'deep' ? full : Math.max(25, Math.round(full / 4));
+}
+
 /** The command that replays `seed` on one test file; run-count variables in `env` that are set are carried along. */
-export function replayCommand(seed: number, testFileUrl: string, env: readonly string[] = ['PROPERTY_RUNS']): string {
+export function replayCommand(seed: number, testFileUrl: string, env: readonly string[] = ['PROPERTY_RUNS', 'PROPERTY_DEPTH']): string {
   const vars = env.filter((k) => process.env[k] !== undefined).map((k) => `${k}=${process.env[k]}`);
   return [`PROPERTY_SEED=${seed}`, ...vars, 'npx vitest run', relative(process.cwd(), fileURLToPath(testFileUrl))].join(' ');
 }
