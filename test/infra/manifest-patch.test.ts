@@ -23,9 +23,9 @@ import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
 import { StoreCorruptionError } from '../../infra/store/types.js';
 import { compiledSnapshotOf } from './support.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
-import { assertProperty, propertyRuns } from '../support/property.js';
+import { assertProperty } from '../support/property.js';
 
-const RUNS = propertyRuns(300);
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 
 const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(3, '0')}`);
 const podArb: fc.Arbitrary<SetPod> = fc.record({ ips: fc.array(fc.constantFrom('10.0.0.1', '10.0.0.2', 'fd00::1'), { maxLength: 2 }), ingress: fc.constantFrom(...ids('r', 4)), egress: fc.constantFrom(...ids('r', 4)) });
