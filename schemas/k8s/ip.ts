@@ -21,7 +21,21 @@ export interface IpRange {
 
 export const FAMILY_BITS: Record<Family, number> = { 4: 32, 6: 128 };
 
+// Dotted-decimal IPv4 without leading zeros: the form every cluster writes. Text of this form is
+// read here without ip-num (the same value: test/unit/ip-text.test.ts holds the two equal);
+// anything else, including every form ip-num would reject, still goes through ip-num.
+const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
+const CANONICAL_V4 = new RegExp(`^${OCTET}\\.${OCTET}\\.${OCTET}\\.${OCTET}$`);
+const CANONICAL_V4_PREFIX = /^(3[0-2]|[12][0-9]|[0-9])$/;
+
+/** The value of canonical dotted-decimal IPv4 text, or null for any other text. */
+function canonicalV4(text: string): number | null {
+  const m = CANONICAL_V4.exec(text);
+  return m ? Number(m[1]) * 0x1000000 + Number(m[2]) * 0x10000 + Number(m[3]) * 0x100 + Number(m[4]) : null;
+}
+
 export function familyOfText(text: string): Family | null {
+  if (CANONICAL_V4.test(text)) return 4;
   // Zones (fe80::1%eth0) name an interface, not an address: not accepted.
   if (text.includes('%')) return null;
   if (Validator.isValidIPv4String(text)[0]) return 4;
@@ -35,6 +49,8 @@ const ipCache = new Map<string, IpAddr | null>();
 const IP_CACHE_MAX = 200_000;
 
 export function parseIp(text: string): IpAddr | null {
+  const v4 = canonicalV4(text);
+  if (v4 !== null) return { family: 4, value: BigInt(v4) };
   const hit = ipCache.get(text);
   if (hit !== undefined) return hit;
   const family = familyOfText(text);
@@ -52,6 +68,13 @@ export function parseCidr(text: string): IpRange | null {
   const slash = text.indexOf('/');
   if (slash < 0) return null;
   const prefix = text.slice(slash + 1);
+  const v4 = CANONICAL_V4_PREFIX.test(prefix) ? canonicalV4(text.slice(0, slash)) : null;
+  if (v4 !== null) {
+    // 2^(32-p) addresses from the masked address; plain numbers stay exact below 2^53.
+    const size = 2 ** (32 - Number(prefix));
+    const lo = v4 - (v4 % size);
+    return { family: 4, lo: BigInt(lo), hi: BigInt(lo + size - 1) };
+  }
   if (!/^\d{1,3}$/.test(prefix)) return null;
   if (Validator.isValidIPv4CidrNotation(text)[0]) {
     const r = IPv4CidrRange.fromCidr(text);
