@@ -4,8 +4,8 @@
 //  - pods (policy subjects: not host-network, with an address or a workload without pods,
 //    present in both): namespace
 //    name, labels and isolation annotation, pod labels, named ports, and for each address its
-//    family and the elementary interval of every CIDR cut of both snapshots' rules
-//    (lint/universe.ts builds the same keys for one snapshot). The node only matters to
+//    family and the elementary interval of every CIDR cut of both snapshots' rules (the keys
+//    of core/classes/features.ts and addresses.ts, which lint uses for one snapshot). The node only matters to
 //    "traffic from the node where a Pod is running is always allowed", a relation between a
 //    node and a pod, so it is kept per member rather than in the key, except for pods that
 //    moved between snapshots;
@@ -16,8 +16,9 @@
 // always allowed, never a change).
 import type { Cluster } from '../cluster.js';
 import type { Endpoint } from '../evaluate/endpoint.js';
-import { cidrCuts, labelKey, namedPortsKey, unownedAddress } from '../lint/universe.js';
-import { elementaryIntervals, intervalIndex, type Interval } from '../net/intervals.js';
+import { addressSlots, cidrCuts, externalRepresentatives } from '../classes/addresses.js';
+import { labelKey, namespaceKey, podKey } from '../classes/features.js';
+import type { Interval } from '../net/intervals.js';
 import { formatIp, rangeToCidrs, type Family, type IpAddr } from '../net/ip.js';
 import type { Rule } from '../policy/model.js';
 import { addressOf, ipKey, type NodeInfo, type PodInfo } from '../snapshot/cluster.js';
@@ -98,16 +99,16 @@ const hasFamily = (p: PodInfo, f: Family) => p.ips.length === 0 || addressOf(p.i
 export function buildClasses(clusters: Both<Cluster>): Classes {
   const { base, head } = clusters;
   const cuts = [...cidrCuts(allRules(base)), ...cidrCuts(allRules(head))];
-  const intervals: Record<Family, Interval[]> = { 4: elementaryIntervals(4, cuts), 6: elementaryIntervals(6, cuts) };
-  const slot = (ip: IpAddr) => `${ip.family}:${intervalIndex(intervals[ip.family], ip.value)}`;
+  const slots = addressSlots(cuts);
+  const { slot } = slots;
 
   const nsKeys = new Map<Cluster, string[]>();
   const nsKey = (c: Cluster, nsIdx: number) => {
     let keys = nsKeys.get(c);
-    if (!keys) nsKeys.set(c, (keys = c.namespaces.map((ns) => `${ns.name}|${labelKey(ns.labels)}|${ns.legacyIngressIsolation ? 'deny' : ''}`)));
+    if (!keys) nsKeys.set(c, (keys = c.namespaces.map(namespaceKey)));
     return keys[nsIdx]!;
   };
-  const podFacts = (c: Cluster, p: PodInfo) => `${nsKey(c, p.nsIdx)}|${labelKey(p.labels)}|${namedPortsKey(p)}|${p.ips.map(slot).sort().join(',')}`;
+  const podFacts = (c: Cluster, p: PodInfo) => podKey(p, nsKey(c, p.nsIdx), p.ips.map(slot).sort().join(','));
 
   const all: EndpointClass[] = [];
   const pods: PodClass[] = [];
@@ -156,14 +157,10 @@ export function buildClasses(clusters: Both<Cluster>): Classes {
 
   const nodes = nodeClasses(clusters, slot, all);
   const externals: ExternalClass[] = [];
-  for (const family of [4, 6] as const) {
-    for (const iv of intervals[family]) {
-      const ip = unownedAddress([base, head], family, iv);
-      if (!ip) continue;
-      const cls: ExternalClass = { kind: 'external', id: all.length, family, interval: iv, cidrs: rangeToCidrs({ family, lo: iv.lo, hi: iv.hi }), ip };
-      all.push(cls);
-      externals.push(cls);
-    }
+  for (const { family, interval: iv, ip } of externalRepresentatives([base, head], slots)) {
+    const cls: ExternalClass = { kind: 'external', id: all.length, family, interval: iv, cidrs: rangeToCidrs({ family, lo: iv.lo, hi: iv.hi }), ip };
+    all.push(cls);
+    externals.push(cls);
   }
 
   const byNamespace = (side: SnapshotSide) => {

@@ -10,7 +10,7 @@ import { type Cluster } from '../../core/cluster.js';
 import { evaluateSide } from '../../core/evaluate/engine.js';
 import { FlowError, resolveFlow, type EndpointSpec } from '../../core/evaluate/resolve.js';
 import { decisionKey } from '../../core/evaluate/side-runs.js';
-import { subjectClasses } from '../../core/lint/universe.js';
+import { subjectClasses } from '../../core/classes/subjects.js';
 import { PROTOCOLS, type Protocol } from '../../core/policy/model.js';
 import type { PodInfo } from '../../core/snapshot/cluster.js';
 import { assertProperty, propertyRuns } from '../support/property.js';
