@@ -24,7 +24,8 @@ export const namedPortsKey = (p: PodInfo): string => p.namedPorts.map((n) => `${
 
 /**
  * A pod's named ports in declaration order: a port asked by name resolves to the first
- * declaration of that name (resolve.ts resolvePort), so questions naming a port read the order.
+ * declaration of that name (resolve.ts resolvePort, ask/describe.ts namedPort), so questions
+ * naming a port read the order.
  */
 export const namedPortsInOrderKey = (p: PodInfo): string => JSON.stringify(p.namedPorts);
 
