@@ -32,6 +32,26 @@ function peerId(peer: Peer): string {
   return k;
 }
 
+type NodeFeature = Extract<PeerFeature, { kind: 'nodes' }>;
+
+const nodeFeature = (peer: Extract<Peer, { type: 'nodes' }>): NodeFeature => ({ kind: 'nodes', id: `n${peerId(peer)}`, peer });
+
+/** The node features of some rules, each once, in first-seen order: they read no subject, so they hold for every rule of a snapshot at once. */
+export function nodeFeatures(rules: readonly Rule[]): NodeFeature[] {
+  const out = new Map<string, NodeFeature>();
+  for (const rule of rules) {
+    for (const peer of rule.peers) {
+      if (peer.type !== 'nodes') continue;
+      const f = nodeFeature(peer);
+      if (!out.has(f.id)) out.set(f.id, f);
+    }
+  }
+  return [...out.values()];
+}
+
+/** Whether a `nodes` peer selects the node ("matching on the IPs present in the node.Status.Addresses field" of the nodes it selects). */
+export const nodeSelected = (cluster: Cluster, f: NodeFeature, node: NodeInfo): boolean => cluster.selectors.matchesNode(f.peer.selector, node.idx);
+
 /** The features of one subject's rules in one direction, each once (equal ids: equal owner sets within a cluster), by id. */
 export function peerFeatures(rules: readonly Rule[], dir: Direction, subject: PodInfo): PeerFeature[] {
   const out = new Map<string, PeerFeature>();
@@ -44,8 +64,8 @@ export function peerFeatures(rules: readonly Rule[], dir: Direction, subject: Po
           break;
         }
         case 'nodes': {
-          const id = `n${peerId(peer)}`;
-          if (!out.has(id)) out.set(id, { kind: 'nodes', id, peer });
+          const f = nodeFeature(peer);
+          if (!out.has(f.id)) out.set(f.id, f);
           break;
         }
         case 'cidrs':

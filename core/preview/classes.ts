@@ -9,8 +9,8 @@
 //    "traffic from the node where a Pod is running is always allowed", a relation between a
 //    node and a pod, so it is kept per member rather than in the key, except for pods that
 //    moved between snapshots;
-//  - node addresses present in both: family, interval, and which `nodes` peer selectors of
-//    each snapshot match the node;
+//  - node addresses present in both: family, interval, and which `nodes` peers of each
+//    snapshot select the node (core/classes/peer-features.ts nodeFeatures);
 //  - external addresses: one address no pod or node owns, per family and interval.
 // Pairs inside one pod class are between two different members (a pod to itself is loopback,
 // always allowed, never a change).
@@ -18,6 +18,7 @@ import type { Cluster } from '../cluster.js';
 import type { Endpoint } from '../evaluate/endpoint.js';
 import { addressSlots, cidrCuts, externalRepresentatives } from '../classes/addresses.js';
 import { labelKey, namespaceKey, podKey } from '../classes/features.js';
+import { nodeFeatures, nodeSelected } from '../classes/peer-features.js';
 import type { Interval } from '../net/intervals.js';
 import { formatIp, rangeToCidrs, type Family, type IpAddr } from '../net/ip.js';
 import type { Rule } from '../policy/model.js';
@@ -175,9 +176,8 @@ export function buildClasses(clusters: Both<Cluster>): Classes {
 
 /** Node addresses present in both snapshots, classed by family, interval and which `nodes` peers select the node. */
 function nodeClasses(clusters: Both<Cluster>, slot: (ip: IpAddr) => string, all: EndpointClass[]): NodeClass[] {
-  const selectorsOf = (c: Cluster) => [...new Set(allRules(c).flatMap((r) => r.peers.flatMap((p) => (p.type === 'nodes' ? [p.selector] : []))))];
-  const selectors = { base: selectorsOf(clusters.base), head: selectorsOf(clusters.head) };
-  const bits = (side: SnapshotSide, n: NodeInfo) => selectors[side].map((s) => (clusters[side].selectors.matchesNode(s, n.idx) ? 1 : 0)).join('');
+  const features = { base: nodeFeatures(allRules(clusters.base)), head: nodeFeatures(allRules(clusters.head)) };
+  const bits = (side: SnapshotSide, n: NodeInfo) => features[side].map((f) => (nodeSelected(clusters[side], f, n) ? 1 : 0)).join('');
   const groups = new Map<string, { members: NodeAddress[]; rep: NodeClass['rep']; changed: boolean; family: Family }>();
   for (const h of clusters.head.nodes) {
     const b = clusters.base.nodeByName.get(h.name);
