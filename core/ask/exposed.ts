@@ -3,6 +3,7 @@
 // public address (internet.ts) per class of pods whose ingress policies are the same (pods that
 // share a policy signature have the same verdicts for the same reasons, compile/group.ts) and
 // whose named ports are the same, with one example flow and its decision chain per class.
+import { namedPortsInOrderKey } from '../classes/features.js';
 import type { Cluster } from '../cluster.js';
 import { groupOf } from '../compile/group.js';
 import { FlowError } from '../evaluate/resolve.js';
@@ -59,7 +60,7 @@ export function answerExposed(cluster: Cluster, q: ExposedQuery): ExposedAnswer 
     const classes = new Map<string, PodInfo[]>();
     for (const pod of pods) {
       if (pod.ips.length > 0 && !pod.ips.some((i) => i.family === family)) continue;
-      const key = pod.hostNetwork ? `host@${pod.nodeName}` : `${groupOf(cluster, pod, 'ingress').policySignature}|${JSON.stringify(pod.namedPorts)}`;
+      const key = pod.hostNetwork ? `host@${pod.nodeName}` : `${groupOf(cluster, pod, 'ingress').policySignature}|${namedPortsInOrderKey(pod)}`;
       (classes.get(key) ?? classes.set(key, []).get(key)!).push(pod);
     }
     for (const members of classes.values()) {

@@ -3,10 +3,12 @@
 // compiler's policy signature, namespace, labels, address families, node of host-network pods,
 // named ports of destinations, membership in the fixed endpoint's CIDR peers — what the fixed
 // endpoint's own rules could tell apart, so none of these when it has none — and whether the
-// pod runs on the fixed endpoint's node when that endpoint is a node). A class is
+// pod runs on the fixed endpoint's node when that endpoint is a node; the keys are
+// core/classes/features.ts's, in their order-keeping forms where a name resolves). A class is
 // evaluated once for one port; for every port, each side once per segment of its own rules'
 // port cuts, a side shared by classes (same signature) only once. Past MAX_EVALUATIONS engine
 // calls the remaining classes are skipped. (M-sized bench snapshot: ~55k calls, under 0.5 s.)
+import { cidrMembershipKey, familySequenceKey, labelKey, namedPortsInOrderKey } from '../classes/features.js';
 import type { Cluster } from '../cluster.js';
 import { groupOf, type Group } from '../compile/group.js';
 import { subjectPod, type Endpoint, type Flow } from '../evaluate/endpoint.js';
@@ -15,7 +17,6 @@ import { allowedRanges, formatPorts, intersectRanges, sideRuns, type PortRange, 
 
 export { formatPorts, type PortRanges } from '../evaluate/side-runs.js';
 import { FlowError, resolveFlow, type EndpointSpec } from '../evaluate/resolve.js';
-import { rangeContains } from '../net/ip.js';
 import { PROTOCOLS, type Direction, type Peer, type Protocol, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import { namedPort, nodeOf, podOf, portOn } from './describe.js';
@@ -97,9 +98,6 @@ export interface ReachClass {
   readonly ports: string;
 }
 
-const cidrBits = (peers: readonly Extract<Peer, { type: 'cidrs' }>[], pod: PodInfo) =>
-  peers.map((p) => pod.ips.map((ip) => +(p.ranges.some((r) => rangeContains(r, ip)) && !p.except.some((r) => rangeContains(r, ip)))).join('')).join('.');
-
 /** What a class key reads of a pod whatever the fixed endpoint: its group for one direction, and its namespace and labels as a peer, each numbered. */
 interface PodParts {
   readonly group: Group | null;
@@ -117,7 +115,7 @@ function podParts(cluster: Cluster, pod: PodInfo, dir: Direction): PodParts {
   const ids = c.ids;
   const id = (text: string) => ids.get(text) ?? ids.set(text, ids.size).get(text)!;
   const group = pod.hostNetwork ? null : groupOf(cluster, pod, dir);
-  parts = { group, signature: id(group?.policySignature ?? `host@${pod.nodeName}`), peer: id(`${pod.namespace}|${JSON.stringify(Object.entries(pod.labels).sort())}`) };
+  parts = { group, signature: id(group?.policySignature ?? `host@${pod.nodeName}`), peer: id(`${pod.namespace}|${labelKey(pod.labels)}`) };
   c.parts[dir].set(pod, parts);
   return parts;
 }
@@ -148,10 +146,10 @@ export function reach(cluster: Cluster, q: SetQuery, work: Work = newWork()): Re
     if (pod === fixedPod) continue;
     const { group, signature: sig, peer } = podParts(cluster, pod, who ? 'egress' : 'ingress');
     const signature = `s${sig}`;
-    const families = pod.ips.map((i) => i.family).join();
+    const families = familySequenceKey(pod);
     const identity = seesPeers
-      ? [pod.hostNetwork ? `host@${pod.nodeName}` : '', peer, families, cidrBits(cidrPeers, pod), who ? '' : JSON.stringify(pod.namedPorts)].join('|')
-      : [pod.hostNetwork ? `host@${pod.nodeName}` : '', families, !who && typeof q.port === 'string' ? JSON.stringify(pod.namedPorts) : ''].join('|');
+      ? [pod.hostNetwork ? `host@${pod.nodeName}` : '', peer, families, cidrMembershipKey(cidrPeers, pod), who ? '' : namedPortsInOrderKey(pod)].join('|')
+      : [pod.hostNetwork ? `host@${pod.nodeName}` : '', families, !who && typeof q.port === 'string' ? namedPortsInOrderKey(pod) : ''].join('|');
     const locality = fixedNode === null ? '' : pod.nodeName === fixedNode.name ? 'local' : 'remote';
     const key = `${signature}|${identity}|${locality}`;
     (classes.get(key) ?? classes.set(key, { members: [], rules: group?.rules ?? [], signature, identity }).get(key)!).members.push(pod);

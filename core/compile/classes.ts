@@ -2,16 +2,19 @@
 // every named port of the group's rules treat alike share a class, so the verdict engine runs
 // once per class instead of once per pod.
 //
-// A class is the set of "features" an owner has: membership in a pod or node peer, or one
-// resolution of a named port. Classes are built by refinement (each feature splits the classes
-// it touches), which needs no per-owner strings. Broad features (an ANP peer selecting most
+// A class is the set of "features" an owner has (which features a group's rules read is
+// core/classes/peer-features.ts's: membership in a pod or node peer, or one resolution of a
+// named port). Classes are built by refinement (each feature splits the classes it touches),
+// which needs no per-owner strings. Broad features (an ANP peer selecting most
 // pods, a named port every web pod carries) recur across thousands of groups: the classing by
 // the broad features is built once per distinct set of them and kept while the caller works
 // through the groups that share it; each group then only refines it by its narrow features.
+import { namedPortValue } from '../classes/features.js';
+import { peerFeatures, type PeerFeature } from '../classes/peer-features.js';
 import type { Cluster } from '../cluster.js';
 import { namespaceMatches } from '../evaluate/match.js';
 import type { Family } from '../net/ip.js';
-import { peerKey, type Peer } from '../policy/model.js';
+import type { Peer } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import { addressIndex, type AddressIndex } from './address-index.js';
 import type { Group } from './group.js';
@@ -40,9 +43,6 @@ export interface Classing {
 
 const NONE_REMOVED: Classing['removed'] = { 4: new Map(), 6: new Map() };
 
-const RELATIVE_NS = new Set(['self', 'notSelf', 'sameLabels', 'notSameLabels']);
-// Features are keyed by what the peer says: the same selector in ten thousand NetworkPolicies is one feature.
-const peerKeys = new WeakMap<Peer, string>();
 const featureCache = new WeakMap<Cluster, Map<string, Feature>>();
 
 function cached(cluster: Cluster, id: string, build: () => Int32Array[]): Feature {
@@ -54,12 +54,6 @@ function cached(cluster: Cluster, id: string, build: () => Int32Array[]): Featur
     byId.set(id, f);
   }
   return f;
-}
-
-function peerId(peer: Peer): string {
-  let k = peerKeys.get(peer);
-  if (k === undefined) peerKeys.set(peer, (k = peerKey(peer)));
-  return k;
 }
 
 /** Pods a `pods` peer selects, for a subject (Self, sameLabels … are relative to its namespace). */
@@ -79,52 +73,29 @@ export function podsOf(cluster: Cluster, peer: Extract<Peer, { type: 'pods' }>, 
   return Int32Array.from(out);
 }
 
-/** What a port name resolves to on a pod ("" when it has none); most pods name a port once. */
-function namedPortValue(pod: PodInfo, name: string): string {
-  let one = '';
-  let several: string[] | null = null;
-  for (const np of pod.namedPorts) {
-    if (np.name !== name) continue;
-    const v = `${np.port}/${np.protocol}`;
-    if (one === '') one = v;
-    else (several ??= [one]).push(v);
+/** The owner sets of a feature: those a pods or nodes peer selects, or the pods a port name resolves alike on, per value. */
+function ownerSets(cluster: Cluster, f: PeerFeature, subject: PodInfo): Int32Array[] {
+  switch (f.kind) {
+    case 'pods':
+      return [podsOf(cluster, f.peer, subject)];
+    case 'nodes':
+      return [Int32Array.from(cluster.nodes.filter((n) => cluster.selectors.matchesNode(f.peer.selector, n.idx)), (n) => cluster.pods.length + n.idx)];
+    case 'named-port': {
+      const byValue = new Map<string, number[]>();
+      for (const pod of cluster.pods) {
+        if (pod.hostNetwork || pod.ips.length === 0) continue;
+        const own = namedPortValue(pod, f.name);
+        if (own) (byValue.get(own) ?? byValue.set(own, []).get(own)!).push(pod.idx);
+      }
+      return [...byValue.keys()].sort().map((k) => Int32Array.from(byValue.get(k)!));
+    }
   }
-  return several ? several.sort().join(',') : one;
 }
 
-/** The features of a group's rules: its pod and node peers, and (egress) the named ports it uses. */
+/** The features of a group's rules (core/classes/peer-features.ts), with their owner sets. */
 export function featuresOf(cluster: Cluster, group: Group): Feature[] {
   const subject = group.representative;
-  const podCount = cluster.pods.length;
-  const out = new Map<string, Feature>();
-  for (const rule of group.rules) {
-    for (const peer of rule.peers) {
-      if (peer.type === 'pods') {
-        const relative = RELATIVE_NS.has(peer.namespaces.type);
-        const id = relative ? `p${peerId(peer)}@${subject.namespace}` : `p${peerId(peer)}`;
-        out.set(id, cached(cluster, id, () => [podsOf(cluster, peer, subject)]));
-      } else if (peer.type === 'nodes') {
-        const id = `n${peerId(peer)}`;
-        out.set(id, cached(cluster, id, () => [Int32Array.from(cluster.nodes.filter((n) => cluster.selectors.matchesNode(peer.selector, n.idx)), (n) => podCount + n.idx)]));
-      }
-    }
-    // Egress named ports resolve on each destination pod: pods that resolve a name alike share a value.
-    if (group.dir !== 'egress') continue;
-    for (const m of rule.ports ?? []) {
-      if (m.type !== 'named') continue;
-      const id = `np:${m.name}`;
-      out.set(id, cached(cluster, id, () => {
-        const byValue = new Map<string, number[]>();
-        for (const pod of cluster.pods) {
-          if (pod.hostNetwork || pod.ips.length === 0) continue;
-          const own = namedPortValue(pod, m.name);
-          if (own) (byValue.get(own) ?? byValue.set(own, []).get(own)!).push(pod.idx);
-        }
-        return [...byValue.keys()].sort().map((k) => Int32Array.from(byValue.get(k)!));
-      }));
-    }
-  }
-  return [...out.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return peerFeatures(group.rules, group.dir, subject).map((f) => cached(cluster, f.id, () => ownerSets(cluster, f, subject)));
 }
 
 /** Features this large go into the shared base classing; the rest refine it per group. */

@@ -12,7 +12,9 @@ import type { Direction, Peer, Protocol, Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import type { Universe } from './universe.js';
 
-export { buildUniverse, detailFor, FULL_DETAIL, selectedPods, subjectClasses, type Universe } from './universe.js';
+export { FULL_DETAIL } from '../classes/features.js';
+export { detailFor, subjectClasses } from '../classes/subjects.js';
+export { buildUniverse, selectedPods, type Universe } from './universe.js';
 
 export const MAX_PAIRS = 2_000_000;
 export const MAX_CELLS = 1_000_000;

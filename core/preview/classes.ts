@@ -4,20 +4,22 @@
 //  - pods (policy subjects: not host-network, with an address or a workload without pods,
 //    present in both): namespace
 //    name, labels and isolation annotation, pod labels, named ports, and for each address its
-//    family and the elementary interval of every CIDR cut of both snapshots' rules
-//    (lint/universe.ts builds the same keys for one snapshot). The node only matters to
+//    family and the elementary interval of every CIDR cut of both snapshots' rules (the keys
+//    of core/classes/features.ts and addresses.ts, which lint uses for one snapshot). The node only matters to
 //    "traffic from the node where a Pod is running is always allowed", a relation between a
 //    node and a pod, so it is kept per member rather than in the key, except for pods that
 //    moved between snapshots;
-//  - node addresses present in both: family, interval, and which `nodes` peer selectors of
-//    each snapshot match the node;
+//  - node addresses present in both: family, interval, and which `nodes` peers of each
+//    snapshot select the node (core/classes/peer-features.ts nodeFeatures);
 //  - external addresses: one address no pod or node owns, per family and interval.
 // Pairs inside one pod class are between two different members (a pod to itself is loopback,
 // always allowed, never a change).
 import type { Cluster } from '../cluster.js';
 import type { Endpoint } from '../evaluate/endpoint.js';
-import { cidrCuts, labelKey, namedPortsKey, unownedAddress } from '../lint/universe.js';
-import { elementaryIntervals, intervalIndex, type Interval } from '../net/intervals.js';
+import { addressSlots, cidrCuts, externalRepresentatives } from '../classes/addresses.js';
+import { labelKey, namespaceKey, podKey } from '../classes/features.js';
+import { nodeFeatures, nodeSelected } from '../classes/peer-features.js';
+import type { Interval } from '../net/intervals.js';
 import { formatIp, rangeToCidrs, type Family, type IpAddr } from '../net/ip.js';
 import type { Rule } from '../policy/model.js';
 import { addressOf, ipKey, type NodeInfo, type PodInfo } from '../snapshot/cluster.js';
@@ -98,16 +100,16 @@ const hasFamily = (p: PodInfo, f: Family) => p.ips.length === 0 || addressOf(p.i
 export function buildClasses(clusters: Both<Cluster>): Classes {
   const { base, head } = clusters;
   const cuts = [...cidrCuts(allRules(base)), ...cidrCuts(allRules(head))];
-  const intervals: Record<Family, Interval[]> = { 4: elementaryIntervals(4, cuts), 6: elementaryIntervals(6, cuts) };
-  const slot = (ip: IpAddr) => `${ip.family}:${intervalIndex(intervals[ip.family], ip.value)}`;
+  const slots = addressSlots(cuts);
+  const { slot } = slots;
 
   const nsKeys = new Map<Cluster, string[]>();
   const nsKey = (c: Cluster, nsIdx: number) => {
     let keys = nsKeys.get(c);
-    if (!keys) nsKeys.set(c, (keys = c.namespaces.map((ns) => `${ns.name}|${labelKey(ns.labels)}|${ns.legacyIngressIsolation ? 'deny' : ''}`)));
+    if (!keys) nsKeys.set(c, (keys = c.namespaces.map(namespaceKey)));
     return keys[nsIdx]!;
   };
-  const podFacts = (c: Cluster, p: PodInfo) => `${nsKey(c, p.nsIdx)}|${labelKey(p.labels)}|${namedPortsKey(p)}|${p.ips.map(slot).sort().join(',')}`;
+  const podFacts = (c: Cluster, p: PodInfo) => podKey(p, nsKey(c, p.nsIdx), p.ips.map(slot).sort().join(','));
 
   const all: EndpointClass[] = [];
   const pods: PodClass[] = [];
@@ -156,14 +158,10 @@ export function buildClasses(clusters: Both<Cluster>): Classes {
 
   const nodes = nodeClasses(clusters, slot, all);
   const externals: ExternalClass[] = [];
-  for (const family of [4, 6] as const) {
-    for (const iv of intervals[family]) {
-      const ip = unownedAddress([base, head], family, iv);
-      if (!ip) continue;
-      const cls: ExternalClass = { kind: 'external', id: all.length, family, interval: iv, cidrs: rangeToCidrs({ family, lo: iv.lo, hi: iv.hi }), ip };
-      all.push(cls);
-      externals.push(cls);
-    }
+  for (const { family, interval: iv, ip } of externalRepresentatives([base, head], slots)) {
+    const cls: ExternalClass = { kind: 'external', id: all.length, family, interval: iv, cidrs: rangeToCidrs({ family, lo: iv.lo, hi: iv.hi }), ip };
+    all.push(cls);
+    externals.push(cls);
   }
 
   const byNamespace = (side: SnapshotSide) => {
@@ -178,9 +176,8 @@ export function buildClasses(clusters: Both<Cluster>): Classes {
 
 /** Node addresses present in both snapshots, classed by family, interval and which `nodes` peers select the node. */
 function nodeClasses(clusters: Both<Cluster>, slot: (ip: IpAddr) => string, all: EndpointClass[]): NodeClass[] {
-  const selectorsOf = (c: Cluster) => [...new Set(allRules(c).flatMap((r) => r.peers.flatMap((p) => (p.type === 'nodes' ? [p.selector] : []))))];
-  const selectors = { base: selectorsOf(clusters.base), head: selectorsOf(clusters.head) };
-  const bits = (side: SnapshotSide, n: NodeInfo) => selectors[side].map((s) => (clusters[side].selectors.matchesNode(s, n.idx) ? 1 : 0)).join('');
+  const features = { base: nodeFeatures(allRules(clusters.base)), head: nodeFeatures(allRules(clusters.head)) };
+  const bits = (side: SnapshotSide, n: NodeInfo) => features[side].map((f) => (nodeSelected(clusters[side], f, n) ? 1 : 0)).join('');
   const groups = new Map<string, { members: NodeAddress[]; rep: NodeClass['rep']; changed: boolean; family: Family }>();
   for (const h of clusters.head.nodes) {
     const b = clusters.base.nodeByName.get(h.name);

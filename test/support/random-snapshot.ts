@@ -220,6 +220,23 @@ export const localitySnapshotArb = fc.tuple(snapshotArb, fc.nat(63), fc.nat(63),
   return { ...s, items: s.items.map((item) => edited.get(item) ?? item) };
 });
 
+/**
+ * localitySnapshotArb where, by a bit mask, a pod takes the namespace and labels of the pod
+ * before it and keeps its own ports, addresses and node: pods alike in what selectors read and
+ * apart in the rest, so a class key that misses a fact the rules read puts pods of different
+ * verdicts in one class.
+ */
+export const lookalikeSnapshotArb = fc.tuple(localitySnapshotArb, fc.nat(63)).map(([s, mask]) => {
+  const pods = s.items.filter((item) => (item as { kind?: string }).kind === 'Pod') as unknown as PodItem[];
+  const edited = new Map<unknown, unknown>();
+  pods.forEach((p, i) => {
+    const prev = pods[i - 1];
+    if ((mask & (1 << i)) === 0 || !prev) return;
+    edited.set(p, { ...p, metadata: { ...p.metadata, namespace: prev.metadata.namespace, labels: prev.metadata.labels } });
+  });
+  return { ...s, items: s.items.map((item) => edited.get(item) ?? item) };
+});
+
 export const flowArb = fc.record({ from: fc.nat(), to: fc.nat(), port: fc.constantFrom(...PORTS, 1, 82, 1000, 65535), protocol: proto });
 
 /** Every address a random flow may use: pod addresses from the compiled IR, node and external ones. */
