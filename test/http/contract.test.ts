@@ -3,15 +3,14 @@
 // requests (test/support/contract-corpus.ts) under a documented status and media type, its JSON
 // body parsed by the zod schema the route registered; and the document well formed.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import { createApp } from '../../functions/app.js';
+import { createApp, type App } from '../../functions/app.js';
 import { createMemoryStore } from '../../infra/store/memory.js';
 import { runCorpus, type Exchange } from '../support/contract-corpus.js';
 
 type Json = Record<string, any>;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
-function build(): { app: OpenAPIHono; doc: Json } {
+function build(): { app: App; doc: Json } {
   // An app with every optional part: a store and an offload runner (its routes are the same paths).
   const app = createApp({ store: createMemoryStore(), access: { kind: 'anonymous' }, offload: { run: () => Promise.reject(new Error('unused')), storeRoutes: true, digest: () => '' } });
   return { app, doc: app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 't', version: '0' } }) as Json };
@@ -40,7 +39,7 @@ function operationOf(ops: Map<string, Json>, e: Exchange): string | null {
 }
 
 /** The zod schema registered for an operation's response (status, media type), if any. */
-function registeredSchema(app: OpenAPIHono, op: string, status: number, type: string): { safeParse(v: unknown): { success: boolean; error?: { issues: unknown[] } } } | null {
+function registeredSchema(app: App, op: string, status: number, type: string): { safeParse(v: unknown): { success: boolean; error?: { issues: unknown[] } } } | null {
   const [method, path] = op.split(' ') as [string, string];
   for (const d of app.openAPIRegistry.definitions as Json[]) {
     if (d.type !== 'route' || d.route.method !== method.toLowerCase() || d.route.path !== path) continue;
