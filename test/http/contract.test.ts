@@ -1,7 +1,9 @@
 // The OpenAPI document (/openapi.json) against the handlers: every route documented and every
 // documented operation a route, with the same path parameters; every answer of a corpus of real
 // requests (test/support/contract-corpus.ts) under a documented status and media type, its JSON
-// body parsed by the zod schema the route registered; and the document well formed.
+// body parsed by the zod schema the route registered; and the document well formed and valid
+// against the official OpenAPI 3.1 schema (@seriousme/openapi-schema-validator).
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../functions/app.js';
 import { createMemoryStore } from '../../infra/store/memory.js';
@@ -100,6 +102,26 @@ describe('the OpenAPI document is well formed', () => {
     };
     walk(doc, '$');
     expect(unresolved).toEqual([]);
+  });
+
+  it('validates against the official OpenAPI 3.1 schema, as served at /openapi.json', async () => {
+    const served = (await (await build().app.request('/openapi.json')).json()) as Json;
+    expect(served.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(served);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('the validator rejects a copy broken as a hand edit could break it', async () => {
+    const valid = (await new Validator().validate(structuredClone(doc))).valid;
+    expect(valid).toBe(true);
+    // A response without its required description; a path parameter that is not required.
+    const noDescription = structuredClone(doc);
+    delete noDescription.paths['/healthz'].get.responses['200'].description;
+    expect((await new Validator().validate(noDescription)).valid).toBe(false);
+    const optionalPathParameter = structuredClone(doc);
+    optionalPathParameter.paths['/v1/clusters/{cluster}/snapshots'].get.parameters.find((p: Json) => p.in === 'path').required = false;
+    expect((await new Validator().validate(optionalPathParameter)).valid).toBe(false);
   });
 
   it('has unique operation ids', () => {
