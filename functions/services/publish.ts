@@ -28,7 +28,7 @@ export interface PublishDeps {
   readonly settleAfterAnswer: boolean;
 }
 
-/** What a publish is asked: PUT …/snapshots/{rv} (version from the path) or POST …/snapshots (null: from the List's metadata.resourceVersion). */
+/** What a publish is asked: PUT …/snapshots/{version} (version from the path) or POST …/snapshots (null: from the List's metadata.resourceVersion). */
 export interface PublishRequest {
   readonly cluster: string;
   readonly versionFromPath: string | null;
@@ -49,7 +49,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** The body is the snapshot (or a change); a YAML body arrives as {snapshot: List} from parseBody, with the List's resourceVersion. */
-export function publishedSnapshot(body: unknown): unknown {
+function publishedSnapshot(body: unknown): unknown {
   return isObject(body) && 'snapshot' in body && !('items' in body) ? body.snapshot : body;
 }
 
