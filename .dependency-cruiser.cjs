@@ -72,6 +72,20 @@ module.exports = {
       to: { circular: true, viaOnly: { path: '^core/' } },
     },
     {
+      name: 'routes-not-to-routes',
+      comment: 'a route file reads the request, calls services and shapes the answer: what two routes share is a service (functions/services/) or a shared declaration (functions/openapi.ts), never another route file.',
+      severity: 'error',
+      from: { path: '^functions/routes/' },
+      to: { path: '^functions/routes/' },
+    },
+    {
+      name: 'services-not-to-routes',
+      comment: 'services hold the use cases behind the routes and know nothing of how a route declares or answers them.',
+      severity: 'error',
+      from: { path: '^functions/services/' },
+      to: { path: '^functions/routes/' },
+    },
+    {
       name: 'relative-import-resolves',
       comment: 'an import that resolves to no file has no layer, so the rules above could not see it cross one.',
       severity: 'error',

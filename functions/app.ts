@@ -8,21 +8,23 @@ import { StoreCorruptionError, type SnapshotStore } from '../infra/store/types.j
 import { guardStore, StoreUnavailableError } from '../infra/store/guard.js';
 import type { Sha256Hex } from '../core/compile/index.js';
 import { closedAccess, requireToken, type AccessPolicy } from './access/check.js';
+import { withServices, type AppEnv } from './context.js';
+import { accessLog, type AccessLine } from './ops/access-log.js';
+import { opsRoutes } from './ops/health.js';
+import { Metrics } from './ops/metrics.js';
+import { offloadRoutes, type OffloadOptions } from './offload.js';
+import { validationHook } from './openapi.js';
 import { askRoutes } from './routes/ask.js';
 import { clusterQueryRoutes } from './routes/cluster-queries.js';
 import { clusterRoutes } from './routes/clusters.js';
 import { compileRoutes } from './routes/compile.js';
 import { docsRoutes } from './routes/docs.js';
+import { lintRoutes } from './routes/lint.js';
 import { matrixRoutes } from './routes/matrix.js';
+import { nodeTablesRoutes } from './routes/node-tables.js';
+import { previewRoutes } from './routes/previews.js';
 import { verdictRoutes } from './routes/verdicts.js';
-import { storedClusters, storedFlatNodes } from './stored-cluster.js';
-import { CompiledVersions } from './compiled-versions.js';
-import { changeReviewRoutes } from './routes/change-review.js';
-import { accessLog, type AccessLine } from './ops/access-log.js';
-import { opsRoutes } from './ops/health.js';
-import { Metrics } from './ops/metrics.js';
-import { offloadRoutes, type OffloadOptions } from './offload.js';
-import { PollIndex } from './poll-index.js';
+import { createServices } from './services/index.js';
 
 export interface AppDeps {
   readonly maxBodyBytes?: number;
@@ -54,12 +56,20 @@ export interface AppDeps {
   readonly offload?: OffloadOptions;
 }
 
-export function createApp(given: AppDeps = {}): OpenAPIHono {
+/** The application: its routes bound to the contract it documents, with the services on every request's context. */
+export type App = OpenAPIHono<AppEnv>;
+
+export function createApp(given: AppDeps = {}): App {
   const deps: AppDeps = given.store ? { ...given, store: guardStore(given.store, given.storeDescription ?? 'the configured snapshot store') } : given;
-  const app = new OpenAPIHono();
+  // A query value or path parameter a route's schema rejects is a 422 like every other (openapi.ts).
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const maxBodyBytes = deps.maxBodyBytes ?? API_LIMITS.maxBodyBytes;
   const logError = deps.logError ?? ((e: unknown) => console.error(e));
   const metrics = deps.metrics ?? new Metrics();
+  const access = deps.access ?? closedAccess();
+  const services = createServices({ access, metrics, sha256Hex: deps.sha256Hex, store: deps.store, warmStateObjects: deps.warmStateObjects, settleAfterAnswer: deps.settleAfterAnswer === true });
+  // Every route and route middleware reads its dependencies from here (context.ts).
+  app.use('*', withServices(services));
   app.use('*', accessLog(metrics, deps.logAccess ?? null));
 
   app.use(
@@ -72,23 +82,21 @@ export function createApp(given: AppDeps = {}): OpenAPIHono {
     }),
   );
 
-  const access = deps.access ?? closedAccess();
-  const load = deps.store ? storedClusters(deps.store) : null;
   // Every path under /v1/clusters needs a valid token, unknown ones included; each route then checks its scope.
   app.use('/v1/clusters/*', requireToken(access));
   // Before the routes: a compute route then runs elsewhere, with the same checks there.
-  const polls = deps.store ? new PollIndex(deps.store) : null;
-  if (deps.offload) offloadRoutes(app, deps.offload, metrics, (cluster) => polls?.forget(cluster));
+  if (deps.offload) offloadRoutes(app, deps.offload, metrics, (cluster) => services.polls?.forget(cluster));
 
   verdictRoutes(app);
   matrixRoutes(app);
-  opsRoutes(app, deps.store, metrics);
-  compileRoutes(app, deps.sha256Hex, metrics);
-  changeReviewRoutes(app, deps.sha256Hex);
-  askRoutes(app, access, load);
-  const flatOf = load ? storedFlatNodes(load, deps.sha256Hex) : () => Promise.reject(new ApiError('unavailable', 'no snapshot store is configured for this deployment'));
-  clusterRoutes(app, deps.store, access, flatOf, { sha256Hex: deps.sha256Hex, metrics, warm: new CompiledVersions(deps.warmStateObjects), polls, settleAfterAnswer: deps.settleAfterAnswer === true });
-  clusterQueryRoutes(app, access, load);
+  opsRoutes(app);
+  compileRoutes(app);
+  previewRoutes(app);
+  lintRoutes(app);
+  askRoutes(app);
+  clusterRoutes(app);
+  nodeTablesRoutes(app);
+  clusterQueryRoutes(app);
   docsRoutes(app);
 
   app.notFound((c) => c.json(new ApiError('not_found', `no route for ${c.req.method} ${c.req.path}; see /docs`).toJSON(), 404));

@@ -8,6 +8,7 @@
 import { DATAPLANES, rendersSets } from '../core/render/index.js';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from './context.js';
 import type { Metrics } from './ops/metrics.js';
 
 /** A request as data: what crosses to the runner. */
@@ -75,7 +76,7 @@ const ANSWER_HEADERS = ['authorization', 'content-type', 'accept', 'if-match', '
 
 /** The middleware that sends compute routes to `options.run`, registered before the routes themselves. */
 /** `wrote(cluster)`: a request that may have changed a stored cluster has been answered. */
-export function offloadRoutes(app: OpenAPIHono, options: OffloadOptions, metrics: Metrics, wrote: (cluster: string) => void): void {
+export function offloadRoutes(app: OpenAPIHono<AppEnv>, options: OffloadOptions, metrics: Metrics, wrote: (cluster: string) => void): void {
   // Identical concurrent requests (20 agents or pipelines PUTting the same version) compute once;
   // the work stops only when every client waiting for it has gone.
   const inFlight = new Map<string, { answer: Promise<WireResponse>; waiting: number; stop: AbortController }>();

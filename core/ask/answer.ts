@@ -95,7 +95,7 @@ export function answer(cluster: Cluster, query: Query): Answer {
   return answered(query, () => {
     if (query.kind === 'exposed') return answerExposed(cluster, query);
     if (query.kind === 'metadata') return answerMetadata(cluster, query);
-    // Two versions: only a stored cluster has them (answerSince, from functions/routes/ask.ts).
+    // Two versions: only a stored cluster has them (answerSince, from functions/services/ask.ts).
     if (query.kind === 'changed') throw new FlowError('from', '"what changed … since version N" compares two stored versions of a cluster: ask it about a stored cluster (GET /v1/clusters/{cluster}/ask, or POST /v1/ask with cluster), not a snapshot sent along');
     if (query.kind !== 'can') return answerSet(cluster, query);
     const x = expandFlow(cluster, { from: query.from, to: query.to, port: query.port, protocol: query.protocol });

@@ -3,6 +3,7 @@
 // its scopes against what the route needs. 401 without a usable token, 403 with one whose
 // scopes do not fit.
 import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../context.js';
 import { ApiError } from '../errors.js';
 import { describeNeed, grantAllows, type Grant, type Need, type TokenEntry } from './tokens.js';
 
@@ -66,10 +67,10 @@ export async function authorize(policy: AccessPolicy, authorization: string | un
 const scopeText = (grants: readonly Grant[] | 'anonymous'): string =>
   grants === 'anonymous' ? 'anonymous' : grants.map((g) => `${g.access}:cluster=${g.cluster}${g.node ? `,node=${g.node}` : ''}`).join(' ');
 
-/** Route middleware: checks before the handler reads the body, with the route's own (decoded) parameters. */
-export function requireAccess(policy: AccessPolicy, needOf: (c: Context) => Need): MiddlewareHandler {
+/** Route middleware: checks before the handler reads the body, with the route's own (decoded) parameters, against the app's policy. */
+export function requireAccess(needOf: (c: Context<AppEnv>) => Need): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    c.set('tokenScope', scopeText(await authorize(policy, c.req.header('authorization'), needOf(c))));
+    c.set('tokenScope', scopeText(await authorize(c.var.services.access, c.req.header('authorization'), needOf(c))));
     await next();
   };
 }

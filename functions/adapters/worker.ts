@@ -1,10 +1,9 @@
 // Cloudflare Worker entry: builds AppDeps and the DynamoDB store from the Worker's bindings
 // (vars and secrets) and hands the request to createApp. Nothing is created at import time: the
 // app is built on the first request and rebuilt only when the configuration it depends on changes.
-import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { ExecutionContext } from 'hono';
 import { serverlessStoreFromEnv } from '../../infra/serverless-store.js';
-import { createApp } from '../app.js';
+import { createApp, type App } from '../app.js';
 import { depsFromEnv } from '../config.js';
 
 /**
@@ -40,9 +39,9 @@ const SETTINGS: readonly (keyof WorkerEnv)[] = [
   'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'SNAPSHOT_RETENTION_SECONDS', 'WARM_STATE_OBJECTS',
 ];
 
-let cached: { key: string; app: OpenAPIHono } | undefined;
+let cached: { key: string; app: App } | undefined;
 
-function appFor(env: WorkerEnv): OpenAPIHono {
+function appFor(env: WorkerEnv): App {
   const settings = (env ?? {}) as Record<string, string | number | undefined>;
   const key = JSON.stringify(SETTINGS.map((name) => settings[name] ?? null));
   if (cached?.key !== key) {

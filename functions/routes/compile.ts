@@ -1,28 +1,28 @@
 // POST /v1/compile: the set form (ir), flat tables (ir-flat) or a rendered dataplane format.
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import { compile, type Sha256Hex } from '../../core/compile/index.js';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { compile } from '../../core/compile/index.js';
 import { DATAPLANES, renderFormat, RenderLimitError } from '../../core/render/index.js';
 import { compileSets } from '../../core/sets/index.js';
 import { warningMessages } from '../../core/warnings.js';
 import { CompileRequestSchema, CompileResponseSchema } from '../../schemas/api/compile.js';
-import { ErrorSchema } from '../../schemas/api/verdicts.js';
+import type { AppEnv } from '../context.js';
 import { ApiError, invalid } from '../errors.js';
+import { bodyErrorResponses, json, jsonBody, LenientQuery, requestBody } from '../openapi.js';
 import { clusterFrom, isLenient, readRequest } from '../request.js';
-import { errorResponses, jsonBody, LenientQuery } from './openapi-helpers.js';
-import type { Metrics } from '../ops/metrics.js';
 
-export function compileRoutes(app: OpenAPIHono, sha256Hex: Sha256Hex | undefined, metrics: Metrics): void {
-  app.openAPIRegistry.registerPath({
+export function compileRoutes(app: OpenAPIHono<AppEnv>): void {
+  const route = createRoute({
     method: 'post',
     path: '/v1/compile',
     summary: 'Compiled policy per node: the set form, flat rule tables, or rendered for a dataplane',
     description:
       'format=ir (default): the set form — tiered rules (Admin, NetworkPolicy, Baseline, default) over shared address sets, each table and set once, nodes naming what they need. format=ir-flat: per pod an ingress and an egress table of ordered first-match 6-tuple rules, the node-global table. Other formats render for a dataplane (nftables, iptables and openstack-sg from the set form; VPP from flat tables). Every form equals the verdict engine (property-tested on random snapshots).',
-    request: { body: jsonBody(CompileRequestSchema), query: LenientQuery },
-    responses: { 200: { description: 'compiled nodes', content: { 'application/json': { schema: CompileResponseSchema } } }, ...errorResponses(ErrorSchema) },
+    request: { body: requestBody(app, 'CompileRequest', CompileRequestSchema), query: LenientQuery },
+    responses: { 200: json('compiled nodes', CompileResponseSchema), ...bodyErrorResponses() },
   });
 
-  app.post('/v1/compile', async (c) => {
+  app.openapi(route, async (c) => {
+    const { sha256Hex, metrics } = c.var.services;
     const req = await readRequest(c, CompileRequestSchema);
     const cluster = clusterFrom(req.snapshot, '$.snapshot', isLenient(c));
     const opts = { ...(req.nodes ? { nodes: req.nodes } : {}), ...(sha256Hex ? { sha256Hex } : {}) };
@@ -34,7 +34,7 @@ export function compileRoutes(app: OpenAPIHono, sha256Hex: Sha256Hex | undefined
     };
     if (req.format === 'ir') {
       const { ir, stats } = timedCompile('ir', () => compileSets(cluster, opts));
-      return c.json({ format: req.format, ...ir, stats, warnings: warningMessages(cluster.warnings) });
+      return c.json(jsonBody({ format: req.format, ...ir, stats, warnings: warningMessages(cluster.warnings) }), 200);
     }
     // Flat tables are derived only when asked for (or for a format that reads them).
     let stats: Record<string, number> = {};
@@ -45,7 +45,7 @@ export function compileRoutes(app: OpenAPIHono, sha256Hex: Sha256Hex | undefined
     };
     if (req.format === 'ir-flat') {
       const nodes = flatIr().nodes;
-      return c.json({ format: req.format, nodes, stats, warnings: warningMessages(cluster.warnings) });
+      return c.json(jsonBody({ format: req.format, nodes, stats, warnings: warningMessages(cluster.warnings) }), 200);
     }
     const dataplane = DATAPLANES[req.format];
     if (!dataplane) throw new ApiError('invalid', `format "${req.format}" is not available in this build`);
@@ -62,6 +62,6 @@ export function compileRoutes(app: OpenAPIHono, sha256Hex: Sha256Hex | undefined
       if (e instanceof RenderLimitError) throw invalid([{ path: '$.format', message: e.message }]);
       throw e;
     }
-    return c.json({ format: req.format, nodes, stats, warnings: warningMessages(cluster.warnings) });
+    return c.json(jsonBody({ format: req.format, nodes, stats, warnings: warningMessages(cluster.warnings) }), 200);
   });
 }

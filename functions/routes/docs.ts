@@ -1,6 +1,8 @@
 // GET /openapi.json and GET /docs: the machine contract and a page for people, both built
 // from the same route declarations.
-import { z, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../context.js';
+import { json } from '../openapi.js';
 
 const OpenApiDocumentSchema = z.object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }).loose(), paths: z.record(z.string(), z.record(z.string(), z.unknown())), components: z.record(z.string(), z.unknown()).optional() }).loose();
 
@@ -33,12 +35,9 @@ export const OPENAPI_INFO = {
     'Network-policy compilation API. Reads a Kubernetes cluster snapshot (Namespaces, Pods, Nodes, Services; NetworkPolicy networking.k8s.io/v1 and the legacy extensions/v1beta1 proposal form; AdminNetworkPolicy/BaselineAdminNetworkPolicy v1alpha1; ClusterNetworkPolicy v1alpha2) and answers verdicts with their decision chain.',
 };
 
-export function docsRoutes(app: OpenAPIHono): void {
-  app.openAPIRegistry.registerPath({ method: 'get', path: '/openapi.json', summary: 'This contract (OpenAPI 3.1)', responses: { 200: { description: 'the OpenAPI document', content: { 'application/json': { schema: OpenApiDocumentSchema } } } } });
-  app.openAPIRegistry.registerPath({ method: 'get', path: '/docs', summary: 'This contract as a page for people', responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } });
-  app.openAPIRegistry.registerPath({ method: 'get', path: '/', summary: 'Redirects to /docs', responses: { 302: { description: 'Location: /docs' } } });
+export function docsRoutes(app: OpenAPIHono<AppEnv>): void {
   const document = () => app.getOpenAPI31Document({ openapi: '3.1.0', info: OPENAPI_INFO });
-  app.get('/openapi.json', (c) => c.json(document()));
-  app.get('/docs', (c) => c.html(renderDocsPage(document() as unknown as Doc)));
-  app.get('/', (c) => c.redirect('/docs'));
+  app.openapi(createRoute({ method: 'get', path: '/openapi.json', summary: 'This contract (OpenAPI 3.1)', responses: { 200: json('the OpenAPI document', OpenApiDocumentSchema) } }), (c) => c.json(document() as z.infer<typeof OpenApiDocumentSchema>, 200));
+  app.openapi(createRoute({ method: 'get', path: '/docs', summary: 'This contract as a page for people', responses: { 200: { description: 'HTML', content: { 'text/html': { schema: z.string() } } } } }), (c) => c.html(renderDocsPage(document() as unknown as Doc), 200));
+  app.openapi(createRoute({ method: 'get', path: '/', summary: 'Redirects to /docs', responses: { 302: { description: 'Location: /docs' } } }), (c) => c.redirect('/docs', 302));
 }

@@ -1,17 +1,15 @@
 // POST /v1/previews: what a change to a cluster's manifests does to connectivity, before it is
 // merged — JSON by default, a pull-request comment with `Accept: text/markdown`.
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { noEndpointObjects } from '../../core/cluster.js';
-import type { Context } from 'hono';
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Sha256Hex } from '../../core/compile/index.js';
 import { applyChanges, preview, previewMarkdown, withoutParts, type Preview, type PreviewStage } from '../../core/preview/index.js';
 import { PREVIEW_DETAILS, PreviewRequestSchema, PreviewResponseSchema, type PreviewRequest } from '../../schemas/api/preview.js';
-import { ErrorSchema } from '../../schemas/api/verdicts.js';
 import { parseSnapshot, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
+import type { AppEnv } from '../context.js';
 import { invalid } from '../errors.js';
+import { apiFinding } from '../findings.js';
+import { bodyErrorResponses, LenientQuery, queryValue, requestBody } from '../openapi.js';
 import { isLenient, parseOptions, readRequest } from '../request.js';
-import { apiFinding } from './lint.js';
-import { errorResponses, jsonBody, LenientQuery } from './openapi-helpers.js';
 
 /** Base and head as parsed snapshots, every problem with its path into the request. */
 function snapshotsOf(req: PreviewRequest, lenient: boolean): { base: ParsedSnapshot; head: ParsedSnapshot } {
@@ -38,44 +36,54 @@ function snapshotsOf(req: PreviewRequest, lenient: boolean): { base: ParsedSnaps
   return { base, head };
 }
 
+const FLAGS = ['true', 'false'] as const;
+type Detail = (typeof PREVIEW_DETAILS)[number];
+
+// Checked after the body (a body the client must fix is answered first), so the schema takes any
+// value and names the ones read.
+const PreviewQuery = LenientQuery.extend({
+  tables: queryValue(z.string()).optional().openapi({ enum: [...FLAGS], description: "overrides the body's `tables`: false leaves out the per-node rule-table delta" }),
+  lint: queryValue(z.string()).optional().openapi({ enum: [...FLAGS], description: "overrides the body's `lint`: false leaves out the lints of the result" }),
+  detail: queryValue(z.string()).optional().openapi({ enum: [...PREVIEW_DETAILS], description: "overrides the body's `detail`: parts also lists each aggregate's class pairs and their members" }),
+});
+
 /** `?tables=false`, `?lint=false`, `?detail=parts` override the body's fields. */
-function queryOptions(c: Context, req: PreviewRequest): { tables: boolean; lint: boolean; detail: (typeof PREVIEW_DETAILS)[number] } {
+function queryOptions(query: z.infer<typeof PreviewQuery>, req: PreviewRequest): { tables: boolean; lint: boolean; detail: Detail } {
   const issues: ValidationIssue[] = [];
   const flag = (name: 'tables' | 'lint') => {
-    const v = c.req.query(name);
+    const v = query[name];
     if (v === undefined) return req[name];
-    if (v !== 'true' && v !== 'false') issues.push({ path: `$.query.${name}`, message: 'must be true or false' });
+    if (!(FLAGS as readonly string[]).includes(v)) issues.push({ path: `$.query.${name}`, message: 'must be true or false' });
     return v === 'true';
   };
   const [tables, lint] = [flag('tables'), flag('lint')];
-  const detail = c.req.query('detail') ?? req.detail;
+  const detail = query.detail ?? req.detail;
   if (!(PREVIEW_DETAILS as readonly string[]).includes(detail)) issues.push({ path: '$.query.detail', message: `one of ${PREVIEW_DETAILS.join(', ')}` });
   if (issues.length > 0) throw invalid(issues);
-  return { tables, lint, detail: detail as (typeof PREVIEW_DETAILS)[number] };
+  return { tables, lint, detail: detail as Detail };
 }
 
-function previewJson(p: Preview, detail: (typeof PREVIEW_DETAILS)[number]) {
+function previewJson(p: Preview, detail: Detail) {
   const body = detail === 'parts' ? p : withoutParts(p);
   return { ...body, lint: p.lint && { findings: p.lint.findings.map((f) => ({ ...apiFinding(f), new: f.new })), resolved: p.lint.resolved.map(apiFinding) } };
 }
 
-export function previewRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
-  app.openAPIRegistry.registerPath({
+export function previewRoutes(app: OpenAPIHono<AppEnv>): void {
+  const route = createRoute({
     method: 'post',
     path: '/v1/previews',
     summary: 'Preview a change: the connectivity delta, the per-node rule-table delta and the lints of the result',
     description:
       'Send `{base, head}` (two snapshots) or `{base, changes: {apply: [objects], delete: [{kind, namespace, name}]}}`. Every (source, destination, port/protocol) whose verdict changes, grouped by namespace and workload, each group with the rule that decided before and after and its count of endpoint pairs; pods present in one snapshot only are counted, not reported as changes. Computed over classes of endpoints alike in both snapshots, not pair by pair. `Accept: text/markdown` returns a pull-request comment with a Mermaid graph of the changed edges. `Server-Timing` gives each stage.',
-    request: { body: jsonBody(PreviewRequestSchema), query: LenientQuery },
+    request: { body: requestBody(app, 'PreviewRequest', PreviewRequestSchema), query: PreviewQuery },
     responses: {
-      200: { description: 'the preview', content: { 'application/json': { schema: PreviewResponseSchema }, 'text/markdown': { schema: { type: 'string' as const } } } },
-      ...errorResponses(ErrorSchema),
+      200: { description: 'the preview', content: { 'application/json': { schema: PreviewResponseSchema }, 'text/markdown': { schema: z.string() } } },
+      ...bodyErrorResponses(),
     },
   });
-
-  app.post('/v1/previews', async (c) => {
+  app.openapi(route, async (c) => {
     const req = await readRequest(c, PreviewRequestSchema);
-    const { tables, lint, detail } = queryOptions(c, req);
+    const { tables, lint, detail } = queryOptions(c.req.valid('query'), req);
     const snapshots = snapshotsOf(req, isLenient(c));
     const timings: string[] = [];
     const stage = <T>(name: PreviewStage, run: () => T): T => {
@@ -86,9 +94,10 @@ export function previewRoutes(app: OpenAPIHono, sha256Hex?: Sha256Hex): void {
         timings.push(`${name};dur=${(performance.now() - t0).toFixed(1)}`);
       }
     };
+    const { sha256Hex } = c.var.services;
     const p = preview(snapshots, { tables, lint, stage, headFromChanges: req.head === undefined, ...(sha256Hex ? { sha256Hex } : {}) });
     c.header('Server-Timing', timings.join(', '));
     if ((c.req.header('accept') ?? '').includes('text/markdown')) return c.body(previewMarkdown(p), 200, { 'content-type': 'text/markdown; charset=utf-8' });
-    return c.json(previewJson(p, detail));
+    return c.json(previewJson(p, detail), 200);
   });
 }

@@ -1,5 +1,5 @@
 // Response bodies of /v1/clusters/{cluster}/…: stored versions, the latest pointer and node
-// tables (functions/routes/clusters.ts, publish.ts), and the members some of their errors add.
+// tables (functions/routes/clusters.ts and node-tables.ts, functions/services/), and the members some of their errors add.
 import { z } from '@hono/zod-openapi';
 import { COMPILE_FORMATS } from '../formats.js';
 import { ErrorSchema } from './verdicts.js';

@@ -1,17 +1,18 @@
 // The OpenAPI document (/openapi.json) against the handlers: every route documented and every
 // documented operation a route, with the same path parameters; every answer of a corpus of real
 // requests (test/support/contract-corpus.ts) under a documented status and media type, its JSON
-// body parsed by the zod schema the route registered; and the document well formed.
+// body parsed by the zod schema the route registered; and the document well formed and valid
+// against the official OpenAPI 3.1 schema (@seriousme/openapi-schema-validator).
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import { createApp } from '../../functions/app.js';
+import { createApp, type App } from '../../functions/app.js';
 import { createMemoryStore } from '../../infra/store/memory.js';
 import { runCorpus, type Exchange } from '../support/contract-corpus.js';
 
 type Json = Record<string, any>;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
-function build(): { app: OpenAPIHono; doc: Json } {
+function build(): { app: App; doc: Json } {
   // An app with every optional part: a store and an offload runner (its routes are the same paths).
   const app = createApp({ store: createMemoryStore(), access: { kind: 'anonymous' }, offload: { run: () => Promise.reject(new Error('unused')), storeRoutes: true, digest: () => '' } });
   return { app, doc: app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 't', version: '0' } }) as Json };
@@ -40,7 +41,7 @@ function operationOf(ops: Map<string, Json>, e: Exchange): string | null {
 }
 
 /** The zod schema registered for an operation's response (status, media type), if any. */
-function registeredSchema(app: OpenAPIHono, op: string, status: number, type: string): { safeParse(v: unknown): { success: boolean; error?: { issues: unknown[] } } } | null {
+function registeredSchema(app: App, op: string, status: number, type: string): { safeParse(v: unknown): { success: boolean; error?: { issues: unknown[] } } } | null {
   const [method, path] = op.split(' ') as [string, string];
   for (const d of app.openAPIRegistry.definitions as Json[]) {
     if (d.type !== 'route' || d.route.method !== method.toLowerCase() || d.route.path !== path) continue;
@@ -101,6 +102,26 @@ describe('the OpenAPI document is well formed', () => {
     };
     walk(doc, '$');
     expect(unresolved).toEqual([]);
+  });
+
+  it('validates against the official OpenAPI 3.1 schema, as served at /openapi.json', async () => {
+    const served = (await (await build().app.request('/openapi.json')).json()) as Json;
+    expect(served.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(served);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('the validator rejects a copy broken as a hand edit could break it', async () => {
+    const valid = (await new Validator().validate(structuredClone(doc))).valid;
+    expect(valid).toBe(true);
+    // A response without its required description; a path parameter that is not required.
+    const noDescription = structuredClone(doc);
+    delete noDescription.paths['/healthz'].get.responses['200'].description;
+    expect((await new Validator().validate(noDescription)).valid).toBe(false);
+    const optionalPathParameter = structuredClone(doc);
+    optionalPathParameter.paths['/v1/clusters/{cluster}/snapshots'].get.parameters.find((p: Json) => p.in === 'path').required = false;
+    expect((await new Validator().validate(optionalPathParameter)).valid).toBe(false);
   });
 
   it('has unique operation ids', () => {

@@ -4,8 +4,7 @@
 // node tables are read).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { OpenAPIHono } from '@hono/zod-openapi';
-import { createApp } from '../../functions/app.js';
+import { createApp, type App } from '../../functions/app.js';
 import { createMemoryStore } from '../../infra/store/memory.js';
 import type { SnapshotStore } from '../../infra/store/types.js';
 import { makeToken, tokenPolicy } from './tokens.js';
@@ -39,7 +38,7 @@ function edited() {
 
 export async function runCorpus(): Promise<Exchange[]> {
   const out: Exchange[] = [];
-  const call = async (app: OpenAPIHono, method: string, url: string, o: Call = {}) => {
+  const call = async (app: App, method: string, url: string, o: Call = {}) => {
     const body = o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
     const headers = { ...(body !== undefined ? { 'content-type': o.type ?? 'application/json' } : {}), ...o.headers };
     const res = await app.request(url, { method, headers, ...(body !== undefined ? { body } : {}) });

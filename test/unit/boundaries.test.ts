@@ -2,7 +2,8 @@
 // infra behind functions. core is pure (no I/O, no HTTP framework, no AWS SDK), schemas knows
 // nothing downstream, infra is never reached by core, functions and infra reach a core stage only
 // through its index.ts (which core itself does not use), and no module of core imports itself
-// back through others (a cycle hides which stage owns what). The rules live in
+// back through others (a cycle hides which stage owns what); in functions, route files import no
+// other route file and services no route. The rules live in
 // .dependency-cruiser.cjs (`npm run lint:boundaries` runs them by hand); this test runs them in
 // `npm test`, and plants each kind of back-import in a small tree to show the rule that catches it.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -140,6 +141,16 @@ const PLANTED: ReadonlyArray<{ readonly what: string; readonly files: Readonly<R
     what: 'core importing a stage through its door',
     files: { 'core/x.ts': "import { inner } from './s/index.js';\nexport const x = inner;\n" },
     violation: 'core-not-through-doors: core/x.ts → core/s/index.ts',
+  },
+  {
+    what: 'a route file importing another',
+    files: { 'functions/routes/a.ts': "import { b } from './b.js';\nexport const a = b;\n", 'functions/routes/b.ts': 'export const b = 1;\n' },
+    violation: 'routes-not-to-routes: functions/routes/a.ts → functions/routes/b.ts',
+  },
+  {
+    what: 'a service importing a route file, type-only',
+    files: { 'functions/services/s.ts': "import type {} from '../routes/b.js';\n", 'functions/routes/b.ts': 'export const b = 1;\n' },
+    violation: 'services-not-to-routes: functions/services/s.ts → functions/routes/b.ts',
   },
   {
     what: 'a relative import of no file',

@@ -3,12 +3,12 @@
 // tag: If-Match: "<rv>"), and ?order=numeric for watchers that send etcd revisions and want a
 // late retry never to move latest back. Kubernetes promises no order ("Clients must not assume
 // that resource versions are numeric or collatable"), so numeric order is the writer's own claim.
-// They are checked here before compiling, and again by the store at the pointer swap.
-import type { Context } from 'hono';
+// The route reads them (the order query is validated with the route's query); they are checked
+// here before compiling, and again by the store at the pointer swap.
 import { isCanonicalInteger, unmetCondition, type UnmetCondition } from '../../infra/store/order.js';
 import { LatestConditionError, type LatestConditions, type SnapshotStore } from '../../infra/store/types.js';
-import { ApiError, invalid } from '../errors.js';
-import { storeErrors } from '../stored-cluster.js';
+import { ApiError } from '../errors.js';
+import { storeErrors } from './stored-clusters.js';
 
 const ENTITY_TAG = /\s*(W\/)?"([^"]*)"\s*(?:,|$)/y;
 
@@ -28,12 +28,11 @@ function entityTags(header: 'If-Match' | 'If-None-Match', value: string): readon
   return tags;
 }
 
-/** The request's conditions on the latest version; undefined when it sets none. */
-export function latestConditions(c: Context): LatestConditions | undefined {
-  const ifMatch = c.req.header('if-match');
-  const ifNoneMatch = c.req.header('if-none-match');
-  const order = c.req.query('order');
-  if (order !== undefined && order !== 'numeric' && order !== 'publish') throw invalid([{ path: '$.query.order', message: 'publish (the default: latest is the version published last) or numeric' }]);
+/** Latest-version order a writer may ask for (`?order=`). */
+export const LATEST_ORDERS = ['publish', 'numeric'] as const;
+
+/** The request's conditions on the latest version (its If-Match, If-None-Match and validated `order`); undefined when it sets none. */
+export function latestConditions(ifMatch: string | undefined, ifNoneMatch: string | undefined, order: (typeof LATEST_ORDERS)[number] | undefined): LatestConditions | undefined {
   if (ifMatch === undefined && ifNoneMatch === undefined && order !== 'numeric') return undefined;
   return {
     ...(ifMatch !== undefined ? { ifMatch: entityTags('If-Match', ifMatch) } : {}),

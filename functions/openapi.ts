@@ -1,0 +1,83 @@
+// Declarations the routes share in their createRoute contracts: responses every route of a kind
+// answers, request bodies, query values, and the hook that words a query or path parameter the
+// route's schema rejects as the API's 422.
+import { z, type OpenAPIHono } from '@hono/zod-openapi';
+import { ErrorSchema } from '../schemas/api/verdicts.js';
+import { formatPath } from '../schemas/snapshot.js';
+import type { AppEnv } from './context.js';
+import { invalid } from './errors.js';
+
+/** A JSON response with its schema. */
+export function json<S extends z.ZodType>(description: string, schema: S) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+/** An error response: the shared Error body, or a schema extending it. */
+export function errorResponse<S extends z.ZodType = typeof ErrorSchema>(description: string, schema?: S) {
+  return json(description, schema ?? ErrorSchema);
+}
+
+/** The errors of a route that reads a snapshot from its body. */
+export function bodyErrorResponses<S extends z.ZodType = typeof ErrorSchema>(schema?: S) {
+  const content = { 'application/json': { schema: schema ?? ErrorSchema } };
+  return {
+    400: { description: 'malformed JSON or YAML', content },
+    413: { description: 'body over the size limit (MAX_BODY_BYTES, 64 MiB by default), or the request over its time or memory budget on the Node server (`budget`: time | memory; REQUEST_TIME_BUDGET_SECONDS, REQUEST_MEMORY_MB), or an answer too large to encode', content },
+    415: { description: 'content-type other than JSON or YAML', content },
+    422: { description: 'schema violations: `issues` lists each with its JSON path and object', content },
+    503: { description: 'overloaded: every compute thread busy and MAX_QUEUED_REQUESTS waiting; retry after Retry-After seconds', content },
+  };
+}
+
+export const ACCESS_RESPONSES = {
+  401: errorResponse('no valid bearer token (when tokens are configured); WWW-Authenticate: Bearer'),
+  403: errorResponse("the token's scope does not cover this cluster, node or write"),
+};
+
+/**
+ * A request body: JSON, or YAML (functions/body.ts reads both, within the size limit, leniently
+ * on request), checked with `schema` by the route. The document names the schema as a component
+ * and refers to it: a zod schema in the route's body would make zod-openapi parse and validate
+ * JSON bodies itself, with other errors than the API's, and refuse YAML.
+ */
+export function requestBody(app: OpenAPIHono<AppEnv>, name: string, schema: z.ZodType, required = true) {
+  app.openAPIRegistry.register(name, schema);
+  return {
+    required,
+    content: {
+      'application/json': { schema: { $ref: `#/components/schemas/${name}` } },
+      'application/yaml': { schema: { type: 'string' as const, description: 'the same body as YAML; extra documents with `kind` are appended to the snapshot' } },
+    },
+  };
+}
+
+/** A query value as the routes read it: a key given twice is read at its first value. */
+export const queryValue = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (Array.isArray(v) ? v[0] : v), schema);
+
+/** `?lenient=true` on every route that reads a snapshot; any other value reads as false, never an error. */
+export const LenientQuery = z.object({
+  lenient: queryValue(z.string())
+    .optional()
+    .openapi({ enum: ['true', 'false'], description: 'true: invalid objects and malformed YAML documents are left out and named in `warnings` instead of a 400/422 (default false: strict)' }),
+});
+
+export const ClusterParams = z.object({ cluster: z.string().openapi({ description: 'the cluster name' }) });
+export const VersionParams = ClusterParams.extend({ version: z.string().openapi({ description: 'a resourceVersion of the cluster' }) });
+
+/** A query or path parameter the route's schema rejects: a 422 naming it ($.query.format). */
+export const validationHook = (result: { target: string; success: boolean; error?: z.ZodError }): void => {
+  if (result.success || !result.error) return;
+  throw invalid(result.error.issues.map((i) => ({ path: formatPath(`$.${result.target}`, i.path), message: i.message })));
+};
+
+/** A value as its JSON body reads: arrays and members writable (core's values are readonly), `toJSON` applied, so it checks against the response schema's type. */
+export type JsonBody<T> = T extends (...args: never[]) => unknown
+  ? never
+  : T extends { toJSON(): infer J }
+    ? JsonBody<J>
+    : T extends object
+      ? { -readonly [K in keyof T]: JsonBody<T[K]> }
+      : T;
+
+/** `value` typed as its JSON body: the response schema checks its shape, not its readonly-ness. No copy: the value is what is sent. */
+export const jsonBody = <T>(value: T): JsonBody<T> => value as JsonBody<T>;
