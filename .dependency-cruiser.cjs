@@ -79,6 +79,13 @@ module.exports = {
       to: { path: '^functions/routes/' },
     },
     {
+      name: 'routes-not-to-infra',
+      comment: 'the store is reached through services (functions/services/), so a route never depends on how versions are stored.',
+      severity: 'error',
+      from: { path: '^functions/routes/' },
+      to: { path: '^infra/' },
+    },
+    {
       name: 'services-not-to-routes',
       comment: 'services hold the use cases behind the routes and know nothing of how a route declares or answers them.',
       severity: 'error',

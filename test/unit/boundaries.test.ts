@@ -148,6 +148,11 @@ const PLANTED: ReadonlyArray<{ readonly what: string; readonly files: Readonly<R
     violation: 'routes-not-to-routes: functions/routes/a.ts → functions/routes/b.ts',
   },
   {
+    what: 'a route importing the store, type-only',
+    files: { 'functions/routes/a.ts': "import type {} from '../../infra/store/types.js';\n", 'infra/store/types.ts': 'export const t = 1;\n' },
+    violation: 'routes-not-to-infra: functions/routes/a.ts → infra/store/types.ts',
+  },
+  {
     what: 'a service importing a route file, type-only',
     files: { 'functions/services/s.ts': "import type {} from '../routes/b.js';\n", 'functions/routes/b.ts': 'export const b = 1;\n' },
     violation: 'services-not-to-routes: functions/services/s.ts → functions/routes/b.ts',
