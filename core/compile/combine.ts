@@ -7,12 +7,13 @@
 //  - 'to-pod' (VPP ACL): a pod's table filters what it receives. CombineRules folds the
 //    egress rules of local source pods into each pod's ingress table; the global table
 //    applies local pods' egress rules to traffic that leaves the node.
-import { parseIp, type IpAddr } from '../net/ip.js';
+import { parsedAddresses, type IpAddr } from '../net/ip.js';
 import { PROTOCOLS } from '../policy/model.js';
 import type { IrNode, IrRule } from './ir.js';
 import { CanonicalChunks, canonicalRules } from './table-id.js';
 import { appendRules, canonicalRun, rulesOfRuns, type RuleRun } from './runs.js';
-import { parseRules, permits, segmentsOf, type ParsedRule } from './table-eval.js';
+import { parsedTable, type ParsedRule } from './parsed-table.js';
+import { permits, segmentsOf } from './table-eval.js';
 
 export type CombineMode = 'from-pod' | 'to-pod';
 
@@ -29,8 +30,7 @@ const host = (ip: string) => `${ip}/${ip.includes(':') ? 128 : 32}`;
  * insert … (pod2-IP, ANY, ANY, port, TCP, PERMIT) … insert (pod2-IP, ANY, ANY, ANY, ANY, DENY)".
  * Returns the rules to put first in the own table, or [] when the own table already decides alike.
  */
-function pairRules(own: readonly ParsedRule[], other: readonly ParsedRule[], ownIp: IpAddr, otherIp: string, mode: CombineMode): IrRule[] {
-  const peer = parseIp(otherIp)!;
+function pairRules(own: readonly ParsedRule[], other: readonly ParsedRule[], ownIp: IpAddr, otherIp: string, peer: IpAddr, mode: CombineMode): IrRule[] {
   // from-pod: own sends to other (own egress: dst=peer; other's ingress: src=own).
   const permitted: IrRule[] = [];
   let differs = false;
@@ -75,20 +75,22 @@ function scoped(rules: readonly IrRule[], podIps: readonly string[], mode: Combi
 
 export function combineNode(node: IrNode, mode: CombineMode): CombinedNode {
   const pods = Object.entries(node.pods).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const parsed = new Map<string, ParsedRule[]>();
-  const table = (id: string) => parsed.get(id) ?? parsed.set(id, parseRules(node.tables[id]!)).get(id)!;
+  const table = (id: string) => parsedTable(node.tables[id]!);
   const ownSide = mode === 'from-pod' ? 'egress' : 'ingress';
   const otherSide = mode === 'from-pod' ? 'ingress' : 'egress';
 
   const local: Record<string, IrRule[]> = {};
   for (const [key, pod] of pods) {
     const own = table(pod[ownSide]);
+    const ownAddresses = parsedAddresses(pod.ips);
     const front: IrRule[] = [];
     for (const [otherKey, other] of pods) {
       if (otherKey === key) continue;
-      for (const otherIp of other.ips) {
-        const ownIp = pod.ips.map((t) => parseIp(t)!).find((ip) => (ip.family === 6) === otherIp.includes(':'));
-        if (ownIp) for (const r of pairRules(own, table(other[otherSide]), ownIp, otherIp, mode)) front.push(r);
+      const otherAddresses = parsedAddresses(other.ips);
+      for (let i = 0; i < other.ips.length; i++) {
+        const peer = otherAddresses[i]!;
+        const ownIp = ownAddresses.find((ip) => ip!.family === peer.family);
+        if (ownIp) for (const r of pairRules(own, table(other[otherSide]), ownIp, other.ips[i]!, peer, mode)) front.push(r);
       }
     }
     local[key] = [...front, ...node.tables[pod[ownSide]]!];

@@ -2,19 +2,9 @@
 // range, peer addresses) it permits. Renderers that cannot express DENY or ranges derive
 // their rules from these regions; CombineRules uses the point lookups.
 import { elementaryIntervals, mergeAdjacent, portSegments, type Interval } from '../net/intervals.js';
-import { parseCidr, type Family, type IpAddr, type IpRange } from '../net/ip.js';
+import type { Family, IpAddr, IpRange } from '../net/ip.js';
 import { PROTOCOLS, type Protocol } from '../policy/model.js';
-import type { IrRule } from './ir.js';
-
-export interface ParsedRule {
-  readonly rule: IrRule;
-  readonly src: IpRange | null;
-  readonly dst: IpRange | null;
-}
-
-export function parseRules(rules: readonly IrRule[]): ParsedRule[] {
-  return rules.map((rule) => ({ rule, src: rule.srcNetwork ? parseCidr(rule.srcNetwork) : null, dst: rule.dstNetwork ? parseCidr(rule.dstNetwork) : null }));
-}
+import type { ParsedRule } from './parsed-table.js';
 
 const covers = (r: IpRange | null, ip: IpAddr | null) => r === null || (ip !== null && r.family === ip.family && r.lo <= ip.value && ip.value <= r.hi);
 

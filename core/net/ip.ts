@@ -1,8 +1,13 @@
 // Addresses as integers: formatting (RFC 5952 for IPv6) and range arithmetic over the values the
 // input grammar (schemas/k8s/ip.ts, re-exported here for core's modules) parses.
-import { FAMILY_BITS, type Family, type IpAddr, type IpRange } from '../../schemas/k8s/ip.js';
+import { FAMILY_BITS, parseCidr, parseIp, type Family, type IpAddr, type IpRange } from '../../schemas/k8s/ip.js';
 
 export { FAMILY_BITS, cidrHasHostBits, familyOfText, parseAddressOrCidr, parseCidr, parseIp, type Family, type IpAddr, type IpRange } from '../../schemas/k8s/ip.js';
+
+/** A CIDR block as numbers: lo is its network address, hi its last address. */
+export interface Cidr extends IpRange {
+  readonly prefix: number;
+}
 
 export function formatIp(family: Family, value: bigint): string {
   if (family === 4) return formatV4(Number(value));
@@ -27,6 +32,54 @@ export function parseFormattedIp(text: string): IpAddr {
   let value = 0n;
   for (const g of [...head, ...Array<string>(8 - head.length - tail.length).fill('0'), ...tail]) value = (value << 16n) | BigInt(parseInt(g, 16));
   return { family: 6, value };
+}
+
+/** formatIp's text read directly, or null when the text is not exactly what formatIp prints. */
+function printedIp(text: string): IpAddr | null {
+  try {
+    const ip = parseFormattedIp(text);
+    return formatIp(ip.family, ip.value) === text ? ip : null;
+  } catch {
+    return null; // not formatIp's text (e.g. a group parseInt cannot read)
+  }
+}
+
+/**
+ * parseIp's answer without ip-num's cost for the addresses core printed (pod addresses, set
+ * elements): text that formatIp prints back unchanged is read directly, any other through parseIp.
+ */
+export function parseCanonicalIp(text: string): IpAddr | null {
+  return printedIp(text) ?? parseIp(text);
+}
+
+/**
+ * A CIDR as the renderers read it: parseCidr's answer (host bits masked; null for what is not a
+ * CIDR, a bare address included) with its prefix length, without ip-num's cost for core's own
+ * text (formatIp address, decimal prefix); any other text goes through parseCidr.
+ */
+export function parseCanonicalCidr(text: string): Cidr | null {
+  const slash = text.indexOf('/');
+  if (slash < 0) return null;
+  const prefixText = text.slice(slash + 1);
+  const prefix = Number(prefixText);
+  const ip = printedIp(text.slice(0, slash));
+  if (ip && `${prefix}` === prefixText && Number.isInteger(prefix) && prefix >= 0 && prefix <= FAMILY_BITS[ip.family]) {
+    const host = BigInt(FAMILY_BITS[ip.family] - prefix);
+    const lo = (ip.value >> host) << host;
+    return { family: ip.family, lo, hi: lo + (1n << host) - 1n, prefix };
+  }
+  const range = parseCidr(text);
+  return range && { ...range, prefix: Number(prefixText) };
+}
+
+// Keyed by immutable lists (a pod's ips in either form): read once however many renderers ask.
+const parsedAddressLists = new WeakMap<readonly string[], readonly (IpAddr | null)[]>();
+
+/** Address text core printed (a pod's ips) as numbers, once per list object; null for text that is no address. */
+export function parsedAddresses(texts: readonly string[]): readonly (IpAddr | null)[] {
+  let parsed = parsedAddressLists.get(texts);
+  if (parsed === undefined) parsedAddressLists.set(texts, (parsed = texts.map(parseCanonicalIp)));
+  return parsed;
 }
 
 /** RFC 5952 text: lower case, no leading zeros, the longest run (≥2) of zero groups as "::". */
@@ -66,6 +119,17 @@ function v4Block(lo: number, hi: number): number {
   return aligned < fits ? aligned : fits;
 }
 
+/** Size (log2) of the largest CIDR block starting at lo (IPv6) that does not pass hi. */
+function v6Block(lo: bigint, hi: bigint): number {
+  let size = 0;
+  while (size < 128) {
+    const blockMask = (1n << BigInt(size + 1)) - 1n;
+    if ((lo & blockMask) !== 0n || lo + blockMask > hi) break;
+    size++;
+  }
+  return size;
+}
+
 /**
  * rangeToCidrs(r).length without formatting, or `cap` as soon as the count reaches it: lets the
  * compiler compare rule lists before printing either.
@@ -96,19 +160,34 @@ export function rangeToCidrs(r: IpRange): string[] {
     }
     return out;
   }
-  const bits = FAMILY_BITS[r.family];
   let lo = r.lo;
   while (lo <= r.hi) {
-    let size = 0;
-    while (size < bits) {
-      const next = size + 1;
-      const blockMask = (1n << BigInt(next)) - 1n;
-      if ((lo & blockMask) !== 0n) break;
-      if (lo + blockMask > r.hi) break;
-      size = next;
-    }
-    out.push(`${formatIp(r.family, lo)}/${bits - size}`);
+    const size = v6Block(lo, r.hi);
+    out.push(`${formatIp(6, lo)}/${128 - size}`);
     lo += 1n << BigInt(size);
+  }
+  return out;
+}
+
+/** rangeToCidrs(r) as numbers: the same blocks, in the same order, for renderers that print them their own way. */
+export function rangeToBlocks(r: IpRange): Cidr[] {
+  const out: Cidr[] = [];
+  if (r.family === 4) {
+    let lo = Number(r.lo);
+    const hi = Number(r.hi);
+    while (lo <= hi) {
+      const size = v4Block(lo, hi);
+      out.push({ family: 4, lo: BigInt(lo), hi: BigInt(lo + 2 ** size - 1), prefix: 32 - size });
+      lo += 2 ** size;
+    }
+    return out;
+  }
+  let lo = r.lo;
+  while (lo <= r.hi) {
+    const size = v6Block(lo, r.hi);
+    const next = lo + (1n << BigInt(size));
+    out.push({ family: 6, lo, hi: next - 1n, prefix: 128 - size });
+    lo = next;
   }
   return out;
 }

@@ -5,7 +5,7 @@
 // ones, i.e. the longest prefix match algorithm. Used by the VPPTCP Renderer."): a block's
 // rules always beat the family default's, so the default's port exceptions need no copies.
 import { elementaryIntervals, mergeAdjacent } from '../net/intervals.js';
-import { rangeToCidrs, type Family, type IpAddr, type IpRange } from '../net/ip.js';
+import { formatIp, rangeToBlocks, type Family, type IpAddr, type IpRange } from '../net/ip.js';
 
 export type LpmProtocol = 'TCP' | 'UDP';
 
@@ -73,10 +73,9 @@ export function lpmRules(space: DecisionSpace): LpmRule[] {
       for (const [k, list] of [...groups.entries()].sort()) {
         const fn = [...k].map((c) => c === '1');
         for (const m of mergeAdjacent(list)) {
-          for (const cidr of rangeToCidrs({ family, lo: m.lo, hi: m.hi })) {
-            const [prefix, plen] = cidr.split('/');
+          for (const block of rangeToBlocks({ family, lo: m.lo, hi: m.hi })) {
             // No spread: a block may expand to tens of thousands of single-port rules.
-            for (const r of portRules(fn, segs, { family, prefix: prefix!, plen: Number(plen), protocol })) out.push(r);
+            for (const r of portRules(fn, segs, { family, prefix: formatIp(family, block.lo), plen: block.prefix, protocol })) out.push(r);
           }
         }
       }

@@ -1,6 +1,6 @@
 // Which table chains a node dispatches each local pod address to, as both kernel renderers
 // write it (nftables verdict maps, iptables dispatch chains) and their deltas compare it.
-import { parseIp, type Family } from '../net/ip.js';
+import { parsedAddresses, type Family } from '../net/ip.js';
 import type { SetNode } from '../sets/ir.js';
 
 export interface PodEntry {
@@ -21,8 +21,10 @@ export function podEntries(pods: SetNode['pods']): PodEntry[] {
   const taken = new Set<string>();
   for (const key of Object.keys(pods).sort()) {
     const pod = pods[key]!;
-    for (const ip of pod.ips) {
-      const addr = parseIp(ip);
+    const addresses = parsedAddresses(pod.ips);
+    for (let i = 0; i < pod.ips.length; i++) {
+      const ip = pod.ips[i]!;
+      const addr = addresses[i];
       if (!addr) throw new Error(`set form pod ${key} has a malformed address "${ip}"`);
       if (taken.has(`${addr.family}:${addr.value}`)) continue;
       taken.add(`${addr.family}:${addr.value}`);

@@ -7,7 +7,8 @@
 import { combineNode } from '../compile/combine.js';
 import { tableId } from '../compile/table-id.js';
 import type { Ir, IrRule } from '../compile/ir.js';
-import { parseRules, permits, type ParsedRule } from '../compile/table-eval.js';
+import { parseRules, type ParsedRule } from '../compile/parsed-table.js';
+import { permits } from '../compile/table-eval.js';
 import { parseIp } from '../net/ip.js';
 import type { Dataplane, DataplaneSimulator } from './types.js';
 

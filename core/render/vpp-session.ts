@@ -6,9 +6,10 @@
 // only ("port ranges always include either all ports or a single one") and carry TCP and UDP:
 // SCTP is not handled by the VPP session layer (reported in `warnings`).
 import type { Ir, IrNode } from '../compile/ir.js';
-import { parseRules, permits, segmentsOf, type ParsedRule } from '../compile/table-eval.js';
+import { parsedTable, type ParsedRule } from '../compile/parsed-table.js';
+import { permits, segmentsOf } from '../compile/table-eval.js';
 import { portSegments } from '../net/intervals.js';
-import { parseCidr, parseIp, type IpAddr, type IpRange } from '../net/ip.js';
+import { parseCidr, parsedAddresses, parseIp, type IpAddr, type IpRange } from '../net/ip.js';
 import { lpmRules, type LpmProtocol, type LpmRule } from './lpm-rules.js';
 import type { Dataplane, DataplaneSimulator } from './types.js';
 
@@ -44,20 +45,21 @@ function ranges(rules: readonly ParsedRule[], side: 'src' | 'dst'): IpRange[] {
 }
 
 /** The common refinement of several tables' port segments: every table is uniform within each. */
-function segments(tables: readonly ParsedRule[][]) {
+function segments(tables: readonly (readonly ParsedRule[])[]) {
   const of = (p: LpmProtocol) => portSegments(tables.flatMap((t) => segmentsOf(t, p)));
   return { TCP: of('TCP'), UDP: of('UDP') };
 }
 
 function renderNode(node: IrNode): VppSessionNode {
   const pods = Object.entries(node.pods).sort(([a], [b]) => (a < b ? -1 : 1));
-  const parsed = (id: string) => parseRules(node.tables[id]!);
-  const local = pods.map(([pod, p], i) => ({ pod, index: i + 1, ips: p.ips.map((t) => parseIp(t)!), egress: parsed(p.egress), ingress: parsed(p.ingress) }));
+  const table = (id: string) => parsedTable(node.tables[id]!);
+  const local = pods.map(([pod, p], i) => ({ pod, index: i + 1, ips: parsedAddresses(p.ips) as readonly IpAddr[], egress: table(p.egress), ingress: table(p.ingress) }));
   const rules: SessionRule[] = [];
-  const toRule = (r: LpmRule, scope: 'local' | 'global', appns: number, lcl: IpAddr | null, tag: string): SessionRule => ({
+  // lcl: the pod's own address (its text) for global rules, any for local ones.
+  const toRule = (r: LpmRule, scope: 'local' | 'global', appns: number, lcl: string | null, tag: string): SessionRule => ({
     transport_proto: r.protocol,
-    lcl_ip: lcl ? node.pods[tag]!.ips.find((t) => (t.includes(':') ? 6 : 4) === r.family)! : ANY_IP[r.family],
-    lcl_plen: lcl ? (r.family === 4 ? 32 : 128) : 0,
+    lcl_ip: lcl ?? ANY_IP[r.family],
+    lcl_plen: lcl !== null ? (r.family === 4 ? 32 : 128) : 0,
     rmt_ip: r.prefix,
     rmt_plen: r.plen,
     lcl_port: scope === 'global' ? r.port : 0,
@@ -85,7 +87,10 @@ function renderNode(node: IrNode): VppSessionNode {
   for (const q of local) {
     // Connections arriving from outside the node to this pod: its ingress decision.
     const gr = lpmRules({ cuts: ranges(q.ingress, 'src'), points: [], segments: segments([q.ingress]), decide: (src, protocol, port) => permits(q.ingress, src, null, protocol, port) });
-    for (const r of gr) if (q.ips.some((ip) => ip.family === r.family)) rules.push(toRule(r, 'global', 0, q.ips.find((ip) => ip.family === r.family)!, q.pod));
+    for (const r of gr) {
+      const own = q.ips.findIndex((ip) => ip.family === r.family);
+      if (own >= 0) rules.push(toRule(r, 'global', 0, node.pods[q.pod]!.ips[own]!, q.pod));
+    }
   }
   // Traffic for anything else entering the node is not ours to filter.
   for (const family of [4, 6] as const) for (const proto of ['TCP', 'UDP'] as const) rules.push({ transport_proto: proto, lcl_ip: ANY_IP[family], lcl_plen: 0, rmt_ip: ANY_IP[family], rmt_plen: 0, lcl_port: 0, rmt_port: 0, action_index: 'ALLOW', appns_index: 0, scope: 'global', tag: 'netpolc:default' });

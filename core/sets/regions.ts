@@ -7,8 +7,9 @@
 // cell and segment by the reference reading (simulate.ts).
 import { regionsOf, type Region } from '../compile/table-eval.js';
 import { elementaryIntervals, portSegments } from '../net/intervals.js';
-import { formatIp, parseAddressOrCidr, type IpRange } from '../net/ip.js';
+import type { IpRange } from '../net/ip.js';
 import type { RuleTable, SetIr } from './ir.js';
+import { elementAddresses, memberBlocks } from './parsed-sets.js';
 import { SetIrSimulator } from './simulate.js';
 
 export function permittedRegionsOfTable(ir: SetIr, table: RuleTable, sim: SetIrSimulator = new SetIrSimulator(ir)): Region[] {
@@ -17,12 +18,14 @@ export function permittedRegionsOfTable(ir: SetIr, table: RuleTable, sim: SetIrS
   for (const rule of [...table.admin, ...table.networkPolicy.rules, ...table.baseline]) {
     for (const [p, lo, hi] of rule.ports ?? []) cuts[p]!.push([lo, hi]);
     const set = rule.set === null ? null : ir.sets.get(rule.set);
-    if (set?.kind === 'addresses') for (const c of [...set.v4, ...set.v6]) ranges.push(parseAddressOrCidr(c)!);
+    if (set?.kind === 'addresses') for (const block of memberBlocks(set)) ranges.push(block);
     if (set?.kind === 'ports') {
-      for (const [a, p, n] of set.elements) {
-        ranges.push(parseAddressOrCidr(a)!);
+      const addresses = elementAddresses(set);
+      set.elements.forEach(([, p, n], i) => {
+        const { family, value } = addresses[i]!;
+        ranges.push({ family, lo: value, hi: value });
         cuts[p]!.push([n, n]);
-      }
+      });
     }
   }
   const intervals = { 4: elementaryIntervals(4, ranges), 6: elementaryIntervals(6, ranges) };
@@ -30,6 +33,6 @@ export function permittedRegionsOfTable(ir: SetIr, table: RuleTable, sim: SetIrS
   return regionsOf(
     (protocol) => portSegments(cuts[protocol]!),
     intervals,
-    (family, address, protocol, port) => sim.evaluateTable(table, formatIp(family, address), protocol, port).allowed,
+    (family, address, protocol, port) => sim.evaluateTableAt(table, { family, value: address }, protocol, port).allowed,
   );
 }
