@@ -2,7 +2,7 @@
 // combiner, the vpp renderers): the IR keeps CIDR text (its JSON is the format ir-flat), and
 // each table is read into numbers once per table object, not once per pod or node reading it.
 // Tables are immutable and shared: a signature's egress table is one object on every node.
-import { parseCanonicalCidr, type Cidr } from '../net/ip.js';
+import { parseCidrBlock, type Cidr } from '../net/ip.js';
 import type { IrRule } from './ir.js';
 
 export interface ParsedRule {
@@ -17,7 +17,7 @@ export interface ParsedRule {
  * (a simulator reading rendered output). Text that is no CIDR reads as null, as parseCidr has it.
  */
 export function parseRules(rules: readonly IrRule[]): ParsedRule[] {
-  return rules.map((rule) => ({ rule, src: rule.srcNetwork ? parseCanonicalCidr(rule.srcNetwork) : null, dst: rule.dstNetwork ? parseCanonicalCidr(rule.dstNetwork) : null }));
+  return rules.map((rule) => ({ rule, src: rule.srcNetwork ? parseCidrBlock(rule.srcNetwork) : null, dst: rule.dstNetwork ? parseCidrBlock(rule.dstNetwork) : null }));
 }
 
 const parsedTables = new WeakMap<readonly IrRule[], readonly ParsedRule[]>();

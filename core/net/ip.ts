@@ -34,42 +34,10 @@ export function parseFormattedIp(text: string): IpAddr {
   return { family: 6, value };
 }
 
-/** formatIp's text read directly, or null when the text is not exactly what formatIp prints. */
-function printedIp(text: string): IpAddr | null {
-  try {
-    const ip = parseFormattedIp(text);
-    return formatIp(ip.family, ip.value) === text ? ip : null;
-  } catch {
-    return null; // not formatIp's text (e.g. a group parseInt cannot read)
-  }
-}
-
-/**
- * parseIp's answer without ip-num's cost for the addresses core printed (pod addresses, set
- * elements): text that formatIp prints back unchanged is read directly, any other through parseIp.
- */
-export function parseCanonicalIp(text: string): IpAddr | null {
-  return printedIp(text) ?? parseIp(text);
-}
-
-/**
- * A CIDR as the renderers read it: parseCidr's answer (host bits masked; null for what is not a
- * CIDR, a bare address included) with its prefix length, without ip-num's cost for core's own
- * text (formatIp address, decimal prefix); any other text goes through parseCidr.
- */
-export function parseCanonicalCidr(text: string): Cidr | null {
-  const slash = text.indexOf('/');
-  if (slash < 0) return null;
-  const prefixText = text.slice(slash + 1);
-  const prefix = Number(prefixText);
-  const ip = printedIp(text.slice(0, slash));
-  if (ip && `${prefix}` === prefixText && Number.isInteger(prefix) && prefix >= 0 && prefix <= FAMILY_BITS[ip.family]) {
-    const host = BigInt(FAMILY_BITS[ip.family] - prefix);
-    const lo = (ip.value >> host) << host;
-    return { family: ip.family, lo, hi: lo + (1n << host) - 1n, prefix };
-  }
+/** A CIDR with its prefix length: parseCidr's range (host bits masked), for renderers that print blocks. */
+export function parseCidrBlock(text: string): Cidr | null {
   const range = parseCidr(text);
-  return range && { ...range, prefix: Number(prefixText) };
+  return range && { ...range, prefix: Number(text.slice(text.indexOf('/') + 1)) };
 }
 
 // Keyed by immutable lists (a pod's ips in either form): read once however many renderers ask.
@@ -78,7 +46,7 @@ const parsedAddressLists = new WeakMap<readonly string[], readonly (IpAddr | nul
 /** Address text core printed (a pod's ips) as numbers, once per list object; null for text that is no address. */
 export function parsedAddresses(texts: readonly string[]): readonly (IpAddr | null)[] {
   let parsed = parsedAddressLists.get(texts);
-  if (parsed === undefined) parsedAddressLists.set(texts, (parsed = texts.map(parseCanonicalIp)));
+  if (parsed === undefined) parsedAddressLists.set(texts, (parsed = texts.map(parseIp)));
   return parsed;
 }
 
