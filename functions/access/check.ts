@@ -70,7 +70,7 @@ const scopeText = (grants: readonly Grant[] | 'anonymous'): string =>
 /** Route middleware: checks before the handler reads the body, with the route's own (decoded) parameters, against the app's policy. */
 export function requireAccess(needOf: (c: Context<AppEnv>) => Need): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    c.set('tokenScope', scopeText(await authorize(c.var.services.access, c.req.header('authorization'), needOf(c))));
+    c.set('tokenScope', scopeText(await authorize(c.get('services').access, c.req.header('authorization'), needOf(c))));
     await next();
   };
 }

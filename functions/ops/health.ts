@@ -16,7 +16,7 @@ export function opsRoutes(app: OpenAPIHono<AppEnv>): void {
     responses: { 200: json('the store answers, or none is configured', ReadinessSchema), 503: errorResponse('the store cannot be read (the cause is in `store` and `message`)', UnreadySchema) },
   });
   app.openapi(readyz, async (c) => {
-    const { store, metrics } = c.var.services;
+    const { store, metrics } = c.get('services');
     if (!store) return c.json({ status: 'ok' as const, store: 'none configured' }, 200);
     try {
       await store.latest('netpolc-readyz');
@@ -35,5 +35,5 @@ export function opsRoutes(app: OpenAPIHono<AppEnv>): void {
     summary: 'Prometheus metrics (text format 0.0.4): requests, latency, compile and publish durations, store errors',
     responses: { 200: { description: 'the metrics', content: { 'text/plain': { schema: z.string() } } } },
   });
-  app.openapi(metricsRoute, (c) => c.text(c.var.services.metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }));
+  app.openapi(metricsRoute, (c) => c.text(c.get('services').metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }));
 }

@@ -56,7 +56,7 @@ export function askRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(post, async (c) => {
     const req = await readRequest(c, AskRequestSchema);
     if (req.cluster === undefined) return respond(c, await askCluster(clusterFrom(req.snapshot, '$.snapshot', isLenient(c)), req.question, null, null), '$.question');
-    const { access, clusters } = c.var.services;
+    const { access, clusters } = c.get('services');
     await authorize(access, c.req.header('authorization'), { access: 'read', cluster: req.cluster });
     return respond(c, await askStored(clusters, req.cluster, req.version, req.question), '$.question');
   });
@@ -86,7 +86,7 @@ export function askRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c) => {
       const { cluster } = c.req.valid('param');
       const { q, version } = c.req.valid('query');
-      return respond(c, await askStored(c.var.services.clusters, cluster, version, q), '$.query.q');
+      return respond(c, await askStored(c.get('services').clusters, cluster, version, q), '$.query.q');
     },
     // No question, or a blank one: what to ask, as any unreadable question is answered.
     (result, c) => (result.success ? undefined : respond(c, NO_QUESTION, '$.query.q')),

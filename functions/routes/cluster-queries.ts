@@ -29,14 +29,14 @@ export function clusterQueryRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(verdicts, async (c) => {
     // The body first: a malformed request is the client's to fix even when the cluster is unknown.
     const req = await readRequest(c, StoredVerdictsRequestSchema);
-    const { version, body } = await answerStored(c.var.services.clusters, c.req.valid('param').cluster, c.req.valid('query').version, (cluster) => answerVerdicts(cluster, req.flows));
+    const { version, body } = await answerStored(c.get('services').clusters, c.req.valid('param').cluster, c.req.valid('query').version, (cluster) => answerVerdicts(cluster, req.flows));
     return c.json(jsonBody(body), 200, { 'x-netpolc-version': version });
   });
 
   const matrix = storedQueryRoute('matrix', 'All-pairs truth table of a stored version: the /v1/matrix body without the snapshot', requestBody(app, 'StoredMatrixRequest', StoredMatrixRequestSchema), 'one table per port/protocol', MatrixResponseSchema);
   app.openapi(matrix, async (c) => {
     const req = await readRequest(c, StoredMatrixRequestSchema);
-    const { version, body } = await answerStored(c.var.services.clusters, c.req.valid('param').cluster, c.req.valid('query').version, (cluster) => answerMatrix(cluster, req));
+    const { version, body } = await answerStored(c.get('services').clusters, c.req.valid('param').cluster, c.req.valid('query').version, (cluster) => answerMatrix(cluster, req));
     return c.json(jsonBody(body), 200, { 'x-netpolc-version': version });
   });
 }

@@ -75,7 +75,7 @@ export function clusterRoutes(app: OpenAPIHono<AppEnv>): void {
     const { cluster, version } = c.req.valid('param');
     const headers = c.req.valid('header');
     const conditions = latestConditions(headers['If-Match'], headers['If-None-Match'], c.req.valid('query').order);
-    const published = await c.var.services.publisher.publish({ cluster, versionFromPath: version, conditions, body: async () => parseBody(await c.req.text(), c.req.header('content-type')), waitUntil: waitUntil(c) });
+    const published = await c.get('services').publisher.publish({ cluster, versionFromPath: version, conditions, body: async () => parseBody(await c.req.text(), c.req.header('content-type')), waitUntil: waitUntil(c) });
     return c.json(jsonBody(published.body), published.status);
   });
 
@@ -90,7 +90,7 @@ export function clusterRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(post, async (c) => {
     const headers = c.req.valid('header');
     const conditions = latestConditions(headers['If-Match'], headers['If-None-Match'], c.req.valid('query').order);
-    const published = await c.var.services.publisher.publish({ cluster: c.req.valid('param').cluster, versionFromPath: null, conditions, body: async () => parseBody(await c.req.text(), c.req.header('content-type')), waitUntil: waitUntil(c) });
+    const published = await c.get('services').publisher.publish({ cluster: c.req.valid('param').cluster, versionFromPath: null, conditions, body: async () => parseBody(await c.req.text(), c.req.header('content-type')), waitUntil: waitUntil(c) });
     return c.json(jsonBody(published.body), published.status);
   });
 
@@ -111,7 +111,7 @@ export function clusterRoutes(app: OpenAPIHono<AppEnv>): void {
   });
   app.openapi(list, async (c) => {
     const { limit, cursor } = c.req.valid('query');
-    return c.json(jsonBody(await c.var.services.versions.list(c.req.valid('param').cluster, { limit: limit ? Number(limit) : undefined, cursor: cursor ?? null })), 200);
+    return c.json(jsonBody(await c.get('services').versions.list(c.req.valid('param').cluster, { limit: limit ? Number(limit) : undefined, cursor: cursor ?? null })), 200);
   });
 
   const header = createRoute({
@@ -124,7 +124,7 @@ export function clusterRoutes(app: OpenAPIHono<AppEnv>): void {
   });
   app.openapi(header, async (c) => {
     const { cluster, version } = c.req.valid('param');
-    return c.json(jsonBody(await c.var.services.versions.header(cluster, version)), 200);
+    return c.json(jsonBody(await c.get('services').versions.header(cluster, version)), 200);
   });
 
   const remove = createRoute({
@@ -137,7 +137,7 @@ export function clusterRoutes(app: OpenAPIHono<AppEnv>): void {
   });
   app.openapi(remove, async (c) => {
     const { cluster, version } = c.req.valid('param');
-    await c.var.services.versions.remove(cluster, version);
+    await c.get('services').versions.remove(cluster, version);
     return c.body(null, 204);
   });
 
@@ -154,7 +154,7 @@ export function clusterRoutes(app: OpenAPIHono<AppEnv>): void {
     const body = parseBody(await c.req.text(), c.req.header('content-type'));
     const version = isObject(body) ? body.version : undefined;
     if (typeof version !== 'string' || version === '') throw invalid([{ path: '$.version', message: 'the stored version to make latest: {"version": "<resourceVersion>"}' }]);
-    return c.json(jsonBody(await c.var.services.versions.makeLatest(c.req.valid('param').cluster, version)), 200);
+    return c.json(jsonBody(await c.get('services').versions.makeLatest(c.req.valid('param').cluster, version)), 200);
   });
 
   const CollectBody = z.object({ graceSeconds: z.number().int().min(3600).optional().openapi({ description: 'keep unreferenced content stamped this recently (seconds; default and least 3600)' }) });
@@ -178,6 +178,6 @@ export function clusterRoutes(app: OpenAPIHono<AppEnv>): void {
     const body = text.trim() === '' ? {} : parseBody(text, c.req.header('content-type'));
     const grace = isObject(body) ? body.graceSeconds : undefined;
     if (grace !== undefined && typeof grace !== 'number') throw invalid([{ path: '$.graceSeconds', message: 'seconds, a whole number of at least 3600' }]);
-    return c.json(jsonBody(await c.var.services.versions.collect(grace)), 200);
+    return c.json(jsonBody(await c.get('services').versions.collect(grace)), 200);
   });
 }

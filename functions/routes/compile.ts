@@ -22,7 +22,7 @@ export function compileRoutes(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(route, async (c) => {
-    const { sha256Hex, metrics } = c.var.services;
+    const { sha256Hex, metrics } = c.get('services');
     const req = await readRequest(c, CompileRequestSchema);
     const cluster = clusterFrom(req.snapshot, '$.snapshot', isLenient(c));
     const opts = { ...(req.nodes ? { nodes: req.nodes } : {}), ...(sha256Hex ? { sha256Hex } : {}) };

@@ -94,7 +94,7 @@ export function previewRoutes(app: OpenAPIHono<AppEnv>): void {
         timings.push(`${name};dur=${(performance.now() - t0).toFixed(1)}`);
       }
     };
-    const { sha256Hex } = c.var.services;
+    const { sha256Hex } = c.get('services');
     const p = preview(snapshots, { tables, lint, stage, headFromChanges: req.head === undefined, ...(sha256Hex ? { sha256Hex } : {}) });
     c.header('Server-Timing', timings.join(', '));
     if ((c.req.header('accept') ?? '').includes('text/markdown')) return c.body(previewMarkdown(p), 200, { 'content-type': 'text/markdown; charset=utf-8' });

@@ -90,10 +90,11 @@ export class NodeTablesReader {
     private readonly clusters: StoredClusters,
   ) {}
 
-  async read(req: NodeTablesRequest): Promise<NodeTablesAnswer> {
-    const store = requireStore(this.store);
+  /** The version asked for (the latest by default), the node's tables in it and their tag; 404 or 422 as read answers them. */
+  private async tagged(req: NodeTablesRequest): Promise<{ readonly current: NodeTables; readonly part: IptablesPart | null; readonly etag: string; readonly version: string }> {
+    requireStore(this.store);
     const polls = this.polls!;
-    const { cluster, node, format, since } = req;
+    const { cluster, node, format } = req;
     // Polls that find nothing changed are answered from memory (poll-index.ts).
     const latest = req.version === undefined ? await storeErrors(polls.latest(cluster)) : null;
     const version = req.version ?? latest?.version;
@@ -101,7 +102,21 @@ export class NodeTablesReader {
     const current = await storeErrors(polls.nodeTables(cluster, version, node, latest));
     if (!current) throw new ApiError('not_found', `node ${node} is not part of version ${version} of cluster ${cluster}`);
     const part = iptablesPart(req);
-    const etag = `"${current.hash}.${format}${part ? `.${part}` : ''}"`;
+    return { current, part, etag: `"${current.hash}.${format}${part ? `.${part}` : ''}"`, version };
+  }
+
+  /** A poll that nothing changed for (If-None-Match holds the tag): its tag and version, else null. The first step of read. */
+  async unchanged(req: NodeTablesRequest): Promise<{ readonly etag: string; readonly version: string } | null> {
+    if (!req.ifNoneMatch) return null;
+    const { etag, version } = await this.tagged(req);
+    return matches(req.ifNoneMatch, etag) ? { etag, version } : null;
+  }
+
+  async read(req: NodeTablesRequest): Promise<NodeTablesAnswer> {
+    const store = requireStore(this.store);
+    const polls = this.polls!;
+    const { cluster, node, format, since } = req;
+    const { current, part, etag, version } = await this.tagged(req);
     const tagged = { etag, version };
     if (matches(req.ifNoneMatch, etag)) return { ...tagged, kind: 'not-modified' };
     const json = (body: Record<string, unknown>): NodeTablesAnswer => ({ ...tagged, kind: 'json', body });

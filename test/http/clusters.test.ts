@@ -124,6 +124,27 @@ describe('/v1/clusters: snapshots and node tables', () => {
     expect((await tables('node-9')).status).toBe(404);
   });
 
+  it('answers an unchanged poll 304 before validating the query only where the query is valid: every other poll gets what the route gives', async () => {
+    const { put, tables } = setup();
+    await put('1', v1);
+    const etag = (await tables('node-2', '?format=nftables')).headers.get('etag')!;
+    const poll = (query: string, tag = etag) => tables('node-2', query, { 'if-none-match': tag });
+    const unchanged = await poll('?format=nftables');
+    expect([unchanged.status, unchanged.headers.get('etag'), unchanged.headers.get('x-netpolc-version')]).toEqual([304, etag, '1']);
+    // A repeated key is read at its first value, by the validators and by the poll alike.
+    expect((await poll('?format=nftables&format=bogus')).status).toBe(304);
+    // An invalid format is the route's 422, even for If-None-Match: * (which matches any tag).
+    for (const tag of [etag, '*']) {
+      const bad = await poll('?format=bogus', tag);
+      expect(bad.status).toBe(422);
+      expect(((await bad.json()) as any).issues[0].path).toBe('$.query.format');
+    }
+    // Not the node's tag, a part on another format, an unknown node: what the route answers.
+    expect((await poll('?format=ir')).status).toBe(200);
+    expect((await poll('?format=nftables&part=ipv4')).status).toBe(422);
+    expect((await tables('node-9', '?format=nftables', { 'if-none-match': '*' })).status).toBe(404);
+  });
+
   it('answers nftables since a version with a delta script (members, or new chains and bindings), the whole script for an unknown version', async () => {
     const { put, tables } = setup();
     for (const [rv, body] of [['1', v1], ['2', v2], ['3', v3]] as const) expect((await put(rv, body)).status).toBe(201);
