@@ -114,49 +114,45 @@ export function cidrCount(r: IpRange, cap = Infinity): number {
   return n;
 }
 
-/** Splits an inclusive interval into the minimal list of CIDR blocks covering it exactly. */
-export function rangeToCidrs(r: IpRange): string[] {
-  const out: string[] = [];
+/**
+ * Walks the minimal list of CIDR blocks covering an inclusive interval exactly, in address order:
+ * `v4(lo, size)` or `v6(lo, size)` per block of 2^size addresses. IPv4 fits a double exactly, so
+ * the compiler's hottest output path avoids bigint there.
+ */
+function eachBlock(r: IpRange, v4: (lo: number, size: number) => void, v6: (lo: bigint, size: number) => void): void {
   if (r.family === 4) {
-    // IPv4 fits a double exactly: the compiler's hottest output path avoids bigint here.
     let lo = Number(r.lo);
     const hi = Number(r.hi);
     while (lo <= hi) {
       const size = v4Block(lo, hi);
-      out.push(`${formatV4(lo)}/${32 - size}`);
+      v4(lo, size);
       lo += 2 ** size;
     }
-    return out;
+    return;
   }
   let lo = r.lo;
   while (lo <= r.hi) {
     const size = v6Block(lo, r.hi);
-    out.push(`${formatIp(6, lo)}/${128 - size}`);
+    v6(lo, size);
     lo += 1n << BigInt(size);
   }
+}
+
+/** Splits an inclusive interval into the minimal list of CIDR blocks covering it exactly. */
+export function rangeToCidrs(r: IpRange): string[] {
+  const out: string[] = [];
+  eachBlock(r, (lo, size) => out.push(`${formatV4(lo)}/${32 - size}`), (lo, size) => out.push(`${formatIp(6, lo)}/${128 - size}`));
   return out;
 }
 
 /** rangeToCidrs(r) as numbers: the same blocks, in the same order, for renderers that print them their own way. */
 export function rangeToBlocks(r: IpRange): Cidr[] {
   const out: Cidr[] = [];
-  if (r.family === 4) {
-    let lo = Number(r.lo);
-    const hi = Number(r.hi);
-    while (lo <= hi) {
-      const size = v4Block(lo, hi);
-      out.push({ family: 4, lo: BigInt(lo), hi: BigInt(lo + 2 ** size - 1), prefix: 32 - size });
-      lo += 2 ** size;
-    }
-    return out;
-  }
-  let lo = r.lo;
-  while (lo <= r.hi) {
-    const size = v6Block(lo, r.hi);
-    const next = lo + (1n << BigInt(size));
-    out.push({ family: 6, lo, hi: next - 1n, prefix: 128 - size });
-    lo = next;
-  }
+  eachBlock(
+    r,
+    (lo, size) => out.push({ family: 4, lo: BigInt(lo), hi: BigInt(lo + 2 ** size - 1), prefix: 32 - size }),
+    (lo, size) => out.push({ family: 6, lo, hi: lo + (1n << BigInt(size)) - 1n, prefix: 128 - size }),
+  );
   return out;
 }
 
