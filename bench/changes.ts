@@ -190,7 +190,6 @@ async function main(): Promise<void> {
     version++;
   }
   const rollingMs = median(rolls.map((x) => x.ms));
-  const rolling = rolls[rolls.length - 1]!;
   // Printed before the fetch: at L, loading two versions' slices of 20 nodes takes minutes.
   console.log(JSON.stringify({ size, change: '100-pod rolling update (warm)', publishMsMedian: Math.round(rollingMs), publishMs: rolls.map((x) => Math.round(x.ms)), settledMsMedian: Math.round(median(rolls.map((x) => x.settledMs))), overOnePod: +(rollingMs / onePodMs).toFixed(1), incremental: rolls.map((x) => x.json.incremental), storeItems: median(rolls.map((x) => x.items)), storeKiB: kib(median(rolls.map((x) => x.bytes))) }));
   // Every node is polled after it: at L that reads most nodes' tables twice from the embedded store (an hour); `--no-rolling-fetch` skips it.

@@ -157,7 +157,6 @@ const APPS: readonly AppSpec[] = [
   { app: 'search', tier: 'data', image: 'opensearch:2.13', ports: [{ name: 'http', port: 9200 }, { name: 'transport', port: 9300 }], replicas: [1, 3], clients: ['api'] },
   { app: 'media', tier: 'backend', image: 'registry.local/media:0.9', ports: [{ name: 'http', port: 8080 }, { name: 'rtp', port: 10000, protocol: 'UDP' }], replicas: [1, 2], clients: ['web'] },
 ];
-const APP_BY_NAME = new Map(APPS.map((a) => [a.app, a]));
 
 const WORDS = ['checkout', 'payments', 'catalog', 'orders', 'billing', 'search', 'ledger', 'profile', 'inventory', 'shipping', 'reviews', 'ads', 'media', 'notify', 'identity', 'analytics', 'pricing', 'cart', 'loyalty', 'support'];
 const ZONES = ['zone-a', 'zone-b', 'zone-c'];

@@ -82,7 +82,6 @@ function namedOn(m: Extract<PortMatch, { type: 'named' }>, pod: PodInfo): PortEn
   return out;
 }
 
-const digits = (n: number) => String(n).length;
 /** Σ over p in [lo, hi] of the length of "[p,p]". */
 function sumSinglePortText(lo: number, hi: number): number {
   let sum = 0;

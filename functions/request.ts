@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { buildCluster, noEndpoints, type Cluster } from '../core/cluster.js';
 import { formatPath, parseSnapshot, type ParseOptions, type ValidationIssue } from '../schemas/snapshot.js';
 import { leftOutDocuments, parseBody } from './body.js';
-import { ApiError, invalid } from './errors.js';
+import { invalid } from './errors.js';
 
 export async function readRequest<S extends z.ZodTypeAny>(c: Context, schema: S): Promise<z.infer<S>> {
   const body = parseBody(await c.req.text(), c.req.header('content-type'), isLenient(c));

@@ -7,7 +7,7 @@ import { cidrCount, rangeToCidrs, type Family } from '../net/ip.js';
 import { PROTOCOLS, type Direction, type Protocol } from '../policy/model.js';
 import type { IrAction, IrProtocol, PortRange } from './ir.js';
 import type { RuleRun } from './runs.js';
-import { lowerBound, type AddressIndex } from './address-index.js';
+import type { AddressIndex } from './address-index.js';
 import { copyPoints, type Partition } from './partition.js';
 import type { CompileScratch } from './scratch.js';
 

@@ -1,6 +1,6 @@
 // Addresses as integers: formatting (RFC 5952 for IPv6) and range arithmetic over the values the
 // input grammar (schemas/k8s/ip.ts, re-exported here for core's modules) parses.
-import { FAMILY_BITS, parseCidr, parseIp, type Family, type IpAddr, type IpRange } from '../../schemas/k8s/ip.js';
+import { parseCidr, parseIp, type Family, type IpAddr, type IpRange } from '../../schemas/k8s/ip.js';
 
 export { FAMILY_BITS, cidrHasHostBits, familyOfText, parseAddressOrCidr, parseCidr, parseIp, type Family, type IpAddr, type IpRange } from '../../schemas/k8s/ip.js';
 

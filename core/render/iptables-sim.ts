@@ -4,7 +4,7 @@
 // chain; then FORWARD on every node the flow crosses, with jumps, gotos, RETURN, set matches and
 // the chain policy. Only the subset of the syntax netpolc writes is understood; anything else
 // throws rather than being guessed at.
-import { parseCidr, parseIp, type Family, type IpAddr, type IpRange, parseAddressOrCidr } from '../net/ip.js';
+import { parseIp, type Family, type IpAddr, type IpRange, parseAddressOrCidr } from '../net/ip.js';
 import type { DataplaneSimulator, FlowQuery } from './types.js';
 
 /** Dispatch chains: a local pod's address → its table chain (the renderer writes these). */

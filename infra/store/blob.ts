@@ -6,7 +6,6 @@
 import type { AttrValue, Item, ItemBackend } from './backend.js';
 import { joinChunks, splitChunks } from './codec.js';
 import { DEFLATE_RAW, inflated, MIN_COMPRESSED_BYTES, type BlobCompression } from './compression.js';
-import type { ItemKey } from './keys.js';
 import { StoreCorruptionError } from './types.js';
 
 /** What blob reads and writes need of the store's context. */

@@ -14,7 +14,7 @@ import type { PublishedForm, StoreContext } from './context.js';
 import { LayeredMap, type Lookup } from '../../core/layered-map.js';
 import { TTL_ATTRIBUTE } from './backend.js';
 import { headerItem, isExpired, summaryFromItem } from './header.js';
-import { checkName, type ItemKey, headerKey, pointerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, shardOf, tablePk } from './keys.js';
+import { checkName, headerKey, pointerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, shardOf, tablePk } from './keys.js';
 import { encodeGroup, encodeGroupIndex, objectGroups, type ObjectGroup } from './objects.js';
 import { reconcile, retentionEnd, unretireItems } from './lifecycle.js';
 import { mapLimit } from './concurrency.js';

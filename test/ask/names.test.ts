@@ -15,7 +15,6 @@ const objects = (loadYaml(FILE)[0] as unknown as { items: unknown[] }).items;
 const cluster = clusterOf(objects);
 
 const WEB_OLD = 'shop/web-7d9f8c6b5-x2k4p';
-const WEB_NEW = 'shop/web-5c4d7f9b8-q7wzt';
 
 /** [question, the endpoint text the grammar reads for the destination, answer kind, text]. */
 const FORMS: [string, string, string, RegExp][] = [

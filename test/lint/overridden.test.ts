@@ -2,7 +2,7 @@
 // overridden by any of the ANPs.
 import { describe, expect, it } from 'vitest';
 import { lint, type Finding } from '../../core/lint/index.js';
-import { adminNetworkPolicy, clusterOf, namespace, networkPolicy, pod, smallCluster, type K8sObject } from '../support/cluster-builders.js';
+import { adminNetworkPolicy, clusterOf, networkPolicy, smallCluster, type K8sObject } from '../support/cluster-builders.js';
 
 const base = smallCluster;
 const anp = (name: string, spec: Record<string, unknown>, priority = 10): K8sObject => adminNetworkPolicy(name, priority, spec);

@@ -1,7 +1,7 @@
 // same-priority-overlap: KEP-2091 "Conflict resolution" / network-policy-api#222.
 import { describe, expect, it } from 'vitest';
 import { lint, type Finding } from '../../core/lint/index.js';
-import { adminNetworkPolicy, clusterNetworkPolicy, clusterOf, namespace, smallCluster, type K8sObject } from '../support/cluster-builders.js';
+import { adminNetworkPolicy, clusterNetworkPolicy, clusterOf, smallCluster, type K8sObject } from '../support/cluster-builders.js';
 
 const base = smallCluster;
 const anp = adminNetworkPolicy;
