@@ -8,7 +8,8 @@
 // The Node server's compute threads (computeFromEnv; the Worker and Lambda have their platform's limits):
 //   COMPUTE_THREADS              threads answering compile, publish, verdicts, previews… (default 2; 0: the serving thread)
 //   REQUEST_TIME_BUDGET_SECONDS  wall time one such request may take (default 300)
-//   REQUEST_MEMORY_MB            heap one such request may use (default 4096; the process may use threads × this)
+//   REQUEST_MEMORY_MB            old-generation heap one such request may use (default 4096, plus the thread's
+//                                192 MiB young generation: compute-pool.ts; the process may use threads × this)
 //   MAX_QUEUED_REQUESTS          requests that may wait for a thread before 503 + Retry-After (default 32)
 import type { AppDeps } from './app.js';
 import type { AccessPolicy } from './access/check.js';
