@@ -116,6 +116,19 @@ function setRules(ir: SetIr, rules: readonly SetRule[], direction: 'ingress' | '
 function render(ir: SetIr): Record<string, SecurityGroupsNode> {
   const out: Record<string, SecurityGroupsNode> = {};
   const sim = new SetIrSimulator(ir);
+  // A table's rules are the same on every node that uses it: made once, with the sets they name.
+  const tableRules = new Map<string, { readonly rules: SecurityGroupRule[]; readonly sets: ReadonlySet<string> }>();
+  const rulesOf = (id: string) => {
+    let made = tableRules.get(id);
+    if (!made) {
+      const table = ir.tables.get(id)!;
+      const allows = unionOfAllows(table);
+      const sets = new Set<string>();
+      made = { rules: allows ? setRules(ir, allows, table.direction, sets) : regionRules(permittedRegionsOfTable(ir, table, sim), table.direction), sets };
+      tableRules.set(id, made);
+    }
+    return made;
+  };
   for (const nodeName of Object.keys(ir.nodes).sort()) {
     const node = ir.nodes[nodeName]!;
     const groups = new Map<string, SecurityGroup>();
@@ -124,8 +137,8 @@ function render(ir: SetIr): Record<string, SecurityGroupsNode> {
       const table = ir.tables.get(id)!;
       const name = `netpolc-${id}`;
       if (!groups.has(name)) {
-        const allows = unionOfAllows(table);
-        const rules = allows ? setRules(ir, allows, table.direction, used) : regionRules(permittedRegionsOfTable(ir, table, sim), table.direction);
+        const { rules, sets } = rulesOf(id);
+        for (const set of sets) used.add(set);
         groups.set(name, { name, description: `netpolc table ${id} (${table.direction})`, security_group_rules: rules });
       }
       return name;

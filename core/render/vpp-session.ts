@@ -44,17 +44,32 @@ function ranges(rules: readonly ParsedRule[], side: 'src' | 'dst'): IpRange[] {
   return rules.flatMap((r) => (r[side] ? [r[side]!] : []));
 }
 
+type Segments = Record<LpmProtocol, [number, number][]>;
+
 /** The common refinement of several tables' port segments: every table is uniform within each. */
-function segments(tables: readonly (readonly ParsedRule[])[]) {
+function segments(tables: readonly (readonly ParsedRule[])[]): Segments {
   const of = (p: LpmProtocol) => portSegments(tables.flatMap((t) => segmentsOf(t, p)));
   return { TCP: of('TCP'), UDP: of('UDP') };
 }
+
+/** A refinement refined by one more table: the same cuts as refining by all its tables at once. */
+function refined(base: Segments, table: readonly ParsedRule[]): Segments {
+  const of = (p: LpmProtocol) => portSegments([...base[p], ...segmentsOf(table, p)]);
+  return { TCP: of('TCP'), UDP: of('UDP') };
+}
+
+const addressKey = (a: IpAddr) => `${a.family}|${a.value}`;
 
 function renderNode(node: IrNode): VppSessionNode {
   const pods = Object.entries(node.pods).sort(([a], [b]) => (a < b ? -1 : 1));
   const table = (id: string) => parsedTable(node.tables[id]!);
   const local = pods.map(([pod, p], i) => ({ pod, index: i + 1, ips: parsedAddresses(p.ips) as readonly IpAddr[], egress: table(p.egress), ingress: table(p.ingress) }));
   const rules: SessionRule[] = [];
+  // The first other local pod holding the address, as a scan of \`local\` in order finds it.
+  const otherOwner = (p: (typeof local)[number], dst: IpAddr) => {
+    const q = ownerOf.get(addressKey(dst));
+    return q !== p ? q : local.find((x) => x !== p && x.ips.some((ip) => ip.family === dst.family && ip.value === dst.value));
+  };
   // lcl: the pod's own address (its text) for global rules, any for local ones.
   const toRule = (r: LpmRule, scope: 'local' | 'global', appns: number, lcl: string | null, tag: string): SessionRule => ({
     transport_proto: r.protocol,
@@ -69,15 +84,19 @@ function renderNode(node: IrNode): VppSessionNode {
     scope,
     tag,
   });
+  // Built once per node, not once per pod: the local pods' ingress segments and who owns each address.
+  const ingressSegments = segments([...new Set(local.map((q) => q.ingress))]);
+  const ownerOf = new Map<string, (typeof local)[number]>();
+  for (const q of local) for (const ip of q.ips) if (!ownerOf.has(addressKey(ip))) ownerOf.set(addressKey(ip), q);
   for (const p of local) {
     // What the pod initiates: its egress decision, and for a local destination that pod's ingress too.
     const lr = lpmRules({
       cuts: ranges(p.egress, 'dst'),
       points: local.filter((q) => q !== p).flatMap((q) => q.ips),
-      segments: segments([p.egress, ...local.map((q) => q.ingress)]),
+      segments: refined(ingressSegments, p.egress),
       decide(dst, protocol, port) {
         if (!permits(p.egress, null, dst, protocol, port)) return false;
-        const q = local.find((x) => x !== p && x.ips.some((ip) => ip.family === dst.family && ip.value === dst.value));
+        const q = otherOwner(p, dst);
         const own = p.ips.find((ip) => ip.family === dst.family) ?? null;
         return !q || (own !== null && permits(q.ingress, own, null, protocol, port));
       },
