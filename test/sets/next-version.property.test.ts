@@ -129,9 +129,11 @@ describe('versions from changes', () => {
     // Both paths ran often enough to mean something.
     expect(counts.incremental).toBeGreaterThan(RUNS);
     expect(counts.full).toBeGreaterThan(RUNS / 10);
-    // And each way of making the cluster.
-    expect(counts.clusterFrom.replaced).toBeGreaterThan(RUNS / 4);
-    expect(counts.clusterFrom.derived).toBeGreaterThan(RUNS / 4);
+    // And each way of making the cluster: each is taken in ~0.3–0.5 of the sequences (20–38 of
+    // 75 over four fresh-seed runs, 105–151 of 300 deep). RUNS / 4 (18.75) left a margin of one
+    // sequence (20 seen) and failed a fresh-seed run once; RUNS / 8 still fails when a path stops being taken.
+    expect(counts.clusterFrom.replaced).toBeGreaterThan(RUNS / 8);
+    expect(counts.clusterFrom.derived).toBeGreaterThan(RUNS / 8);
     // Members are mostly edited, not resolved again.
     expect(total(counts.edited)).toBeGreaterThan(RUNS / 2);
     expect(total(counts.edited)).toBeGreaterThan(4 * counts.resolvedAgain);
