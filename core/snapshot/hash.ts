@@ -22,6 +22,7 @@ export function canonical(v: unknown): unknown {
  * it by test/snapshot/canonical-json.property.test.ts.
  */
 export function canonicalJson(v: unknown): string {
+  if (typeof v === 'string') return quoted(v);
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
   if (Array.isArray(v)) {
     let out = '[';
@@ -37,19 +38,32 @@ export function canonicalJson(v: unknown): string {
   for (const k of sortedKeys(record)) {
     const x = record[k];
     if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
-    out += (first ? '' : ',') + JSON.stringify(k) + ':' + canonicalJson(x);
+    out += (first ? '' : ',') + quoted(k) + ':' + canonicalJson(x);
     first = false;
   }
   return out + '}';
 }
 
+/** JSON.stringify(k): printable ASCII without '"' and '\\' (names, labels, addresses) quoted as it is, without a call into JSON. */
+function quoted(k: string): string {
+  for (let i = 0; i < k.length; i++) {
+    const c = k.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(k);
+  }
+  return `"${k}"`;
+}
+
 // An array index: what JS objects list first, in numeric order, whatever the insertion order.
 const INDEX = /^(?:0|[1-9][0-9]{0,9})$/;
-const isIndex = (k: string) => INDEX.test(k) && Number(k) < 2 ** 32 - 1;
+const isIndex = (k: string) => {
+  const c = k.charCodeAt(0);
+  return c >= 48 && c <= 57 && INDEX.test(k) && Number(k) < 2 ** 32 - 1;
+};
 
 /** Keys in the order JSON.stringify lists them on the key-sorted copy: array indices first (numerically), then the rest sorted. */
 function sortedKeys(record: Record<string, unknown>): string[] {
-  const keys = Object.keys(record).sort();
+  const keys = Object.keys(record);
+  if (keys.length > 1) keys.sort();
   if (!keys.some(isIndex)) return keys;
   const indices = keys.filter(isIndex).sort((a, b) => Number(a) - Number(b));
   return [...indices, ...keys.filter((k) => !isIndex(k))];

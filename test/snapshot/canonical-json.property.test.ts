@@ -22,6 +22,14 @@ describe('canonical JSON', () => {
     );
   });
 
+  it('quotes every text as JSON.stringify does: the ASCII it writes as it is, and everything else', () => {
+    const texts = ['', 'app.kubernetes.io/name', 'a b~', '"', '\\', 'x"y', 'tab\there', '\u0000', '\u001f', '\u007f', 'é', 'ünïcode', '\u2028', '\ud800', 'a\udc00b', '😀'];
+    for (const t of texts) {
+      expect(canonicalJson(t)).toBe(JSON.stringify(t));
+      expect(canonicalJson({ [t]: t })).toBe(JSON.stringify({ [t]: t }));
+    }
+  });
+
   it('lists array-index keys first, numerically, as JS objects do (labels may be numbers)', () => {
     const v = { b: 1, '10': 2, a: [undefined, { z: 1, '2': 3 }], '2': 4, '01': 5, '4294967295': 6, '4294967294': 7, '': 8, u: undefined };
     expect(canonicalJson(v)).toBe(JSON.stringify(canonical(v)));
