@@ -48,7 +48,11 @@ export function decodeTable(id: string, bytes: Uint8Array, sha256Hex?: Sha256Hex
 
 export function decodeSet(contentIdOf: string, bytes: Uint8Array, sha256Hex?: Sha256Hex): IrSet {
   const text = checkedText('set', contentIdOf, bytes, (t) => setContentId(t, sha256Hex));
-  const s: unknown = JSON.parse(text);
+  return asSet(contentIdOf, JSON.parse(text));
+}
+
+/** A set body read back (its bytes already checked against their hash), or corruption. */
+export function asSet(contentIdOf: string, s: unknown): IrSet {
   const ok = isObject(s) && isObject(s.definition) && typeof s.hash === 'string' && ((s.kind === 'addresses' && isStrings(s.v4) && isStrings(s.v6)) || (s.kind === 'ports' && Array.isArray(s.elements)));
   if (!ok) throw new StoreCorruptionError(`set ${contentIdOf}: not a set`);
   return s as unknown as IrSet;

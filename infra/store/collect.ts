@@ -1,4 +1,4 @@
-// Collection of content-addressed items (t#, e#, g#, o#) no live version reads, so storage
+// Collection of content-addressed items (t#, e#, k#, l#, g#, o#) no live version reads, so storage
 // follows the versions kept, not every version ever published. Run on purpose (the admin route
 // POST /v1/store/collect, a schedule), never in the request path: it scans the whole table.
 //
@@ -34,10 +34,10 @@ import { LINK_ATTRIBUTES, linksOfHead } from './manifest-links.js';
 import { versionNeeds } from './needed.js';
 import { StoreCorruptionError, StoreInputError, type CollectOptions, type CollectResult } from './types.js';
 
-const CONTENT_PREFIXES = ['t#', 'e#', 'o#'] as const;
+const CONTENT_PREFIXES = ['t#', 'e#', 'k#', 'l#', 'o#'] as const;
 const MANIFEST_PREFIX = 'g#';
 const DEFAULT_PAGE = 1000;
-const HEADER_ATTRIBUTES = ['version', 'snapshotHash', 'manifestShards', 'objectsHash', TTL_ATTRIBUTE];
+const HEADER_ATTRIBUTES = ['version', 'snapshotHash', 'manifestShards', 'objectsHash', 'setPacks', TTL_ATTRIBUTE];
 
 export async function collect(ctx: StoreContext, opts: CollectOptions = {}): Promise<CollectResult> {
   const grace = opts.graceSeconds ?? DEFAULT_GRACE_SECONDS;

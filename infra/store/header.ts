@@ -9,11 +9,15 @@ import { StoreCorruptionError, type VersionSummary } from './types.js';
 
 /**
  * `objectsHash`: content hash of the object group index, checked when it is read back;
- * `manifestShards`: how many manifest shards the version has (versions without it predate them).
+ * `manifestShards`: how many manifest shards the version has (versions without it predate them);
+ * `setPacks`: the index of the packs holding its set bodies (versions without it have none).
  */
-export function headerItem(cluster: string, version: string, snapshotHash: string, body: HeaderBody, layout: { readonly objectsHash: string; readonly manifestShards: number }): Item {
-  return { ...headerKey(cluster, version), version, snapshotHash, objectsHash: layout.objectsHash, manifestShards: layout.manifestShards, body: encodeHeaderBody(body) };
+export function headerItem(cluster: string, version: string, snapshotHash: string, body: HeaderBody, layout: { readonly objectsHash: string; readonly manifestShards: number; readonly setPacks?: string }): Item {
+  return { ...headerKey(cluster, version), version, snapshotHash, objectsHash: layout.objectsHash, manifestShards: layout.manifestShards, ...(layout.setPacks !== undefined ? { setPacks: layout.setPacks } : {}), body: encodeHeaderBody(body) };
 }
+
+/** The index of the packs holding the version's set bodies (packs.ts); absent: every body is its own item. */
+export const setPacksOf = (header: Item): string | undefined => (typeof header.setPacks === 'string' ? header.setPacks : undefined);
 
 /** DynamoDB deletes expired items only eventually (typically within days): reads must not see them. */
 export function isExpired(item: Item, nowSeconds: number): boolean {

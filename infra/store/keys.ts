@@ -2,6 +2,11 @@
 //   t#<tableId>                                   / <chunk>      content-addressed rule table, shared by all versions
 //   e#<setContentId>                              / <chunk>      a set's body (definition and members), content-addressed:
 //                                                                a set keeps its id when members change, its body does not
+//   k#<packId>                                    / <chunk>      set bodies packed ~100 to an item (packs.ts), content-addressed:
+//                                                                what a whole publish writes instead of one e# item per body
+//   l#<packIndexId>                               / <chunk>      which content ids each pack of a whole publish holds; the
+//                                                                header names it (`setPacks`), versions from changes carry it
+//                                                                and write their new bodies as e# items
 //   g#<manifestHash>                              / <chunk>      a node's manifest (pods → table ids, set id → body id),
 //                                                                content-addressed: a node nothing changed for shares it;
 //                                                                stored whole, or as a patch on earlier manifests that it
@@ -30,7 +35,7 @@
 // versions": "Clients must not assume that resource versions are numeric or collatable" (order.ts).
 // Per-version items carry the snapshot hash in their key so two racing publishes of one version
 // with different content never overwrite each other's: the header decides which set is read.
-// Content-addressed items (t, e, g, o) are immutable and have no TTL; every chunk of one carries
+// Content-addressed items (t, e, k, l, g, o) are immutable and have no TTL; every chunk of one carries
 // `writtenAt` (seconds: when a publish last wrote it or relied on it, content-age.ts). A
 // collection (collect.ts: POST /v1/store/collect, from a schedule, never in the request path)
 // deletes those no unexpired version reads, no kept manifest links to, and nothing stamped
@@ -80,6 +85,8 @@ export const setPk = (contentId: string): string => `e#${contentId}`;
 export const nodesPk = (cluster: string, version: string, snapshotHash: string): string => `n#${cluster}#${version}#${snapshotHash}`;
 export const objectsPk = (cluster: string, version: string, snapshotHash: string): string => `s#${cluster}#${version}#${snapshotHash}`;
 export const manifestPk = (cluster: string, version: string, snapshotHash: string, node: string): string => `m#${cluster}#${version}#${snapshotHash}#${node}`;
+export const packPk = (id: string): string => `k#${id}`;
+export const packIndexPk = (id: string): string => `l#${id}`;
 export const manifestBodyPk = (manifestHash: string): string => `g#${manifestHash}`;
 export const hashOfManifestPk = (pk: string): string => pk.slice('g#'.length);
 export const objectGroupPk = (groupId: string): string => `o#${groupId}`;
@@ -100,5 +107,11 @@ export function checkTableId(id: string): string {
 /** A set body's content id (codec.ts setContentId). */
 export function checkSetContentId(id: string): string {
   if (!/^e[0-9a-f]{16}$/.test(id)) throw new StoreInputError('set', `not a set content id: ${JSON.stringify(id)}`);
+  return id;
+}
+
+/** A set-pack index id as a whole publish makes it (packs.ts). */
+export function checkPackIndexId(id: string): string {
+  if (!/^l[0-9a-f]{16}$/.test(id)) throw new StoreInputError('set', `not a set-pack index id: ${JSON.stringify(id)}`);
   return id;
 }

@@ -7,8 +7,9 @@ import { readBlobs } from './blob.js';
 import { decodeManifest, decodeManifestShard, decodeNodes, type Manifest } from './codec.js';
 import { mapLimit } from './concurrency.js';
 import type { StoreContext } from './context.js';
-import { isExpired } from './header.js';
-import { hashOfManifestPk, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, tablePk } from './keys.js';
+import { isExpired, setPacksOf } from './header.js';
+import { hashOfManifestPk, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, packIndexPk, packPk, setPk, tablePk } from './keys.js';
+import { decodePackIndex } from './packs.js';
 import { readManifest } from './manifest-read.js';
 import { decodeGroupIndex } from './objects.js';
 import { StoreCorruptionError } from './types.js';
@@ -17,7 +18,8 @@ export interface VersionNeeds {
   /**
    * Partition keys of the content-addressed items the version reads: the manifests its shards
    * name (not the links of those stored as patches: manifest-links.ts), the tables and set
-   * bodies the manifests name, its object groups.
+   * bodies the manifests name (the packs holding them, and their index, where the version has
+   * packs), its object groups.
    */
   readonly shared: ReadonlySet<string>;
   /** Own items and manifests that do not read back (or have expired): what is named by those is not in `shared`. */
@@ -38,9 +40,13 @@ export async function versionNeeds(ctx: StoreContext, cluster: string, version: 
     ? (list ? decodeNodes(list).map((node) => manifestPk(cluster, version, snapshotHash, node)) : [])
     : [...new Set(shardPks.flatMap((pk) => Object.values(own.complete.has(pk) ? decodeManifestShard(own.complete.get(pk)!) : {})))].map(manifestBodyPk);
   const shared = new Set<string>();
+  const packOf = await packIndex();
   const use = (m: Manifest) => {
     for (const id of m.tables) shared.add(tablePk(id));
-    for (const id of Object.values(m.sets)) shared.add(setPk(id));
+    for (const id of Object.values(m.sets)) {
+      const pack = packOf.get(id);
+      shared.add(pack === undefined ? setPk(id) : packPk(pack));
+    }
   };
   if (shards === null) {
     const manifests = await readLive(manifestPks);
@@ -53,6 +59,27 @@ export async function versionNeeds(ctx: StoreContext, cluster: string, version: 
   const index = objects.length > 0 && shards !== null ? own.complete.get(objects[0]!) : undefined;
   for (const id of index ? decodeGroupIndex(index) : []) shared.add(objectGroupPk(id));
   return { shared, unreadable };
+
+  /** Content id → pack, from the version's pack index (none without one; an unreadable one is reported). */
+  async function packIndex(): Promise<ReadonlyMap<string, string>> {
+    const id = setPacksOf(header);
+    if (id === undefined) return new Map();
+    const pk = packIndexPk(id);
+    shared.add(pk);
+    const { complete } = await readBlobs(ctx, [pk]);
+    const blob = complete.get(pk);
+    if (!blob) {
+      unreadable.push(pk);
+      return new Map();
+    }
+    try {
+      return decodePackIndex(id, blob.bytes, ctx.sha256Hex);
+    } catch (e) {
+      if (!(e instanceof StoreCorruptionError)) throw e;
+      unreadable.push(pk);
+      return new Map();
+    }
+  }
 
   async function readLive(pks: readonly string[]): Promise<{ complete: Map<string, Uint8Array>; missing: string[] }> {
     const { complete } = await readBlobs(ctx, pks);

@@ -14,8 +14,9 @@ import type { PublishedForm, StoreContext } from './context.js';
 import { LayeredMap, type Lookup } from '../../core/layered-map.js';
 import { TTL_ATTRIBUTE } from './backend.js';
 import { headerItem, isExpired, summaryFromItem } from './header.js';
-import { checkName, headerKey, pointerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, shardOf, tablePk } from './keys.js';
+import { checkName, headerKey, pointerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, packIndexPk, packPk, setPk, shardOf, tablePk } from './keys.js';
 import { encodeGroup, encodeGroupIndex, objectGroups, type ObjectGroup } from './objects.js';
+import { packSets } from './packs.js';
 import { reconcile, retentionEnd, unretireItems } from './lifecycle.js';
 import { mapLimit } from './concurrency.js';
 import { isFresh, needsRefresh, WRITTEN_AT } from './content-age.js';
@@ -45,6 +46,8 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
     writeMissing(ctx, [
       { blobs: content.tables, pkOf: tablePk },
       { blobs: content.sets, pkOf: setPk },
+      { blobs: content.packs?.packs ?? new Map(), pkOf: packPk },
+      { blobs: content.packs ? new Map([[content.packs.index.id, content.packs.index.text]]) : new Map(), pkOf: packIndexPk },
       { blobs: manifests.wholes, pkOf: manifestBodyPk },
       { blobs: new Map(groups.map((g) => [g.id, () => encodeGroup(g)])), pkOf: objectGroupPk },
     ], own),
@@ -60,20 +63,28 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
     setCount: content.setCount,
     publishedAt: ctx.nowIso(),
   };
-  const item = headerItem(cluster, version, snap.snapshotHash, body, { objectsHash, manifestShards });
+  const setPacks = content.packs?.index.id ?? content.setPacks;
+  const item = headerItem(cluster, version, snap.snapshotHash, body, { objectsHash, manifestShards, ...(setPacks !== undefined ? { setPacks } : {}) });
   // Conditional: exactly one of several concurrent publishes of this version writes the header.
   const raced = await ctx.backend.putIfAbsent(item, ctx.nowSeconds());
   // Its retirement, when the pointer passes it, then needs no reads (hints.ts).
   if (!raced) ctx.ownItems.remember(cluster, version, { snapshotHash: snap.snapshotHash, items: ownItems });
   // Every item of this set form is stored now: the next version may start from it.
-  ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests: manifests.hashes, storedAt: ctx.nowSeconds() });
+  ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests: manifests.hashes, storedAt: ctx.nowSeconds(), ...(setPacks !== undefined ? { setPacks } : {}) });
   return raced ? settle(ctx, cluster, version, snap, raced, 'unchanged', opts) : settle(ctx, cluster, version, snap, item, 'created', opts);
 }
 
-/** A set form's content to store: tables and set bodies by id (only the new ones, from changes), every set's content id, counts. */
+/**
+ * A set form's content to store: tables by id, set bodies packed (a whole publish) or by content
+ * id (only the new ones, from changes), every set's content id, counts.
+ */
 interface Content {
   readonly tables: Map<string, string>;
   readonly sets: Map<string, string>;
+  /** A whole publish's bodies, packed (packs.ts). */
+  readonly packs?: ReturnType<typeof packSets>;
+  /** From changes: the index of packs the version starts from names, carried. */
+  readonly setPacks?: string;
   readonly setContentIds: LayeredMap<string, string>;
   /** The same ids as a plain map, when there is one (a whole publish: 10⁷ lookups at L, one map each). */
   readonly read?: Lookup<string, string>;
@@ -137,7 +148,7 @@ function collectContent(ctx: StoreContext, snap: CompiledSnapshot, sha256Hex: Sh
     setContentIds.set(id, content);
   }
   for (const [node, n] of Object.entries(snap.ir.nodes)) checkNode(node, n, (id) => tables.has(id), (id) => setContentIds.has(id));
-  return { tables, sets, setContentIds: LayeredMap.over(setContentIds), read: setContentIds, tableCount: tables.size, setCount: setContentIds.size };
+  return { tables, sets: new Map(), packs: packSets(sets, sha256Hex), setContentIds: LayeredMap.over(setContentIds), read: setContentIds, tableCount: tables.size, setCount: setContentIds.size };
 }
 
 /**
@@ -166,7 +177,7 @@ function changedContent(ctx: StoreContext, snap: CompiledSnapshot, change: SetFo
     const before = change.from.nodes[node];
     if (n) checkNode(node, n, (id) => n.tables === before?.tables || snap.ir.tables.has(id), (id) => n.sets === before?.sets || (snap.ir.sets.has(id) && setContentIds.has(id)));
   }
-  return { tables, sets, setContentIds, tableCount: snap.compile.tables, setCount: snap.compile.sets ?? snap.ir.sets.size };
+  return { tables, sets, ...(from.setPacks !== undefined ? { setPacks: from.setPacks } : {}), setContentIds, tableCount: snap.compile.tables, setCount: snap.compile.sets ?? snap.ir.sets.size };
 }
 
 /** A table's stored text, checked against its id once per table object. */

@@ -7,9 +7,10 @@ import { contentHash, decodeManifest, decodeManifestShard, decodeNodes, decodeSe
 import { readManifest } from './manifest-read.js';
 import { decodeGroup, decodeGroupIndex, decodeLegacyObjects } from './objects.js';
 import type { StoreContext } from './context.js';
-import { isExpired, summaryFromItem } from './header.js';
+import { isExpired, setPacksOf, summaryFromItem } from './header.js';
 import type { Item } from './backend.js';
-import { checkName, checkSetContentId, checkTableId, headerKey, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, pointerKey, setPk, shardOf, tablePk } from './keys.js';
+import { checkName, checkPackIndexId, checkSetContentId, checkTableId, headerKey, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, packIndexPk, packPk, pointerKey, setPk, shardOf, tablePk } from './keys.js';
+import { decodePack, decodePackIndex } from './packs.js';
 import { StoreCorruptionError, type NodeTables, type VersionHeader, type VersionSummary } from './types.js';
 
 async function visibleHeaderItem(ctx: StoreContext, cluster: string, version: string): Promise<Item | null> {
@@ -61,7 +62,8 @@ export async function getNodeTables(ctx: StoreContext, cluster: string, version:
   // No manifest under a visible header: the node is not part of this version.
   if (!found) return null;
   const { manifest, hash } = found;
-  return { cluster, version, node, addresses: manifest.addresses, pods: manifest.pods, sets: manifest.sets, tableIds: manifest.tables, hash };
+  const setPacks = setPacksOf(header);
+  return { cluster, version, node, addresses: manifest.addresses, pods: manifest.pods, sets: manifest.sets, tableIds: manifest.tables, hash, ...(setPacks !== undefined ? { setPacks } : {}) };
 }
 
 /** The node's shard names its manifest's content hash; the manifest (whole or from patches) is checked against it. */
@@ -108,8 +110,26 @@ async function readContent<T>(ctx: StoreContext, kind: string, ids: readonly str
 export const getTables = (ctx: StoreContext, ids: readonly string[]): Promise<ReadonlyMap<string, RuleTable>> =>
   readContent(ctx, 'tables', ids, checkTableId, tablePk, (id, bytes) => decodeTable(id, bytes, ctx.sha256Hex));
 
-export const getSets = (ctx: StoreContext, ids: readonly string[]): Promise<ReadonlyMap<string, IrSet>> =>
-  readContent(ctx, 'sets', ids, checkSetContentId, setPk, (id, bytes) => decodeSet(id, bytes, ctx.sha256Hex));
+/**
+ * Set bodies by content id: from the packs of `setPacks` (the version's index, NodeTables.setPacks)
+ * where it lists them, the others (new in a version from changes, or a version without packs)
+ * each from its own item.
+ */
+export async function getSets(ctx: StoreContext, ids: readonly string[], setPacks?: string): Promise<ReadonlyMap<string, IrSet>> {
+  for (const id of ids) checkSetContentId(id);
+  if (setPacks === undefined) return readContent(ctx, 'sets', ids, checkSetContentId, setPk, (id, bytes) => decodeSet(id, bytes, ctx.sha256Hex));
+  const packOf = (await readContent(ctx, 'set-pack index', [setPacks], checkPackIndexId, packIndexPk, (id, bytes) => decodePackIndex(id, bytes, ctx.sha256Hex))).get(setPacks);
+  if (!packOf) throw new StoreCorruptionError(`set-pack index ${setPacks} is missing`);
+  const packed = ids.filter((id) => packOf.has(id));
+  const packs = await readContent(ctx, 'set packs', [...new Set(packed.map((id) => packOf.get(id)!))], (id) => id, packPk, (id, bytes) => decodePack(id, bytes, ctx.sha256Hex));
+  const out = new Map(await readContent(ctx, 'sets', ids.filter((id) => !packOf.has(id)), checkSetContentId, setPk, (id, bytes) => decodeSet(id, bytes, ctx.sha256Hex)));
+  for (const id of packed) {
+    const body = packs.get(packOf.get(id)!)?.get(id);
+    if (!body) throw new StoreCorruptionError(`set body ${id} is missing from pack ${packOf.get(id)!}`);
+    out.set(id, body);
+  }
+  return out;
+}
 
 export async function getSnapshotObjects(ctx: StoreContext, cluster: string, version: string): Promise<readonly SnapshotObject[] | null> {
   const header = await visibleHeaderItem(ctx, cluster, version);

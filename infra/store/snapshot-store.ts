@@ -21,7 +21,7 @@ export function createSnapshotStore(backend: ItemBackend, opts: SnapshotStoreOpt
     listVersions: (cluster, o) => listVersions(ctx, cluster, o),
     getNodeTables: (cluster, version, node) => getNodeTables(ctx, cluster, version, node),
     getTables: (ids) => getTables(ctx, ids),
-    getSets: (ids) => getSets(ctx, ids),
+    getSets: (ids, setPacks) => getSets(ctx, ids, setPacks),
     getSnapshotObjects: (cluster, version) => getSnapshotObjects(ctx, cluster, version),
     collect: (o) => collect(ctx, o),
     settled: () => ctx.afterAnswer.done(),

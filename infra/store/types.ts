@@ -97,6 +97,8 @@ export interface NodeTables {
   readonly sets: Readonly<Record<string, string>>;
   /** Every table id the node's pods use, sorted. */
   readonly tableIds: readonly string[];
+  /** The index of the packs holding the version's set bodies, for getSets; absent: each body is its own item. */
+  readonly setPacks?: string;
   /**
    * Content hash of the manifest (bindings, the sets' content ids, table ids). Equal across
    * versions exactly when nothing changed for the node, members of its sets included: an ETag.
@@ -196,8 +198,11 @@ export interface SnapshotStore {
   getNodeTables(cluster: string, version: string, node: string): Promise<NodeTables | null>;
   /** Tables by id; ids that are not stored are absent from the map. */
   getTables(ids: readonly string[]): Promise<ReadonlyMap<string, RuleTable>>;
-  /** Set bodies by content id (NodeTables.sets values); ids that are not stored are absent. */
-  getSets(contentIds: readonly string[]): Promise<ReadonlyMap<string, IrSet>>;
+  /**
+   * Set bodies by content id (NodeTables.sets values), from the version's packs (NodeTables.setPacks)
+   * where it has them; ids that are not stored are absent.
+   */
+  getSets(contentIds: readonly string[], setPacks?: string): Promise<ReadonlyMap<string, IrSet>>;
   /**
    * The version's snapshot objects as published (parsed and validated then, so trusted now);
    * null when the version is not visible, or was stored before objects were kept.

@@ -10,7 +10,7 @@ import { LINK_ATTRIBUTES, linksOfHead } from '../../infra/store/manifest-links.j
 import { versionNeeds } from '../../infra/store/needed.js';
 import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
 
-export const CONTENT = ['t#', 'e#', 'g#', 'o#'];
+export const CONTENT = ['t#', 'e#', 'k#', 'l#', 'g#', 'o#'];
 
 /** Every item whose pk starts with one of `prefixes` (a scan in small pages, as a large table is read). */
 export async function scanned(backend: ItemBackend, prefixes: readonly string[], sk?: string): Promise<Item[]> {
@@ -61,7 +61,7 @@ export async function expectAllReadBack(backend: ItemBackend, nowMs: number, clu
       const tables = await store.getTables(m!.tableIds);
       expect(m!.tableIds.filter((id) => !tables.has(id)), `${cluster} ${version} ${node} tables`).toEqual([]);
       const bodies = Object.values(m!.sets);
-      const sets = await store.getSets(bodies);
+      const sets = await store.getSets(bodies, m!.setPacks);
       expect(bodies.filter((id) => !sets.has(id)), `${cluster} ${version} ${node} sets`).toEqual([]);
     }
     await store.getSnapshotObjects(cluster, version);

@@ -3,7 +3,8 @@
 // Injected failures, concurrency and retries are in store-faults.test.ts.
 import { describe, expect, it } from 'vitest';
 import { TTL_ATTRIBUTE, type ItemBackend } from '../../infra/store/backend.js';
-import { headerKey, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, setPk, tablePk } from '../../infra/store/keys.js';
+import { decodePackIndex } from '../../infra/store/packs.js';
+import { headerKey, packIndexPk, packPk, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, tablePk } from '../../infra/store/keys.js';
 import { decodeGroupIndex } from '../../infra/store/objects.js';
 import { readBlobs } from '../../infra/store/blob.js';
 import { streamCompression } from '../../infra/store/compression.js';
@@ -50,7 +51,7 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
       expect(Object.keys(got!.sets)).toEqual(n.sets);
       const tables = await store.getTables(got!.tableIds);
       expect(Object.fromEntries(tables)).toEqual(Object.fromEntries(n.tables.map((id) => [id, snap.ir.tables.get(id)])));
-      const sets = await store.getSets(Object.values(got!.sets));
+      const sets = await store.getSets(Object.values(got!.sets), got!.setPacks);
       for (const [id, content] of Object.entries(got!.sets)) expect(sets.get(content)).toEqual(snap.ir.sets.get(id));
     }
     expect(await store.getNodeTables(cluster, '42', 'no-such-node')).toBeNull();
@@ -142,12 +143,14 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     expect(JSON.stringify(snap.ir.sets.get(bigId)).length).toBeGreaterThan(500_000);
     await store.publish(cluster, '1', snap);
     const got = await store.getNodeTables(cluster, '1', 'node-0');
-    const head = await backend.getItem({ pk: setPk(got!.sets[bigId]!), sk: '0' });
+    // The big set's body is in the pack the version's index names for it.
+    const packOf = decodePackIndex(got!.setPacks!, (await readBlobs({ backend, compression: streamCompression }, [packIndexPk(got!.setPacks!)])).complete.get(packIndexPk(got!.setPacks!))!.bytes, portableSha256Hex);
+    const head = await backend.getItem({ pk: packPk(packOf.get(got!.sets[bigId]!)!), sk: '0' });
     expect(head?.chunks).toBeGreaterThan(1);
     const manifestHead = await backend.getItem({ pk: manifestBodyPk(got!.hash), sk: '0' });
     expect(manifestHead?.chunks).toBeGreaterThan(1);
     expect(got?.pods).toEqual(node.pods);
-    const sets = await store.getSets([got!.sets[bigId]!]);
+    const sets = await store.getSets([got!.sets[bigId]!], got!.setPacks);
     expect(sets.get(got!.sets[bigId]!)).toEqual(snap.ir.sets.get(bigId));
     const tables = await store.getTables(got!.tableIds);
     expect(tables.size).toBe(node.tables.length);
@@ -262,20 +265,28 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
       hashed.push(1);
       return nodeSha256Hex(text);
     };
-    const store = createSnapshotStore(backends[kind]!(), { retentionSeconds: RETENTION, now: () => clock.now, sha256Hex });
+    const backend = backends[kind]!();
+    const store = createSnapshotStore(backend, { retentionSeconds: RETENTION, now: () => clock.now, sha256Hex });
     const cluster = `${kind}-c${++clusters}`;
     const snap = syntheticSnapshot({ nodes: 2, podsPerNode: 2, variant: 1 });
     const ids = [...snap.ir.tables.ids()];
     const sets = snap.ir.sets.size;
     await store.publish(cluster, '1', snap);
+    const hashedByPublish = hashed.length;
     // A node's manifest hash is made of parts (manifest-hash.ts): its rest, each bucket its sets fill, the whole.
     const manifests = Object.values(snap.ir.nodes).reduce((n, node) => n + 2 + new Set(node.sets.map(bucketOf)).size, 0);
     // Each table once; each set twice (its definition against its id, its body for its content
-    // id); each node's manifest parts and the object group index once (their content hashes).
-    const written = ids.length + 2 * sets + manifests + 1;
-    expect(hashed.length).toBe(written);
+    // id); each node's manifest parts, each pack of set bodies, the packs' index and the object
+    // group index once (their content hashes).
+    // (The table may hold other tests' packs: the version's own are those its index names.)
+    const index = (await store.getNodeTables(cluster, '1', Object.keys(snap.ir.nodes)[0]!))!.setPacks!;
+    const packs = new Set(decodePackIndex(index, (await readBlobs({ backend, compression: streamCompression }, [packIndexPk(index)])).complete.get(packIndexPk(index))!.bytes, nodeSha256Hex).values()).size;
+    expect(packs).toBeGreaterThan(0);
+    const written = ids.length + 2 * sets + manifests + packs + 1 + 1;
+    expect(hashedByPublish).toBe(written);
+    const before = hashed.length;
     const read = await store.getTables(ids);
-    expect(hashed.length).toBe(written + ids.length);
+    expect(hashed.length).toBe(before + ids.length);
     for (const id of ids) expect(read.get(id)).toEqual(snap.ir.tables.get(id));
     const [id, table] = [...snap.ir.tables.entries()][0]!;
     const forged = { ...snap, ir: { ...snap.ir, tables: snap.ir.tables.after({ set: new Map([[id, { ...table, baseline: [{ action: 'deny' as const, set: null, ports: null }] }]]), dropped: new Set() }) } };
