@@ -39,7 +39,7 @@ const flatBindings = (n: IrNode): NodeBindings => ({ pods: n.pods, global: n.glo
 
 /** A node's slice of a stored version: every table and set its manifest names, or an error naming what is missing. */
 async function storedSlice(store: SnapshotStore, m: NodeTables): Promise<NodeSlice> {
-  const [tables, bodies] = await Promise.all([storeErrors(store.getTables(m.tableIds)), storeErrors(store.getSets(Object.values(m.sets), m.setPacks))]);
+  const [tables, bodies] = await Promise.all([storeErrors(store.getTables(m.tableIds, m.packIndex)), storeErrors(store.getSets(Object.values(m.sets), m.packIndex))]);
   const missing = [...m.tableIds.filter((id) => !tables.has(id)).map((id) => `table ${id}`), ...Object.entries(m.sets).filter(([, b]) => !bodies.has(b)).map(([id, b]) => `set ${id} (body ${b})`)];
   // Never a 200 with fewer tables or sets than the node's pods need.
   if (missing.length > 0) throw new StoreCorruptionError(`version ${m.version} of cluster ${m.cluster}, node ${m.node}: the store does not have ${missing.join(', ')}`);

@@ -38,7 +38,11 @@ function isRule(r: unknown): boolean {
 
 export function decodeTable(id: string, bytes: Uint8Array, sha256Hex?: Sha256Hex): RuleTable {
   const text = checkedText('table', id, bytes, (t) => contentId('r', t, sha256Hex ?? portableSha256Hex));
-  const t: unknown = JSON.parse(text);
+  return asTable(id, JSON.parse(text));
+}
+
+/** A rule table read back (its bytes already checked against their hash), or corruption. */
+export function asTable(id: string, t: unknown): RuleTable {
   const tiers = isObject(t) && isObject(t.networkPolicy) ? [t.admin, t.networkPolicy.rules, t.baseline] : [];
   if (!isObject(t) || (t.direction !== 'ingress' && t.direction !== 'egress') || tiers.length !== 3 || !tiers.every((tier) => Array.isArray(tier) && tier.every(isRule)) || typeof (t.networkPolicy as Record<string, unknown>).isolated !== 'boolean') {
     throw new StoreCorruptionError(`table ${id}: not a rule table`);

@@ -37,7 +37,7 @@ import { StoreCorruptionError, StoreInputError, type CollectOptions, type Collec
 const CONTENT_PREFIXES = ['t#', 'e#', 'k#', 'l#', 'o#'] as const;
 const MANIFEST_PREFIX = 'g#';
 const DEFAULT_PAGE = 1000;
-const HEADER_ATTRIBUTES = ['version', 'snapshotHash', 'manifestShards', 'objectsHash', 'setPacks', TTL_ATTRIBUTE];
+const HEADER_ATTRIBUTES = ['version', 'snapshotHash', 'manifestShards', 'objectsHash', 'packIndex', TTL_ATTRIBUTE];
 
 export async function collect(ctx: StoreContext, opts: CollectOptions = {}): Promise<CollectResult> {
   const grace = opts.graceSeconds ?? DEFAULT_GRACE_SECONDS;

@@ -75,8 +75,8 @@ export interface StoreContext {
 /** A published set form's set content ids and node manifest hashes (its items are all stored). */
 export interface PublishedForm {
   readonly setContentIds: LayeredMap<string, string>;
-  /** The index of the packs holding the form's set bodies (packs.ts); a version from it names it too. */
-  readonly setPacks?: string;
+  /** The index of the packs holding the form's tables and set bodies (packs.ts); a version from it names it too. */
+  readonly packIndex?: string;
   readonly manifests: ReadonlyMap<string, string>;
   /**
    * When its version's header was written (seconds): from then on that version names every item

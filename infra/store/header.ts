@@ -10,14 +10,14 @@ import { StoreCorruptionError, type VersionSummary } from './types.js';
 /**
  * `objectsHash`: content hash of the object group index, checked when it is read back;
  * `manifestShards`: how many manifest shards the version has (versions without it predate them);
- * `setPacks`: the index of the packs holding its set bodies (versions without it have none).
+ * `packIndex`: the index of the packs holding its tables and set bodies (versions without it have none).
  */
-export function headerItem(cluster: string, version: string, snapshotHash: string, body: HeaderBody, layout: { readonly objectsHash: string; readonly manifestShards: number; readonly setPacks?: string }): Item {
-  return { ...headerKey(cluster, version), version, snapshotHash, objectsHash: layout.objectsHash, manifestShards: layout.manifestShards, ...(layout.setPacks !== undefined ? { setPacks: layout.setPacks } : {}), body: encodeHeaderBody(body) };
+export function headerItem(cluster: string, version: string, snapshotHash: string, body: HeaderBody, layout: { readonly objectsHash: string; readonly manifestShards: number; readonly packIndex?: string }): Item {
+  return { ...headerKey(cluster, version), version, snapshotHash, objectsHash: layout.objectsHash, manifestShards: layout.manifestShards, ...(layout.packIndex !== undefined ? { packIndex: layout.packIndex } : {}), body: encodeHeaderBody(body) };
 }
 
-/** The index of the packs holding the version's set bodies (packs.ts); absent: every body is its own item. */
-export const setPacksOf = (header: Item): string | undefined => (typeof header.setPacks === 'string' ? header.setPacks : undefined);
+/** The index of the packs holding the version's tables and set bodies (packs.ts); absent: each is its own item. */
+export const packIndexOf = (header: Item): string | undefined => (typeof header.packIndex === 'string' ? header.packIndex : undefined);
 
 /** DynamoDB deletes expired items only eventually (typically within days): reads must not see them. */
 export function isExpired(item: Item, nowSeconds: number): boolean {

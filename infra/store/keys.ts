@@ -2,11 +2,12 @@
 //   t#<tableId>                                   / <chunk>      content-addressed rule table, shared by all versions
 //   e#<setContentId>                              / <chunk>      a set's body (definition and members), content-addressed:
 //                                                                a set keeps its id when members change, its body does not
-//   k#<packId>                                    / <chunk>      set bodies packed ~100 to an item (packs.ts), content-addressed:
-//                                                                what a whole publish writes instead of one e# item per body
-//   l#<packIndexId>                               / <chunk>      which content ids each pack of a whole publish holds; the
-//                                                                header names it (`setPacks`), versions from changes carry it
-//                                                                and write their new bodies as e# items
+//   k#<packId>                                    / <chunk>      tables and set bodies packed ~128 to an item (packs.ts),
+//                                                                content-addressed: what a whole publish writes instead of
+//                                                                one t# or e# item each
+//   l#<packIndexId>                               / <chunk>      which ids each pack of a whole publish holds; the header
+//                                                                names it (`packIndex`), versions from changes carry it and
+//                                                                write their new tables and bodies as t# and e# items
 //   g#<manifestHash>                              / <chunk>      a node's manifest (pods → table ids, set id → body id),
 //                                                                content-addressed: a node nothing changed for shares it;
 //                                                                stored whole, or as a patch on earlier manifests that it
@@ -110,8 +111,8 @@ export function checkSetContentId(id: string): string {
   return id;
 }
 
-/** A set-pack index id as a whole publish makes it (packs.ts). */
+/** A pack index id as a whole publish makes it (packs.ts). */
 export function checkPackIndexId(id: string): string {
-  if (!/^l[0-9a-f]{16}$/.test(id)) throw new StoreInputError('set', `not a set-pack index id: ${JSON.stringify(id)}`);
+  if (!/^l[0-9a-f]{16}$/.test(id)) throw new StoreInputError('packIndex', `not a pack index id: ${JSON.stringify(id)}`);
   return id;
 }

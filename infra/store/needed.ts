@@ -7,7 +7,7 @@ import { readBlobs } from './blob.js';
 import { decodeManifest, decodeManifestShard, decodeNodes, type Manifest } from './codec.js';
 import { mapLimit } from './concurrency.js';
 import type { StoreContext } from './context.js';
-import { isExpired, setPacksOf } from './header.js';
+import { isExpired, packIndexOf } from './header.js';
 import { hashOfManifestPk, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, packIndexPk, packPk, setPk, tablePk } from './keys.js';
 import { decodePackIndex } from './packs.js';
 import { readManifest } from './manifest-read.js';
@@ -42,7 +42,10 @@ export async function versionNeeds(ctx: StoreContext, cluster: string, version: 
   const shared = new Set<string>();
   const packOf = await packIndex();
   const use = (m: Manifest) => {
-    for (const id of m.tables) shared.add(tablePk(id));
+    for (const id of m.tables) {
+      const pack = packOf.get(id);
+      shared.add(pack === undefined ? tablePk(id) : packPk(pack));
+    }
     for (const id of Object.values(m.sets)) {
       const pack = packOf.get(id);
       shared.add(pack === undefined ? setPk(id) : packPk(pack));
@@ -62,7 +65,7 @@ export async function versionNeeds(ctx: StoreContext, cluster: string, version: 
 
   /** Content id → pack, from the version's pack index (none without one; an unreadable one is reported). */
   async function packIndex(): Promise<ReadonlyMap<string, string>> {
-    const id = setPacksOf(header);
+    const id = packIndexOf(header);
     if (id === undefined) return new Map();
     const pk = packIndexPk(id);
     shared.add(pk);

@@ -16,7 +16,7 @@ import { TTL_ATTRIBUTE } from './backend.js';
 import { headerItem, isExpired, summaryFromItem } from './header.js';
 import { checkName, headerKey, pointerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, packIndexPk, packPk, setPk, shardOf, tablePk } from './keys.js';
 import { encodeGroup, encodeGroupIndex, objectGroups, type ObjectGroup } from './objects.js';
-import { packSets } from './packs.js';
+import { packBodies } from './packs.js';
 import { reconcile, retentionEnd, unretireItems } from './lifecycle.js';
 import { mapLimit } from './concurrency.js';
 import { isFresh, needsRefresh, WRITTEN_AT } from './content-age.js';
@@ -63,28 +63,28 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
     setCount: content.setCount,
     publishedAt: ctx.nowIso(),
   };
-  const setPacks = content.packs?.index.id ?? content.setPacks;
-  const item = headerItem(cluster, version, snap.snapshotHash, body, { objectsHash, manifestShards, ...(setPacks !== undefined ? { setPacks } : {}) });
+  const packIndex = content.packs?.index.id ?? content.packIndex;
+  const item = headerItem(cluster, version, snap.snapshotHash, body, { objectsHash, manifestShards, ...(packIndex !== undefined ? { packIndex } : {}) });
   // Conditional: exactly one of several concurrent publishes of this version writes the header.
   const raced = await ctx.backend.putIfAbsent(item, ctx.nowSeconds());
   // Its retirement, when the pointer passes it, then needs no reads (hints.ts).
   if (!raced) ctx.ownItems.remember(cluster, version, { snapshotHash: snap.snapshotHash, items: ownItems });
   // Every item of this set form is stored now: the next version may start from it.
-  ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests: manifests.hashes, storedAt: ctx.nowSeconds(), ...(setPacks !== undefined ? { setPacks } : {}) });
+  ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests: manifests.hashes, storedAt: ctx.nowSeconds(), ...(packIndex !== undefined ? { packIndex } : {}) });
   return raced ? settle(ctx, cluster, version, snap, raced, 'unchanged', opts) : settle(ctx, cluster, version, snap, item, 'created', opts);
 }
 
 /**
- * A set form's content to store: tables by id, set bodies packed (a whole publish) or by content
- * id (only the new ones, from changes), every set's content id, counts.
+ * A set form's content to store: tables and set bodies packed (a whole publish), or the new ones
+ * by id and content id (from changes), every set's content id, counts.
  */
 interface Content {
   readonly tables: Map<string, string>;
   readonly sets: Map<string, string>;
-  /** A whole publish's bodies, packed (packs.ts). */
-  readonly packs?: ReturnType<typeof packSets>;
+  /** A whole publish's tables and set bodies, packed (packs.ts). */
+  readonly packs?: ReturnType<typeof packBodies>;
   /** From changes: the index of packs the version starts from names, carried. */
-  readonly setPacks?: string;
+  readonly packIndex?: string;
   readonly setContentIds: LayeredMap<string, string>;
   /** The same ids as a plain map, when there is one (a whole publish: 10⁷ lookups at L, one map each). */
   readonly read?: Lookup<string, string>;
@@ -148,7 +148,7 @@ function collectContent(ctx: StoreContext, snap: CompiledSnapshot, sha256Hex: Sh
     setContentIds.set(id, content);
   }
   for (const [node, n] of Object.entries(snap.ir.nodes)) checkNode(node, n, (id) => tables.has(id), (id) => setContentIds.has(id));
-  return { tables, sets: new Map(), packs: packSets(sets, sha256Hex), setContentIds: LayeredMap.over(setContentIds), read: setContentIds, tableCount: tables.size, setCount: setContentIds.size };
+  return { tables: new Map(), sets: new Map(), packs: packBodies(new Map([...tables, ...sets]), sha256Hex), setContentIds: LayeredMap.over(setContentIds), read: setContentIds, tableCount: tables.size, setCount: setContentIds.size };
 }
 
 /**
@@ -177,7 +177,7 @@ function changedContent(ctx: StoreContext, snap: CompiledSnapshot, change: SetFo
     const before = change.from.nodes[node];
     if (n) checkNode(node, n, (id) => n.tables === before?.tables || snap.ir.tables.has(id), (id) => n.sets === before?.sets || (snap.ir.sets.has(id) && setContentIds.has(id)));
   }
-  return { tables, sets, ...(from.setPacks !== undefined ? { setPacks: from.setPacks } : {}), setContentIds, tableCount: snap.compile.tables, setCount: snap.compile.sets ?? snap.ir.sets.size };
+  return { tables, sets, ...(from.packIndex !== undefined ? { packIndex: from.packIndex } : {}), setContentIds, tableCount: snap.compile.tables, setCount: snap.compile.sets ?? snap.ir.sets.size };
 }
 
 /** A table's stored text, checked against its id once per table object. */

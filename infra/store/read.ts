@@ -3,11 +3,11 @@
 import type { IrSet, RuleTable } from '../../core/sets/index.js';
 import { readBlobs } from './blob.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
-import { contentHash, decodeManifest, decodeManifestShard, decodeNodes, decodeSet, decodeTable, type Manifest } from './codec.js';
+import { asSet, asTable, contentHash, decodeManifest, decodeManifestShard, decodeNodes, decodeSet, decodeTable, type Manifest } from './codec.js';
 import { readManifest } from './manifest-read.js';
 import { decodeGroup, decodeGroupIndex, decodeLegacyObjects } from './objects.js';
 import type { StoreContext } from './context.js';
-import { isExpired, setPacksOf, summaryFromItem } from './header.js';
+import { isExpired, packIndexOf, summaryFromItem } from './header.js';
 import type { Item } from './backend.js';
 import { checkName, checkPackIndexId, checkSetContentId, checkTableId, headerKey, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, packIndexPk, packPk, pointerKey, setPk, shardOf, tablePk } from './keys.js';
 import { decodePack, decodePackIndex } from './packs.js';
@@ -62,8 +62,8 @@ export async function getNodeTables(ctx: StoreContext, cluster: string, version:
   // No manifest under a visible header: the node is not part of this version.
   if (!found) return null;
   const { manifest, hash } = found;
-  const setPacks = setPacksOf(header);
-  return { cluster, version, node, addresses: manifest.addresses, pods: manifest.pods, sets: manifest.sets, tableIds: manifest.tables, hash, ...(setPacks !== undefined ? { setPacks } : {}) };
+  const packIndex = packIndexOf(header);
+  return { cluster, version, node, addresses: manifest.addresses, pods: manifest.pods, sets: manifest.sets, tableIds: manifest.tables, hash, ...(packIndex !== undefined ? { packIndex } : {}) };
 }
 
 /** The node's shard names its manifest's content hash; the manifest (whole or from patches) is checked against it. */
@@ -107,26 +107,32 @@ async function readContent<T>(ctx: StoreContext, kind: string, ids: readonly str
   return out;
 }
 
-export const getTables = (ctx: StoreContext, ids: readonly string[]): Promise<ReadonlyMap<string, RuleTable>> =>
-  readContent(ctx, 'tables', ids, checkTableId, tablePk, (id, bytes) => decodeTable(id, bytes, ctx.sha256Hex));
+/** Tables by id: from the version's packs (`packIndex`, NodeTables.packIndex) where its index lists them, the others each from its own item. */
+export const getTables = (ctx: StoreContext, ids: readonly string[], packIndex?: string): Promise<ReadonlyMap<string, RuleTable>> =>
+  readPacked(ctx, 'tables', 'table', ids, packIndex, checkTableId, tablePk, (id, bytes) => decodeTable(id, bytes, ctx.sha256Hex), asTable);
+
+/** Set bodies by content id: from the version's packs where its index lists them, the others (new in a version from changes) each from its own item. */
+export const getSets = (ctx: StoreContext, ids: readonly string[], packIndex?: string): Promise<ReadonlyMap<string, IrSet>> =>
+  readPacked(ctx, 'sets', 'set body', ids, packIndex, checkSetContentId, setPk, (id, bytes) => decodeSet(id, bytes, ctx.sha256Hex), asSet);
 
 /**
- * Set bodies by content id: from the packs of `setPacks` (the version's index, NodeTables.setPacks)
- * where it lists them, the others (new in a version from changes, or a version without packs)
- * each from its own item.
+ * Content by id, from the packs of `packIndex` where it lists an id (packs.ts: the pack's id
+ * checks its whole text, each body's shape is checked here), else from the id's own item;
+ * without an index (versions stored before packs, or none given), every id from its own item.
  */
-export async function getSets(ctx: StoreContext, ids: readonly string[], setPacks?: string): Promise<ReadonlyMap<string, IrSet>> {
-  for (const id of ids) checkSetContentId(id);
-  if (setPacks === undefined) return readContent(ctx, 'sets', ids, checkSetContentId, setPk, (id, bytes) => decodeSet(id, bytes, ctx.sha256Hex));
-  const packOf = (await readContent(ctx, 'set-pack index', [setPacks], checkPackIndexId, packIndexPk, (id, bytes) => decodePackIndex(id, bytes, ctx.sha256Hex))).get(setPacks);
-  if (!packOf) throw new StoreCorruptionError(`set-pack index ${setPacks} is missing`);
+async function readPacked<T>(ctx: StoreContext, kind: string, noun: string, ids: readonly string[], packIndex: string | undefined, check: (id: string) => string, pkOf: (id: string) => string, decode: (id: string, bytes: Uint8Array) => T, shape: (id: string, parsed: unknown) => T): Promise<ReadonlyMap<string, T>> {
+  for (const id of ids) check(id);
+  if (packIndex === undefined) return readContent(ctx, kind, ids, check, pkOf, decode);
+  const packOf = (await readContent(ctx, 'pack index', [packIndex], checkPackIndexId, packIndexPk, (id, bytes) => decodePackIndex(id, bytes, ctx.sha256Hex))).get(packIndex);
+  if (!packOf) throw new StoreCorruptionError(`pack index ${packIndex} is missing`);
   const packed = ids.filter((id) => packOf.has(id));
-  const packs = await readContent(ctx, 'set packs', [...new Set(packed.map((id) => packOf.get(id)!))], (id) => id, packPk, (id, bytes) => decodePack(id, bytes, ctx.sha256Hex));
-  const out = new Map(await readContent(ctx, 'sets', ids.filter((id) => !packOf.has(id)), checkSetContentId, setPk, (id, bytes) => decodeSet(id, bytes, ctx.sha256Hex)));
+  const packs = await readContent(ctx, 'packs', [...new Set(packed.map((id) => packOf.get(id)!))], (id) => id, packPk, (id, bytes) => decodePack(id, bytes, ctx.sha256Hex));
+  const out = new Map(await readContent(ctx, kind, ids.filter((id) => !packOf.has(id)), check, pkOf, decode));
   for (const id of packed) {
-    const body = packs.get(packOf.get(id)!)?.get(id);
-    if (!body) throw new StoreCorruptionError(`set body ${id} is missing from pack ${packOf.get(id)!}`);
-    out.set(id, body);
+    const pack = packOf.get(id)!;
+    const parsed = packs.get(pack)?.get(id);
+    if (parsed === undefined) throw new StoreCorruptionError(`${noun} ${id} is missing: its pack ${pack} is not stored or does not hold it`);
+    out.set(id, shape(id, parsed));
   }
   return out;
 }

@@ -97,8 +97,8 @@ export interface NodeTables {
   readonly sets: Readonly<Record<string, string>>;
   /** Every table id the node's pods use, sorted. */
   readonly tableIds: readonly string[];
-  /** The index of the packs holding the version's set bodies, for getSets; absent: each body is its own item. */
-  readonly setPacks?: string;
+  /** The index of the packs holding the version's tables and set bodies, for getTables and getSets; absent: each is its own item. */
+  readonly packIndex?: string;
   /**
    * Content hash of the manifest (bindings, the sets' content ids, table ids). Equal across
    * versions exactly when nothing changed for the node, members of its sets included: an ETag.
@@ -196,13 +196,13 @@ export interface SnapshotStore {
   listVersions(cluster: string, opts?: ListVersionsOptions): Promise<VersionPage>;
   /** null when the version is not visible or the node is not part of it. */
   getNodeTables(cluster: string, version: string, node: string): Promise<NodeTables | null>;
-  /** Tables by id; ids that are not stored are absent from the map. */
-  getTables(ids: readonly string[]): Promise<ReadonlyMap<string, RuleTable>>;
+  /** Tables by id, from the version's packs (NodeTables.packIndex) where it has them; ids that are not stored are absent. */
+  getTables(ids: readonly string[], packIndex?: string): Promise<ReadonlyMap<string, RuleTable>>;
   /**
-   * Set bodies by content id (NodeTables.sets values), from the version's packs (NodeTables.setPacks)
+   * Set bodies by content id (NodeTables.sets values), from the version's packs (NodeTables.packIndex)
    * where it has them; ids that are not stored are absent.
    */
-  getSets(contentIds: readonly string[], setPacks?: string): Promise<ReadonlyMap<string, IrSet>>;
+  getSets(contentIds: readonly string[], packIndex?: string): Promise<ReadonlyMap<string, IrSet>>;
   /**
    * The version's snapshot objects as published (parsed and validated then, so trusted now);
    * null when the version is not visible, or was stored before objects were kept.
@@ -308,7 +308,7 @@ export class VersionIsLatestError extends Error {
 export class StoreInputError extends Error {
   override readonly name = 'StoreInputError';
   constructor(
-    readonly field: 'cluster' | 'version' | 'node' | 'snapshotHash' | 'cursor' | 'limit' | 'table' | 'set' | 'grace',
+    readonly field: 'cluster' | 'version' | 'node' | 'snapshotHash' | 'cursor' | 'limit' | 'table' | 'set' | 'packIndex' | 'grace',
     message: string,
   ) {
     super(message);

@@ -11,7 +11,12 @@ import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.js';
 import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
-import { createDynamoDbClient, createDynamoDbStore } from '../../infra/store/dynamodb.js';
+import { createDynamoDbClient, createDynamoDbStore, DynamoDbBackend } from '../../infra/store/dynamodb.js';
+import { readBlobs } from '../../infra/store/blob.js';
+import { streamCompression } from '../../infra/store/compression.js';
+import { packIndexPk, packPk } from '../../infra/store/keys.js';
+import { decodePackIndex } from '../../infra/store/packs.js';
+import { portableSha256Hex } from '../../core/compile/table-id.js';
 import { wideAdminPolicy } from '../support/hostile.js';
 import { runToExit, withServer } from '../support/node-server.js';
 
@@ -35,7 +40,12 @@ describe('store failures', () => {
     expect((await writer.request('/v1/clusters/lost/snapshots/1', { method: 'PUT', headers: json, body: example })).status).toBe(201);
     const full = (await (await writer.request('/v1/clusters/lost/nodes/node-1/tables')).json()) as { ir: { tables: Record<string, unknown> } };
     const [gone] = Object.keys(full.ir.tables);
-    await local.client.send(new DeleteItemCommand({ TableName: local.tableName, Key: { pk: { S: `t#${gone}` }, sk: { S: '0' } } }));
+    // A whole publish stores tables packed (infra/store/packs.ts): the pack holding it is lost.
+    const backend = new DynamoDbBackend({ client: local.client, tableName: local.tableName });
+    const index = (await createDynamoDbStore({ client: local.client, tableName: local.tableName }).getNodeTables('lost', '1', 'node-1'))!.packIndex!;
+    const indexBlob = (await readBlobs({ backend, compression: streamCompression }, [packIndexPk(index)])).complete.get(packIndexPk(index))!;
+    const pack = decodePackIndex(index, indexBlob.bytes, portableSha256Hex).get(gone!)!;
+    await local.client.send(new DeleteItemCommand({ TableName: local.tableName, Key: { pk: { S: packPk(pack) }, sk: { S: '0' } } }));
     // Another server (a restart, another replica): nothing of this version read before.
     const res = await open().request('/v1/clusters/lost/nodes/node-1/tables');
     expect(res.status).toBe(503);

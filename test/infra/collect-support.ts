@@ -58,10 +58,10 @@ export async function expectAllReadBack(backend: ItemBackend, nowMs: number, clu
     for (const node of header!.nodes) {
       const m = await store.getNodeTables(cluster, version, node);
       expect(m, `${cluster} ${version} ${node}`).not.toBeNull();
-      const tables = await store.getTables(m!.tableIds);
+      const tables = await store.getTables(m!.tableIds, m!.packIndex);
       expect(m!.tableIds.filter((id) => !tables.has(id)), `${cluster} ${version} ${node} tables`).toEqual([]);
       const bodies = Object.values(m!.sets);
-      const sets = await store.getSets(bodies, m!.setPacks);
+      const sets = await store.getSets(bodies, m!.packIndex);
       expect(bodies.filter((id) => !sets.has(id)), `${cluster} ${version} ${node} sets`).toEqual([]);
     }
     await store.getSnapshotObjects(cluster, version);

@@ -3,9 +3,9 @@
 // the version it replaces from the keys it wrote for it; the store must end up with exactly the
 // items a new process publishing the same set form whole writes, after every step of random
 // change sequences — a manifest stored as a patch on the one before (manifest-patch.ts) as the
-// whole manifest it makes — but for where set bodies are kept: a whole publish packs them
-// (packs.ts), a version from changes keeps its base's packs and writes its new bodies one per
-// item. There, every node of the version must read the same bodies from both stores.
+// whole manifest it makes — but for where tables and set bodies are kept: a whole publish packs
+// them (packs.ts), a version from changes keeps its base's packs and writes its new ones one per
+// item. There, every node of the version must read the same tables and bodies from both stores.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compiledState } from '../../core/sets/next-version.js';
@@ -28,17 +28,17 @@ import { snapshotArb } from '../support/random-snapshot.js';
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 60);
 let patched = 0;
 
-/** Where set bodies are kept: items of bodies, packs and pack indexes, and the header's pointer to its index. */
-const isBodyStorage = (i: Item) => /^[ekl]#/.test(i.pk);
+/** Where tables and set bodies are kept: their own items, packs and pack indexes (the header's pointer to its index is left out below). */
+const isBodyStorage = (i: Item) => /^[tekl]#/.test(i.pk);
 
-/** The backend's items, each manifest as the whole manifest it makes (its text), whatever its encoding; set-body storage left out (bodiesRead compares it). */
+/** The backend's items, each manifest as the whole manifest it makes (its text), whatever its encoding; table and set-body storage left out (bodiesRead compares what it holds). */
 async function resolvedDump(backend: MemoryBackend): Promise<Item[]> {
   const items = backend
     .dump()
     .filter((i) => !isBodyStorage(i))
     .map((i) => {
-      if (!i.pk.startsWith('c#') || i.setPacks === undefined) return i;
-      const { setPacks: _index, ...rest } = i;
+      if (!i.pk.startsWith('c#') || i.packIndex === undefined) return i;
+      const { packIndex: _index, ...rest } = i;
       return rest;
     });
   const stored = new Map<string, StoredManifest>();
@@ -60,14 +60,15 @@ async function resolvedDump(backend: MemoryBackend): Promise<Item[]> {
 
 const snapshotOf = compiledSnapshotOf;
 
-/** Every node's set bodies in a version, as a new process reads them (set id → body). */
+/** Every node's tables and set bodies in a version, as a new process reads them (set id → body, table id → table). */
 async function bodiesRead(backend: MemoryBackend, version: string): Promise<Record<string, unknown>> {
   const store = createSnapshotStore(backend, { now: () => 1_700_000_000_000, contentCacheBytes: 0 });
   const out: Record<string, unknown> = {};
   for (const node of (await store.getHeader('c', version))!.nodes) {
     const m = (await store.getNodeTables('c', version, node))!;
-    const bodies = await store.getSets(Object.values(m.sets), m.setPacks);
-    out[node] = Object.fromEntries(Object.entries(m.sets).map(([id, content]) => [id, bodies.get(content) ?? 'missing']));
+    const bodies = await store.getSets(Object.values(m.sets), m.packIndex);
+    const tables = await store.getTables(m.tableIds, m.packIndex);
+    out[node] = { sets: Object.fromEntries(Object.entries(m.sets).map(([id, content]) => [id, bodies.get(content) ?? 'missing'])), tables: Object.fromEntries(m.tableIds.map((id) => [id, tables.get(id) ?? 'missing'])) };
   }
   return out;
 }

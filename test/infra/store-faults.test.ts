@@ -27,8 +27,8 @@ async function expectVersion(store: SnapshotStore, cluster: string, version: str
   for (const [node, n] of Object.entries(snap.ir.nodes)) {
     const got = await store.getNodeTables(cluster, version, node);
     expect(got?.pods).toEqual(n.pods);
-    expect(Object.fromEntries(await store.getTables(got!.tableIds))).toEqual(Object.fromEntries(n.tables.map((id) => [id, snap.ir.tables.get(id)])));
-    const sets = await store.getSets(Object.values(got!.sets), got!.setPacks);
+    expect(Object.fromEntries(await store.getTables(got!.tableIds, got!.packIndex))).toEqual(Object.fromEntries(n.tables.map((id) => [id, snap.ir.tables.get(id)])));
+    const sets = await store.getSets(Object.values(got!.sets), got!.packIndex);
     expect(Object.fromEntries(Object.entries(got!.sets).map(([id, content]) => [id, sets.get(content)]))).toEqual(Object.fromEntries(n.sets.map((id) => [id, snap.ir.sets.get(id)])));
   }
 }

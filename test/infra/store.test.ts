@@ -49,9 +49,9 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
       expect(got?.addresses).toEqual(n.addresses);
       expect(got?.tableIds).toEqual(n.tables);
       expect(Object.keys(got!.sets)).toEqual(n.sets);
-      const tables = await store.getTables(got!.tableIds);
+      const tables = await store.getTables(got!.tableIds, got!.packIndex);
       expect(Object.fromEntries(tables)).toEqual(Object.fromEntries(n.tables.map((id) => [id, snap.ir.tables.get(id)])));
-      const sets = await store.getSets(Object.values(got!.sets), got!.setPacks);
+      const sets = await store.getSets(Object.values(got!.sets), got!.packIndex);
       for (const [id, content] of Object.entries(got!.sets)) expect(sets.get(content)).toEqual(snap.ir.sets.get(id));
     }
     expect(await store.getNodeTables(cluster, '42', 'no-such-node')).toBeNull();
@@ -144,15 +144,15 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     await store.publish(cluster, '1', snap);
     const got = await store.getNodeTables(cluster, '1', 'node-0');
     // The big set's body is in the pack the version's index names for it.
-    const packOf = decodePackIndex(got!.setPacks!, (await readBlobs({ backend, compression: streamCompression }, [packIndexPk(got!.setPacks!)])).complete.get(packIndexPk(got!.setPacks!))!.bytes, portableSha256Hex);
+    const packOf = decodePackIndex(got!.packIndex!, (await readBlobs({ backend, compression: streamCompression }, [packIndexPk(got!.packIndex!)])).complete.get(packIndexPk(got!.packIndex!))!.bytes, portableSha256Hex);
     const head = await backend.getItem({ pk: packPk(packOf.get(got!.sets[bigId]!)!), sk: '0' });
     expect(head?.chunks).toBeGreaterThan(1);
     const manifestHead = await backend.getItem({ pk: manifestBodyPk(got!.hash), sk: '0' });
     expect(manifestHead?.chunks).toBeGreaterThan(1);
     expect(got?.pods).toEqual(node.pods);
-    const sets = await store.getSets([got!.sets[bigId]!], got!.setPacks);
+    const sets = await store.getSets([got!.sets[bigId]!], got!.packIndex);
     expect(sets.get(got!.sets[bigId]!)).toEqual(snap.ir.sets.get(bigId));
-    const tables = await store.getTables(got!.tableIds);
+    const tables = await store.getTables(got!.tableIds, got!.packIndex);
     expect(tables.size).toBe(node.tables.length);
   });
 
@@ -276,17 +276,18 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     // A node's manifest hash is made of parts (manifest-hash.ts): its rest, each bucket its sets fill, the whole.
     const manifests = Object.values(snap.ir.nodes).reduce((n, node) => n + 2 + new Set(node.sets.map(bucketOf)).size, 0);
     // Each table once; each set twice (its definition against its id, its body for its content
-    // id); each node's manifest parts, each pack of set bodies, the packs' index and the object
-    // group index once (their content hashes).
+    // id); each node's manifest parts, each pack of tables and set bodies, the packs' index and
+    // the object group index once (their content hashes).
     // (The table may hold other tests' packs: the version's own are those its index names.)
-    const index = (await store.getNodeTables(cluster, '1', Object.keys(snap.ir.nodes)[0]!))!.setPacks!;
+    const index = (await store.getNodeTables(cluster, '1', Object.keys(snap.ir.nodes)[0]!))!.packIndex!;
     const packs = new Set(decodePackIndex(index, (await readBlobs({ backend, compression: streamCompression }, [packIndexPk(index)])).complete.get(packIndexPk(index))!.bytes, nodeSha256Hex).values()).size;
     expect(packs).toBeGreaterThan(0);
     const written = ids.length + 2 * sets + manifests + packs + 1 + 1;
     expect(hashedByPublish).toBe(written);
+    // Read back from the packs: the index and each pack checked against its id once.
     const before = hashed.length;
-    const read = await store.getTables(ids);
-    expect(hashed.length).toBe(before + ids.length);
+    const read = await store.getTables(ids, index);
+    expect(hashed.length).toBe(before + 1 + packs);
     for (const id of ids) expect(read.get(id)).toEqual(snap.ir.tables.get(id));
     const [id, table] = [...snap.ir.tables.entries()][0]!;
     const forged = { ...snap, ir: { ...snap.ir, tables: snap.ir.tables.after({ set: new Map([[id, { ...table, baseline: [{ action: 'deny' as const, set: null, ports: null }] }]]), dropped: new Set() }) } };
