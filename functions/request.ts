@@ -7,11 +7,32 @@ import { formatPath, parseSnapshot, type ParseOptions, type ValidationIssue } fr
 import { leftOutDocuments, parseBody } from './body.js';
 import { invalid } from './errors.js';
 
+/**
+ * The body read as JSON or YAML (body.ts), its text not kept: hono keeps what c.req.text() read
+ * for later readers, and nothing here reads a body twice. An L snapshot is 145 MB of text: kept,
+ * it (and the request's parsed JSON, when a caller's frame holds it) would stay live through the
+ * compile, and a compute thread near its heap budget spends its time in garbage collection.
+ */
+export async function readBody(c: Context, lenient = false): Promise<unknown> {
+  const text = await c.req.text();
+  delete c.req.bodyCache.text;
+  return parseBody(text, c.req.header('content-type'), lenient);
+}
+
 export async function readRequest<S extends z.ZodTypeAny>(c: Context, schema: S): Promise<z.infer<S>> {
-  const body = parseBody(await c.req.text(), c.req.header('content-type'), isLenient(c));
+  const body = await readBody(c, isLenient(c));
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw invalid(parsed.error.issues.map((i: z.core.$ZodIssue): ValidationIssue => ({ path: formatPath('$', i.path), message: i.message })));
   return parsed.data;
+}
+
+/**
+ * A request that carries a snapshot: the request without it, and the snapshot built into a
+ * cluster. The snapshot's parsed JSON lives only in this frame (see readBody).
+ */
+export async function readClusterRequest<S extends z.ZodType<{ snapshot?: unknown }>>(c: Context, schema: S): Promise<{ req: Omit<z.infer<S>, 'snapshot'>; cluster: Cluster }> {
+  const { snapshot, ...req } = await readRequest(c, schema);
+  return { req, cluster: clusterFrom(snapshot, '$.snapshot', isLenient(c)) };
 }
 
 /** `?lenient=true`: invalid objects and YAML documents are left out and listed in `warnings`, not a 422/400. */

@@ -9,6 +9,7 @@ import { requireAccess } from '../access/check.js';
 import { parseBody } from '../body.js';
 import { storeRequired, type AppEnv } from '../context.js';
 import { invalid } from '../errors.js';
+import { readBody } from '../request.js';
 import { ACCESS_RESPONSES, ClusterParams, errorResponse, json, jsonBody, queryValue, requestBody, VersionParams } from '../openapi.js';
 import { LATEST_ORDERS, latestConditions } from '../services/latest-conditions.js';
 
@@ -75,7 +76,7 @@ export function clusterRoutes(app: OpenAPIHono<AppEnv>): void {
     const { cluster, version } = c.req.valid('param');
     const headers = c.req.valid('header');
     const conditions = latestConditions(headers['If-Match'], headers['If-None-Match'], c.req.valid('query').order);
-    const published = await c.get('services').publisher.publish({ cluster, versionFromPath: version, conditions, body: async () => parseBody(await c.req.text(), c.req.header('content-type')), waitUntil: waitUntil(c) });
+    const published = await c.get('services').publisher.publish({ cluster, versionFromPath: version, conditions, body: () => readBody(c), waitUntil: waitUntil(c) });
     return c.json(jsonBody(published.body), published.status);
   });
 
@@ -90,7 +91,7 @@ export function clusterRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(post, async (c) => {
     const headers = c.req.valid('header');
     const conditions = latestConditions(headers['If-Match'], headers['If-None-Match'], c.req.valid('query').order);
-    const published = await c.get('services').publisher.publish({ cluster: c.req.valid('param').cluster, versionFromPath: null, conditions, body: async () => parseBody(await c.req.text(), c.req.header('content-type')), waitUntil: waitUntil(c) });
+    const published = await c.get('services').publisher.publish({ cluster: c.req.valid('param').cluster, versionFromPath: null, conditions, body: () => readBody(c), waitUntil: waitUntil(c) });
     return c.json(jsonBody(published.body), published.status);
   });
 
@@ -151,7 +152,7 @@ export function clusterRoutes(app: OpenAPIHono<AppEnv>): void {
     responses: { 200: json('the version now latest, and the one it replaced', LatestMovedSchema), ...BODY_ERRORS, 409: errorResponse('items of the version do not read back (`missing` names them)', ClusterErrorSchema), ...COMMON },
   });
   app.openapi(latest, async (c) => {
-    const body = parseBody(await c.req.text(), c.req.header('content-type'));
+    const body = await readBody(c);
     const version = isObject(body) ? body.version : undefined;
     if (typeof version !== 'string' || version === '') throw invalid([{ path: '$.version', message: 'the stored version to make latest: {"version": "<resourceVersion>"}' }]);
     return c.json(jsonBody(await c.get('services').versions.makeLatest(c.req.valid('param').cluster, version)), 200);

@@ -8,7 +8,7 @@ import { CompileRequestSchema, CompileResponseSchema } from '../../schemas/api/c
 import type { AppEnv } from '../context.js';
 import { ApiError, invalid } from '../errors.js';
 import { bodyErrorResponses, json, jsonBody, LenientQuery, requestBody } from '../openapi.js';
-import { clusterFrom, isLenient, readRequest } from '../request.js';
+import { readClusterRequest } from '../request.js';
 
 export function compileRoutes(app: OpenAPIHono<AppEnv>): void {
   const route = createRoute({
@@ -23,8 +23,7 @@ export function compileRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(route, async (c) => {
     const { sha256Hex, metrics } = c.get('services');
-    const req = await readRequest(c, CompileRequestSchema);
-    const cluster = clusterFrom(req.snapshot, '$.snapshot', isLenient(c));
+    const { req, cluster } = await readClusterRequest(c, CompileRequestSchema);
     const opts = { ...(req.nodes ? { nodes: req.nodes } : {}), ...(sha256Hex ? { sha256Hex } : {}) };
     const timedCompile = <T>(form: 'ir' | 'ir-flat', run: () => T): T => {
       const started = performance.now();

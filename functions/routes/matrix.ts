@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { API_LIMITS, MatrixRequestSchema, MatrixResponseSchema } from '../../schemas/api/verdicts.js';
 import type { AppEnv } from '../context.js';
 import { bodyErrorResponses, json, LenientQuery, requestBody } from '../openapi.js';
-import { clusterFrom, isLenient, readRequest } from '../request.js';
+import { readClusterRequest } from '../request.js';
 import { answerMatrix } from '../services/answers.js';
 
 export function matrixRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -16,7 +16,7 @@ export function matrixRoutes(app: OpenAPIHono<AppEnv>): void {
     responses: { 200: json('one table per port/protocol', MatrixResponseSchema), ...bodyErrorResponses() },
   });
   app.openapi(route, async (c) => {
-    const req = await readRequest(c, MatrixRequestSchema);
-    return c.json(answerMatrix(clusterFrom(req.snapshot, '$.snapshot', isLenient(c)), req), 200);
+    const { req, cluster } = await readClusterRequest(c, MatrixRequestSchema);
+    return c.json(answerMatrix(cluster, req), 200);
   });
 }

@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { VerdictsRequestSchema, VerdictsResponseSchema } from '../../schemas/api/verdicts.js';
 import type { AppEnv } from '../context.js';
 import { bodyErrorResponses, json, jsonBody, LenientQuery, requestBody } from '../openapi.js';
-import { clusterFrom, isLenient, readRequest } from '../request.js';
+import { readClusterRequest } from '../request.js';
 import { answerVerdicts } from '../services/answers.js';
 
 export function verdictRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -17,7 +17,7 @@ export function verdictRoutes(app: OpenAPIHono<AppEnv>): void {
     responses: { 200: json('verdicts in request order', VerdictsResponseSchema), ...bodyErrorResponses() },
   });
   app.openapi(route, async (c) => {
-    const req = await readRequest(c, VerdictsRequestSchema);
-    return c.json(jsonBody(answerVerdicts(clusterFrom(req.snapshot, '$.snapshot', isLenient(c)), req.flows)), 200);
+    const { req, cluster } = await readClusterRequest(c, VerdictsRequestSchema);
+    return c.json(jsonBody(answerVerdicts(cluster, req.flows)), 200);
   });
 }

@@ -53,6 +53,19 @@ function publishedSnapshot(body: unknown): unknown {
   return isObject(body) && 'snapshot' in body && !('items' in body) ? body.snapshot : body;
 }
 
+/**
+ * The body as changes, or parsed as a whole snapshot. The request's JSON lives only in this
+ * frame: an L snapshot's parsed JSON (~350 MB of small objects) kept through the compile is
+ * marked by every full collection, and near a thread's heap budget those run back to back.
+ */
+async function readInput(req: PublishRequest): Promise<{ kind: 'changes'; body: unknown } | { kind: 'whole'; snapshot: ParsedSnapshot }> {
+  const body = publishedSnapshot(await req.body());
+  if (isChangesBody(body)) return { kind: 'changes', body };
+  const parsed = parseSnapshot(body, '$');
+  if (!parsed.ok) throw invalid(parsed.issues);
+  return { kind: 'whole', snapshot: parsed.snapshot };
+}
+
 export class Publisher {
   constructor(private readonly deps: PublishDeps) {}
 
@@ -61,13 +74,12 @@ export class Publisher {
     const { cluster, versionFromPath, conditions } = req;
     // The version is in the path: a condition the latest already fails costs no parse or compile.
     if (versionFromPath !== null) await checkConditions(store, cluster, versionFromPath, conditions);
-    const body = publishedSnapshot(await req.body());
-    if (isChangesBody(body)) {
+    const input = await readInput(req);
+    if (input.kind === 'changes') {
       if (versionFromPath === null) throw invalid([{ path: '$.changes', message: 'a version from changes needs its resourceVersion: PUT …/snapshots/{resourceVersion}' }]);
-      return this.publishChanges(store, req, body, versionFromPath);
+      return this.publishChanges(store, req, input.body, versionFromPath);
     }
-    const parsed = parseSnapshot(body, '$');
-    if (!parsed.ok) throw invalid(parsed.issues);
+    const parsed = input;
     let version = versionFromPath ?? (parsed.snapshot.resourceVersion || undefined);
     let derived: Record<string, unknown> = {};
     if (version === undefined) {
