@@ -37,7 +37,7 @@ async function child(pods: number): Promise<void> {
 
 async function scan(): Promise<void> {
   let best: { pods: number; bytes: number } | null = null;
-  for (const pods of [1_000, 2_000, 3_000, 4_000, 5_000, 6_000, 8_000, 10_000]) {
+  for (const pods of [1_000, 2_000, 3_000, 4_000, 5_000, 6_000, 7_000, 8_000, 10_000]) {
     const r = spawnSync(process.execPath, [`--max-old-space-size=${HEAP_MB}`, '--import', 'tsx', join(import.meta.dirname, 'worker-fit.ts'), '--child', String(pods)], { encoding: 'utf8' });
     const line = r.stdout.trim().split('\n').pop() ?? '';
     if (r.status === 0 && line.startsWith('{')) {
