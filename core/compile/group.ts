@@ -41,21 +41,47 @@ function contentId(cluster: Cluster, rule: Rule): number {
   return id;
 }
 
+/** What groupOf reads of one tier's policies for a direction: their rules' contents in order, whether a peer is namespace-relative, the port names they use. */
+interface TierFacts {
+  readonly content: string;
+  readonly relative: boolean;
+  readonly portNames: readonly string[];
+}
+
+// Per cluster and direction, by the tier's policy ids: pods in many namespaces are selected by
+// the same AdminNetworkPolicies (and replicas' identities by the same NetworkPolicies), and
+// their rules were read again for every pod identity (L: 75k identities × dozens of rules).
+const tierFacts = new WeakMap<Cluster, Record<Direction, Map<string, TierFacts>>>();
+
+function factsOf(cluster: Cluster, dir: Direction, hits: readonly RuleHit[], policies: readonly Policy[]): TierFacts {
+  const byDir = tierFacts.get(cluster) ?? tierFacts.set(cluster, { ingress: new Map(), egress: new Map() }).get(cluster)!;
+  let key = '';
+  for (const p of policies) key += `${p.id},`;
+  let facts = byDir[dir].get(key);
+  if (!facts) {
+    const names = new Set<string>();
+    for (const h of hits) for (const m of h.rule.ports ?? []) if (m.type === 'named') names.add(m.name);
+    facts = { content: hits.map((h) => contentId(cluster, h.rule)).join(','), relative: hits.some((h) => h.rule.peers.some(isRelativePeer)), portNames: [...names] };
+    byDir[dir].set(key, facts);
+  }
+  return facts;
+}
+
 export function groupOf(cluster: Cluster, pod: PodInfo, dir: Direction): Group {
   // The engine's own reading of which policies select the pod (decide.ts), kept for partition.
   const sp = subjectPolicies(cluster, dir, pod);
   const policies = [...sp.admin, ...sp.nps, ...sp.baseline];
   const rules = policies.flatMap((p) => rulesFor(p, dir)!);
-  const tier = (hits: readonly RuleHit[]) => hits.map((h) => contentId(cluster, h.rule)).join(',');
+  const [admin, np, baseline] = [factsOf(cluster, dir, sp.hits.admin, sp.admin), factsOf(cluster, dir, sp.hits.np, sp.nps), factsOf(cluster, dir, sp.hits.baseline, sp.baseline)];
   // decide reads each tier's rules in order (first match; Pass skips the rest of its tier) and,
   // for NetworkPolicies, only whether any isolates (the proposal's namespace annotation isolates
   // ingress by itself).
-  const parts: string[] = [dir, tier(sp.hits.admin), sp.isolating.length > 0 || sp.legacyIsolated ? 'isolated' : 'open', tier(sp.hits.np), tier(sp.hits.baseline)];
+  const parts: string[] = [dir, admin.content, sp.isolating.length > 0 || sp.legacyIsolated ? 'isolated' : 'open', np.content, baseline.content];
   // Namespace-relative peers (Self, sameLabels, …) depend on the subject's namespace.
-  if (rules.some((r) => r.peers.some(isRelativePeer))) parts.push(`ns=${pod.namespace}`);
+  if (admin.relative || np.relative || baseline.relative) parts.push(`ns=${pod.namespace}`);
   // Ingress named ports resolve on the subject itself.
   if (dir === 'ingress') {
-    const names = new Set(rules.flatMap((r) => (r.ports ?? []).filter((m) => m.type === 'named').map((m) => (m.type === 'named' ? m.name : ''))));
+    const names = new Set([...admin.portNames, ...np.portNames, ...baseline.portNames]);
     if (names.size > 0) parts.push(pod.namedPorts.filter((np) => names.has(np.name)).map((np) => `${np.name}=${np.port}/${np.protocol}`).sort().join(','));
   }
   const own = parts.slice(5).join('|');
