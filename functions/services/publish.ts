@@ -118,10 +118,10 @@ export class Publisher {
     const next = nextVersion(base, { apply: apply.snapshot, delete: changes.delete }, this.deps.sha256Hex ? { sha256Hex: this.deps.sha256Hex } : {});
     if (!next.ok) throw invalid(next.issues);
     this.deps.metrics.compile.observe((performance.now() - started) / 1000, { form: 'ir' });
-    return this.storeVersion(store, req, version, next.state, next.stats, started, { base: baseVersion, changed: next.changed.length, incremental: next.incremental, warm: warm !== null }, next.change, existing === null);
+    return this.storeVersion(store, req, version, next.state, next.stats, started, { base: baseVersion, changed: next.changed.length, incremental: next.incremental, warm: warm !== null }, next.change, existing === null, baseVersion);
   }
 
-  private async storeVersion(store: SnapshotStore, req: PublishRequest, version: string, state: CompiledState, stats: SetCompileStats, started: number, extra: Record<string, unknown>, change?: SetFormChange, headerAbsent = false): Promise<Published> {
+  private async storeVersion(store: SnapshotStore, req: PublishRequest, version: string, state: CompiledState, stats: SetCompileStats, started: number, extra: Record<string, unknown>, change?: SetFormChange, headerAbsent = false, base?: string): Promise<Published> {
     const { cluster, conditions } = req;
     const { deps } = this;
     const objects: Record<string, number> = {};
@@ -132,7 +132,7 @@ export class Publisher {
     // work alive: the process itself when it outlives its answers, a Worker's waitUntil. Lambda
     // freezes the process after answering, so it settles first (null).
     const later = deps.settleAfterAnswer ? () => undefined : req.waitUntil;
-    const result = await conditionErrors(storeErrors(store.publish(cluster, version, compiled, { ...(conditions ? { conditions } : {}), ...(headerAbsent ? { headerAbsent } : {}), ...(later ? { settleLater: true } : {}) })), conditions);
+    const result = await conditionErrors(storeErrors(store.publish(cluster, version, compiled, { ...(conditions ? { conditions } : {}), ...(headerAbsent ? { headerAbsent } : {}), ...(later ? { settleLater: true } : {}), ...(base !== undefined ? { base } : {}) })), conditions);
     later?.(store.settled());
     deps.metrics.publish.observe((performance.now() - started) / 1000, { status: result.status });
     deps.polls?.forget(cluster);

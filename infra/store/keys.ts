@@ -6,7 +6,8 @@
 //                                                                content-addressed: what a whole publish writes instead of
 //                                                                one t# or e# item each
 //   l#<packIndexId>                               / <chunk>      which ids each pack of a whole publish holds; the header
-//                                                                names it (`packIndex`), versions from changes carry it and
+//                                                                names it (`packIndex`), versions from changes (and whole
+//                                                                publishes from a stored base: content.ts) carry it and
 //                                                                write their new tables and bodies as t# and e# items
 //   g#<manifestHash>                              / <chunk>      a node's manifest (pods → table ids, set id → body id),
 //                                                                content-addressed: a node nothing changed for shares it;

@@ -6,22 +6,21 @@
 // is missing. A version from a small change writes its few new tables, sets, manifests and
 // groups and its small index items, not the cluster again.
 import { portableSha256Hex, type Sha256Hex } from '../../core/compile/index.js';
-import { contentId, type IrSet, type RuleTable, type SetFormChange, type SetNode } from '../../core/sets/index.js';
+import type { SetFormChange } from '../../core/sets/index.js';
 import { writeBlobs, HEAD_SK, type BlobWrite } from './blob.js';
-import { contentHash, encodeManifestShard, encodeNodes, setContentId, utf8, type HeaderBody } from './codec.js';
+import { contentHash, encodeManifestShard, encodeNodes, utf8, type HeaderBody } from './codec.js';
 import { versionManifests, writePatches, type ContentIds, type VersionManifests } from './manifest-write.js';
 import type { PublishedForm, StoreContext } from './context.js';
-import { LayeredMap, type Lookup } from '../../core/layered-map.js';
 import { TTL_ATTRIBUTE } from './backend.js';
 import { headerItem, isExpired, summaryFromItem } from './header.js';
 import { checkName, headerKey, pointerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, packIndexPk, packPk, setPk, shardOf, tablePk } from './keys.js';
 import { encodeGroup, encodeGroupIndex, objectGroups, type ObjectGroup } from './objects.js';
-import { packBodies } from './packs.js';
+import { carriedContent, changedContent, collectContent } from './content.js';
 import { reconcile, retentionEnd, unretireItems } from './lifecycle.js';
 import { mapLimit } from './concurrency.js';
 import { isFresh, needsRefresh, WRITTEN_AT } from './content-age.js';
 import { moveLatest, placeOf, settle as settlePointer } from './pointer.js';
-import { LatestConditionError, StoreInputError, VersionConflictError, type CompiledSnapshot, type PublishOptions, type PublishResult } from './types.js';
+import { LatestConditionError, VersionConflictError, type CompiledSnapshot, type PublishOptions, type PublishResult } from './types.js';
 import type { Item } from './backend.js';
 
 export async function publish(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, opts: PublishOptions = {}): Promise<PublishResult> {
@@ -39,7 +38,8 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   // Relied on while it was stored recently (content-age.ts): else a whole publish checks it all again.
   const earlier = snap.change ? ctx.published.get(snap.change.from) : undefined;
   const from = earlier && isFresh(earlier.storedAt, ctx.nowSeconds()) ? earlier : undefined;
-  const content = from ? changedContent(ctx, snap, snap.change!, from, sha256Hex) : collectContent(ctx, snap, sha256Hex);
+  const carried = !from && opts.base !== undefined ? await carriedContent(ctx, cluster, opts.base, snap, sha256Hex) : null;
+  const content = from ? changedContent(ctx, snap, snap.change!, from, sha256Hex) : (carried ?? collectContent(ctx, snap, sha256Hex));
   const { objectsHash, manifestShards, manifests, groups, own } = versionItems(ctx, cluster, version, snap, { lookup: content.read ?? content.setContentIds, form: content.setContentIds }, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex);
   // Everything before the header is unreachable until the header is written: written at once.
   const [ownItems] = await Promise.all([
@@ -72,24 +72,6 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   // Every item of this set form is stored now: the next version may start from it.
   ctx.published.set(snap.ir, { setContentIds: content.setContentIds, manifests: manifests.hashes, storedAt: ctx.nowSeconds(), ...(packIndex !== undefined ? { packIndex } : {}) });
   return raced ? settle(ctx, cluster, version, snap, raced, 'unchanged', opts) : settle(ctx, cluster, version, snap, item, 'created', opts);
-}
-
-/**
- * A set form's content to store: tables and set bodies packed (a whole publish), or the new ones
- * by id and content id (from changes), every set's content id, counts.
- */
-interface Content {
-  readonly tables: Map<string, string>;
-  readonly sets: Map<string, string>;
-  /** A whole publish's tables and set bodies, packed (packs.ts). */
-  readonly packs?: ReturnType<typeof packBodies>;
-  /** From changes: the index of packs the version starts from names, carried. */
-  readonly packIndex?: string;
-  readonly setContentIds: LayeredMap<string, string>;
-  /** The same ids as a plain map, when there is one (a whole publish: 10⁷ lookups at L, one map each). */
-  readonly read?: Lookup<string, string>;
-  readonly tableCount: number;
-  readonly setCount: number;
 }
 
 async function settle(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, header: Item, status: PublishResult['status'], opts: PublishOptions): Promise<PublishResult> {
@@ -130,86 +112,6 @@ async function makeLatest(ctx: StoreContext, cluster: string, version: string, h
   if (moved.unmet === null) return false;
   await reconcile(ctx, cluster, version, retentionEnd(ctx));
   throw new LatestConditionError(cluster, version, moved.unmet, moved.current, true);
-}
-
-/**
- * Every table and set body of the snapshot in the form that is stored, each checked against its
- * content address: what the id hashes is what is stored (encoded once). A set's body gets its own
- * content id (its set id names only the definition, and members change between versions).
- */
-function collectContent(ctx: StoreContext, snap: CompiledSnapshot, sha256Hex: Sha256Hex): Content {
-  const tables = new Map<string, string>();
-  for (const [id, table] of snap.ir.tables.entries()) tables.set(id, checkedTable(ctx, id, table, sha256Hex));
-  const sets = new Map<string, string>();
-  const setContentIds = new Map<string, string>();
-  for (const [id, set] of snap.ir.sets.entries()) {
-    const { text, content } = checkedSet(ctx, id, set, sha256Hex);
-    sets.set(content, text);
-    setContentIds.set(id, content);
-  }
-  for (const [node, n] of Object.entries(snap.ir.nodes)) checkNode(node, n, (id) => tables.has(id), (id) => setContentIds.has(id));
-  return { tables: new Map(), sets: new Map(), packs: packBodies(new Map([...tables, ...sets]), sha256Hex), setContentIds: LayeredMap.over(setContentIds), read: setContentIds, tableCount: tables.size, setCount: setContentIds.size };
-}
-
-/**
- * The content of a set form compiled from `from` (published by this store, every item stored):
- * its new tables and set bodies, checked and encoded, and the set content ids as a layer over
- * the earlier ones. Nodes whose record is new are checked; the others were when `from` was.
- */
-function changedContent(ctx: StoreContext, snap: CompiledSnapshot, change: SetFormChange, from: PublishedForm, sha256Hex: Sha256Hex): Content {
-  const tables = new Map<string, string>();
-  for (const id of change.tables) {
-    const table = snap.ir.tables.get(id);
-    if (table) tables.set(id, checkedTable(ctx, id, table, sha256Hex));
-  }
-  const sets = new Map<string, string>();
-  const setContentIds = from.setContentIds.layer();
-  for (const id of change.sets) {
-    const set = snap.ir.sets.get(id);
-    if (!set) continue;
-    const { text, content } = checkedSet(ctx, id, set, sha256Hex);
-    sets.set(content, text);
-    setContentIds.set(id, content);
-  }
-  for (const node of change.nodes) {
-    const n = snap.ir.nodes[node];
-    // Lists the node had in `from` (the same arrays) were checked then.
-    const before = change.from.nodes[node];
-    if (n) checkNode(node, n, (id) => n.tables === before?.tables || snap.ir.tables.has(id), (id) => n.sets === before?.sets || (snap.ir.sets.has(id) && setContentIds.has(id)));
-  }
-  return { tables, sets, ...(from.packIndex !== undefined ? { packIndex: from.packIndex } : {}), setContentIds, tableCount: snap.compile.tables, setCount: snap.compile.sets ?? snap.ir.sets.size };
-}
-
-/** A table's stored text, checked against its id once per table object. */
-function checkedTable(ctx: StoreContext, id: string, table: RuleTable, sha256Hex: Sha256Hex): string {
-  // A wrong id would poison every version sharing it: refuse rather than store. Checked once
-  // per table object (a version from changes carries the earlier version's objects along).
-  let text = ctx.checked.get(table)?.[id];
-  if (text === undefined) {
-    text = JSON.stringify(table);
-    const actual = contentId('r', text, sha256Hex);
-    if (actual !== id) throw new StoreInputError('table', `table ${id} does not hash to its id (${actual})`);
-    ctx.checked.set(table, { [id]: text });
-  }
-  return text;
-}
-
-/** A set body's stored text and content id, its id checked against its definition once per set object. */
-function checkedSet(ctx: StoreContext, id: string, set: IrSet, sha256Hex: Sha256Hex): { text: string; content: string } {
-  let known = ctx.checked.get(set);
-  if (!known || known[id] === undefined) {
-    const actual = contentId('s', JSON.stringify(set.definition), sha256Hex);
-    if (actual !== id) throw new StoreInputError('set', `set ${id} does not hash to its id (${actual})`);
-    const text = JSON.stringify(set);
-    ctx.checked.set(set, (known = { [id]: text, content: setContentId(text, sha256Hex) }));
-  }
-  return { text: known[id]!, content: known.content! };
-}
-
-function checkNode(node: string, n: SetNode, hasTable: (id: string) => boolean, hasSet: (id: string) => boolean): void {
-  checkName('node', node);
-  for (const id of n.tables) if (!hasTable(id)) throw new StoreInputError('table', `node ${node} refers to table ${id} that the snapshot does not carry`);
-  for (const id of n.sets) if (!hasSet(id)) throw new StoreInputError('set', `node ${node} refers to set ${id} that the snapshot does not carry`);
 }
 
 // Up to this many unknown ids are written without asking which are stored (one batch write):

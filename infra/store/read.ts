@@ -115,6 +115,11 @@ export const getTables = (ctx: StoreContext, ids: readonly string[], packIndex?:
 export const getSets = (ctx: StoreContext, ids: readonly string[], packIndex?: string): Promise<ReadonlyMap<string, IrSet>> =>
   readPacked(ctx, 'sets', 'set body', ids, packIndex, checkSetContentId, setPk, (id, bytes) => decodeSet(id, bytes, ctx.sha256Hex), asSet);
 
+/** A pack index (packs.ts): content id → the pack holding it; null when it is not stored. */
+export async function getPackIndex(ctx: StoreContext, id: string): Promise<ReadonlyMap<string, string> | null> {
+  return (await readContent(ctx, 'pack index', [id], checkPackIndexId, packIndexPk, (i, bytes) => decodePackIndex(i, bytes, ctx.sha256Hex))).get(id) ?? null;
+}
+
 /**
  * Content by id, from the packs of `packIndex` where it lists an id (packs.ts: the pack's id
  * checks its whole text, each body's shape is checked here), else from the id's own item;
@@ -123,7 +128,7 @@ export const getSets = (ctx: StoreContext, ids: readonly string[], packIndex?: s
 async function readPacked<T>(ctx: StoreContext, kind: string, noun: string, ids: readonly string[], packIndex: string | undefined, check: (id: string) => string, pkOf: (id: string) => string, decode: (id: string, bytes: Uint8Array) => T, shape: (id: string, parsed: unknown) => T): Promise<ReadonlyMap<string, T>> {
   for (const id of ids) check(id);
   if (packIndex === undefined) return readContent(ctx, kind, ids, check, pkOf, decode);
-  const packOf = (await readContent(ctx, 'pack index', [packIndex], checkPackIndexId, packIndexPk, (id, bytes) => decodePackIndex(id, bytes, ctx.sha256Hex))).get(packIndex);
+  const packOf = await getPackIndex(ctx, packIndex);
   if (!packOf) throw new StoreCorruptionError(`pack index ${packIndex} is missing`);
   const packed = ids.filter((id) => packOf.has(id));
   const packs = await readContent(ctx, 'packs', [...new Set(packed.map((id) => packOf.get(id)!))], (id) => id, packPk, (id, bytes) => decodePack(id, bytes, ctx.sha256Hex));

@@ -151,6 +151,12 @@ export interface PublishOptions {
    * process that outlives its answers (the Node server), not for one frozen after each (Lambda).
    */
   readonly settleLater?: boolean;
+  /**
+   * The stored version this one was compiled from (a version from changes). When the publish
+   * cannot start from what this process published of it, it relies on the base's stored packs
+   * for the tables and set bodies they hold (content.ts carriedContent) instead of packing all.
+   */
+  readonly base?: string;
 }
 
 export interface SetLatestResult {

@@ -60,6 +60,16 @@ async function resolvedDump(backend: MemoryBackend): Promise<Item[]> {
 
 const snapshotOf = compiledSnapshotOf;
 
+/** A version's header item. */
+function headerOf(backend: MemoryBackend, version: string): Item {
+  const header = backend.dump().find((i) => i.pk === 'c#c' && i.sk.startsWith('v#') && i.version === version);
+  if (!header) throw new Error(`no header for version ${version}`);
+  return header;
+}
+
+/** Partition keys of packs and pack indexes. */
+const packItems = (backend: MemoryBackend): string[] => [...new Set(backend.dump().filter((i) => /^[kl]#/.test(i.pk)).map((i) => i.pk))].sort();
+
 /** Every node's tables and set bodies in a version, as a new process reads them (set id → body, table id → table). */
 async function bodiesRead(backend: MemoryBackend, version: string): Promise<Record<string, unknown>> {
   const store = createSnapshotStore(backend, { now: () => 1_700_000_000_000, contentCacheBytes: 0 });
@@ -76,19 +86,25 @@ async function bodiesRead(backend: MemoryBackend, version: string): Promise<Reco
 describe('publishing a version from changes', () => {
   it(`writes the same items as publishing its set form whole (${RUNS} random sequences)`, async () => {
     let fromChanges = 0;
+    let carried = 0;
     await assertProperty(
       fc.asyncProperty(snapshotArb, fc.array(versionStepArb, { minLength: 1, maxLength: 4 }), async (base, steps) => {
         const first = parseSnapshot(base);
         if (!first.ok) return;
         const now = () => 1_700_000_000_000;
-        const [hinted, whole] = [new MemoryBackend(), new MemoryBackend()];
+        const [hinted, whole, coldBackend] = [new MemoryBackend(), new MemoryBackend(), new MemoryBackend()];
         // `b` is a new store (a new process) for every publish: it reads the pointer and what it
-        // retires from the table, where `a` starts from what its own publishes wrote.
+        // retires from the table, where `a` starts from what its own publishes wrote. `cold` is
+        // a new process too, told the base its version was compiled from (a new server's first
+        // change): it relies on the base's stored packs instead of packing everything again.
         const a = createSnapshotStore(hinted, { now });
         const b = { publish: (...args: Parameters<typeof a.publish>) => createSnapshotStore(whole, { now }).publish(...args) };
+        const cold = { publish: (...args: Parameters<typeof a.publish>) => createSnapshotStore(coldBackend, { now }).publish(...args) };
         let state = compiledState(first.snapshot).state;
         await a.publish('c', '1', snapshotOf(state));
         await b.publish('c', '1', snapshotOf(state));
+        await cold.publish('c', '1', snapshotOf(state));
+        const firstPacks = packItems(coldBackend);
         let version = 1;
         for (const [i, s] of steps.entries()) {
           const next = nextVersionFrom(state, s, i);
@@ -97,14 +113,24 @@ describe('publishing a version from changes', () => {
           version++;
           await a.publish('c', String(version), snapshotOf(next.state, next.change));
           await b.publish('c', String(version), snapshotOf(next.state));
-          expect(await resolvedDump(hinted)).toEqual(await resolvedDump(whole));
-          expect(await bodiesRead(hinted, String(version))).toEqual(await bodiesRead(whole, String(version)));
+          await cold.publish('c', String(version), snapshotOf(next.state), { base: String(version - 1) });
+          const [wholeDump, wholeBodies] = [await resolvedDump(whole), await bodiesRead(whole, String(version))];
+          expect(await resolvedDump(hinted)).toEqual(wholeDump);
+          expect(await bodiesRead(hinted, String(version))).toEqual(wholeBodies);
+          expect(await resolvedDump(coldBackend)).toEqual(wholeDump);
+          expect(await bodiesRead(coldBackend, String(version))).toEqual(wholeBodies);
+          // The cold publish named its base's index and packed nothing: the packs and index are
+          // those version 1 wrote.
+          expect(headerOf(coldBackend, String(version)).packIndex).toBe(headerOf(coldBackend, '1').packIndex);
+          expect(packItems(coldBackend)).toEqual(firstPacks);
+          carried++;
           state = next.state;
         }
       }),
       { numRuns: RUNS, file: import.meta.url },
     );
     expect(fromChanges).toBeGreaterThan(RUNS / 2);
+    expect(carried).toBeGreaterThan(RUNS / 2);
     // Patches were written and read back, not only whole manifests.
     expect(patched).toBeGreaterThan(RUNS / 4);
   }, 30_000 + RUNS * 150);
