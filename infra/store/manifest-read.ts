@@ -45,8 +45,10 @@ async function fromPatches(ctx: StoreContext, hash: string, head: ManifestPatch)
     const resolved = resolveManifest(hash, items);
     if ('manifest' in resolved) return resolved.manifest;
     const stuck = [...items.values()].find((i) => 'patch' in i && i.patch.base[0] === resolved.need);
+    const known = items.size;
     toRead = linksToRead(ctx, stuck && 'patch' in stuck ? stuck.patch.base : [resolved.need], items);
-    if (toRead.length === 0) throw new StoreCorruptionError(`manifest ${hash}: cannot read its link ${resolved.need}`);
+    // Nothing to read and nothing found in the cache either (a cached link is resolved on the next turn).
+    if (toRead.length === 0 && items.size === known) throw new StoreCorruptionError(`manifest ${hash}: cannot read its link ${resolved.need}`);
   }
 }
 

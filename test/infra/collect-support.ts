@@ -48,23 +48,32 @@ export async function liveContent(backend: ItemBackend, nowMs: number): Promise<
 
 export const contentHeads = async (backend: ItemBackend): Promise<Set<string>> => new Set((await scanned(backend, CONTENT, HEAD_SK)).map((i) => i.pk));
 
-/** Every visible version reads back whole in a new process (no cache): every node's manifest, tables, set bodies, and the objects. */
+/**
+ * Every visible version reads back whole in a new process without a cache, and in one process
+ * with a content cache that reads every version in turn (as a server answering node polls does:
+ * a manifest's patch chain then meets links already read whole): every node's manifest, tables,
+ * set bodies, and the objects.
+ */
 export async function expectAllReadBack(backend: ItemBackend, nowMs: number, cluster?: string): Promise<number> {
   const versions = await visibleVersions(backend, Math.floor(nowMs / 1000), cluster);
+  const cached = createSnapshotStore(backend, { now: () => nowMs });
   for (const { cluster, version } of versions) {
-    const store = createSnapshotStore(backend, { now: () => nowMs, contentCacheBytes: 0 });
-    const header = await store.getHeader(cluster, version);
-    expect(header, `${cluster} ${version}`).not.toBeNull();
-    for (const node of header!.nodes) {
-      const m = await store.getNodeTables(cluster, version, node);
-      expect(m, `${cluster} ${version} ${node}`).not.toBeNull();
-      const tables = await store.getTables(m!.tableIds, m!.packIndex);
-      expect(m!.tableIds.filter((id) => !tables.has(id)), `${cluster} ${version} ${node} tables`).toEqual([]);
-      const bodies = Object.values(m!.sets);
-      const sets = await store.getSets(bodies, m!.packIndex);
-      expect(bodies.filter((id) => !sets.has(id)), `${cluster} ${version} ${node} sets`).toEqual([]);
-    }
-    await store.getSnapshotObjects(cluster, version);
+    for (const store of [createSnapshotStore(backend, { now: () => nowMs, contentCacheBytes: 0 }), cached]) await expectReadBack(store, cluster, version);
   }
   return versions.length;
+}
+
+async function expectReadBack(store: ReturnType<typeof createSnapshotStore>, cluster: string, version: string): Promise<void> {
+  const header = await store.getHeader(cluster, version);
+  expect(header, `${cluster} ${version}`).not.toBeNull();
+  for (const node of header!.nodes) {
+    const m = await store.getNodeTables(cluster, version, node);
+    expect(m, `${cluster} ${version} ${node}`).not.toBeNull();
+    const tables = await store.getTables(m!.tableIds, m!.packIndex);
+    expect(m!.tableIds.filter((id) => !tables.has(id)), `${cluster} ${version} ${node} tables`).toEqual([]);
+    const bodies = Object.values(m!.sets);
+    const sets = await store.getSets(bodies, m!.packIndex);
+    expect(bodies.filter((id) => !sets.has(id)), `${cluster} ${version} ${node} sets`).toEqual([]);
+  }
+  await store.getSnapshotObjects(cluster, version);
 }

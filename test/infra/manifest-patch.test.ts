@@ -163,6 +163,11 @@ describe('reading a manifest from its links', () => {
     const m1OnOther = patchText({ base: [hashOf(other)], addresses: m1.addresses, pods: { 'a/x': null, 'a/p1': m1.pods['a/p1']! }, sets: {}, tables: { add: [], remove: [] } });
     await backend.putItems([item(hashOf(other), manifestText(other)), item(hashOf(m0), manifestText(m0)), item(hashOf(m1), m1OnOther), item(hashOf(m2), patchOf([hashOf(m1), hashOf(m0)], m1, m2))]);
     expect(await readManifest(storeContext(backend), hashOf(m2))).toEqual(m2);
+    // The same, where the manifest that link leads to was read whole before (a server answering
+    // polls keeps it in its content cache): the chain ends there instead of reading it again.
+    const cached = storeContext(backend);
+    expect(await readManifest(cached, hashOf(other))).toEqual(other);
+    expect(await readManifest(cached, hashOf(m2))).toEqual(m2);
   });
 
   it('refuses a chain with a link missing, and patches that make another manifest than their key names', async () => {
