@@ -25,7 +25,7 @@ import { assertProperty } from '../support/property.js';
 import { nextVersionFrom, versionStepArb } from '../support/random-changes.js';
 import { snapshotArb } from '../support/random-snapshot.js';
 
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 60);
+const RUNS = Number(process.env.PROPERTY_RUNS ?? (process.env.PROPERTY_DEPTH === 'deep' ? 300 : 60));
 let patched = 0;
 
 /** Where tables and set bodies are kept: their own items, packs and pack indexes (the header's pointer to its index is left out below). */
@@ -133,5 +133,5 @@ describe('publishing a version from changes', () => {
     expect(carried).toBeGreaterThan(RUNS / 2);
     // Patches were written and read back, not only whole manifests.
     expect(patched).toBeGreaterThan(RUNS / 4);
-  }, 30_000 + RUNS * 150);
+  }, 30_000 + RUNS * 500);
 });
