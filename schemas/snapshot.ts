@@ -10,6 +10,7 @@ import { AdminNetworkPolicySchema, BaselineAdminNetworkPolicySchema } from './k8
 import { ClusterNetworkPolicySchema } from './k8s/cluster-network-policy.js';
 import { podTemplateOf, templatePath, WORKLOAD_KIND_NAMES, WORKLOAD_SCHEMAS, isWorkload } from './k8s/workload.js';
 import { compileSelector } from './k8s/label-selector.js';
+import { inKeyOrder } from './k8s/meta.js';
 
 export const SNAPSHOT_LIMITS = {
   /** Objects in one snapshot (the L benchmark has ~176k). */
@@ -220,7 +221,8 @@ export function parseSnapshot(raw: unknown, base = '$', options: ParseOptions = 
       return;
     }
     const obj = parsed.data as SnapshotObject;
-    if (NAMESPACED_KINDS.has(obj.kind) && !obj.metadata.namespace) obj.metadata.namespace = 'default';
+    // Kept in key order, as parsed (k8s/meta.ts sortedObject).
+    if (NAMESPACED_KINDS.has(obj.kind) && !obj.metadata.namespace) obj.metadata = inKeyOrder({ ...obj.metadata, namespace: 'default' });
     issues.push(...semanticIssues(obj, path, identity));
     // Kinds are unique across the accepted groups; extensions/v1beta1 and networking.k8s.io/v1
     // NetworkPolicies are the same resource served twice, so one name is one object.

@@ -2,7 +2,7 @@
 // (kubernetes-sigs/network-policy-api apis/v1alpha1, v0.1.x), plus the KEP-2091 draft
 // spellings handled in cluster-peer.ts.
 import { z } from '../zod.js';
-import { ObjectMetaSchema } from './meta.js';
+import { ObjectMetaSchema, sortedObject } from './meta.js';
 import {
   checkNamedPortPeers, checkRange, ClusterProtocol, ClusterSubjectSchema, clusterPeer, PortNumberValue,
   type ClusterPeer, type ClusterPort,
@@ -10,14 +10,12 @@ import {
 
 export const V1ALPHA1_LIMITS = { rules: 100, peers: 100, ports: 100, networks: 25, ruleName: 100, maxPriority: 1000 } as const;
 
-const PortRangeSchema = z
-  .object({ protocol: ClusterProtocol.default('TCP'), start: PortNumberValue, end: PortNumberValue })
+const PortRangeSchema = sortedObject({ protocol: ClusterProtocol.default('TCP'), start: PortNumberValue, end: PortNumberValue })
   .superRefine((r, ctx) => checkRange(r, ctx, []));
 
 // AdminNetworkPolicyPort: "Exactly one field must be set."
-const AnpPortSchema = z
-  .object({
-    portNumber: z.object({ protocol: ClusterProtocol.default('TCP'), port: PortNumberValue }).optional(),
+const AnpPortSchema = sortedObject({
+    portNumber: sortedObject({ protocol: ClusterProtocol.default('TCP'), port: PortNumberValue }).optional(),
     namedPort: z.string().min(1).optional(),
     portRange: PortRangeSchema.optional(),
   })
@@ -27,9 +25,9 @@ const AnpPortSchema = z
       ctx.addIssue({ code: 'custom', path: [], message: `exactly one of portNumber, namedPort, portRange must be set${set.length ? ` (found ${set.join(', ')})` : ''}` });
       return z.NEVER;
     }
-    if (p.portNumber) return { type: 'range', protocol: p.portNumber.protocol, start: p.portNumber.port, end: p.portNumber.port };
-    if (p.portRange) return { type: 'range', protocol: p.portRange.protocol, start: p.portRange.start, end: p.portRange.end };
-    return { type: 'named', name: p.namedPort! };
+    if (p.portNumber) return { end: p.portNumber.port, protocol: p.portNumber.protocol, start: p.portNumber.port, type: 'range' };
+    if (p.portRange) return { end: p.portRange.end, protocol: p.portRange.protocol, start: p.portRange.start, type: 'range' };
+    return { name: p.namedPort!, type: 'named' };
   });
 
 // The KEP-2091 Story 3 sample writes `ports: {port: [{protocol, number}]}`; it is rewritten
@@ -61,21 +59,20 @@ function rules<A extends string>(actions: readonly [A, ...A[]], peerField: 'from
   const action = z.enum(actions, { error: `supported values: ${actions.map((a) => `"${a}"`).join(', ')}` });
   return z
     .array(
-      z
-        .object({ name: RuleName, action, [peerField]: peers(peer), ports: PortsSchema })
+      sortedObject({ name: RuleName, action, [peerField]: peers(peer), ports: PortsSchema })
         .superRefine((r, ctx) => checkNamedPortPeers(r[peerField] as ClusterPeer[], r.ports as ClusterPort[] | null, ctx, peerField, 'ports'))
-        .transform((r) => ({ name: r.name as string | undefined, action: r.action as A, peers: r[peerField] as ClusterPeer[], ports: r.ports as ClusterPort[] | null })),
+        .transform((r) => ({ action: r.action as A, name: r.name as string | undefined, peers: r[peerField] as ClusterPeer[], ports: r.ports as ClusterPort[] | null })),
     )
     .max(V1ALPHA1_LIMITS.rules, `must have at most ${V1ALPHA1_LIMITS.rules} rules`)
     .nullish()
     .transform((v) => v ?? []);
 }
 
-export const AdminNetworkPolicySchema = z.object({
+export const AdminNetworkPolicySchema = sortedObject({
   apiVersion: z.literal('policy.networking.k8s.io/v1alpha1'),
   kind: z.literal('AdminNetworkPolicy'),
   metadata: ObjectMetaSchema,
-  spec: z.object({
+  spec: sortedObject({
     priority: z
       .number({ error: 'must be an integer from 0 to 1000' })
       .int('must be an integer from 0 to 1000')
@@ -88,13 +85,13 @@ export const AdminNetworkPolicySchema = z.object({
 });
 export type AdminNetworkPolicy = z.infer<typeof AdminNetworkPolicySchema>;
 
-export const BaselineAdminNetworkPolicySchema = z.object({
+export const BaselineAdminNetworkPolicySchema = sortedObject({
   apiVersion: z.literal('policy.networking.k8s.io/v1alpha1'),
   kind: z.literal('BaselineAdminNetworkPolicy'),
   metadata: ObjectMetaSchema.extend({
     name: z.literal('default', { error: 'Only one baseline admin network policy with metadata.name="default" can be created in the cluster' }),
   }),
-  spec: z.object({
+  spec: sortedObject({
     subject: ClusterSubjectSchema,
     ingress: rules(['Allow', 'Deny'], 'from', ANP_INGRESS_PEER),
     egress: rules(['Allow', 'Deny'], 'to', BANP_EGRESS_PEER),

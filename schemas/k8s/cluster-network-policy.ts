@@ -1,7 +1,7 @@
 // policy.networking.k8s.io/v1alpha2 ClusterNetworkPolicy
 // (kubernetes-sigs/network-policy-api apis/v1alpha2/clusternetworkpolicy_types.go).
 import { z } from '../zod.js';
-import { ObjectMetaSchema } from './meta.js';
+import { ObjectMetaSchema, sortedObject } from './meta.js';
 import {
   checkNamedPortPeers, checkRange, ClusterSubjectSchema, clusterPeer, PortNumberValue,
   type ClusterPeer, type ClusterPort,
@@ -10,10 +10,9 @@ import {
 export const V1ALPHA2_LIMITS = { rules: 25, peers: 25, protocols: 25, networks: 25, ruleName: 100, maxPriority: 1000 } as const;
 
 // Port: "exactly one" of number | range; range is strict: "Start port must be less than End port".
-const DestinationPortSchema = z
-  .object({
+const DestinationPortSchema = sortedObject({
     number: PortNumberValue.optional(),
-    range: z.object({ start: PortNumberValue, end: PortNumberValue }).superRefine((r, ctx) => checkRange(r, ctx, [])).optional(),
+    range: sortedObject({ start: PortNumberValue, end: PortNumberValue }).superRefine((r, ctx) => checkRange(r, ctx, [])).optional(),
   })
   .transform((p, ctx) => {
     if ((p.number === undefined) === (p.range === undefined)) {
@@ -24,22 +23,21 @@ const DestinationPortSchema = z
   });
 
 // tcp/udp/sctp: MinProperties=1, so `tcp: {}` is invalid upstream.
-const ProtocolPortSchema = z.object({ destinationPort: DestinationPortSchema.optional() }).superRefine((p, ctx) => {
+const ProtocolPortSchema = sortedObject({ destinationPort: DestinationPortSchema.optional() }).superRefine((p, ctx) => {
   if (p.destinationPort === undefined) ctx.addIssue({ code: 'custom', path: ['destinationPort'], message: 'must be specified (the protocol entry needs at least one field)' });
 });
 
-const ProtocolEntrySchema = z
-  .object({ tcp: ProtocolPortSchema.optional(), udp: ProtocolPortSchema.optional(), sctp: ProtocolPortSchema.optional(), destinationNamedPort: z.string().min(1).optional() })
+const ProtocolEntrySchema = sortedObject({ tcp: ProtocolPortSchema.optional(), udp: ProtocolPortSchema.optional(), sctp: ProtocolPortSchema.optional(), destinationNamedPort: z.string().min(1).optional() })
   .transform((e, ctx): ClusterPort => {
     const set = (['tcp', 'udp', 'sctp', 'destinationNamedPort'] as const).filter((k) => e[k] !== undefined);
     if (set.length !== 1) {
       ctx.addIssue({ code: 'custom', path: [], message: `exactly one of tcp, udp, sctp, destinationNamedPort must be set${set.length ? ` (found ${set.join(', ')})` : ''}` });
       return z.NEVER;
     }
-    if (e.destinationNamedPort !== undefined) return { type: 'named', name: e.destinationNamedPort };
+    if (e.destinationNamedPort !== undefined) return { name: e.destinationNamedPort, type: 'named' };
     const key = set[0] as 'tcp' | 'udp' | 'sctp';
     const range = e[key]!.destinationPort!;
-    return { type: 'range', protocol: key.toUpperCase() as 'TCP' | 'UDP' | 'SCTP', start: range.start, end: range.end };
+    return { end: range.end, protocol: key.toUpperCase() as 'TCP' | 'UDP' | 'SCTP', start: range.start, type: 'range' };
   });
 
 const ProtocolsSchema = z
@@ -55,26 +53,25 @@ const EGRESS_PEER = clusterPeer({ allowed: ['namespaces', 'pods', 'nodes', 'netw
 function rules(peerField: 'from' | 'to', peer: z.ZodType<ClusterPeer>) {
   return z
     .array(
-      z
-        .object({
+      sortedObject({
           name: z.string().max(V1ALPHA2_LIMITS.ruleName, `may not be more than ${V1ALPHA2_LIMITS.ruleName} characters`).optional(),
           action: z.enum(['Accept', 'Deny', 'Pass'], { error: 'supported values: "Accept", "Deny", "Pass"' }),
           [peerField]: z.array(peer, { error: 'must be a list of peers' }).min(1, 'must have at least 1 item').max(V1ALPHA2_LIMITS.peers, `must have at most ${V1ALPHA2_LIMITS.peers} items`),
           protocols: ProtocolsSchema,
         })
         .superRefine((r, ctx) => checkNamedPortPeers(r[peerField] as ClusterPeer[], r.protocols as ClusterPort[] | null, ctx, peerField, 'protocols'))
-        .transform((r) => ({ name: r.name as string | undefined, action: r.action as 'Accept' | 'Deny' | 'Pass', peers: r[peerField] as ClusterPeer[], ports: r.protocols as ClusterPort[] | null })),
+        .transform((r) => ({ action: r.action as 'Accept' | 'Deny' | 'Pass', name: r.name as string | undefined, peers: r[peerField] as ClusterPeer[], ports: r.protocols as ClusterPort[] | null })),
     )
     .max(V1ALPHA2_LIMITS.rules, `must have at most ${V1ALPHA2_LIMITS.rules} rules`)
     .nullish()
     .transform((v) => v ?? []);
 }
 
-export const ClusterNetworkPolicySchema = z.object({
+export const ClusterNetworkPolicySchema = sortedObject({
   apiVersion: z.literal('policy.networking.k8s.io/v1alpha2'),
   kind: z.literal('ClusterNetworkPolicy'),
   metadata: ObjectMetaSchema,
-  spec: z.object({
+  spec: sortedObject({
     tier: z.enum(['Admin', 'Baseline'], { error: 'supported values: "Admin", "Baseline"' }),
     priority: z
       .number({ error: 'must be an integer from 0 to 1000' })

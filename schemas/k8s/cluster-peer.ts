@@ -9,7 +9,7 @@
 //    `subject: {namespaceSelector}` shorthand.
 import { z } from '../zod.js';
 import { parseCidr } from './ip.js';
-import { LabelSelectorSchema, type LabelSelector } from './meta.js';
+import { inKeyOrder, LabelSelectorSchema, type LabelSelector } from './meta.js';
 
 export type NamespaceMatch =
   | { type: 'selector'; selector: LabelSelector }
@@ -103,7 +103,11 @@ export interface PeerOptions {
 }
 
 export function clusterPeer(opts: PeerOptions) {
-  return z.unknown().transform((raw, ctx): ClusterPeer => {
+  // Kept in key order, as every parsed object is (meta.ts sortedObject).
+  return z.unknown().transform((raw, ctx): ClusterPeer => inKeyOrder(peerOf(raw, ctx, opts)));
+}
+
+function peerOf(raw: unknown, ctx: Ctx, opts: PeerOptions): ClusterPeer {
     if (!isObject(raw)) return issue(ctx, [], 'a peer must be an object');
     const present = Object.keys(raw).filter((k) => raw[k] !== undefined && raw[k] !== null);
     const known = present.filter((k) => (opts.allowed as readonly string[]).includes(k));
@@ -138,11 +142,12 @@ export function clusterPeer(opts: PeerOptions) {
         return { type: 'domainNames', names: stringList(raw.domainNames, ctx, ['domainNames'], 'domainNames') };
     }
     return { type: 'unknown', fields: [key] };
-  });
 }
 
 /** `subject`: exactly one of namespaces | pods, or the draft's `namespaceSelector` shorthand. */
-export const ClusterSubjectSchema = z.unknown().transform((raw, ctx): ClusterSubject => {
+export const ClusterSubjectSchema = z.unknown().transform((raw, ctx): ClusterSubject => inKeyOrder(subjectOf(raw, ctx)));
+
+function subjectOf(raw: unknown, ctx: Ctx): ClusterSubject {
   if (!isObject(raw)) return issue(ctx, [], 'must be an object with exactly one of namespaces, pods');
   const keys = ['namespaces', 'pods', 'namespaceSelector'].filter((k) => raw[k] !== undefined && raw[k] !== null);
   if (keys.length !== 1) return issue(ctx, [], `exactly one of namespaces, pods must be set${keys.length ? ` (found ${keys.join(', ')})` : ''}`);
@@ -150,7 +155,7 @@ export const ClusterSubjectSchema = z.unknown().transform((raw, ctx): ClusterSub
   if (key === 'namespaces') return { namespaces: namespaceMatch(raw.namespaces, ctx, ['namespaces']), podSelector: null };
   if (key === 'namespaceSelector') return { namespaces: { type: 'selector', selector: selector(raw.namespaceSelector, ctx, ['namespaceSelector']) }, podSelector: null };
   return podsSelection(raw.pods, ctx) ?? z.NEVER;
-});
+}
 
 export const PortNumberValue = z
   .number({ error: 'must be an integer between 1 and 65535' })

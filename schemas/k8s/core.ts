@@ -1,69 +1,65 @@
 // v1 Namespace, Pod, Node and Service: only the fields policy evaluation reads.
 // Unknown fields are dropped (zod's default), as a client of a newer server would.
 import { z } from '../zod.js';
-import { LabelsSchema, ObjectMetaSchema, OwnedMetaSchema, PortName, PortNumber, PortNumberOrName, Protocol } from './meta.js';
+import { LabelsSchema, ObjectMetaSchema, OwnedMetaSchema, PortName, PortNumber, PortNumberOrName, Protocol, sortedObject, sortedRecord } from './meta.js';
 
 export const LEGACY_ISOLATION_ANNOTATION = 'net.beta.kubernetes.io/network-policy';
 
-export const NamespaceSchema = z.object({
+export const NamespaceSchema = sortedObject({
   apiVersion: z.literal('v1'),
   kind: z.literal('Namespace'),
   metadata: ObjectMetaSchema,
 });
 export type Namespace = z.infer<typeof NamespaceSchema>;
 
-export const ContainerPortSchema = z.object({
+export const ContainerPortSchema = sortedObject({
   name: PortName.optional(),
   containerPort: PortNumber,
   protocol: Protocol.default('TCP'),
 });
 
-export const ContainerSchema = z.object({
+export const ContainerSchema = sortedObject({
   name: z.string(),
   ports: z.array(ContainerPortSchema).nullish().transform((v) => v ?? []),
 });
 
-export const PodSchema = z.object({
+export const PodSchema = sortedObject({
   apiVersion: z.literal('v1'),
   kind: z.literal('Pod'),
   metadata: OwnedMetaSchema,
-  spec: z
-    .object({
+  spec: sortedObject({
       nodeName: z.string().optional(),
       hostNetwork: z.boolean().default(false),
       containers: z.array(ContainerSchema).default([]),
       initContainers: z.array(ContainerSchema).nullish().transform((v) => v ?? []),
     })
     .default({ hostNetwork: false, containers: [], initContainers: [] }),
-  status: z
-    .object({
+  status: sortedObject({
       phase: z.string().optional(),
       podIP: z.string().optional(),
-      podIPs: z.array(z.object({ ip: z.string() })).nullish().transform((v) => v ?? []),
+      podIPs: z.array(sortedObject({ ip: z.string() })).nullish().transform((v) => v ?? []),
     })
     .default({ podIPs: [] }),
 });
 export type Pod = z.infer<typeof PodSchema>;
 
-export const NodeSchema = z.object({
+export const NodeSchema = sortedObject({
   apiVersion: z.literal('v1'),
   kind: z.literal('Node'),
   metadata: ObjectMetaSchema.extend({ labels: LabelsSchema.nullish().transform((v) => v ?? {}) }),
-  status: z
-    .object({
-      addresses: z.array(z.object({ type: z.string(), address: z.string() })).nullish().transform((v) => v ?? []),
+  status: sortedObject({
+      addresses: z.array(sortedObject({ type: z.string(), address: z.string() })).nullish().transform((v) => v ?? []),
     })
     .default({ addresses: [] }),
 });
 export type Node = z.infer<typeof NodeSchema>;
 
-export const ServiceSchema = z.object({
+export const ServiceSchema = sortedObject({
   apiVersion: z.literal('v1'),
   kind: z.literal('Service'),
   metadata: ObjectMetaSchema,
-  spec: z
-    .object({
-      selector: z.record(z.string(), z.string()).nullish().transform((v) => v ?? null),
+  spec: sortedObject({
+      selector: z.record(z.string(), z.string()).nullish().transform((v) => (v ? sortedRecord(v) : null)),
       // Read for routing flows to a Service (core/evaluate/service.ts); absent stays absent.
       type: z.string().optional(),
       externalName: z.string().optional(),
@@ -71,7 +67,7 @@ export const ServiceSchema = z.object({
       clusterIPs: z.array(z.string()).nullish().transform((v) => v ?? []),
       ports: z
         .array(
-          z.object({
+          sortedObject({
             name: z.string().optional(),
             protocol: Protocol.default('TCP'),
             port: PortNumber,

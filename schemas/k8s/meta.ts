@@ -2,6 +2,46 @@
 // server validates them (apimachinery validation.ValidateLabelSelector, ValidateLabels).
 import { z } from '../zod.js';
 
+/**
+ * z.object with its shape's keys sorted. zod writes a parsed object's keys in shape order, so the
+ * objects a snapshot parses to come out in canonical key order (as do label maps, sorted below),
+ * and their canonical JSON, which the snapshot hash and the store write for every object, is
+ * JSON.stringify's (core/snapshot/hash.ts canonicalJson). Every object schema of a Kubernetes
+ * kind is made with it; a transform that builds an object writes its keys sorted.
+ */
+export function sortedObject<S extends z.ZodRawShape>(shape: S): z.ZodObject<S> {
+  return z.object(Object.fromEntries(Object.keys(shape).sort().map((k) => [k, shape[k]])) as S);
+}
+
+/**
+ * The same value with every object's keys in sorted order (see sortedObject), for what a
+ * transform builds; parts already in order (and frozen values such as z.NEVER) are kept as they are.
+ */
+export function inKeyOrder<T>(v: T): T {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return v;
+  let changed = false;
+  const keep = (x: unknown) => {
+    const y = inKeyOrder(x);
+    if (y !== x) changed = true;
+    return y;
+  };
+  if (Array.isArray(v)) {
+    const out = v.map(keep);
+    return (changed ? out : v) as T;
+  }
+  const keys = Object.keys(v);
+  changed = keys.some((k, i) => i > 0 && k < keys[i - 1]!);
+  const entries = (changed ? [...keys].sort() : keys).map((k) => [k, keep((v as Record<string, unknown>)[k])] as const);
+  return (changed ? Object.fromEntries(entries) : v) as T;
+}
+
+/** A map with its keys in sorted order (see sortedObject): itself when they already are. */
+export function sortedRecord<T>(map: Record<string, T>): Record<string, T> {
+  const keys = Object.keys(map);
+  for (let i = 1; i < keys.length; i++) if (keys[i]! < keys[i - 1]!) return Object.fromEntries(keys.sort().map((k) => [k, map[k]!]));
+  return map;
+}
+
 // Qualified name: optional DNS-subdomain prefix, "/", name of ≤63 chars (validation.IsQualifiedName).
 const NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -46,12 +86,12 @@ export const LabelsSchema = z.unknown().transform((raw, ctx): Record<string, str
     else if (!isLabelValue(value)) ctx.addIssue({ code: 'custom', path: [key], message: `invalid label value ${JSON.stringify(value)}: ${VALUE_MESSAGE}` });
     else out[key] = value;
   }
-  return out;
+  // Checked in the order given (so are the issues), kept in key order.
+  return sortedRecord(out);
 });
 export type LabelMap = z.infer<typeof LabelsSchema>;
 
-export const LabelSelectorRequirementSchema = z
-  .object({
+export const LabelSelectorRequirementSchema = sortedObject({
     key: LabelKey,
     operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']),
     values: z.array(LabelValue).nullish().transform((v) => v ?? []),
@@ -66,30 +106,31 @@ export const LabelSelectorRequirementSchema = z
     }
   });
 
-export const LabelSelectorSchema = z.object({
+export const LabelSelectorSchema = sortedObject({
   matchLabels: LabelsSchema.nullish().transform((v) => v ?? {}),
   matchExpressions: z.array(LabelSelectorRequirementSchema).nullish().transform((v) => v ?? []),
 });
 export type LabelSelector = z.infer<typeof LabelSelectorSchema>;
 
 /** A selector field where JSON null means the empty selector (kubectl prints `podSelector: {}` either way). */
-export const NullableSelectorSchema = LabelSelectorSchema.nullish().transform((v) => v ?? { matchLabels: {}, matchExpressions: [] });
+export const NullableSelectorSchema = LabelSelectorSchema.nullish().transform((v) => v ?? { matchExpressions: [], matchLabels: {} });
 
-export const ObjectMetaSchema = z.object({
+export const ObjectMetaSchema = sortedObject({
   name: z.string().min(1, 'must be specified'),
   namespace: z.string().min(1).optional(),
   labels: LabelsSchema.nullish().transform((v) => v ?? {}),
-  annotations: z.record(z.string(), z.string()).nullish().transform((v) => v ?? {}),
+  annotations: z.record(z.string(), z.string()).nullish().transform((v) => (v ? sortedRecord(v) : {})),
   resourceVersion: z.string().optional(),
 });
 
 /** Metadata of objects a controller manages (pods, ReplicaSets, Jobs). */
-export const OwnedMetaSchema = ObjectMetaSchema.extend({
+export const OwnedMetaSchema = sortedObject({
+  ...ObjectMetaSchema.shape,
   // "ownerReferences: List of objects depended by this object … If this object is managed by
   // a controller, then an entry in this list will point to this controller, with the
   // controller field set to true." Only what following a pod to its workload needs.
   ownerReferences: z
-    .array(z.object({ kind: z.string().min(1, 'must be specified'), name: z.string().min(1, 'must be specified'), controller: z.boolean().nullish() }))
+    .array(sortedObject({ kind: z.string().min(1, 'must be specified'), name: z.string().min(1, 'must be specified'), controller: z.boolean().nullish() }))
     .nullish()
     .transform((v) => v ?? []),
 });

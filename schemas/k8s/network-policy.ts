@@ -3,10 +3,9 @@
 // networkpolicy-v1beta1-proposal.txt), which only has ingress rules with pod/namespace peers.
 import { z } from '../zod.js';
 import { parseCidr } from './ip.js';
-import { LabelSelectorSchema, NullableSelectorSchema, ObjectMetaSchema, PortNumber, PortNumberOrName, Protocol } from './meta.js';
+import { LabelSelectorSchema, NullableSelectorSchema, ObjectMetaSchema, PortNumber, PortNumberOrName, Protocol, sortedObject } from './meta.js';
 
-export const IPBlockSchema = z
-  .object({
+export const IPBlockSchema = sortedObject({
     cidr: z.string({ error: 'must be specified' }),
     except: z.array(z.string()).nullish().transform((v) => v ?? []),
   })
@@ -28,8 +27,7 @@ export const IPBlockSchema = z
     });
   });
 
-export const NetworkPolicyPortSchema = z
-  .object({
+export const NetworkPolicyPortSchema = sortedObject({
     protocol: Protocol.default('TCP'),
     port: PortNumberOrName.optional(),
     endPort: PortNumber.optional(),
@@ -43,8 +41,7 @@ export const NetworkPolicyPortSchema = z
   });
 export type NetworkPolicyPort = z.infer<typeof NetworkPolicyPortSchema>;
 
-export const NetworkPolicyPeerSchema = z
-  .object({
+export const NetworkPolicyPeerSchema = sortedObject({
     podSelector: LabelSelectorSchema.nullish().transform((v) => v ?? undefined),
     namespaceSelector: LabelSelectorSchema.nullish().transform((v) => v ?? undefined),
     ipBlock: IPBlockSchema.nullish().transform((v) => v ?? undefined),
@@ -60,14 +57,14 @@ export type NetworkPolicyPeer = z.infer<typeof NetworkPolicyPeerSchema>;
 // API treats both as "all", the legacy proposal treats [] as "nothing".
 const optionalList = <T extends z.ZodTypeAny>(item: T) => z.array(item).nullish().transform((v) => v ?? null);
 
-const IngressRuleSchema = z.object({ from: optionalList(NetworkPolicyPeerSchema), ports: optionalList(NetworkPolicyPortSchema) });
-const EgressRuleSchema = z.object({ to: optionalList(NetworkPolicyPeerSchema), ports: optionalList(NetworkPolicyPortSchema) });
+const IngressRuleSchema = sortedObject({ from: optionalList(NetworkPolicyPeerSchema), ports: optionalList(NetworkPolicyPortSchema) });
+const EgressRuleSchema = sortedObject({ to: optionalList(NetworkPolicyPeerSchema), ports: optionalList(NetworkPolicyPortSchema) });
 
-export const NetworkPolicySchema = z.object({
+export const NetworkPolicySchema = sortedObject({
   apiVersion: z.literal('networking.k8s.io/v1'),
   kind: z.literal('NetworkPolicy'),
   metadata: ObjectMetaSchema,
-  spec: z.object({
+  spec: sortedObject({
     podSelector: NullableSelectorSchema,
     policyTypes: z
       .array(z.enum(['Ingress', 'Egress'], { error: 'supported values: "Ingress", "Egress"' }))
@@ -92,11 +89,11 @@ const LegacyPeerSchema = z
     const n = Number(p.podSelector !== undefined) + Number(p.namespaceSelector !== undefined);
     if (n !== 1) ctx.addIssue({ code: 'custom', path: [], message: 'exactly one of podSelector or namespaceSelector must be specified (extensions/v1beta1 proposal form)' });
   })
-  .transform(({ podSelector, namespaceSelector }) => ({ podSelector, namespaceSelector }));
+  .transform(({ podSelector, namespaceSelector }) => ({ namespaceSelector, podSelector }));
 
-const LegacyPortSchema = z.object({ protocol: Protocol.default('TCP'), port: PortNumberOrName.optional() });
+const LegacyPortSchema = sortedObject({ protocol: Protocol.default('TCP'), port: PortNumberOrName.optional() });
 
-export const LegacyNetworkPolicySchema = z.object({
+export const LegacyNetworkPolicySchema = sortedObject({
   apiVersion: z.literal('extensions/v1beta1'),
   kind: z.literal('NetworkPolicy'),
   metadata: ObjectMetaSchema,
@@ -104,7 +101,7 @@ export const LegacyNetworkPolicySchema = z.object({
     .looseObject({
       podSelector: NullableSelectorSchema,
       ingress: z
-        .array(z.object({ from: optionalList(LegacyPeerSchema), ports: optionalList(LegacyPortSchema) }))
+        .array(sortedObject({ from: optionalList(LegacyPeerSchema), ports: optionalList(LegacyPortSchema) }))
         .nullish()
         .transform((v) => v ?? []),
     })
@@ -114,11 +111,11 @@ export const LegacyNetworkPolicySchema = z.object({
         if (field in spec) ctx.addIssue({ code: 'custom', path: [field], message: `not part of the extensions/v1beta1 proposal form (ingress-only); use apiVersion networking.k8s.io/v1 for ${field}` });
       }
     })
-    .transform(({ podSelector, ingress }) => ({ podSelector, ingress })),
+    .transform(({ podSelector, ingress }) => ({ ingress, podSelector })),
 });
 export type LegacyNetworkPolicy = z.infer<typeof LegacyNetworkPolicySchema>;
 
 /** The namespace annotation of the proposal: `{"ingress": {"isolation": "DefaultDeny"}}`. */
-export const LegacyIsolationAnnotationSchema = z.object({
-  ingress: z.object({ isolation: z.enum(['DefaultDeny']).optional() }).optional(),
+export const LegacyIsolationAnnotationSchema = sortedObject({
+  ingress: sortedObject({ isolation: z.enum(['DefaultDeny']).optional() }).optional(),
 });

@@ -4,16 +4,15 @@
 // Unknown fields are dropped, as for the other kinds.
 import { z } from '../zod.js';
 import { ContainerSchema } from './core.js';
-import { LabelSelectorSchema, LabelsSchema, OwnedMetaSchema as ObjectMetaSchema } from './meta.js';
+import { LabelSelectorSchema, LabelsSchema, OwnedMetaSchema as ObjectMetaSchema, sortedObject, sortedRecord } from './meta.js';
 
 const labels = LabelsSchema.nullish().transform((v) => v ?? {});
 const containers = z.array(ContainerSchema).nullish().transform((v) => v ?? []);
 
 /** "PodTemplateSpec describes the data a pod should have when created from a template." */
-export const PodTemplateSchema = z.object({
-  metadata: z.object({ labels }).nullish().transform((v) => v ?? { labels: {} }),
-  spec: z
-    .object({ hostNetwork: z.boolean().nullish().transform((v) => v ?? false), containers, initContainers: containers })
+export const PodTemplateSchema = sortedObject({
+  metadata: sortedObject({ labels }).nullish().transform((v) => v ?? { labels: {} }),
+  spec: sortedObject({ hostNetwork: z.boolean().nullish().transform((v) => v ?? false), containers, initContainers: containers })
     .nullish()
     .transform((v) => v ?? { hostNetwork: false, containers: [], initContainers: [] }),
 });
@@ -23,35 +22,34 @@ export type PodTemplate = z.infer<typeof PodTemplateSchema>;
 // and batch/v1 Job default it from the template's labels (or the Job controller's own label).
 // `replicas: 0` asks for no pods ("Number of desired pods … Defaults to 1").
 const replicas = z.number().int().min(0).nullish().transform((v) => v ?? 1);
-const appsSpec = z.object({ selector: LabelSelectorSchema, template: PodTemplateSchema, replicas });
+const appsSpec = sortedObject({ selector: LabelSelectorSchema, template: PodTemplateSchema, replicas });
 
-export const DeploymentSchema = z.object({ apiVersion: z.literal('apps/v1'), kind: z.literal('Deployment'), metadata: ObjectMetaSchema, spec: appsSpec });
-export const StatefulSetSchema = z.object({ apiVersion: z.literal('apps/v1'), kind: z.literal('StatefulSet'), metadata: ObjectMetaSchema, spec: appsSpec });
-export const DaemonSetSchema = z.object({ apiVersion: z.literal('apps/v1'), kind: z.literal('DaemonSet'), metadata: ObjectMetaSchema, spec: appsSpec });
-export const ReplicaSetSchema = z.object({ apiVersion: z.literal('apps/v1'), kind: z.literal('ReplicaSet'), metadata: ObjectMetaSchema, spec: appsSpec });
-export const ReplicationControllerSchema = z.object({
+export const DeploymentSchema = sortedObject({ apiVersion: z.literal('apps/v1'), kind: z.literal('Deployment'), metadata: ObjectMetaSchema, spec: appsSpec });
+export const StatefulSetSchema = sortedObject({ apiVersion: z.literal('apps/v1'), kind: z.literal('StatefulSet'), metadata: ObjectMetaSchema, spec: appsSpec });
+export const DaemonSetSchema = sortedObject({ apiVersion: z.literal('apps/v1'), kind: z.literal('DaemonSet'), metadata: ObjectMetaSchema, spec: appsSpec });
+export const ReplicaSetSchema = sortedObject({ apiVersion: z.literal('apps/v1'), kind: z.literal('ReplicaSet'), metadata: ObjectMetaSchema, spec: appsSpec });
+export const ReplicationControllerSchema = sortedObject({
   apiVersion: z.literal('v1'),
   kind: z.literal('ReplicationController'),
   metadata: ObjectMetaSchema,
   // "selector … If empty, defaulted to labels on Pod template."
-  spec: z.object({ selector: z.record(z.string(), z.string()).nullish().transform((v) => v ?? null), template: PodTemplateSchema, replicas }),
+  spec: sortedObject({ selector: z.record(z.string(), z.string()).nullish().transform((v) => (v ? sortedRecord(v) : null)), template: PodTemplateSchema, replicas }),
 });
-export const JobSchema = z.object({
+export const JobSchema = sortedObject({
   apiVersion: z.literal('batch/v1'),
   kind: z.literal('Job'),
   metadata: ObjectMetaSchema,
-  spec: z.object({ selector: LabelSelectorSchema.nullish().transform((v) => v ?? null), manualSelector: z.boolean().nullish(), template: PodTemplateSchema }),
+  spec: sortedObject({ selector: LabelSelectorSchema.nullish().transform((v) => v ?? null), manualSelector: z.boolean().nullish(), template: PodTemplateSchema }),
   // "A Job is finished when it has a Complete or Failed condition" (status only in live snapshots).
-  status: z
-    .object({ conditions: z.array(z.object({ type: z.string(), status: z.string() })).nullish().transform((v) => v ?? []) })
+  status: sortedObject({ conditions: z.array(sortedObject({ type: z.string(), status: z.string() })).nullish().transform((v) => v ?? []) })
     .nullish()
     .transform((v) => v ?? { conditions: [] }),
 });
-export const CronJobSchema = z.object({
+export const CronJobSchema = sortedObject({
   apiVersion: z.literal('batch/v1'),
   kind: z.literal('CronJob'),
   metadata: ObjectMetaSchema,
-  spec: z.object({ jobTemplate: z.object({ metadata: z.object({ labels }).nullish(), spec: z.object({ template: PodTemplateSchema }) }) }),
+  spec: sortedObject({ jobTemplate: sortedObject({ metadata: sortedObject({ labels }).nullish(), spec: sortedObject({ template: PodTemplateSchema }) }) }),
 });
 
 export const WORKLOAD_SCHEMAS = {
