@@ -8,11 +8,13 @@ import { assertProperty, propertyRuns } from '../support/property.js';
 
 const RUNS = propertyRuns(500);
 
+/** Any JSON value, with undefined members and keys JSON must escape. */
+const value = fc.letrec((tie) => ({
+  v: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(fc.string({ unit: 'binary', maxLength: 6 }), tie('v'), { maxKeys: 5 })),
+})).v;
+
 describe('canonical JSON', () => {
   it(`equals JSON.stringify(canonical(v)) (${RUNS} random values)`, () => {
-    const value = fc.letrec((tie) => ({
-      v: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(fc.string({ unit: 'binary', maxLength: 6 }), tie('v'), { maxKeys: 5 })),
-    })).v;
     assertProperty(
       fc.property(value, (v) => {
         if (v === undefined) return;
@@ -23,9 +25,6 @@ describe('canonical JSON', () => {
   });
 
   it(`on values already in key order (written by JSON.stringify) equals it too (${RUNS} random values)`, () => {
-    const value = fc.letrec((tie) => ({
-      v: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(fc.string({ unit: 'binary', maxLength: 6 }), tie('v'), { maxKeys: 5 })),
-    })).v;
     assertProperty(
       fc.property(value, (v) => {
         if (v === undefined) return;
