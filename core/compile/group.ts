@@ -88,11 +88,45 @@ export function groupOf(cluster: Cluster, pod: PodInfo, dir: Direction): Group {
   return { signature: parts.join('|'), policySignature: `${dir}|${policies.map((p) => p.id).join(',')}|${parts[2]}|${own}`, dir, representative: pod, policies, sp, rules };
 }
 
+// Per cluster: the label keys the subject selectors read, of policies that pick pods of any
+// namespace (cluster-scoped) and per namespace (NetworkPolicies).
+const subjectKeys = new WeakMap<Cluster, { all: readonly string[]; byNamespace: Map<string, readonly string[]> }>();
+
 /**
- * groupOf, once per pod identity: what groupOf reads of a pod is its namespace, its labels
- * (selection) and, for ingress, its named ports; replicas of a Deployment share all three.
- * Equal identity strings mean equal inputs (label order may differ between pods; that only
- * costs a cache miss).
+ * The label keys a subject selector that can pick a pod of this namespace reads, sorted. A label
+ * selector reads only the keys it names ("matchLabels and matchExpressions are ANDed", each
+ * requirement on one key), so pods of a namespace equal on these keys are selected by the same
+ * policies; the other labels (pod-template-hash, statefulset.kubernetes.io/pod-name,
+ * controller-uid, …) cannot change a group, as Cilium leaves them out of identities.
+ */
+export function subjectLabelKeys(cluster: Cluster, namespace: string): readonly string[] {
+  let keys = subjectKeys.get(cluster);
+  if (!keys) {
+    const all = new Set<string>();
+    const byNamespace = new Map<string, Set<string>>();
+    for (const p of cluster.policies.all) {
+      const s = p.subject;
+      const into = s.type === 'namespace' ? (byNamespace.get(s.namespace) ?? byNamespace.set(s.namespace, new Set()).get(s.namespace)!) : all;
+      if (s.pods !== null) for (const k of cluster.selectors.selector(s.pods).keys) into.add(k);
+    }
+    const sorted = (ks: Iterable<string>) => [...ks].sort();
+    keys = { all: sorted(all), byNamespace: new Map([...byNamespace].map(([ns, ks]) => [ns, sorted(new Set([...all, ...ks]))])) };
+    subjectKeys.set(cluster, keys);
+  }
+  return keys.byNamespace.get(namespace) ?? keys.all;
+}
+
+/** The pod's labels that some subject selector reads (subjectLabelKeys), as text. */
+function readLabels(cluster: Cluster, pod: PodInfo): string {
+  const picked: string[] = [];
+  for (const k of subjectLabelKeys(cluster, pod.namespace)) if (Object.hasOwn(pod.labels, k)) picked.push(k, pod.labels[k]!);
+  return JSON.stringify(picked);
+}
+
+/**
+ * groupOf, once per pod identity: what groupOf reads of a pod is its namespace, the labels some
+ * subject selector reads (selection) and, for ingress, its named ports; replicas of a Deployment
+ * and of a StatefulSet share all three.
  */
 export function groupsByIdentity(cluster: Cluster): (pod: PodInfo, dir: Direction) => Group {
   // One map per direction, keyed by the identity string itself: a concatenated key would be a
@@ -103,7 +137,7 @@ export function groupsByIdentity(cluster: Cluster): (pod: PodInfo, dir: Directio
   return (pod, dir) => {
     let id = identities.get(pod);
     if (!id) {
-      const egress = `${pod.nsIdx}|${JSON.stringify(pod.labels)}`;
+      const egress = `${pod.nsIdx}|${readLabels(cluster, pod)}`;
       identities.set(pod, (id = { egress, ingress: `${egress}|${JSON.stringify(pod.namedPorts)}` }));
     }
     const identity = id[dir];

@@ -19,6 +19,8 @@ export interface LabelSelectorSpec {
 export interface CompiledSelector {
   readonly key: string;
   readonly isEmpty: boolean;
+  /** The label keys it reads, sorted and unique: objects equal on these get equal answers. */
+  readonly keys: readonly string[];
   matches(labels: Labels): boolean;
 }
 
@@ -37,6 +39,7 @@ export function compileSelector(sel: LabelSelectorSpec): CompiledSelector {
   return {
     key,
     isEmpty: labels.length === 0 && exprs.length === 0,
+    keys: [...new Set([...labels.map(([k]) => k), ...exprs.map((e) => e.key)])].sort(),
     matches(target: Labels): boolean {
       for (const [k, v] of labels) if (target[k] !== v) return false;
       for (const e of exprs) {
