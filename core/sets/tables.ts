@@ -7,7 +7,7 @@ import type { RuleHit } from '../evaluate/decide.js';
 import type { Group } from '../compile/group.js';
 import type { PortMatch } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
-import type { PortSpec, RuleTable, SetId, SetRule } from './ir.js';
+import type { PortSpec, RuleTable, SetRule } from './ir.js';
 import type { SetRegistry } from './registry.js';
 
 /** Ingress named ports resolve on the subject: "a named port on the destination pod". */
@@ -15,17 +15,13 @@ function subjectPorts(subject: PodInfo, m: Extract<PortMatch, { type: 'named' }>
   return subject.namedPorts.filter((np) => np.name === m.name && (m.protocol === null || m.protocol === np.protocol)).map((np) => [np.protocol, np.port, np.port] as const);
 }
 
+const portsText = (ports: readonly PortSpec[] | null): string => (ports === null ? '*' : ports.map((p) => p.join(':')).join(','));
+
 /** A tier's set rules, in order; a rule identical to an earlier one of its tier can never match first and is left out. */
 function tierRules(registry: SetRegistry, group: Group, hits: readonly RuleHit[]): SetRule[] {
   const subject = group.representative;
   const out: SetRule[] = [];
   const seen = new Set<string>();
-  const push = (action: SetRule['action'], set: SetId | null, ports: readonly PortSpec[] | null) => {
-    const key = `${set}|${ports === null ? '*' : ports.map((p) => p.join(':')).join(',')}`;
-    if (seen.has(key)) return;
-    seen.add(key);
-    out.push({ action, set, ports });
-  };
   for (const { rule } of hits) {
     // Legacy proposal: "ports: [] … matches no traffic"; such a rule never matches.
     if (rule.ports !== null && rule.ports.length === 0) continue;
@@ -36,11 +32,28 @@ function tierRules(registry: SetRegistry, group: Group, hits: readonly RuleHit[]
       else if (group.dir === 'ingress') ranges.push(...subjectPorts(subject, m));
       else named.push(m);
     }
+    // What the rule's address rules match of ports, written once for every peer.
+    const ports = rule.ports === null ? null : ranges;
+    const portsKey = portsText(ports);
     for (const peer of rule.peers) {
       // A `none` peer (fail-closed Allow, domainNames) matches no endpoint.
       if (peer.type === 'none') continue;
-      if (rule.ports === null || ranges.length > 0) push(rule.action, registry.addresses(peer, subject), rule.ports === null ? null : ranges);
-      for (const m of named) push(rule.action, registry.ports(peer, m, subject), null);
+      if (ports === null || ports.length > 0) {
+        const set = registry.addresses(peer, subject);
+        const key = `${set}|${portsKey}`;
+        if (!seen.has(key)) {
+          seen.add(key);
+          out.push({ action: rule.action, set, ports });
+        }
+      }
+      for (const m of named) {
+        const set = registry.ports(peer, m, subject);
+        const key = `${set}|*`;
+        if (!seen.has(key)) {
+          seen.add(key);
+          out.push({ action: rule.action, set, ports: null });
+        }
+      }
     }
   }
   return out;
