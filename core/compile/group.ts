@@ -88,9 +88,36 @@ export function groupOf(cluster: Cluster, pod: PodInfo, dir: Direction): Group {
   return { signature: parts.join('|'), policySignature: `${dir}|${policies.map((p) => p.id).join(',')}|${parts[2]}|${own}`, dir, representative: pod, policies, sp, rules };
 }
 
-// Per cluster: the label keys the subject selectors read, of policies that pick pods of any
-// namespace (cluster-scoped) and per namespace (NetworkPolicies).
-const subjectKeys = new WeakMap<Cluster, { all: readonly string[]; byNamespace: Map<string, readonly string[]> }>();
+/** The label keys subject selectors read: of policies that pick pods in any namespace, and per namespace index. */
+interface SubjectKeys {
+  readonly all: readonly string[];
+  readonly byNamespace: readonly (readonly string[] | undefined)[];
+}
+
+const subjectKeys = new WeakMap<Cluster, SubjectKeys>();
+
+function subjectKeysOf(cluster: Cluster): SubjectKeys {
+  let keys = subjectKeys.get(cluster);
+  if (!keys) {
+    const read = (policies: readonly Policy[], into: Set<string>) => {
+      const selectors = new Set<number>();
+      for (const p of policies) if (p.subject.pods !== null) selectors.add(p.subject.pods);
+      for (const id of selectors) for (const k of cluster.selectors.selector(id).keys) into.add(k);
+      return into;
+    };
+    // The policies subjectPolicies (evaluate/decide.ts) reads: Admin and Baseline tiers in every
+    // namespace, NetworkPolicies in their own.
+    const all = read([...cluster.policies.admin, ...cluster.policies.baseline], new Set());
+    const byNamespace: (readonly string[] | undefined)[] = [];
+    for (const [ns, policies] of cluster.policies.byNamespace) {
+      const info = cluster.nsByName.get(ns);
+      if (info) byNamespace[info.idx] = [...read(policies, new Set(all))].sort();
+    }
+    keys = { all: [...all].sort(), byNamespace };
+    subjectKeys.set(cluster, keys);
+  }
+  return keys;
+}
 
 /**
  * The label keys a subject selector that can pick a pod of this namespace reads, sorted. A label
@@ -99,27 +126,15 @@ const subjectKeys = new WeakMap<Cluster, { all: readonly string[]; byNamespace: 
  * policies; the other labels (pod-template-hash, statefulset.kubernetes.io/pod-name,
  * controller-uid, …) cannot change a group, as Cilium leaves them out of identities.
  */
-export function subjectLabelKeys(cluster: Cluster, namespace: string): readonly string[] {
-  let keys = subjectKeys.get(cluster);
-  if (!keys) {
-    const all = new Set<string>();
-    const byNamespace = new Map<string, Set<string>>();
-    for (const p of cluster.policies.all) {
-      const s = p.subject;
-      const into = s.type === 'namespace' ? (byNamespace.get(s.namespace) ?? byNamespace.set(s.namespace, new Set()).get(s.namespace)!) : all;
-      if (s.pods !== null) for (const k of cluster.selectors.selector(s.pods).keys) into.add(k);
-    }
-    const sorted = (ks: Iterable<string>) => [...ks].sort();
-    keys = { all: sorted(all), byNamespace: new Map([...byNamespace].map(([ns, ks]) => [ns, sorted(new Set([...all, ...ks]))])) };
-    subjectKeys.set(cluster, keys);
-  }
-  return keys.byNamespace.get(namespace) ?? keys.all;
+export function subjectLabelKeys(cluster: Cluster, nsIdx: number): readonly string[] {
+  const keys = subjectKeysOf(cluster);
+  return keys.byNamespace[nsIdx] ?? keys.all;
 }
 
 /** The pod's labels that some subject selector reads (subjectLabelKeys), as text. */
-function readLabels(cluster: Cluster, pod: PodInfo): string {
+function readLabels(keys: readonly string[], pod: PodInfo): string {
   const picked: string[] = [];
-  for (const k of subjectLabelKeys(cluster, pod.namespace)) if (Object.hasOwn(pod.labels, k)) picked.push(k, pod.labels[k]!);
+  for (const k of keys) if (Object.hasOwn(pod.labels, k)) picked.push(k, pod.labels[k]!);
   return JSON.stringify(picked);
 }
 
@@ -134,10 +149,11 @@ export function groupsByIdentity(cluster: Cluster): (pod: PodInfo, dir: Directio
   const seen: Record<Direction, Map<string, Group>> = { ingress: new Map(), egress: new Map() };
   // Encoded once per pod, for both directions.
   const identities = new Map<PodInfo, { egress: string; ingress: string }>();
+  const keys = subjectKeysOf(cluster);
   return (pod, dir) => {
     let id = identities.get(pod);
     if (!id) {
-      const egress = `${pod.nsIdx}|${readLabels(cluster, pod)}`;
+      const egress = `${pod.nsIdx}|${readLabels(keys.byNamespace[pod.nsIdx] ?? keys.all, pod)}`;
       identities.set(pod, (id = { egress, ingress: `${egress}|${JSON.stringify(pod.namedPorts)}` }));
     }
     const identity = id[dir];

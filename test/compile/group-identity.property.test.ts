@@ -52,7 +52,7 @@ describe('groups by pod identity', () => {
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
     const cluster = buildCluster(parsed.snapshot);
     // Peer selectors (`peer`) and labels no selector names (`statefulset…/pod-name`) are left out.
-    expect(subjectLabelKeys(cluster, 'a')).toEqual(['app', 'role', 'tier']);
-    expect(subjectLabelKeys(cluster, 'b')).toEqual(['role']);
+    expect(subjectLabelKeys(cluster, cluster.nsByName.get('a')!.idx)).toEqual(['app', 'role', 'tier']);
+    expect(subjectLabelKeys(cluster, cluster.nsByName.get('b')!.idx)).toEqual(['role']);
   });
 });
