@@ -57,6 +57,22 @@ function cached(cluster: Cluster, id: string, build: () => Int32Array[]): Featur
   return f;
 }
 
+/** Per cluster: each namespace's pods that can be peers (not host-network, with an address), by namespace index. */
+const peerPodsByNamespace = new WeakMap<Cluster, Int32Array[]>();
+
+function peerPodsIn(cluster: Cluster, nsIdx: number): Int32Array {
+  let byNs = peerPodsByNamespace.get(cluster);
+  if (!byNs) {
+    byNs = cluster.namespaces.map((ns) => {
+      const out: number[] = [];
+      for (const pod of cluster.podsByNamespace.get(ns.name) ?? []) if (!pod.hostNetwork && pod.ips.length > 0) out.push(pod.idx);
+      return Int32Array.from(out);
+    });
+    peerPodsByNamespace.set(cluster, byNs);
+  }
+  return byNs[nsIdx]!;
+}
+
 /**
  * Pods that can be peers (not host-network, with an address) in the namespaces a selector
  * matches, in namespace then pod order; once per cluster and selector. A namespaceSelector peer
@@ -70,11 +86,14 @@ function podsInNamespacesMatching(cluster: Cluster, selector: SelectorId): Int32
   const byId = podsInSelected.get(cluster) ?? podsInSelected.set(cluster, new Map()).get(cluster)!;
   let pool = byId.get(selector);
   if (!pool) {
-    const out: number[] = [];
-    for (const i of cluster.selectors.namespacesMatching(selector)) {
-      for (const pod of cluster.podsByNamespace.get(cluster.namespaces[i]!.name) ?? []) if (!pod.hostNetwork && pod.ips.length > 0) out.push(pod.idx);
+    const lists = cluster.selectors.namespacesMatching(selector).map((i) => peerPodsIn(cluster, i));
+    pool = new Int32Array(lists.reduce((n, l) => n + l.length, 0));
+    let at = 0;
+    for (const l of lists) {
+      pool.set(l, at);
+      at += l.length;
     }
-    byId.set(selector, (pool = Int32Array.from(out)));
+    byId.set(selector, pool);
   }
   return pool;
 }
@@ -88,21 +107,28 @@ export function podsOf(cluster: Cluster, peer: Extract<Peer, { type: 'pods' }>, 
   if (m.type === 'selector') {
     const pool = podsInNamespacesMatching(cluster, m.selector);
     if (peer.pods === null) return pool;
-    const out: number[] = [];
-    for (let i = 0; i < pool.length; i++) if (cluster.selectors.matchesPod(peer.pods, pool[i]!)) out.push(pool[i]!);
-    return Int32Array.from(out);
+    return matchingPods(cluster, peer.pods, pool);
   }
-  const out: number[] = [];
   // A NetworkPolicy's podSelector peer names its own namespace: look at that one only.
   const named = m.type === 'name' ? cluster.nsByName.get(m.name) : m.type === 'self' ? cluster.namespaces[subject.nsIdx] : null;
-  const candidates = named ? [named] : named === undefined ? [] : cluster.namespaces;
-  for (const ns of candidates) {
-    if (!namespaceMatches(cluster, m, ns, subject)) continue;
-    for (const pod of cluster.podsByNamespace.get(ns.name) ?? []) {
-      if (pod.hostNetwork || pod.ips.length === 0) continue;
-      if (peer.pods === null || cluster.selectors.matchesPod(peer.pods, pod.idx)) out.push(pod.idx);
-    }
+  if (named === undefined) return new Int32Array(0);
+  if (named !== null) {
+    const pool = namespaceMatches(cluster, m, named, subject) ? peerPodsIn(cluster, named.idx) : new Int32Array(0);
+    return peer.pods === null ? pool : matchingPods(cluster, peer.pods, pool);
   }
+  const out: number[] = [];
+  for (const ns of cluster.namespaces) {
+    if (!namespaceMatches(cluster, m, ns, subject)) continue;
+    const pool = peerPodsIn(cluster, ns.idx);
+    for (let i = 0; i < pool.length; i++) if (peer.pods === null || cluster.selectors.matchesPod(peer.pods, pool[i]!)) out.push(pool[i]!);
+  }
+  return Int32Array.from(out);
+}
+
+/** The pods of `pool` a pod selector matches, in pool order. */
+function matchingPods(cluster: Cluster, selector: SelectorId, pool: Int32Array): Int32Array {
+  const out: number[] = [];
+  for (let i = 0; i < pool.length; i++) if (cluster.selectors.matchesPod(selector, pool[i]!)) out.push(pool[i]!);
   return Int32Array.from(out);
 }
 

@@ -63,18 +63,34 @@ export function podCidrs(family: Family, owned: Owned[]): string[] {
   return out;
 }
 
-/** Pods (never host-network ones, never pods without addresses) whose owned addresses a peer may hold. */
-function candidatePods(cluster: Cluster, peer: Peer, subject: PodInfo): readonly PodInfo[] {
+/** Indexes of pods that can be peers (not host-network, with an address), once per cluster. */
+const peerPods = new WeakMap<Cluster, Int32Array>();
+
+function allPeerPods(cluster: Cluster): Int32Array {
+  let all = peerPods.get(cluster);
+  if (!all) {
+    const out: number[] = [];
+    for (const p of cluster.pods) if (!p.hostNetwork && p.ips.length > 0) out.push(p.idx);
+    peerPods.set(cluster, (all = Int32Array.from(out)));
+  }
+  return all;
+}
+
+/**
+ * Indexes of the pods (never host-network ones, never pods without addresses) whose owned
+ * addresses a peer may hold. The array may be shared: callers do not write to it.
+ */
+export function candidatePods(cluster: Cluster, peer: Peer, subject: PodInfo): Int32Array {
   switch (peer.type) {
     case 'none':
     case 'nodes':
       // "It selects the nodeIPs as the peer type": nodes have no named ports and are not pods.
-      return [];
+      return new Int32Array(0);
     case 'any':
     case 'cidrs':
-      return cluster.pods.filter((p) => !p.hostNetwork && p.ips.length > 0);
+      return allPeerPods(cluster);
     case 'pods':
-      return Array.from(podsOf(cluster, peer, subject), (i) => cluster.pods[i]!);
+      return podsOf(cluster, peer, subject);
   }
 }
 
@@ -84,12 +100,12 @@ function cidrsOf(ranges: readonly IpRange[]): AddressMembers {
   return { v4: merged.filter((r) => r.family === 4).flatMap(rangeToCidrs), v6: merged.filter((r) => r.family === 6).flatMap(rangeToCidrs) };
 }
 
-/** The addresses a (non-any) peer matches, for a subject (relative namespace forms need it). */
-export function addressMembers(cluster: Cluster, owned: OwnedAddresses, peer: Peer, subject: PodInfo): AddressMembers {
+/** The addresses a (non-any) peer matches; `candidates`: its candidatePods (the subject's, for relative namespace forms). */
+export function addressMembers(cluster: Cluster, owned: OwnedAddresses, peer: Peer, candidates: Int32Array): AddressMembers {
   switch (peer.type) {
     case 'pods': {
       const byFamily: Record<Family, Owned[]> = { 4: [], 6: [] };
-      for (const pod of candidatePods(cluster, peer, subject)) for (const o of owned.of(pod)) byFamily[o.ip.family].push(o);
+      for (const i of candidates) for (const o of owned.of(cluster.pods[i]!)) byFamily[o.ip.family].push(o);
       return { v4: podCidrs(4, byFamily[4]), v6: podCidrs(6, byFamily[6]) };
     }
     case 'cidrs':
@@ -127,8 +143,11 @@ export function pushPodElements(out: KeyedElement[], pod: PodInfo, owned: readon
  * Egress named ports "resolve on the destination pod": the elements (address, protocol, port)
  * of every pod the peer matches that names the port (with the rule's protocol, when it has one).
  */
-export function portElements(cluster: Cluster, owned: OwnedAddresses, peer: Peer, m: Extract<PortMatch, { type: 'named' }>, subject: PodInfo): PortElement[] {
+export function portElements(cluster: Cluster, owned: OwnedAddresses, peer: Peer, m: Extract<PortMatch, { type: 'named' }>, candidates: Int32Array): PortElement[] {
   const keyed: KeyedElement[] = [];
-  for (const pod of candidatePods(cluster, peer, subject)) pushPodElements(keyed, pod, owned.of(pod), peer, m);
+  for (const i of candidates) {
+    const pod = cluster.pods[i]!;
+    pushPodElements(keyed, pod, owned.of(pod), peer, m);
+  }
   return sortedElements(keyed);
 }

@@ -7,7 +7,7 @@ import type { PodInfo } from '../snapshot/cluster.js';
 import { contentId } from './ids.js';
 import type { IrSet, PortElement, SetDefinition, SetId } from './ir.js';
 import { namedPortDefinition, peerDefinition } from './definitions.js';
-import { addressMembers, OwnedAddresses, portElements, type AddressMembers } from './members.js';
+import { addressMembers, candidatePods, OwnedAddresses, portElements, type AddressMembers } from './members.js';
 import { editAddresses, editElements, type MemberEdit } from './member-edit.js';
 import { resolveDefinition, subjectIn } from './resolve.js';
 
@@ -22,6 +22,9 @@ export class SetRegistry {
   private readonly idOfPeer = new Map<string, SetId>();
   private readonly peerKeys = new WeakMap<Peer, string>();
   private readonly owned: OwnedAddresses;
+  // Candidate pods by peer (with the subject's namespace for relative peers): a peer's address
+  // set and its named-port sets draw from the same pods (M: 7,264 sets over 4,660 peers).
+  private readonly candidatesOfPeer = new Map<string, Int32Array>();
 
   constructor(
     private readonly cluster: Cluster,
@@ -39,6 +42,14 @@ export class SetRegistry {
     let key = this.peerKeys.get(peer);
     if (key === undefined) this.peerKeys.set(peer, (key = peerKey(peer)));
     return isRelativePeer(peer) ? `${key}|${tag}@${subject.namespace}` : `${key}|${tag}`;
+  }
+
+  private candidates(peer: Peer, subject: PodInfo): Int32Array {
+    if (peer.type !== 'pods') return candidatePods(this.cluster, peer, subject);
+    const key = this.keyOf(peer, subject, '');
+    let pods = this.candidatesOfPeer.get(key);
+    if (!pods) this.candidatesOfPeer.set(key, (pods = candidatePods(this.cluster, peer, subject)));
+    return pods;
   }
 
   /** The id of a peer's address set (null for any address), resolving its members the first time. */
@@ -109,8 +120,8 @@ export class SetRegistry {
 
   /** Who is in a set today. */
   private members(definition: SetDefinition, peer: Peer, port: Extract<PortMatch, { type: 'named' }> | null, subject: PodInfo): IrSet {
-    if (port !== null) return this.portSet(definition, portElements(this.cluster, this.owned, peer, port, subject));
-    return this.addressSet(definition, addressMembers(this.cluster, this.owned, peer, subject));
+    if (port !== null) return this.portSet(definition, portElements(this.cluster, this.owned, peer, port, this.candidates(peer, subject)));
+    return this.addressSet(definition, addressMembers(this.cluster, this.owned, peer, this.candidates(peer, subject)));
   }
 
   // A set with the members' own hash, however its members were found.
