@@ -1,15 +1,29 @@
-// Warm compile time of M in one form, median of 7 after a full GC each: a narrower A/B than
-// stages.ts when the question is only the compile (run from two checkouts, alternating).
-//   node --expose-gc --import tsx bench/compile-ab.ts [sets|flat]
-import { GENERATORS } from './generate.js';
+// Compile time in one form, as a request pays it: a new cluster each run (its per-cluster
+// caches empty, as every request's are), timed around the compile alone after a full GC; median
+// of N (default 11) and a hash of the output, so two checkouts can be compared (run from each,
+// alternating; the hashes must match).
+//   node --expose-gc --import tsx bench/compile-ab.ts [sets|flat] [S|M|L] [N]
+import { createHash } from 'node:crypto';
+import { GENERATORS, type SizeName } from './generate.js';
 import { compile } from '../core/compile/index.js';
 import { parseSnapshot } from '../schemas/snapshot.js';
 import { buildCluster } from '../core/cluster.js';
 import { compileSets } from '../core/sets/index.js';
 import { nodeSha256Hex } from '../functions/node-sha256.js';
-const c = buildCluster((parseSnapshot(JSON.parse(JSON.stringify(GENERATORS.M()))) as any).snapshot);
-const t: number[] = [];
 const form = process.argv[2] === 'flat' ? 'flat' : 'sets';
-const run = () => (form === 'flat' ? compile(c, { sha256Hex: nodeSha256Hex }) : compileSets(c, { sha256Hex: nodeSha256Hex }));
-for (let i = 0; i < 7; i++) { (globalThis as any).gc(); const s = performance.now(); run(); t.push(performance.now() - s); }
-console.log(process.cwd().padEnd(18), `${form} compile, M, median of 7:`, [...t].sort((a, b) => a - b)[3]!.toFixed(0), 'min', Math.min(...t).toFixed(0));
+const size = (process.argv[3] ?? 'M') as SizeName;
+const runs = Number(process.argv[4] ?? 11);
+const parsed = parseSnapshot(JSON.parse(JSON.stringify(GENERATORS[size]())));
+if (!parsed.ok) throw new Error('the generated snapshot does not parse');
+const t: number[] = [];
+let hash = '';
+for (let i = 0; i < runs; i++) {
+  const cluster = buildCluster(parsed.snapshot);
+  (globalThis as any).gc();
+  const s = performance.now();
+  const { ir } = form === 'flat' ? compile(cluster, { sha256Hex: nodeSha256Hex }) : compileSets(cluster, { sha256Hex: nodeSha256Hex });
+  t.push(performance.now() - s);
+  if (i === 0) hash = createHash('sha256').update(JSON.stringify(ir)).digest('hex').slice(0, 16);
+}
+t.sort((a, b) => a - b);
+console.log(process.cwd().padEnd(18), `${form} compile, ${size}, median of ${runs}:`, t[runs >> 1]!.toFixed(0), 'min', t[0]!.toFixed(0), 'output', hash);
