@@ -7,6 +7,7 @@ import { objectKey } from '../../schemas/object-key.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { portableSha256Hex, type Sha256Hex } from '../compile/table-id.js';
 import { fnv1a } from '../fnv1a.js';
+import { jsonString } from '../json-string.js';
 import { byText, joinRuns, sortOnce } from '../sorted.js';
 
 /** The same value with object keys sorted, so JSON.stringify of equal content is equal text. */
@@ -22,7 +23,7 @@ export function canonical(v: unknown): unknown {
  * it by test/snapshot/canonical-json.property.test.ts.
  */
 export function canonicalJson(v: unknown): string {
-  if (typeof v === 'string') return quoted(v);
+  if (typeof v === 'string') return jsonString(v);
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
   // Parsed objects come in canonical key order (schemas/k8s/meta.ts sortedObject, sorted label
   // maps), as do objects read back from the store: then JSON.stringify writes the same text,
@@ -42,7 +43,7 @@ export function canonicalJson(v: unknown): string {
   for (const k of sortedKeys(record)) {
     const x = record[k];
     if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
-    out += (first ? '' : ',') + quoted(k) + ':' + canonicalJson(x);
+    out += (first ? '' : ',') + jsonString(k) + ':' + canonicalJson(x);
     first = false;
   }
   return out + '}';
@@ -72,15 +73,6 @@ function inCanonicalOrder(v: object): boolean {
     if (x !== null && typeof x === 'object' && !inCanonicalOrder(x)) return false;
   }
   return true;
-}
-
-/** JSON.stringify(k): printable ASCII without '"' and '\\' (names, labels, addresses) quoted as it is, without a call into JSON. */
-function quoted(k: string): string {
-  for (let i = 0; i < k.length; i++) {
-    const c = k.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(k);
-  }
-  return `"${k}"`;
 }
 
 // An array index: what JS objects list first, in numeric order, whatever the insertion order.

@@ -3,6 +3,7 @@
 import { portableSha256Hex, type Sha256Hex } from '../../core/compile/index.js';
 import { contentId, type IrSet, type RuleTable, type SetNode, type SetPod } from '../../core/sets/index.js';
 import { byText, sortOnce } from '../../core/sorted.js';
+import { jsonString } from '../../core/json-string.js';
 
 import { StoreCorruptionError, type CompileFigures } from './types.js';
 
@@ -90,14 +91,23 @@ export const manifestText = (m: Manifest): string => JSON.stringify({ addresses:
  * the text. Held equal to it by test/infra/codec.test.ts.
  */
 export function nodeManifestText(node: SetNode, setContentIds: Pick<ReadonlyMap<string, string>, 'get'>): string {
-  const pods: string[] = [];
+  let out = `{"addresses":${JSON.stringify(node.addresses)},"pods":{`;
+  let first = true;
   for (const k of sortOnce(Object.keys(node.pods), byText)) {
     const p = node.pods[k]!;
-    pods.push(`${JSON.stringify(k)}:{"ips":${JSON.stringify(p.ips)},"ingress":${JSON.stringify(p.ingress)},"egress":${JSON.stringify(p.egress)}}`);
+    out += `${first ? '' : ','}${jsonString(k)}:{"ips":${JSON.stringify(p.ips)},"ingress":${jsonString(p.ingress)},"egress":${jsonString(p.egress)}}`;
+    first = false;
   }
-  const sets: string[] = [];
-  for (const id of sortOnce([...node.sets], byText)) sets.push(`${JSON.stringify(id)}:${JSON.stringify(setContentIds.get(id))}`);
-  return `{"addresses":${JSON.stringify(node.addresses)},"pods":{${pods.join(',')}},"sets":{${sets.join(',')}},"tables":${JSON.stringify(sortOnce([...node.tables], byText))}}`;
+  out += '},"sets":{';
+  first = true;
+  for (const id of sortOnce([...node.sets], byText)) {
+    const content = setContentIds.get(id);
+    // An id without a content id is written as JSON.stringify writes the undefined member: left out.
+    if (content === undefined) continue;
+    out += `${first ? '' : ','}${jsonString(id)}:${jsonString(content)}`;
+    first = false;
+  }
+  return `${out}},"tables":${JSON.stringify(sortOnce([...node.tables], byText))}}`;
 }
 export const encodeManifest = (m: Manifest): Uint8Array => utf8(manifestText(m));
 
