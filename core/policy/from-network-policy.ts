@@ -26,6 +26,18 @@ function portOf(p: Pick<NetworkPolicyPort, 'protocol' | 'port'> & { endPort?: nu
   return { type: 'range', protocol: p.protocol, lo: p.port, hi: p.endPort ?? p.port };
 }
 
+// A module function, not a closure per policy: tsx keeps function names by defining `name` on
+// every named closure it creates (10⁵ policies at L).
+// v1: "If this field is empty or missing, this rule matches all sources/destinations/ports."
+function ruleOf(index: number, peers: NetworkPolicyPeer[] | null, ports: NetworkPolicyPort[] | null, namespace: string, selectors: SelectorCache): Rule {
+  return {
+    index,
+    action: 'allow',
+    peers: peers && peers.length > 0 ? peers.map((p) => peerOf(p, namespace, selectors)) : [ANY],
+    ports: ports && ports.length > 0 ? ports.map(portOf) : null,
+  };
+}
+
 export function fromNetworkPolicy(np: NetworkPolicy, id: number, selectors: SelectorCache): Policy {
   const namespace = np.metadata.namespace ?? 'default';
   const spec = np.spec;
@@ -33,21 +45,14 @@ export function fromNetworkPolicy(np: NetworkPolicy, id: number, selectors: Sele
   // policyTypes implies at least Ingress", plus Egress when len(spec.egress) != 0.
   // `if len(obj.Spec.PolicyTypes) == 0`: an empty list defaults exactly like an absent one.
   const types = spec.policyTypes && spec.policyTypes.length > 0 ? spec.policyTypes : spec.egress.length > 0 ? ['Ingress', 'Egress'] : ['Ingress'];
-  // v1: "If this field is empty or missing, this rule matches all sources/destinations/ports."
-  const rule = (index: number, peers: NetworkPolicyPeer[] | null, ports: NetworkPolicyPort[] | null): Rule => ({
-    index,
-    action: 'allow',
-    peers: peers && peers.length > 0 ? peers.map((p) => peerOf(p, namespace, selectors)) : [ANY],
-    ports: ports && ports.length > 0 ? ports.map(portOf) : null,
-  });
   return {
     id,
     ref: { apiVersion: np.apiVersion, kind: 'NetworkPolicy', namespace, name: np.metadata.name },
     tier: 'networkpolicy',
     priority: 0,
     subject: { type: 'namespace', namespace, pods: selectors.intern(spec.podSelector) },
-    ingress: types.includes('Ingress') ? spec.ingress.map((r, i) => rule(i, r.from, r.ports)) : null,
-    egress: types.includes('Egress') ? spec.egress.map((r, i) => rule(i, r.to, r.ports)) : null,
+    ingress: types.includes('Ingress') ? spec.ingress.map((r, i) => ruleOf(i, r.from, r.ports, namespace, selectors)) : null,
+    egress: types.includes('Egress') ? spec.egress.map((r, i) => ruleOf(i, r.to, r.ports, namespace, selectors)) : null,
     legacy: false,
   };
 }

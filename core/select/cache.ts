@@ -17,6 +17,7 @@ export interface LabelledSets {
 
 export class SelectorCache {
   private readonly ids = new Map<string, SelectorId>();
+  private readonly idsAsWritten = new Map<string, SelectorId>();
   private readonly compiled: CompiledSelector[] = [];
   // Memo arrays are allocated on first use: most selectors (a NetworkPolicy's podSelector) are
   // only ever asked about the pods of one namespace, and L-sized snapshots have ~10⁵ selectors.
@@ -37,6 +38,7 @@ export class SelectorCache {
    */
   forSets(sets: LabelledSets): SelectorCache {
     const next = new SelectorCache(sets);
+    // Canonical keys carry over (selector ids must); texts as written are learnt again.
     for (const [key, id] of this.ids) next.ids.set(key, id);
     for (const c of this.compiled) next.compiled.push(c);
     next.podMemo.length = this.compiled.length;
@@ -47,11 +49,20 @@ export class SelectorCache {
   }
 
   intern(sel: LabelSelectorSpec): SelectorId {
+    // Policies from one template repeat their selectors as written: the text as written finds
+    // the id without putting the selector in canonical form again.
+    const written = JSON.stringify(sel);
+    const known = this.idsAsWritten.get(written);
+    if (known !== undefined) return known;
     const key = canonicalSelectorKey(sel);
     const found = this.ids.get(key);
-    if (found !== undefined) return found;
+    if (found !== undefined) {
+      this.idsAsWritten.set(written, found);
+      return found;
+    }
     const id = this.compiled.length;
     this.ids.set(key, id);
+    this.idsAsWritten.set(written, id);
     this.compiled.push(compileSelector(sel));
     this.podMemo.push(undefined);
     this.nsMemo.push(undefined);
