@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { groupOf, groupsByIdentity, subjectLabelKeys } from '../../core/compile/group.js';
+import { compileSets } from '../../core/sets/index.js';
 import { assertProperty, propertyRuns } from '../support/property.js';
 import { generatedCluster, snapshotArb } from '../support/random-snapshot.js';
 
@@ -32,6 +33,21 @@ describe('groups by pod identity', () => {
       { file: import.meta.url, env: ['PROPERTY_RUNS', 'PROPERTY_DEPTH'], numRuns: RUNS },
     );
     expect(sharedDespiteLabels).toBeGreaterThan(0);
+  });
+
+  it(`labels no selector names change nothing compiled (${RUNS} random snapshots, a label of its own on every pod)`, () => {
+    assertProperty(
+      fc.property(snapshotArb, (snapshot) => {
+        const tagged = {
+          ...snapshot,
+          items: snapshot.items.map((o) => (o.kind === 'Pod' ? { ...o, metadata: { ...o.metadata, labels: { ...(o.metadata as { labels?: object }).labels, 'statefulset.kubernetes.io/pod-name': o.metadata.name } } } : o)),
+        };
+        const [plain, own] = [compileSets(generatedCluster(snapshot)), compileSets(generatedCluster(tagged))];
+        expect(JSON.stringify(own.ir)).toBe(JSON.stringify(plain.ir));
+        expect(own.stats).toEqual(plain.stats);
+      }),
+      { file: import.meta.url, env: ['PROPERTY_RUNS', 'PROPERTY_DEPTH'], numRuns: RUNS },
+    );
   });
 
   it('reads the keys of subject selectors only, cluster-scoped ones in every namespace', async () => {
