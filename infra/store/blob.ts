@@ -20,28 +20,66 @@ export const HEAD_SK = '0';
 
 export interface BlobWrite {
   readonly pk: string;
-  readonly bytes: Uint8Array;
+  /** The body, or how to encode it when its batch is written (writeBlobs). */
+  readonly bytes: Uint8Array | (() => Uint8Array);
   /** Extra attributes on the head item. */
   readonly head?: Readonly<Record<string, AttrValue>>;
   /** Extra attributes on every item of the blob, head and tails. */
   readonly every?: Readonly<Record<string, AttrValue>>;
 }
 
-/** Writes each blob as head and tail chunks; returns every item written. */
-export async function writeBlobs(io: BlobIo, blobs: readonly BlobWrite[], chunkBytes: number): Promise<Item[]> {
-  const { backend } = io;
+/**
+ * Raw bytes encoded, deflated and written per batch. A whole publish of L writes 215 MB of
+ * bodies: encoded all before any was written, their buffers put V8 under external memory
+ * pressure with a heap near its 1.5 GB budget (new space shrunk, a scavenge every ~1 MB
+ * allocated), and encoding the 2,828 object groups and 1,000 manifests took 13.9 s, where the
+ * groups alone take 1.1 s outside a publish. Batches also keep 250 MB off the peak RSS.
+ */
+export const WRITE_BATCH_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Writes each blob as head and tail chunks, a batch at a time, each encoded only when its batch
+ * is: the tails of a batch before its heads, so a head that is readable always has its chunks
+ * stored. While a batch is written the next one is encoded; at most two are held. Returns the
+ * items written of the blobs `keep` names (default: every item).
+ */
+export async function writeBlobs(io: BlobIo, blobs: readonly BlobWrite[], chunkBytes: number, keep: (pk: string) => boolean = () => true, batchBytes = WRITE_BATCH_BYTES): Promise<Item[]> {
+  const kept: Item[] = [];
+  let batch: { readonly blob: BlobWrite; readonly bytes: Uint8Array }[] = [];
+  let held = 0;
+  let writing: Promise<void> = Promise.resolve();
+  const flush = async () => {
+    const ready = batch;
+    [batch, held] = [[], 0];
+    const stored = await Promise.all(ready.map((r) => storedForm(io.compression, r.bytes)));
+    await writing;
+    writing = writeBatch(io.backend, ready.map((r, i) => ({ blob: r.blob, ...stored[i]! })), chunkBytes, keep, kept);
+    // Awaited with the next batch or at the end; handled now, so a failure meanwhile is no unhandled rejection.
+    writing.catch(() => undefined);
+  };
+  for (const blob of blobs) {
+    const bytes = typeof blob.bytes === 'function' ? blob.bytes() : blob.bytes;
+    batch.push({ blob, bytes });
+    held += bytes.length;
+    if (held >= batchBytes) await flush();
+  }
+  if (batch.length > 0) await flush();
+  await writing;
+  return kept;
+}
+
+async function writeBatch(backend: ItemBackend, batch: readonly { blob: BlobWrite; bytes: Uint8Array; encoding: Record<string, AttrValue> }[], chunkBytes: number, keep: (pk: string) => boolean, kept: Item[]): Promise<void> {
   const tails: Item[] = [];
   const heads: Item[] = [];
-  const stored = await Promise.all(blobs.map((b) => storedForm(io.compression, b.bytes)));
-  blobs.forEach((b, i) => {
-    const { bytes, encoding } = stored[i]!;
+  for (const { blob: b, bytes, encoding } of batch) {
     const chunks = splitChunks(bytes, chunkBytes);
     chunks.slice(1).forEach((body, i) => tails.push({ ...b.every, pk: b.pk, sk: String(i + 1), body }));
     heads.push({ ...b.every, ...b.head, pk: b.pk, sk: HEAD_SK, chunks: chunks.length, body: chunks[0]!, ...encoding });
-  });
+  }
   if (tails.length > 0) await backend.putItems(tails);
   if (heads.length > 0) await backend.putItems(heads);
-  return [...heads, ...tails];
+  for (const item of heads) if (keep(item.pk)) kept.push(item);
+  for (const item of tails) if (keep(item.pk)) kept.push(item);
 }
 
 export interface BlobRead {

@@ -148,13 +148,14 @@ async function writeMissing(ctx: StoreContext, shared: readonly SharedBlobs[], o
       const pk = pkOf(id);
       if (present.has(pk)) continue;
       const blob = blobs.get(id)!;
-      writes.push({ pk, bytes: typeof blob === 'string' ? utf8(blob) : blob(), every: { [WRITTEN_AT]: now } });
+      // Encoded when its batch is written (writeBlobs), not all at once.
+      writes.push({ pk, bytes: typeof blob === 'string' ? () => utf8(blob) : blob, every: { [WRITTEN_AT]: now } });
     }
   });
   const ownPks = new Set(own.map((b) => b.pk));
-  const written = await writeBlobs(ctx, [...writes, ...own], ctx.chunkBytes);
+  const written = await writeBlobs(ctx, [...writes, ...own], ctx.chunkBytes, (pk) => ownPks.has(pk));
   shared.forEach(({ pkOf }, i) => unknown[i]!.forEach((id) => ctx.known.add(pkOf, id, now)));
-  return written.filter((k) => ownPks.has(k.pk));
+  return written;
 }
 
 /**
