@@ -6,8 +6,10 @@
 //
 // Per size: POST /v1/compile (format ir, the set form) three times, median wall time and
 // response bytes; then PUT /v1/clusters/bench/snapshots/1 (request → stored version, 201) on the
-// chosen store. The server runs with --max-old-space-size=N (default 1536): a size that needs
-// more heap fails here instead of passing unmeasured. Peak RSS is the server's VmHWM.
+// chosen store. The server runs with --max-old-space-size=N (default 1536) and the same cap on
+// its compute threads, where compiles and publishes run (REQUEST_MEMORY_MB; 4096 by default, so
+// before session 17 the cap held only for the serving thread): a size that needs more heap fails
+// here instead of passing unmeasured. Peak RSS is the server's VmHWM.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +31,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 async function startServer(port: number, dataDir: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, '--import', 'tsx', join(ROOT, 'functions', 'adapters', 'node.ts')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', STORE: store, DATA_DIR: dataDir, MAX_BODY_BYTES: String(512 * 1024 * 1024) },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', STORE: store, DATA_DIR: dataDir, MAX_BODY_BYTES: String(512 * 1024 * 1024), REQUEST_MEMORY_MB: String(heapMb) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
