@@ -150,15 +150,26 @@ export function groupsByIdentity(cluster: Cluster): (pod: PodInfo, dir: Directio
   // Encoded once per pod, for both directions.
   const identities = new Map<PodInfo, { egress: string; ingress: string }>();
   const keys = subjectKeysOf(cluster);
+  // groupOf reads only the subject's ports of names some ingress rule names: in most clusters
+  // none, and then the ingress identity is the egress one, not a second string per pod.
+  const ingressNames = ingressPortNames(cluster);
   return (pod, dir) => {
     let id = identities.get(pod);
     if (!id) {
       const egress = `${pod.nsIdx}|${readLabels(keys.byNamespace[pod.nsIdx] ?? keys.all, pod)}`;
-      identities.set(pod, (id = { egress, ingress: `${egress}|${JSON.stringify(pod.namedPorts)}` }));
+      const named = ingressNames.size === 0 ? [] : pod.namedPorts.filter((np) => ingressNames.has(np.name));
+      identities.set(pod, (id = { egress, ingress: named.length === 0 ? egress : `${egress}|${JSON.stringify(named)}` }));
     }
     const identity = id[dir];
     let group = seen[dir].get(identity);
     if (!group) seen[dir].set(identity, (group = groupOf(cluster, pod, dir)));
     return group;
   };
+}
+
+/** The port names of named-port matches in any policy's ingress rules. */
+function ingressPortNames(cluster: Cluster): ReadonlySet<string> {
+  const names = new Set<string>();
+  for (const p of cluster.policies.all) for (const r of rulesFor(p, 'ingress') ?? []) for (const m of r.ports ?? []) if (m.type === 'named') names.add(m.name);
+  return names;
 }

@@ -1,7 +1,8 @@
 // groupsByIdentity (compile/group.ts) answers groupOf once per identity: a pod's namespace, the
 // labels subject selectors read and (ingress) its named ports. On random snapshots, every subject
 // pod's cached group must say what groupOf says of the pod itself (same tables, same policies),
-// and pods whose other labels differ must share groups, or the projection is never exercised.
+// and pods whose other labels differ must share groups, as must (ingress) pods whose named ports
+// differ only in names no ingress rule uses, or the projections are never exercised.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { groupOf, groupsByIdentity, subjectLabelKeys } from '../../core/compile/group.js';
@@ -14,6 +15,7 @@ const RUNS = propertyRuns(1000);
 describe('groups by pod identity', () => {
   it(`equal groupOf of each pod, on ${RUNS} random snapshots`, () => {
     let sharedDespiteLabels = 0;
+    let sharedDespitePorts = 0;
     assertProperty(
       fc.property(snapshotArb, (snapshot) => {
         const cluster = generatedCluster(snapshot);
@@ -27,12 +29,14 @@ describe('groups by pod identity', () => {
             expect(got.policySignature, `${dir} of ${pod.key}`).toBe(want.policySignature);
             const rep = got.representative;
             if (rep !== pod && JSON.stringify(rep.labels) !== JSON.stringify(pod.labels)) sharedDespiteLabels++;
+            if (dir === 'ingress' && rep !== pod && JSON.stringify(rep.namedPorts) !== JSON.stringify(pod.namedPorts)) sharedDespitePorts++;
           }
         }
       }),
       { file: import.meta.url, env: ['PROPERTY_RUNS', 'PROPERTY_DEPTH'], numRuns: RUNS },
     );
     expect(sharedDespiteLabels).toBeGreaterThan(0);
+    expect(sharedDespitePorts).toBeGreaterThan(0);
   });
 
   it(`labels no selector names change nothing compiled (${RUNS} random snapshots, a label of its own on every pod)`, () => {
