@@ -203,7 +203,6 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
   for (const n of cluster.nodes) nodeNameSet.add(n.name);
   const nodeNames = [...nodeNameSet].sort();
   const nodes: Record<string, SetNode> = {};
-  const usedSets = new Set<SetId>();
   const usedTables = new Set<RuleTableId>();
   const touched: string[] = [];
   let podCount = 0;
@@ -245,10 +244,9 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     // The same bindings and addresses: the same node, its set and table lists included.
     const same = allKept && earlier !== undefined && Object.keys(earlier.pods).length === pods.length && earlier.addresses.join() === addresses.join();
     const node: SetNode = same ? earlier : nodeOf(addresses, pods, nodeTables, setsOfTable, earlier);
-    if (!reuse) {
-      for (const s of node.sets) usedSets.add(s);
-      for (const t of node.tables) usedTables.add(t);
-    }
+    // The sets used are those of the tables used (a node's sets are its tables' sets), each
+    // table's listed once rather than once per node (10⁶ set ids over the nodes of L).
+    if (!reuse) for (const t of node.tables) usedTables.add(t);
     podCount += pods.length;
     nodes[name] = node;
   }
@@ -290,6 +288,8 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     sets = recordAfter(reuse.earlier.sets, change.sets, replaced, resolved);
     usedTableEntries = recordAfter(reuse.earlier.tables, change.tables, new Map(), tableBody);
   } else {
+    const usedSets = new Set<SetId>();
+    for (const t of usedTables) for (const s of setsOfTable(t)) usedSets.add(s);
     sets = record(usedSets, resolved);
     usedTableEntries = record(usedTables, tableBody);
   }
