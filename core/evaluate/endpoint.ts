@@ -4,7 +4,8 @@ import type { Family, IpAddr } from '../net/ip.js';
 import type { NodeInfo, PodInfo } from '../snapshot/cluster.js';
 
 export type Endpoint =
-  | { readonly kind: 'pod'; readonly pod: PodInfo; readonly ip: IpAddr | null }
+  /** `viaService`: reached as a Service's backend (a destination), through the service proxy. */
+  | { readonly kind: 'pod'; readonly pod: PodInfo; readonly ip: IpAddr | null; readonly viaService?: true }
   /** A node address; `hostPod` is set when the flow named a host-network pod. */
   | { readonly kind: 'node'; readonly node: NodeInfo | null; readonly ip: IpAddr | null; readonly hostPod?: PodInfo }
   | { readonly kind: 'external'; readonly ip: IpAddr };

@@ -85,8 +85,11 @@ export function evaluateSide(cluster: Cluster, dir: Direction, subject: PodInfo,
 
 export function evaluate(cluster: Cluster, flow: Flow): Verdict {
   const { from, to } = flow;
-  // A pod to itself is always allowed (upstream e2e AllowLoopback; the kernel never leaves the pod).
-  if (from.kind === 'pod' && to.kind === 'pod' && from.pod === to.pod) return { allowed: true, reason: 'loopback', egress: null, ingress: null };
+  // A pod to itself is always allowed (upstream e2e AllowLoopback; the kernel never leaves the
+  // pod), but not through a Service: "A Pod connecting to a Service IP that the service proxy
+  // load-balances back to the same Pod is subject to ClusterNetworkPolicy" (network-policy-api
+  // api-overview). That packet leaves the pod and comes back pod → pod, as any other flow.
+  if (from.kind === 'pod' && to.kind === 'pod' && from.pod === to.pod && !to.viaService) return { allowed: true, reason: 'loopback', egress: null, ingress: null };
   const dst = subjectPod(to);
   // "traffic to and from the node where a Pod is running is always allowed" (kubelet probes;
   // the proposal: "elif traffic.source == pod.node.kubelet: return True").

@@ -166,7 +166,7 @@ function serviceSide(cluster: ClusterObjects, to: Extract<Named, { kind: 'servic
     const tp = r.servicePort?.targetPort;
     notes.push(`${keys(r.lacking)} ${r.lacking.length === 1 ? 'has' : 'have'} no ${r.protocol} port named ${tp}, so ${r.lacking.length === 1 ? 'it is not a backend' : 'they are not backends'} for port ${r.servicePort?.port}`);
   }
-  const targets = rs.flatMap((r) => r.backends.map((b) => ({ to: { pod: b.pod.key } as EndpointSpec, port: b.port, protocol: r.protocol as Protocol | null })));
+  const targets = rs.flatMap((r) => r.backends.map((b) => ({ to: { pod: b.pod.key, viaService: true } as EndpointSpec, port: b.port, protocol: r.protocol as Protocol | null })));
   if (targets.length === 0) throw new NoVerdict('port', `no backing pod of ${name} has the named targetPort: the Service has no endpoints for that port; no verdict`);
   resolved.push(`${name} → ${ready.length} backing pod${ready.length === 1 ? '' : 's'} (selector ${sel}), ${rs.map((r) => r.text).join('; ')}`);
   // "Cluster ingress and egress mechanisms often require rewriting the source or destination IP of packets" (NetworkPolicy docs).

@@ -7,7 +7,12 @@ import type { Protocol } from '../policy/model.js';
 import type { Endpoint, Flow } from './endpoint.js';
 import { workloadKey } from '../snapshot/workload-names.js';
 
-export type EndpointSpec = { readonly pod: string } | { readonly ip: string };
+/**
+ * A pod (or workload, node) by name, or an address. `viaService`: the pod was reached as a
+ * Service's backend, so a pod reaching itself this way is hairpinned through the service proxy
+ * and is not loopback (engine.ts).
+ */
+export type EndpointSpec = { readonly pod: string; readonly viaService?: true } | { readonly ip: string };
 
 export interface FlowSpec {
   readonly from: EndpointSpec;
@@ -26,12 +31,12 @@ export class FlowError extends Error {
 /** A flow the snapshot cannot decide (a Service whose endpoints it does not hold): said, never guessed. */
 export class NoVerdict extends FlowError {}
 
-type Named = { kind: 'pod'; pod: PodInfo } | { kind: 'node'; node: NodeInfo } | { kind: 'ip'; ip: IpAddr };
+type Named = { kind: 'pod'; pod: PodInfo; viaService?: true } | { kind: 'node'; node: NodeInfo } | { kind: 'ip'; ip: IpAddr };
 
 function lookup(cluster: Cluster, spec: EndpointSpec, field: 'from' | 'to'): Named {
   if ('pod' in spec) {
     const pod = findEndpoint(cluster, spec.pod);
-    if (pod) return { kind: 'pod', pod };
+    if (pod) return spec.viaService ? { kind: 'pod', pod, viaService: true } : { kind: 'pod', pod };
     const node = cluster.nodeByName.get(spec.pod);
     if (node) return { kind: 'node', node };
     throw new FlowError(field, `no pod "${spec.pod}" in the snapshot (Succeeded and Failed pods are not endpoints; a workload is named namespace/kind/name, and by its pods when they are in the snapshot)`);
@@ -79,7 +84,7 @@ function toEndpoint(cluster: Cluster, n: Named, family: Family | null): Endpoint
   if (n.kind === 'pod') {
     const ip = family === null ? null : addressOf(n.pod.ips, family);
     if (n.pod.hostNetwork) return { kind: 'node', node: n.pod.nodeName ? cluster.nodeByName.get(n.pod.nodeName) ?? null : null, ip, hostPod: n.pod };
-    return { kind: 'pod', pod: n.pod, ip };
+    return n.viaService ? { kind: 'pod', pod: n.pod, ip, viaService: true } : { kind: 'pod', pod: n.pod, ip };
   }
   // A node named by its name is the node at its address of the flow's family.
   if (n.kind === 'node') return { kind: 'node', node: n.node, ip: family === null ? null : addressOf(n.node.ips, family) };

@@ -15,11 +15,16 @@ import { snapshotArb, generatedCluster } from '../support/random-snapshot.js';
 
 const RUNS = Number(process.env.GROUP_RUNS ?? 150);
 
-/** The engine on one pod pair; null where the pair has no verdict (no such named port, no shared family). */
-function single(cluster: Cluster, from: string, to: string, port: number | string, protocol: Protocol): boolean | null {
+/**
+ * The engine on one pod pair; null where the pair has no verdict (no such named port, no shared
+ * family). `viaService`: the destination is a Service's backend (a pod reaching itself that way is
+ * not loopback: test/ask/hairpin.test.ts).
+ */
+function single(cluster: Cluster, from: string, to: string, port: number | string, protocol: Protocol, viaService = false): boolean | null {
   try {
     const spec = (t: string) => (/^[\d.:a-f]+$/.test(t) && t.includes('.') ? { ip: t } : { pod: t });
-    return evaluate(cluster, resolveFlow(cluster, { from: spec(from), to: spec(to), port, protocol })).allowed;
+    const dst = viaService ? { pod: to, viaService: true as const } : spec(to);
+    return evaluate(cluster, resolveFlow(cluster, { from: spec(from), to: dst, port, protocol })).allowed;
   } catch (e) {
     if (e instanceof FlowError) return null;
     throw e;
@@ -75,7 +80,7 @@ describe('grouped answers agree with single-pod verdicts', () => {
         const backends = new Map(selected.filter((p) => p.ips.length > 0).flatMap((p) => {
           const tp = s.targetPort ?? s.port;
           const target = typeof tp === 'number' ? tp : p.namedPorts.find((np) => np.name === tp && np.protocol === s.protocol)?.port;
-          const v = target === undefined ? null : single(cluster, other, p.key, target, s.protocol);
+          const v = target === undefined ? null : single(cluster, other, p.key, target, s.protocol, true);
           return v === null ? [] : [[p.key, v] as const];
         }));
         expectGroup(cluster, `can ${other} reach ${s.ns}/svc/s on ${s.port}/${s.protocol.toLowerCase()}`, backends, (_f, t) => t);
