@@ -16,6 +16,7 @@ import type { Ir, IrNode, IrPod, IrRule } from './ir.js';
 import { partition } from './partition.js';
 import { canonicalOfRuns, rulesOfRuns, type RuleRun } from './runs.js';
 import { concatCanonical, idOfCanonical, type Sha256Hex } from './table-id.js';
+import { clusterNodeNames } from '../snapshot/node-names.js';
 
 export interface CompileOptions {
   /** Only these nodes (all by default). */
@@ -64,7 +65,7 @@ function compileSignatures(cluster: Cluster, pending: ReadonlyMap<string, Pendin
 
 export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; stats: CompileStats } {
   const want = opts.nodes ? new Set(opts.nodes) : null;
-  const nodeNames = [...new Set([...cluster.nodes.map((n) => n.name), ...cluster.pods.flatMap((p) => (p.nodeName ? [p.nodeName] : []))])].sort();
+  const nodeNames = clusterNodeNames(cluster);
   const index = addressIndex(cluster);
 
   // Pass 1: the signature of every compiled pod and direction. Host-network pods get no tables:

@@ -13,6 +13,7 @@ import type { MemberChange } from './member-edit.js';
 import { SetRegistry } from './registry.js';
 import { ruleTable } from './tables.js';
 import { includesSorted } from '../sorted.js';
+import { clusterNodeNames } from '../snapshot/node-names.js';
 
 export interface SetCompileOptions {
   /** Only these nodes (all by default). */
@@ -199,9 +200,7 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
   const setsOfTable = (id: RuleTableId): SetId[] => setsByTable.get(id) ?? setsByTable.set(id, setsOf(tableBody(id))).get(id)!;
 
   const podsOn = cluster.podsByNode;
-  const nodeNameSet = new Set(podsOn.keys());
-  for (const n of cluster.nodes) nodeNameSet.add(n.name);
-  const nodeNames = [...nodeNameSet].sort();
+  const nodeNames = clusterNodeNames(cluster);
   const nodes: Record<string, SetNode> = {};
   const usedTables = new Set<RuleTableId>();
   const touched: string[] = [];

@@ -3,6 +3,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { compile } from '../../core/compile/index.js';
 import { DATAPLANES, renderFormat, RenderLimitError } from '../../core/render/index.js';
 import { compileSets } from '../../core/sets/index.js';
+import { unknownNodes } from '../../core/snapshot/node-names.js';
 import { warningMessages } from '../../core/warnings.js';
 import { CompileRequestSchema, CompileResponseSchema } from '../../schemas/api/compile.js';
 import type { AppEnv } from '../context.js';
@@ -24,6 +25,8 @@ export function compileRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const { sha256Hex, metrics } = c.get('services');
     const { req, cluster } = await readClusterRequest(c, CompileRequestSchema);
+    const unknown = unknownNodes(cluster, req.nodes ?? []);
+    if (unknown.length > 0) throw invalid(unknown.map((u) => ({ path: `$.nodes[${u.index}]`, message: u.message })));
     const opts = { ...(req.nodes ? { nodes: req.nodes } : {}), ...(sha256Hex ? { sha256Hex } : {}) };
     const timedCompile = <T>(form: 'ir' | 'ir-flat', run: () => T): T => {
       const started = performance.now();

@@ -54,6 +54,10 @@ describe('netpolc CLI', () => {
     // Without one node, or for another format, --part is a usage error.
     expect(run(['compile', '--format', 'iptables', '--part', 'ipv4', CLUSTER]).code).toBe(2);
     expect(run(['compile', '--format', 'nftables', '--node', 'node-1', '--part', 'ipv4', CLUSTER]).code).toBe(2);
+    // A node the snapshot does not name is a usage error, not an answer without it.
+    const unknown = run(['compile', '--node', 'nope', CLUSTER]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain('--node: no node "nope" in the snapshot (it names 2: node-1, node-2)');
   });
 
   it('points invalid input at file, document and path, exit 2', () => {

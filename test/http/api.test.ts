@@ -156,6 +156,18 @@ describe('POST /v1/compile', () => {
     expect(again).toBe(JSON.stringify(body));
   });
 
+  it('refuses nodes the snapshot does not name, at their paths, rather than answering without them', async () => {
+    for (const format of ['ir', 'ir-flat', 'nftables']) {
+      const res = await post('/v1/compile', { snapshot: example.snapshot, format, nodes: ['node-1', 'nope', 'node-3'] });
+      expect(res.status).toBe(422);
+      const body = (await res.json()) as { issues: { path: string; message: string }[] };
+      expect(body.issues).toEqual([
+        { path: '$.nodes[1]', message: 'no node "nope" in the snapshot (it names 2: node-1, node-2)' },
+        { path: '$.nodes[2]', message: 'no node "node-3" in the snapshot (it names 2: node-1, node-2)' },
+      ]);
+    }
+  });
+
   it('renders a dataplane format for selected nodes', async () => {
     const res = await post('/v1/compile', { snapshot: example.snapshot, format: 'openstack-sg', nodes: ['node-1'] });
     const body = (await res.json()) as any;

@@ -5,6 +5,7 @@ import { compile } from '../../../core/compile/index.js';
 import { DATAPLANES, renderFormat } from '../../../core/render/index.js';
 import { COMPILE_FORMATS } from '../../../schemas/formats.js';
 import { compileSets } from '../../../core/sets/index.js';
+import { unknownNodes } from '../../../core/snapshot/node-names.js';
 import { loadCluster, readSources } from '../input.js';
 import { UsageError, type Io } from '../io.js';
 
@@ -14,6 +15,8 @@ export function commandCompile(args: string[], io: Io): number {
   const format = values.format!;
   if (!(COMPILE_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${COMPILE_FORMATS.join(', ')}`);
   const cluster = loadCluster(readSources(positionals, io), io.err, io.input?.keepGoing);
+  const unknown = unknownNodes(cluster, values.node ?? []);
+  if (unknown.length > 0) throw new UsageError(`--node: ${unknown.map((u) => u.message).join('; ')}`);
   const opts = { ...(values.node ? { nodes: values.node } : {}), sha256Hex: nodeSha256Hex };
   const sets = () => {
     const { ir, stats } = compileSets(cluster, opts);
