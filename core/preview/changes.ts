@@ -18,6 +18,9 @@ export interface SnapshotChanges {
 }
 
 const KINDS = new Set(SUPPORTED_KINDS.map((k) => k.slice(k.lastIndexOf('/') + 1)));
+// Kinds are case-sensitive ("networkpolicy" is no kind the API server knows): a kind netpolc
+// reads, spelt in another case, is a typo that would otherwise delete nothing unnoticed.
+const KIND_BY_LOWER = new Map([...KINDS].map((k) => [k.toLowerCase(), k]));
 
 /** Namespaced kinds default to `default`, as parseSnapshot does for objects. */
 export const refKey = (r: ObjectRef) => objectKey({ kind: r.kind, namespace: r.namespace ?? (NAMESPACED_KINDS.has(r.kind) ? 'default' : undefined), name: r.name });
@@ -35,6 +38,11 @@ export function applyChanges(base: ParsedSnapshot, changes: SnapshotChanges, del
   const issues: ValidationIssue[] = [];
   const workloads = new Set<string>();
   changes.delete.forEach((ref, i) => {
+    const meant = KINDS.has(ref.kind) ? undefined : KIND_BY_LOWER.get(ref.kind.toLowerCase());
+    if (meant) {
+      issues.push({ path: `${deletePath}[${i}].kind`, message: `unknown kind "${ref.kind}" (kinds are case-sensitive); did you mean ${meant}?` });
+      return;
+    }
     const key = refKey(ref);
     const workload = (WORKLOAD_KIND_NAMES as readonly string[]).includes(ref.kind);
     if (workload) workloads.add(`${ref.namespace ?? 'default'}/${workloadName(ref.kind as WorkloadKind, ref.name)}`);

@@ -134,6 +134,15 @@ describe('preview', () => {
         { path: '$.changes.delete[2]', message: 'the base has no Pod default/web-1 to delete' },
       ],
     });
+    // A kind netpolc reads, in another case, is a typo rather than a kind it may ignore.
+    const miscased = applyChanges(base, { apply: parsed([], '$.changes.apply'), delete: [{ kind: 'networkpolicy', namespace: 'x', name: 'db-ingress' }, { kind: 'ConfigMap', namespace: 'x', name: 'any' }, { kind: 'POD', namespace: 'y', name: 'client-1' }] });
+    expect(miscased).toEqual({
+      ok: false,
+      issues: [
+        { path: '$.changes.delete[0].kind', message: 'unknown kind "networkpolicy" (kinds are case-sensitive); did you mean NetworkPolicy?' },
+        { path: '$.changes.delete[2].kind', message: 'unknown kind "POD" (kinds are case-sensitive); did you mean Pod?' },
+      ],
+    });
   });
 
   it('marks lints of the head new or already in the base, with paths into the request', () => {
