@@ -53,6 +53,18 @@ export const kindSchema = (apiVersionKind: string): z.ZodTypeAny | undefined => 
 type Schemas = typeof KIND_SCHEMAS;
 export type SnapshotObject = { [K in keyof Schemas]: z.infer<Schemas[K]> }[keyof Schemas];
 export const SUPPORTED_KINDS = Object.keys(KIND_SCHEMAS);
+const KIND_BY_LOWER: ReadonlyMap<string, string> = new Map(SUPPORTED_KINDS.map((k) => k.slice(k.lastIndexOf('/') + 1)).map((k) => [k.toLowerCase(), k]));
+/**
+ * The kind netpolc reads that `kind` spells in another case ("networkpolicy" → NetworkPolicy),
+ * else undefined. Kinds are case-sensitive: the API server knows no kind "networkpolicy", and
+ * reading it as a kind netpolc ignores would drop what the author meant.
+ */
+export function miscasedKind(kind: string): string | undefined {
+  const meant = KIND_BY_LOWER.get(kind.toLowerCase());
+  return meant === kind ? undefined : meant;
+}
+
+export const miscasedKindMessage = (kind: string): string => `unknown kind "${kind}" (kinds are case-sensitive); did you mean ${miscasedKind(kind)}?`;
 
 /** Kinds whose objects live in a namespace (`default` when metadata.namespace is absent). */
 export const NAMESPACED_KINDS: ReadonlySet<string> = new Set(['Pod', 'Service', 'NetworkPolicy', ...WORKLOAD_KIND_NAMES]);
@@ -210,6 +222,8 @@ export function parseSnapshot(raw: unknown, base = '$', options: ParseOptions = 
         ignored[key] = (ignored[key] ?? 0) + 1;
       } else if (['NetworkPolicy', 'AdminNetworkPolicy', 'BaselineAdminNetworkPolicy', 'ClusterNetworkPolicy', ...WORKLOAD_KIND_NAMES].includes(kind)) {
         issues.push({ path: `${path}.apiVersion`, message: `unsupported apiVersion "${apiVersion}" for ${kind}; supported: ${SUPPORTED_KINDS.filter((k) => k.endsWith(`/${kind}`)).map((k) => k.slice(0, -kind.length - 1)).join(', ')}`, object: identity });
+      } else if (miscasedKind(kind)) {
+        issues.push({ path: `${path}.kind`, message: miscasedKindMessage(kind), object: identity });
       } else {
         ignored[kind] = (ignored[kind] ?? 0) + 1;
       }

@@ -2,7 +2,7 @@
 // deleted by kind/namespace/name, then objects applied (upserted: an object with the same
 // kind/namespace/name replaces the old one, as `kubectl apply` does). Works on parsed objects,
 // so every object keeps the JSON path it came from (`$.base.items[3]`, `$.changes.apply[0]`).
-import { NAMESPACED_KINDS, SUPPORTED_KINDS, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
+import { miscasedKind, miscasedKindMessage, NAMESPACED_KINDS, SUPPORTED_KINDS, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
 import { objectKey } from '../lint/types.js';
 import type { ObjectRef } from '../../schemas/object-key.js';
 import { WORKLOAD_KIND_NAMES, type WorkloadKind } from '../../schemas/k8s/workload.js';
@@ -18,9 +18,6 @@ export interface SnapshotChanges {
 }
 
 const KINDS = new Set(SUPPORTED_KINDS.map((k) => k.slice(k.lastIndexOf('/') + 1)));
-// Kinds are case-sensitive ("networkpolicy" is no kind the API server knows): a kind netpolc
-// reads, spelt in another case, is a typo that would otherwise delete nothing unnoticed.
-const KIND_BY_LOWER = new Map([...KINDS].map((k) => [k.toLowerCase(), k]));
 
 /** Namespaced kinds default to `default`, as parseSnapshot does for objects. */
 export const refKey = (r: ObjectRef) => objectKey({ kind: r.kind, namespace: r.namespace ?? (NAMESPACED_KINDS.has(r.kind) ? 'default' : undefined), name: r.name });
@@ -38,9 +35,9 @@ export function applyChanges(base: ParsedSnapshot, changes: SnapshotChanges, del
   const issues: ValidationIssue[] = [];
   const workloads = new Set<string>();
   changes.delete.forEach((ref, i) => {
-    const meant = KINDS.has(ref.kind) ? undefined : KIND_BY_LOWER.get(ref.kind.toLowerCase());
-    if (meant) {
-      issues.push({ path: `${deletePath}[${i}].kind`, message: `unknown kind "${ref.kind}" (kinds are case-sensitive); did you mean ${meant}?` });
+    // A kind netpolc reads, spelt in another case, would otherwise delete nothing unnoticed.
+    if (miscasedKind(ref.kind)) {
+      issues.push({ path: `${deletePath}[${i}].kind`, message: miscasedKindMessage(ref.kind) });
       return;
     }
     const key = refKey(ref);
