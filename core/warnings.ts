@@ -12,6 +12,8 @@ export const WARNING_CODES = {
   'pod-on-missing-node': 'a pod runs on a node the snapshot lacks (when it has nodes)',
   'domain-names-not-evaluated': 'a domainNames peer matches no flow: a snapshot has no DNS answers',
   'unknown-peer-fail-closed': 'a peer with no field this version knows fails closed (Allow: nothing; Deny/Pass: everything)',
+  'draft-spelling': 'a v1alpha2 ClusterNetworkPolicy uses a KEP-2091 draft spelling, which the v1alpha2 API server rejects (strict field validation) or prunes; read with its draft meaning',
+  'field-ignored': 'a v1alpha1 policy sets a field its apiVersion lacks (BaselineAdminNetworkPolicy priority, a tier matching its kind); ignored, as the API server prunes it, which does not change what the policy means',
   'same-priority-order': 'two same-tier policies share a priority and select one pod; evaluated in name order',
   'policy-kinds-not-evaluated': "other engines' policies (Cilium, Calico) in the input are not evaluated",
   'kinds-ignored': 'objects of kinds policy evaluation does not read',

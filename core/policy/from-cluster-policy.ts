@@ -2,11 +2,13 @@
 // (v1alpha2) into the shared Policy shape.
 import type { AdminNetworkPolicy, BaselineAdminNetworkPolicy } from '../../schemas/k8s/admin-network-policy.js';
 import type { ClusterNetworkPolicy } from '../../schemas/k8s/cluster-network-policy.js';
-import type { ClusterPeer, ClusterPort, ClusterSubject, NamespaceMatch as SchemaNamespaceMatch } from '../../schemas/k8s/cluster-peer.js';
+import type { ClusterPeer, ClusterPort } from '../../schemas/k8s/cluster-peer.js';
+import type { ClusterSubject, NamespaceMatch as SchemaNamespaceMatch } from '../../schemas/k8s/cluster-selection.js';
 import { parseCidr, type IpRange } from '../net/ip.js';
 import type { SelectorCache } from '../select/cache.js';
 import type { Action, Direction, NamespaceMatch, Peer, Policy, PolicyRef, PortMatch, Rule, Tier } from './model.js';
 import type { ClusterWarning } from '../warnings.js';
+import { draftSpellingWarning } from './draft-spellings.js';
 
 type ClusterRule = { name?: string | undefined; action: string; peers: ClusterPeer[]; ports: ClusterPort[] | null };
 
@@ -24,11 +26,15 @@ function namespaceMatch(m: SchemaNamespaceMatch, selectors: SelectorCache): Name
   }
 }
 
-/** Where a peer's warnings point: the policy and the peer's path in it; `where` names the peer in their text. */
-type PeerSite = Pick<ClusterWarning, 'object' | 'path'> & { readonly where: string };
+/**
+ * Where a peer's warnings point: the policy and the peer's path in it; `where` names the peer in
+ * their text. `v1alpha2`: the policy is a ClusterNetworkPolicy, whose draft spellings are warned about.
+ */
+type PeerSite = Pick<ClusterWarning, 'object'> & { readonly path: string; readonly where: string; readonly v1alpha2: boolean };
 
 function peerOf(p: ClusterPeer, action: Action, selectors: SelectorCache, warnings: ClusterWarning[], site: PeerSite): Peer {
-  const { where, ...about } = site;
+  const { where, v1alpha2, ...about } = site;
+  if (v1alpha2 && (p.type === 'namespaces' || p.type === 'pods') && p.draft) warnings.push(draftSpellingWarning({ ...about, where }, p.draft, p.namespaces, false));
   switch (p.type) {
     case 'namespaces':
       return { type: 'pods', namespaces: namespaceMatch(p.namespaces, selectors), pods: null };
@@ -54,6 +60,7 @@ function portOf(p: ClusterPort): PortMatch {
 }
 
 function rules(list: ClusterRule[], dir: Direction, ref: PolicyRef, selectors: SelectorCache, warnings: ClusterWarning[]): Rule[] {
+  const v1alpha2 = ref.apiVersion === 'policy.networking.k8s.io/v1alpha2';
   // Both kinds call a rule's peer list `from` on ingress and `to` on egress (the path lint findings give).
   const peers = dir === 'ingress' ? 'from' : 'to';
   const object = { kind: ref.kind, name: ref.name }; // cluster-scoped
@@ -64,7 +71,7 @@ function rules(list: ClusterRule[], dir: Direction, ref: PolicyRef, selectors: S
       index,
       name: r.name,
       action,
-      peers: r.peers.map((p, i) => peerOf(p, action, selectors, warnings, { object, path: `spec.${dir}[${index}].${peers}[${i}]`, where: `${ref.kind} ${ref.name} ${dir} rule ${index} peer ${i}` })),
+      peers: r.peers.map((p, i) => peerOf(p, action, selectors, warnings, { object, path: `spec.${dir}[${index}].${peers}[${i}]`, where: `${ref.kind} ${ref.name} ${dir} rule ${index} peer ${i}`, v1alpha2 })),
       // A fail-closed Deny/Pass is "Deny all": its ports are not consulted either.
       ports: failClosedDenyAll ? null : r.ports && r.ports.map(portOf),
     };
@@ -77,9 +84,18 @@ function subjectOf(s: ClusterSubject, selectors: SelectorCache): Policy['subject
   return { type: 'cluster', namespaces: selectors.intern(ns ?? {}), pods: s.podSelector ? selectors.intern(s.podSelector) : null };
 }
 
+/** Why dropping a field a v1alpha1 spec lacks keeps what the policy means (schemas/k8s/admin-network-policy.ts). */
+const IGNORED_BECAUSE: Record<string, string> = {
+  priority: 'a BaselineAdminNetworkPolicy has no priority (KEP-2091: "There is no Priority field associated with BaselineAdminNetworkPolicy"); it is evaluated after every Baseline-tier ClusterNetworkPolicy',
+  tier: 'v1alpha1 has no tier field; the kind decides the tier, and this one names the same tier',
+};
+
 export function fromAdminNetworkPolicy(p: AdminNetworkPolicy | BaselineAdminNetworkPolicy, id: number, selectors: SelectorCache, warnings: ClusterWarning[]): Policy {
   const tier: Tier = p.kind === 'AdminNetworkPolicy' ? 'admin' : 'baseline';
   const ref = { apiVersion: p.apiVersion, kind: p.kind, name: p.metadata.name };
+  for (const field of p.spec.ignoredFields ?? []) {
+    warnings.push({ code: 'field-ignored', object: { kind: p.kind, name: p.metadata.name }, path: `spec.${field}`, message: `${p.kind} ${p.metadata.name}: spec.${field} ignored: ${IGNORED_BECAUSE[field] ?? 'not a v1alpha1 field'}` });
+  }
   return {
     id,
     ref,
@@ -95,6 +111,8 @@ export function fromAdminNetworkPolicy(p: AdminNetworkPolicy | BaselineAdminNetw
 
 export function fromClusterNetworkPolicy(p: ClusterNetworkPolicy, id: number, selectors: SelectorCache, warnings: ClusterWarning[]): Policy {
   const ref = { apiVersion: p.apiVersion, kind: p.kind, name: p.metadata.name };
+  const s = p.spec.subject;
+  if (s.draft) warnings.push(draftSpellingWarning({ object: { kind: p.kind, name: p.metadata.name }, path: 'spec.subject', where: `${p.kind} ${p.metadata.name} subject` }, s.draft, s.namespaces, true));
   return {
     id,
     ref,

@@ -2,12 +2,10 @@
 // (kubernetes-sigs/network-policy-api apis/v1alpha2/clusternetworkpolicy_types.go).
 import { z } from '../zod.js';
 import { ObjectMetaSchema, sortedObject } from './meta.js';
-import {
-  checkNamedPortPeers, checkRange, ClusterSubjectSchema, clusterPeer, PortNumberValue,
-  type ClusterPeer, type ClusterPort,
-} from './cluster-peer.js';
+import { checkNamedPortPeers, checkRange, clusterPeer, PortNumberValue, type ClusterPeer, type ClusterPort } from './cluster-peer.js';
+import { clusterSubject } from './cluster-selection.js';
 
-export const V1ALPHA2_LIMITS = { rules: 25, peers: 25, protocols: 25, networks: 25, ruleName: 100, maxPriority: 1000 } as const;
+export const V1ALPHA2_LIMITS = { rules: 25, peers: 25, protocols: 25, networks: 25, domainNames: 25, ruleName: 100, maxPriority: 1000 } as const;
 
 // Port: "exactly one" of number | range; range is strict: "Start port must be less than End port".
 const DestinationPortSchema = sortedObject({
@@ -47,8 +45,20 @@ const ProtocolsSchema = z
   .nullish()
   .transform((v) => v ?? null);
 
-const INGRESS_PEER = clusterPeer({ allowed: ['namespaces', 'pods'], maxNetworks: V1ALPHA2_LIMITS.networks });
-const EGRESS_PEER = clusterPeer({ allowed: ['namespaces', 'pods', 'nodes', 'networks', 'domainNames'], maxNetworks: V1ALPHA2_LIMITS.networks });
+const LIST_LIMITS = { maxNetworks: V1ALPHA2_LIMITS.networks, maxDomainNames: V1ALPHA2_LIMITS.domainNames, version: 'v1alpha2' } as const;
+const INGRESS_PEER = clusterPeer({ allowed: ['namespaces', 'pods'], ...LIST_LIMITS });
+const EGRESS_PEER = clusterPeer({ allowed: ['namespaces', 'pods', 'nodes', 'networks', 'domainNames'], ...LIST_LIMITS });
+
+// A v1alpha1 rule's `ports` (or the KEP draft's `ports: {port: …}`) is not a v1alpha2 field.
+// Dropped, as a client ignores unknown fields, it would make a rule restricted to some ports
+// match every port (a Deny on one port a Deny on all): docs/semantics.md "except where
+// ignoring would change what a policy means". v1alpha2 ClusterNetworkPolicyIngressRule /
+// EgressRule have `Protocols []ClusterNetworkPolicyProtocol json:"protocols,omitempty"` instead.
+const NotV1alpha2Ports = z.unknown().superRefine((v, ctx) => {
+  if (v !== undefined && v !== null) {
+    ctx.addIssue({ code: 'custom', message: 'not a v1alpha2 field: ClusterNetworkPolicy (v1alpha2) names it `protocols`, with another shape (`[{tcp|udp|sctp: {destinationPort: {number} | {range: {start, end}}}} | {destinationNamedPort}]`); `ports: [{portNumber|portRange|namedPort}]` is v1alpha1 AdminNetworkPolicy. Ignoring it would make the rule match every port' });
+  }
+});
 
 function rules(peerField: 'from' | 'to', peer: z.ZodType<ClusterPeer>) {
   return z
@@ -58,6 +68,7 @@ function rules(peerField: 'from' | 'to', peer: z.ZodType<ClusterPeer>) {
           action: z.enum(['Accept', 'Deny', 'Pass'], { error: 'supported values: "Accept", "Deny", "Pass"' }),
           [peerField]: z.array(peer, { error: 'must be a list of peers' }).min(1, 'must have at least 1 item').max(V1ALPHA2_LIMITS.peers, `must have at most ${V1ALPHA2_LIMITS.peers} items`),
           protocols: ProtocolsSchema,
+          ports: NotV1alpha2Ports.optional(),
         })
         .superRefine((r, ctx) => checkNamedPortPeers(r[peerField] as ClusterPeer[], r.protocols as ClusterPort[] | null, ctx, peerField, 'protocols'))
         .transform((r) => ({ action: r.action as 'Accept' | 'Deny' | 'Pass', name: r.name as string | undefined, peers: r[peerField] as ClusterPeer[], ports: r.protocols as ClusterPort[] | null })),
@@ -78,7 +89,7 @@ export const ClusterNetworkPolicySchema = sortedObject({
       .int('must be an integer from 0 to 1000')
       .min(0, 'must be greater than or equal to 0')
       .max(V1ALPHA2_LIMITS.maxPriority, `must be less than or equal to ${V1ALPHA2_LIMITS.maxPriority}`),
-    subject: ClusterSubjectSchema,
+    subject: clusterSubject('v1alpha2'),
     ingress: rules('from', INGRESS_PEER),
     egress: rules('to', EGRESS_PEER),
   }),

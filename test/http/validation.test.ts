@@ -275,6 +275,9 @@ const CASES: Case[] = [
   { name: 'CNP networks invalid CIDR', object: cnpOut({ to: [{ networks: ['fd00::/200'] }] }), path: `${AT}.spec.egress[0].to[0].networks[0]`, id: CNP_ID, message: /Invalid CIDR/ },
   { name: 'CNP ingress peer with networks', object: cnp({ ingress: [{ action: 'Deny', from: [{ networks: ['10.0.0.0/8'] }] }] }), path: `${AT}.spec.ingress[0].from[0].networks`, id: CNP_ID, message: /not allowed here/ },
   { name: 'CNP subject with no field', object: cnp({ subject: {} }), path: `${AT}.spec.subject`, id: CNP_ID, message: /exactly one of namespaces, pods/ },
+  { name: 'CNP rule with the v1alpha1 ports field', object: cnp({ egress: [{ action: 'Deny', to: [{ namespaces: {} }], ports: [{ portNumber: { port: 9999 } }] }] }), path: `${AT}.spec.egress[0].ports`, id: CNP_ID, message: /names it `protocols`.*match every port/ },
+  { name: 'CNP domainNames not a domain name', object: cnpOut({ to: [{ domainNames: ['not a domain!'] }] }), path: `${AT}.spec.egress[0].to[0].domainNames[0]`, id: CNP_ID, message: /invalid domain name "not a domain!"/ },
+  { name: 'CNP pods peer without podSelector', object: cnpOut({ to: [{ pods: { namespaceSelector: {} } }] }), path: `${AT}.spec.egress[0].to[0].pods.podSelector`, id: CNP_ID, message: /Required value: podSelector/ },
   { name: 'CNP rule name over 100 characters', object: cnpOut({ name: 'c'.repeat(101) }), path: `${AT}.spec.egress[0].name`, id: CNP_ID, message: /100 characters/ },
 
   // ---- Pod, Node, metadata ----

@@ -68,6 +68,51 @@ describe('cluster warnings', () => {
     ]);
   });
 
+  it('draft-spelling: each KEP-2091 draft spelling in a v1alpha2 object, at the draft field; none in v1alpha1', () => {
+    const sel = { matchLabels: { team: 'x' } };
+    const cluster = clusterOf([
+      ...smallCluster(),
+      clusterNetworkPolicy('draft', 'Admin', 3, {
+        subject: { namespaceSelector: sel },
+        egress: [{ action: 'Deny', to: [{ namespaces: { related: 'NotSelf' } }, { namespaces: { notSameLabels: ['team'] } }, { pods: { namespaces: { namespaceSelector: sel }, podSelector: {} } }, { namespaces: sel }] }],
+      }),
+      adminNetworkPolicy('draft-a1', 4, { subject: { namespaceSelector: sel }, ingress: [{ action: 'Deny', from: [{ namespaces: { sameLabels: ['team'] } }] }] }),
+    ]);
+    const ws = ofCode(cluster, 'draft-spelling');
+    expect(ws.map(({ object, path }) => ({ object, path }))).toEqual([
+      { object: { kind: 'ClusterNetworkPolicy', name: 'draft' }, path: 'spec.subject.namespaceSelector' },
+      { object: { kind: 'ClusterNetworkPolicy', name: 'draft' }, path: 'spec.egress[0].to[0].namespaces.related' },
+      { object: { kind: 'ClusterNetworkPolicy', name: 'draft' }, path: 'spec.egress[0].to[1].namespaces.notSameLabels' },
+      { object: { kind: 'ClusterNetworkPolicy', name: 'draft' }, path: 'spec.egress[0].to[2].pods.namespaces' },
+    ]);
+    expect(ws[0]!.message).toBe(
+      'ClusterNetworkPolicy draft subject: `namespaceSelector` is a KEP-2091 draft spelling, not a v1alpha2 field: the v1alpha2 API server rejects it (strict field validation) or prunes it; netpolc reads it as `subject.namespaces` with that selector',
+    );
+    expect(ws[1]!.message).toMatch(/^ClusterNetworkPolicy draft egress rule 0 peer 0: `namespaces\.related` is a KEP-2091 draft spelling.*reads it as every namespace except the subject pod's$/);
+    expect(ws[2]!.message).toMatch(/reads it as the namespaces not sharing the subject pod's namespace's values for \[team\]/);
+    expect(ws[3]!.message).toMatch(/reads it as `pods\.namespaceSelector` with that selector$/);
+  });
+
+  it('field-ignored: a BaselineAdminNetworkPolicy priority and a tier matching the kind, at the field', () => {
+    const banp = { apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'BaselineAdminNetworkPolicy', metadata: { name: 'default' }, spec: { priority: 5, tier: 'Baseline', subject: all, egress: [{ action: 'Deny', to: [all] }] } };
+    const cluster = clusterOf([...smallCluster(), banp, adminNetworkPolicy('tiered', 4, { tier: 'Admin', subject: all })]);
+    expect(ofCode(cluster, 'field-ignored')).toEqual([
+      {
+        code: 'field-ignored',
+        object: { kind: 'BaselineAdminNetworkPolicy', name: 'default' },
+        path: 'spec.priority',
+        message: 'BaselineAdminNetworkPolicy default: spec.priority ignored: a BaselineAdminNetworkPolicy has no priority (KEP-2091: "There is no Priority field associated with BaselineAdminNetworkPolicy"); it is evaluated after every Baseline-tier ClusterNetworkPolicy',
+      },
+      expect.objectContaining({ code: 'field-ignored', path: 'spec.tier', object: { kind: 'BaselineAdminNetworkPolicy', name: 'default' } }),
+      {
+        code: 'field-ignored',
+        object: { kind: 'AdminNetworkPolicy', name: 'tiered' },
+        path: 'spec.tier',
+        message: 'AdminNetworkPolicy tiered: spec.tier ignored: v1alpha1 has no tier field; the kind decides the tier, and this one names the same tier',
+      },
+    ]);
+  });
+
   it('same-priority-order: the policy evaluated second, at spec.priority', () => {
     const cluster = clusterOf([...smallCluster(), adminNetworkPolicy('b-allow', 5, { subject: all, ingress: [] }), adminNetworkPolicy('a-deny', 5, { subject: all, ingress: [] })]);
     expect(ofCode(cluster, 'same-priority-order')).toEqual([
