@@ -106,10 +106,21 @@ export const LabelSelectorRequirementSchema = sortedObject({
     }
   });
 
-export const LabelSelectorSchema = sortedObject({
-  matchLabels: LabelsSchema.nullish().transform((v) => v ?? {}),
-  matchExpressions: z.array(LabelSelectorRequirementSchema).nullish().transform((v) => v ?? []),
-});
+// A field a label selector does not have (`matchLabel`, `matchExpression`) is refused, not
+// dropped: dropped, the selector would be the empty one, which "selects all pods" (or all
+// namespaces), and a policy meant for a few pods would apply to every one. The API server refuses
+// it too under kubectl's default strict field validation ("unknown field").
+const unknownSelectorFields = (keys: readonly string[]) =>
+  `unknown field${keys.length === 1 ? '' : 's'} ${keys.map((k) => JSON.stringify(k)).join(', ')} in a label selector (it has matchLabels and matchExpressions); ignoring ${keys.length === 1 ? 'it' : 'them'} could widen what the selector picks, up to everything`;
+
+// Keys in sorted order, as sortedObject writes them.
+export const LabelSelectorSchema = z.strictObject(
+  {
+    matchExpressions: z.array(LabelSelectorRequirementSchema).nullish().transform((v) => v ?? []),
+    matchLabels: LabelsSchema.nullish().transform((v) => v ?? {}),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? unknownSelectorFields(issue.keys) : undefined) },
+);
 export type LabelSelector = z.infer<typeof LabelSelectorSchema>;
 
 /** A selector field where JSON null means the empty selector (kubectl prints `podSelector: {}` either way). */

@@ -298,6 +298,7 @@ const CASES: Case[] = [
   { name: 'unsupported apiVersion for NetworkPolicy', object: { ...np({}), apiVersion: 'networking.k8s.io/v2' }, path: `${AT}.apiVersion`, id: NP_ID, message: /unsupported apiVersion "networking\.k8s\.io\/v2".*networking\.k8s\.io\/v1/ },
   { name: 'unsupported apiVersion for AdminNetworkPolicy', object: { ...anp({}), apiVersion: 'policy.networking.k8s.io/v1alpha2' }, path: `${AT}.apiVersion`, id: ANP_ID, message: /unsupported apiVersion.*v1alpha1/ },
   { name: 'unsupported apiVersion for ClusterNetworkPolicy', object: { ...cnp({}), apiVersion: 'policy.networking.k8s.io/v1alpha1' }, path: `${AT}.apiVersion`, id: CNP_ID, message: /unsupported apiVersion.*v1alpha2/ },
+  { name: 'a label selector with a field it does not have', object: np({ podSelector: { matchLabel: { app: 'db' } } }), path: `${AT}.spec.podSelector`, id: NP_ID, message: /unknown field "matchLabel" in a label selector/ },
   { name: 'a kind netpolc reads, in another case', object: { ...np({}), kind: 'networkpolicy' }, path: `${AT}.kind`, id: { ...NP_ID, kind: 'networkpolicy' }, message: /unknown kind "networkpolicy" \(kinds are case-sensitive\); did you mean NetworkPolicy\?/ },
   { name: 'object without kind', object: { apiVersion: 'v1', metadata: { name: 'k' } }, path: `${AT}.kind`, id: { kind: undefined as unknown as string, name: 'k' }, message: /apiVersion and kind/ },
   { name: 'item that is not an object', object: 'pod' as unknown as Obj, path: AT, id: null, message: /Kubernetes object/ },
