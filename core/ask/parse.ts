@@ -2,34 +2,15 @@
 // Hand-written: the grammar is a handful of sentence shapes over a few dozen words (tokens.ts
 // splits them), smaller than any parser-generator setup, and it must name the part it could not
 // read rather than throw.
-import { workloadKindOf } from '../snapshot/workload-names.js';
-import { looksLikeCidr } from '../evaluate/cidr.js';
+import { DNS_LABEL, endpoint, isBare, namespaceFlags, qualify, tail, type Scope } from './endpoints.js';
 import type { EndpointSpec } from '../evaluate/resolve.js';
-import { familyOfText } from '../net/ip.js';
-import type { Protocol } from '../policy/model.js';
-import { tokenize, Tokens } from './tokens.js';
+import { AUXILIARIES, reachQuestion, traffic, verb } from './forms.js';
+import { EVERY_PORT, joinPorts, portQuery } from './ports.js';
+import type { ParseFailure, Query } from './query.js';
+import { quote, tokenize, Tokens, Unreadable } from './tokens.js';
+import { MODALS, VERBS } from './words.js';
 
-/** `port` null: every port (of `protocol`, or of every protocol when that is null too). */
-export interface PortQuery {
-  readonly port: number | string | null;
-  readonly protocol: Protocol | null;
-}
-
-export type Query =
-  | ({ readonly kind: 'can'; readonly from: EndpointSpec; readonly to: EndpointSpec } & PortQuery)
-  | ({ readonly kind: 'who'; readonly to: EndpointSpec } & PortQuery)
-  | ({ readonly kind: 'what'; readonly from: EndpointSpec } & PortQuery)
-  /** Pods of `namespace` that accept traffic from an address outside the cluster (exposed.ts). */
-  | ({ readonly kind: 'exposed'; readonly namespace: string } & PortQuery)
-  /** Pods that can send to the cloud metadata address (metadata.ts); TCP 80 unless asked otherwise. */
-  | ({ readonly kind: 'metadata' } & PortQuery)
-  /** `subject`'s verdicts in a stored version against those of version `since` (changed.ts). */
-  | ({ readonly kind: 'changed'; readonly subject: EndpointSpec; readonly since: string } & PortQuery);
-
-export interface ParseFailure {
-  readonly error: string;
-  readonly acceptedForms: readonly string[];
-}
+export type { ParseFailure, PortQuery, Query } from './query.js';
 
 /** Shown with every failure: examples teach the grammar faster than a BNF. */
 export const ACCEPTED_FORMS: readonly string[] = [
@@ -43,6 +24,11 @@ export const ACCEPTED_FORMS: readonly string[] = [
   'can node-1 reach 10.96.0.10 on 53/udp?  (a node by name; a ClusterIP)',
   'can 10.0.0.0/16 reach shop/db on 5432?  (a CIDR: each region of it that policies treat alike)',
   'is shop/web allowed to reach shop/db port 80?',
+  'can web reach db -n shop?  (names without a namespace: -n, --namespace, "in shop"; else the one namespace that has them)',
+  'why can\'t shop/web reach db.shop.svc.cluster.local:5432/tcp?  (a Service by its DNS name; a port on the destination)',
+  'is shop/db reachable from the internet on 5432?  (also: does shop/web have access to shop/db, from shop/web to shop/db)',
+  'is traffic from shop/web to shop/db allowed?  (also: shop/web -> shop/db:5432)',
+  'can pods in monitoring scrape shop/db on 9187?  (a namespace\'s pods: also ns/monitoring, namespace monitoring)',
   'who can reach payments/api on tcp 443?',
   'who can reach payments/api?  (every port, answered as port ranges)',
   'what can shop/web reach?',
@@ -57,88 +43,8 @@ export const ACCEPTED_FORMS: readonly string[] = [
 /** Chat input is untrusted; anything longer is not a short question. */
 export const MAX_QUESTION_LENGTH = 500;
 
-const MODALS: readonly (readonly string[])[] = [['can'], ['could'], ['may'], ['is', 'allowed', 'to'], ['are', 'allowed', 'to'], ['is', 'able', 'to']];
-// Longest first, so "talk to" wins over the bare "talk" that "where can x/a talk" needs.
-const VERBS: readonly (readonly string[])[] = [
-  ['send', 'traffic', 'to'], ['talk', 'to'], ['talk', 'with'], ['connect', 'to'], ['get', 'to'], ['send', 'to'],
-  ['reach'], ['access'], ['call'], ['hit'], ['connect'], ['talk'],
-];
-const PORT_INTROS = new Set(['on', 'at', 'via', 'over', 'using']);
-const EVERY_PORT = new Set(['all', 'any', 'every']);
-const PROTOCOL_WORDS: Readonly<Record<string, Protocol>> = { tcp: 'TCP', udp: 'UDP', sctp: 'SCTP' };
-
-// Kubernetes name rules: namespaces are DNS-1123 labels, pod names DNS-1123 subdomains,
-// named ports IANA service names (1-15 characters, at least one letter, no "--").
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const SERVICE_NAME = /^(?=.{1,15}$)(?=.*[a-z])[a-z0-9]+(-[a-z0-9]+)*$/;
-
-/** Internal: unwinds to parseQuestion, which turns it into a ParseFailure. */
-class Unreadable extends Error {}
-
-const quote = (t: string | undefined) => (t === undefined ? 'the end of the question' : `"${t.length > 40 ? `${t.slice(0, 40)}…` : t}"`);
-
-// Words of the grammar are never a bare (node) name.
-const GRAMMAR_WORDS = new Set([...MODALS.flat(), ...VERBS.flat(), ...PORT_INTROS, ...EVERY_PORT, ...Object.keys(PROTOCOL_WORDS), 'who', 'which', 'what', 'where', 'allowed', 'able', 'exposed', 'changed', 'since', 'metadata']);
-// Kinds a name may carry (core/evaluate/names.ts reads them): kubectl's, for pods and Services too.
-const NAME_KINDS = new Set(['pod', 'pods', 'po', 'svc', 'service', 'services']);
-const SELECTOR = /^[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?==?[A-Za-z0-9_.-]*$/;
-
-function endpoint(t: Tokens, role: 'source' | 'destination' | 'pod', after: string): EndpointSpec {
-  const tok = t.next();
-  const expected = `expected the ${role} (namespace/pod, namespace/kind/name, namespace/label=value, a node name, an IP address or a CIDR) after "${after}", got ${quote(tok)}`;
-  if (tok === undefined) throw new Unreadable(expected);
-  // A CIDR, well written or not: names.ts answers it region by region, or says what is wrong with it.
-  if (familyOfText(tok) !== null || looksLikeCidr(tok)) return { ip: tok };
-  const slash = tok.indexOf('/');
-  const parts = tok.split('/');
-  const ns = parts[0]!;
-  const rest = parts.slice(1).join('/');
-  // `shop/app=web,tier=front`: every pod the selector picks in namespace shop.
-  if (slash > 0 && DNS_LABEL.test(ns) && rest.includes('=') && rest.split(',').every((r) => SELECTOR.test(r))) return { pod: tok };
-  if (parts.length === 2 && DNS_LABEL.test(ns) && DNS_SUBDOMAIN.test(parts[1]!)) return { pod: tok };
-  // A workload as kubectl names it (`shop/deploy/web`), a Service (`shop/svc/db`), a pod (`shop/pod/web`).
-  if (parts.length === 3 && DNS_LABEL.test(ns) && (workloadKindOf(parts[1]!) || NAME_KINDS.has(parts[1]!)) && DNS_SUBDOMAIN.test(parts[2]!)) return { pod: tok };
-  // A node by its name (never one that reads as a mistyped address).
-  if (parts.length === 1 && DNS_SUBDOMAIN.test(tok) && !/^[\d.]+$/.test(tok) && !GRAMMAR_WORDS.has(tok)) return { pod: tok };
-  throw new Unreadable(expected);
-}
-
-function verb(t: Tokens, after: string): void {
-  if (!t.acceptAny(VERBS)) throw new Unreadable(`expected "reach" (or "talk to", "connect to", "access") after ${quote(after)}, got ${quote(t.peek())}`);
-}
-
 function modal(t: Tokens, after: string): void {
   if (!t.acceptAny(MODALS)) throw new Unreadable(`expected "can" or "is … allowed to" after "${after}", got ${quote(t.peek())}`);
-}
-
-/** Whatever follows the destination: "", "on 5432", "tcp 5432", "5432/tcp", "on postgres", "on udp", "all". */
-function portQuery(words: string[]): PortQuery {
-  if (words.length > 0 && PORT_INTROS.has(words[0]!)) words = words.slice(1);
-  const parts = words.flatMap((w) => w.split(/[/:]/)).filter((w) => w !== '');
-  if (parts.length > 2) throw new Unreadable(`expected at most a port and a protocol after the destination, got ${quote(words.join(' '))}`);
-  let port: number | string | null = null;
-  let protocol: Protocol | null = null;
-  for (const p of parts) {
-    const proto = PROTOCOL_WORDS[p];
-    if (proto) {
-      if (protocol !== null) throw new Unreadable(`two protocols in ${quote(words.join(' '))}`);
-      protocol = proto;
-      continue;
-    }
-    if (EVERY_PORT.has(p)) continue;
-    if (port !== null) throw new Unreadable(`two ports in ${quote(words.join(' '))}`);
-    if (/^\d+$/.test(p)) {
-      const n = Number(p);
-      if (n < 1 || n > 65535) throw new Unreadable(`port ${p} is outside 1-65535`);
-      port = n;
-    } else if (SERVICE_NAME.test(p)) {
-      port = p;
-    } else {
-      throw new Unreadable(`${quote(p)} is not a port number, a named port or tcp/udp/sctp`);
-    }
-  }
-  return { port, protocol };
 }
 
 // "the cloud metadata address": the instance metadata endpoint of the cloud providers (metadata.ts).
@@ -146,8 +52,17 @@ const METADATA = new Set(['cloud', 'instance', 'metadata']);
 const METADATA_NOUNS = new Set(['address', 'addresses', 'service', 'endpoint', 'server', 'api', 'ip']);
 
 /** After "who can reach": the cloud metadata address, or a destination. */
-function whoReaches(t: Tokens): Query {
-  if (!METADATA.has(t.peek() ?? '')) return { kind: 'who', to: endpoint(t, 'destination', 'reach'), ...portQuery(t.rest()) };
+function whoReaches(t: Tokens, scope: Scope): Query {
+  if (!METADATA.has(t.peek() ?? '')) {
+    const to = endpoint(t, 'destination', 'reach', scope);
+    // "who can reach Y from the internet": whether the internet can.
+    let from: EndpointSpec | null = null;
+    const words = tail(t, scope, (r) => {
+      from = endpoint(r, 'source', 'from', scope).spec;
+    });
+    const ports = joinPorts(to.port, words);
+    return from === null ? { kind: 'who', to: to.spec, ...ports } : { kind: 'can', from, to: to.spec, ...ports };
+  }
   while (METADATA.has(t.peek() ?? '') || METADATA_NOUNS.has(t.peek() ?? '')) t.next();
   const words = t.rest();
   const asked = portQuery(words);
@@ -186,9 +101,9 @@ function exposed(t: Tokens, head: string): Query {
 const VERSION = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 /** "what changed for shop/web since version 3": after "what changed". */
-function changed(t: Tokens): Query {
+function changed(t: Tokens, scope: Scope): Query {
   t.accept(['for']) || t.accept(['about']) || t.accept(['with']);
-  const subject = endpoint(t, 'pod', 'changed for');
+  const subject = endpoint(t, 'pod', 'changed for', scope).spec;
   if (!t.accept(['since'])) throw new Unreadable(`expected "since version N" after the pod, got ${quote(t.peek())}`);
   t.accept(['version']) || t.accept(['v']);
   const since = t.next();
@@ -197,53 +112,68 @@ function changed(t: Tokens): Query {
   return { kind: 'changed', subject, since, port: null, protocol: null };
 }
 
-function parseTokens(t: Tokens): Query {
-  const head = t.next();
+/** "what can X reach", "what is X allowed to reach": the source's destinations. */
+function whatFrom(t: Tokens, scope: Scope, head: 'can' | 'is'): Query {
+  const from = endpoint(t, 'source', head, scope);
+  t.accept(['not']);
+  if (head === 'is' && !t.accept(['allowed', 'to']) && !t.accept(['able', 'to'])) throw new Unreadable(`expected "allowed to" after the source, got ${quote(t.peek())}`);
+  verb(t, head === 'is' ? 'allowed to' : 'the source');
+  if (from.port !== null) throw new Unreadable(`a port on the source (${quote(from.port)}): ask "what can X reach on ${from.port}?"`);
+  return { kind: 'what', from: from.spec, ...portQuery(tail(t, scope)) };
+}
+
+function parseTokens(t: Tokens, scope: Scope): Query {
+  const head = t.peek();
+  if ((head === 'is' || head === 'are') && t.list.includes('exposed')) return exposed(t, t.next()!);
   switch (head) {
-    case 'can':
-    case 'could':
-    case 'may':
-    case 'is':
-    case 'are': {
-      if ((head === 'is' || head === 'are') && t.list.includes('exposed')) return exposed(t, head);
-      const from = endpoint(t, 'source', head);
-      if (head === 'is' || head === 'are') {
-        if (!t.accept(['allowed', 'to']) && !t.accept(['able', 'to'])) throw new Unreadable(`expected "allowed to" after the source, got ${quote(t.peek())}`);
-      }
-      verb(t, 'the source');
-      const to = endpoint(t, 'destination', 'reach');
-      return { kind: 'can', from, to, ...portQuery(t.rest()) };
-    }
     case 'who':
     case 'which': {
+      t.next();
       if ((t.peek() === 'is' || t.peek() === 'are') && t.list.includes('exposed')) return exposed(t, head);
       modal(t, head);
+      t.accept(['not']);
       verb(t, head);
-      return whoReaches(t);
+      return whoReaches(t, scope);
     }
     case 'what':
     case 'where': {
+      t.next();
       // "what can reach x/a" asks for sources; "what can x/a reach" for destinations.
       if (MODALS.some((m) => m.every((w, k) => t.peek(k) === w) && VERBS.some((v) => v.every((w, k) => t.peek(m.length + k) === w)))) {
         modal(t, head);
         verb(t, head);
-        return whoReaches(t);
+        return whoReaches(t, scope);
       }
-      if (t.accept(['changed']) || t.accept(['has', 'changed'])) return changed(t);
+      if (t.accept(['changed']) || t.accept(['has', 'changed'])) return changed(t, scope);
       if (t.peek() === 'is' && t.list.includes('exposed')) return exposed(t, head);
-      if (t.accept(['is'])) {
-        const from = endpoint(t, 'source', 'is');
-        if (!t.accept(['allowed', 'to']) && !t.accept(['able', 'to'])) throw new Unreadable(`expected "allowed to" after the source, got ${quote(t.peek())}`);
-        verb(t, 'allowed to');
-        return { kind: 'what', from, ...portQuery(t.rest()) };
-      }
+      // "what blocks traffic from X to Y", "what is blocking …": whether anything does, and which rule.
+      if (t.acceptAny([['blocks'], ['is', 'blocking'], ['stops'], ['prevents'], ['denies'], ['drops']])) return traffic(t, scope);
+      if (t.accept(['is'])) return whatFrom(t, scope, 'is');
       modal(t, head);
-      const from = endpoint(t, 'source', 'can');
-      verb(t, 'the source');
-      return { kind: 'what', from, ...portQuery(t.rest()) };
+      return whatFrom(t, scope, 'can');
     }
     default:
+      if (head === 'why' || head === 'from' || AUXILIARIES.has(head ?? '') || t.list.includes('→')) return reachQuestion(t, scope);
       throw new Unreadable(`a question starts with "can", "is", "who" or "what", not ${quote(head)}`);
+  }
+}
+
+/** A namespace the question gives once (`-n prod`, `in prod`) is every name's without one, as kubectl's -n is. */
+function inScope(q: Query, scope: Scope): Query {
+  if (scope.namespaces.size !== 1) return q;
+  const [ns] = scope.namespaces;
+  const f = (s: EndpointSpec) => (isBare(s) ? qualify(s, ns!) : s);
+  switch (q.kind) {
+    case 'can':
+      return { ...q, from: f(q.from), to: f(q.to) };
+    case 'who':
+      return { ...q, to: f(q.to) };
+    case 'what':
+      return { ...q, from: f(q.from) };
+    case 'changed':
+      return { ...q, subject: f(q.subject) };
+    default:
+      return q;
   }
 }
 
@@ -257,10 +187,11 @@ export function parseQuestion(question: unknown): Query | ParseFailure {
   const fail = (error: string): ParseFailure => ({ error, acceptedForms: ACCEPTED_FORMS });
   if (typeof question !== 'string') return fail('the question must be text');
   if (question.length > MAX_QUESTION_LENGTH) return fail(`the question is ${question.length} characters long; at most ${MAX_QUESTION_LENGTH} are read`);
-  const tokens = tokenize(question);
-  if (tokens.length === 0) return fail('the question is empty');
   try {
-    return parseTokens(new Tokens(tokens));
+    const scope: Scope = { namespaces: new Set() };
+    const tokens = namespaceFlags(tokenize(question), scope);
+    if (tokens.length === 0) return fail('the question is empty');
+    return inScope(parseTokens(new Tokens(tokens), scope), scope);
   } catch (e) {
     // Unreadable is the expected path; anything else is still bad input, never a 500.
     return fail(e instanceof Unreadable ? e.message : `could not read the question (${String(e)})`);

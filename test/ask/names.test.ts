@@ -44,7 +44,10 @@ const FORMS: [string, string, string, RegExp][] = [
   ['can shop/web-debug reach 10.244.1.20 on 5432', '10.244.1.20', 'can', /^No: shop\/web-debug cannot reach 10\.244\.1\.20 \(pod shop\/db-0\)/],
   ['can shop/db-0 reach 8.8.8.8 on 53 udp', '8.8.8.8', 'can', /^Yes: shop\/db-0 can reach 8\.8\.8\.8 on UDP 53/],
   // Ambiguous bare names: which kinds, and how to pick one.
-  ['can shop/web-debug reach shop/db on 5432', 'shop/db', 'error', /"shop\/db" is ambiguous: it could be the StatefulSet db or the Service db; name one as shop\/statefulset\/db or shop\/svc\/db/],
+  // A workload and a Service of one name that pick the same pods are one set of endpoints: the
+  // Service on one of its ports, else the workload; picking different pods, still ambiguous.
+  ['can shop/web-debug reach shop/db on 5432', 'shop/db', 'can-group', /^No: shop\/web-debug cannot reach shop\/svc\/db on TCP 5432 \(shop\/svc\/db → 2 backing pods \(selector app=db\), port 5432 → targetPort postgres \(5432\)\)/],
+  ['can shop/web-debug reach shop/db on 9187', 'shop/db', 'can-group', /^No: shop\/web-debug cannot reach shop\/statefulset\/db on TCP 9187 \(shop\/statefulset\/db → 2 pods \(StatefulSet db\)\)/],
   ['can shop/web reach shop/db-0 on 5432', 'shop/db-0', 'error', /"shop\/web" is ambiguous: it could be the Deployment web or the Service web; name one as shop\/deployment\/web or shop\/svc\/web/],
   // Close misses: did you mean.
   ['can shop/web-debug reach shop/svc/dbb on 5432', 'shop/svc/dbb', 'error', /no Service "shop\/dbb" in the snapshot; did you mean shop\/svc\/db or shop\/svc\/web\?$/],

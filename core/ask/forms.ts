@@ -1,0 +1,88 @@
+// The sentences that ask whether one endpoint reaches another, each read into the one "can"
+// question (query.ts) that "can X reach Y on P?" is:
+//   can|could|will|does … X [be able to|allowed to] VERB Y …     "will X be able to reach Y"
+//   is|are X allowed|able|permitted to VERB Y …                  "is X allowed to reach Y"
+//   why can't|why can|why is|why does …                          "why can't X reach Y"
+//   is|can Y reachable|be reached from X …                       "is Y reachable from X on 443"
+//   is traffic from X to Y allowed, can traffic flow from X to Y, does anything block traffic from X to Y
+//   is it possible for X to VERB Y
+//   from X to Y …, X -> Y …, X → Y …
+// VERB is one of words.ts's VERBS; "ping" is answered with why policies cannot say.
+import { endpoint, tail, type Read, type Scope } from './endpoints.js';
+import { joinPorts } from './ports.js';
+import type { CanQuery } from './query.js';
+import { quote, Unreadable, type Tokens } from './tokens.js';
+import { ABLE, ICMP_VERBS, PASSIVE, VERBS } from './words.js';
+
+/** The words a reach question may open with (after "why"). */
+export const AUXILIARIES = new Set(['can', 'could', 'may', 'might', 'will', 'would', 'should', 'is', 'are', 'does', 'do', 'did']);
+
+// "NetworkPolicyPort … protocol: The protocol (TCP, UDP, or SCTP) which traffic must match"
+// (networking.k8s.io/v1): no policy here selects ICMP, so no answer could be about it.
+export const ICMP =
+  'ping sends ICMP, and NetworkPolicy cannot select ICMP: a NetworkPolicyPort\'s protocol is TCP, UDP or SCTP (networking.k8s.io/v1), so these policies cover TCP, UDP and SCTP only (whether ICMP passes depends on the network plugin); ask about a port instead, e.g. "can X reach Y on tcp 80?"';
+
+export function verb(t: Tokens, after: string): void {
+  if (ICMP_VERBS.has(t.peek() ?? '')) throw new Unreadable(ICMP);
+  if (!t.acceptAny(VERBS)) throw new Unreadable(`expected "reach" (or "talk to", "connect to", "access", "scrape", "have access to") after ${quote(after)}, got ${quote(t.peek())}`);
+}
+
+/** The question once both ends are read: a port belongs to the destination. */
+function can(from: Read, to: Read, words: readonly string[]): CanQuery {
+  if (from.port !== null) throw new Unreadable(`a port on the source (${quote(from.port)}): policies match the destination's port, so write it on the destination`);
+  return { kind: 'can', from: from.spec, to: to.spec, ...joinPorts(to.port, words) };
+}
+
+/** "X to Y …", "X → Y …": after "from" (or at the start, for the arrow). */
+function fromTo(t: Tokens, scope: Scope, after: string): CanQuery {
+  const from = endpoint(t, 'source', after, scope);
+  if (!t.accept(['to']) && !t.accept(['→'])) throw new Unreadable(`expected "to" and the destination after the source, got ${quote(t.peek())}`);
+  const to = endpoint(t, 'destination', 'to', scope);
+  return can(from, to, tail(t, scope));
+}
+
+// "does anything block traffic from X to Y", "is something blocking …", "what blocks …".
+const BLOCKS: readonly (readonly string[])[] = [['block'], ['blocks'], ['blocking'], ['stop'], ['stops'], ['stopping'], ['prevent'], ['prevents'], ['preventing'], ['deny'], ['denies'], ['denying'], ['drop'], ['drops'], ['dropping']];
+
+/** After "traffic" or a word that blocks it: "[flow|go|get] from X to Y …". */
+export function traffic(t: Tokens, scope: Scope): CanQuery {
+  t.accept(['traffic']);
+  t.acceptAny([['flow'], ['go'], ['get'], ['pass'], ['be', 'sent']]);
+  if (!t.accept(['from'])) throw new Unreadable(`expected "traffic from X to Y", got ${quote(t.peek())}`);
+  return fromTo(t, scope, 'from');
+}
+
+/** A reach question from its first word (parse.ts sends every opening but "who" and "what" here). */
+export function reachQuestion(t: Tokens, scope: Scope): CanQuery {
+  if (t.ahead().includes('→') && !t.sees(['from'])) return fromTo(t, scope, 'the start');
+  if (t.accept(['from'])) return fromTo(t, scope, 'from');
+  if (t.accept(['why']) && !AUXILIARIES.has(t.peek() ?? '')) throw new Unreadable(`expected "can", "is" or "does" after "why", got ${quote(t.peek())}`);
+  const aux = t.next()!;
+  if (!AUXILIARIES.has(aux)) throw new Unreadable(`a question starts with "can", "is", "who" or "what", not ${quote(aux)}`);
+  t.accept(['not']);
+  if ((t.accept(['anything']) || t.accept(['something'])) && t.acceptAny(BLOCKS)) return traffic(t, scope);
+  if (t.peek() === 'traffic') return traffic(t, scope);
+  if (t.acceptAny([['it', 'possible', 'for'], ['it', 'allowed', 'for'], ['there', 'a', 'way', 'for']])) {
+    const from = endpoint(t, 'source', 'for', scope);
+    if (!t.accept(['to'])) throw new Unreadable(`expected "to" after the source, got ${quote(t.peek())}`);
+    verb(t, 'to');
+    return can(from, endpoint(t, 'destination', 'reach', scope), tail(t, scope));
+  }
+  const first = endpoint(t, 'source', aux, scope);
+  t.accept(['not']);
+  if (t.acceptAny(PASSIVE)) {
+    // "is Y reachable [on P] from X [on P]": the destination came first.
+    let from: Read | null = null;
+    const words = tail(t, scope, (r) => {
+      from = endpoint(r, 'source', 'from', scope);
+    });
+    if (from === null) throw new Unreadable(`expected "from" and the source after the destination, got ${quote(words.join(' ') || undefined)}`);
+    return can(from, first, words);
+  }
+  let able = false;
+  while (t.acceptAny(ABLE)) able = true;
+  if ((aux === 'is' || aux === 'are') && !able) throw new Unreadable(`expected "allowed to" (or "reachable from") after the source, got ${quote(t.peek())}`);
+  verb(t, 'the source');
+  const to = endpoint(t, 'destination', 'reach', scope);
+  return can(first, to, tail(t, scope));
+}

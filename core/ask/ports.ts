@@ -1,0 +1,84 @@
+// What follows the destination: "", "on 5432", "tcp 5432", "5432/tcp", "on postgres", "on udp",
+// "on any port", "on 5432 over tcp", "using udp". A list ("on 5432 and 9187", "on 5432, 9187",
+// "on 5432-5433") is read, and answered with how to ask: one port at a time, or no port for
+// every allowed port range (one answer is one verdict and its decision chain).
+import type { Protocol } from '../policy/model.js';
+import { quote, Unreadable } from './tokens.js';
+
+/** `port` null: every port (of `protocol`, or of every protocol when that is null too). */
+export interface PortQuery {
+  readonly port: number | string | null;
+  readonly protocol: Protocol | null;
+}
+
+
+export const PORT_INTROS = new Set(['on', 'at', 'via', 'over', 'using', 'through', 'with']);
+export const EVERY_PORT = new Set(['all', 'any', 'every']);
+export const PROTOCOL_WORDS: Readonly<Record<string, Protocol>> = { tcp: 'TCP', udp: 'UDP', sctp: 'SCTP' };
+// Words after the question that ask nothing: "… on 5432 or not?", "… pls", "… thanks".
+// and the judgement a "traffic from X to Y" question ends with ("… allowed?", "… blocked?").
+const TRAILING: readonly (readonly string[])[] = [['or', 'not'], ['at', 'all'], ['thank', 'you'], ['thanks'], ['thx'], ['ty'], ['right'], ['allowed'], ['blocked'], ['denied'], ['permitted'], ['possible'], ['ok']];
+
+// Named ports are IANA service names (1-15 characters, at least one letter, no "--").
+const SERVICE_NAME = /^(?=.{1,15}$)(?=.*[a-z])[a-z0-9]+(-[a-z0-9]+)*$/;
+const RANGE = /^(\d+)-(\d+)$/;
+
+function number(p: string): number {
+  const n = Number(p);
+  if (n < 1 || n > 65535) throw new Unreadable(`port ${p} is outside 1-65535`);
+  return n;
+}
+
+/** `words`: everything after the destination (and its attached port, if any). */
+export function portQuery(words: readonly string[]): PortQuery {
+  const said = words.join(' ');
+  const kept: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const filler = TRAILING.find((f) => f.every((w, k) => words[i + k] === w));
+    if (filler) i += filler.length - 1;
+    else kept.push(words[i]!);
+  }
+  // Intros anywhere ("on 5432 over tcp"); "and" between listed ports.
+  const parts = kept.filter((w) => !PORT_INTROS.has(w)).flatMap((w) => w.split(/[/:]/)).filter((w) => w !== '');
+  let protocol: Protocol | null = null;
+  const numbers: number[] = [];
+  let named: string | null = null;
+  let listed = false;
+  for (const p of parts) {
+    const proto = PROTOCOL_WORDS[p];
+    if (proto) {
+      if (protocol !== null && protocol !== proto) throw new Unreadable(`two protocols in ${quote(said)}`);
+      protocol = proto;
+    } else if (EVERY_PORT.has(p)) {
+      continue;
+    } else if (p === 'and' || p === '&') {
+      listed = true;
+    } else if (/^\d+$/.test(p)) {
+      if ((numbers.length > 0 && !listed) || named !== null) throw new Unreadable(`two ports in ${quote(said)}: list them as "on ${[...numbers, named ?? ''].filter((x) => x !== '').join(', ')} and ${p}"`);
+      numbers.push(number(p));
+      listed = false;
+    } else if (RANGE.test(p)) {
+      const [, a, b] = RANGE.exec(p)!;
+      const [lo, hi] = [number(a!), number(b!)];
+      if (hi < lo) throw new Unreadable(`the port range ${p} ends before it starts`);
+      numbers.push(lo, ...(hi > lo ? [hi] : []));
+    } else if (SERVICE_NAME.test(p)) {
+      if (named !== null || numbers.length > 0 || parts.length > 2) throw new Unreadable(`expected at most a port and a protocol after the destination, got ${quote(said)}`);
+      named = p;
+    } else {
+      throw new Unreadable(`${quote(p)} is not a port number, a named port or tcp/udp/sctp${kept.length > 1 ? ` (expected at most a port and a protocol after the destination, ports joined by "and"; got ${quote(said)})` : ''}`);
+    }
+  }
+  if (listed) throw new Unreadable(`expected a port after "and" in ${quote(said)}`);
+  const unique = [...new Set(numbers)];
+  if (unique.length > 1) throw new Unreadable(`one port at a time, not ${quote(said)}: ask about each port in turn for its verdict and decision chain, or ask without a port for every allowed port range`);
+  return { port: named ?? unique[0] ?? null, protocol };
+}
+
+/** A port attached to a name (`backend:8080`, `8.8.8.8:53/udp`) and the words after it: one port, said once. */
+export function joinPorts(attached: string | null, after: readonly string[]): PortQuery {
+  if (attached === null) return portQuery(after);
+  const [a, b] = [portQuery([attached]), portQuery(after)];
+  if (b.port !== null && b.port !== a.port) throw new Unreadable(`two ports: ${quote(attached)} on the destination and ${quote(after.join(' '))} after it`);
+  return portQuery([attached, ...(b.protocol ? [b.protocol.toLowerCase()] : [])]);
+}

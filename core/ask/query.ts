@@ -1,0 +1,23 @@
+// What a question asks, as parse.ts reads it and answer.ts answers it.
+import type { EndpointSpec } from '../evaluate/resolve.js';
+import type { PortQuery } from './ports.js';
+
+export type { PortQuery } from './ports.js';
+
+export type Query =
+  | ({ readonly kind: 'can'; readonly from: EndpointSpec; readonly to: EndpointSpec } & PortQuery)
+  | ({ readonly kind: 'who'; readonly to: EndpointSpec } & PortQuery)
+  | ({ readonly kind: 'what'; readonly from: EndpointSpec } & PortQuery)
+  /** Pods of `namespace` that accept traffic from an address outside the cluster (exposed.ts). */
+  | ({ readonly kind: 'exposed'; readonly namespace: string } & PortQuery)
+  /** Pods that can send to the cloud metadata address (metadata.ts); TCP 80 unless asked otherwise. */
+  | ({ readonly kind: 'metadata' } & PortQuery)
+  /** `subject`'s verdicts in a stored version against those of version `since` (changed.ts). */
+  | ({ readonly kind: 'changed'; readonly subject: EndpointSpec; readonly since: string } & PortQuery);
+
+export type CanQuery = Extract<Query, { kind: 'can' }>;
+
+export interface ParseFailure {
+  readonly error: string;
+  readonly acceptedForms: readonly string[];
+}

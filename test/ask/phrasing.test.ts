@@ -1,0 +1,173 @@
+// Questions in the words chat-ops users type, on a realistic cluster (test/fixtures/ask-phrasing.yaml):
+// each phrasing must read as the same question as its canonical form (the parsed structures
+// equal), some must give the canonical form's very answer, and names without a namespace,
+// namespaces, the internet, ping and near misses must be answered or refused as README.md's
+// "Ask in words" says.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ask } from '../../core/ask/answer.js';
+import { isParseFailure, parseQuestion } from '../../core/ask/parse.js';
+import { clusterOf, loadYaml } from '../support/cluster-builders.js';
+
+const objects = (loadYaml(join(import.meta.dirname, '..', 'fixtures', 'ask-phrasing.yaml'))[0] as unknown as { items: unknown[] }).items;
+const cluster = clusterOf(objects);
+
+/** [phrasing, the canonical question it must read as]. */
+const SAME: [string, string][] = [
+  // Names without a namespace, the namespace given as kubectl and people give it.
+  ['can frontend reach backend on 8080 -n prod', 'can prod/frontend reach prod/backend on 8080'],
+  ['can deploy/frontend reach deploy/backend on 8080 -n prod', 'can prod/deploy/frontend reach prod/deploy/backend on 8080'],
+  ['can frontend reach svc/backend --namespace prod', 'can prod/frontend reach prod/svc/backend'],
+  ['can frontend reach svc/backend --namespace=prod', 'can prod/frontend reach prod/svc/backend'],
+  ['can frontend reach backend in prod on 8080', 'can prod/frontend reach prod/backend on 8080'],
+  ['can frontend reach backend on 8080 in namespace prod', 'can prod/frontend reach prod/backend on 8080'],
+  ['can frontend in staging reach backend in prod', 'can staging/frontend reach prod/backend'],
+  ['what can backend reach -n prod', 'what can prod/backend reach'],
+  ['who can reach db in prod on 5432', 'who can reach prod/db on 5432'],
+  // DNS names.
+  ['can prod/frontend reach backend.prod.svc on 8080', 'can prod/frontend reach prod/svc/backend on 8080'],
+  ['can prod/frontend reach backend.prod.svc.cluster.local on 8080', 'can prod/frontend reach prod/svc/backend on 8080'],
+  ['can prod/backend reach db-0.postgres.prod.svc.cluster.local on 5432', 'can prod/backend reach prod/db-0 on 5432'],
+  ['can prod/backend reach 10-244-2-12.prod.pod.cluster.local on 5432', 'can prod/backend reach 10.244.2.12 on 5432'],
+  // A port on the name.
+  ['can prod/frontend reach prod/deploy/backend:8080', 'can prod/frontend reach prod/deploy/backend on 8080'],
+  ['can prod/frontend reach prod/deploy/backend:8080/tcp?', 'can prod/frontend reach prod/deploy/backend on tcp 8080'],
+  ['can prod/backend reach 8.8.8.8:53/udp', 'can prod/backend reach 8.8.8.8 on udp 53'],
+  ['can prod/frontend reach backend.prod.svc.cluster.local:8080 tcp', 'can prod/frontend reach prod/svc/backend on tcp 8080'],
+  // Other openings.
+  ["why can't prod/frontend reach prod/db on 5432?", 'can prod/frontend reach prod/db on 5432'],
+  ['why can prod/frontend reach prod/backend', 'can prod/frontend reach prod/backend'],
+  ['why is prod/frontend not allowed to reach prod/db', 'can prod/frontend reach prod/db'],
+  ['does prod/frontend have access to prod/backend on 8080', 'can prod/frontend reach prod/backend on 8080'],
+  ['does anything block traffic from prod/frontend to prod/db on 5432', 'can prod/frontend reach prod/db on 5432'],
+  ['what blocks traffic from prod/frontend to prod/db?', 'can prod/frontend reach prod/db'],
+  ['will prod/frontend be able to reach prod/backend', 'can prod/frontend reach prod/backend'],
+  ['hey, can prod/frontend reach prod/backend', 'can prod/frontend reach prod/backend'],
+  ['hi can prod/frontend reach prod/backend', 'can prod/frontend reach prod/backend'],
+  ['@bot can prod/frontend reach prod/backend', 'can prod/frontend reach prod/backend'],
+  ['hey <@U024BE7LH> quick question: can prod/frontend reach prod/backend', 'can prod/frontend reach prod/backend'],
+  ['from prod/frontend to prod/db on 5432?', 'can prod/frontend reach prod/db on 5432'],
+  ['prod/frontend -> prod/db:5432?', 'can prod/frontend reach prod/db on 5432'],
+  ['prod/frontend → prod/db', 'can prod/frontend reach prod/db'],
+  // Passive and "traffic" forms.
+  ['is prod/db reachable from prod/backend on 5432', 'can prod/backend reach prod/db on 5432'],
+  ['is prod/db reachable on 5432 from prod/backend', 'can prod/backend reach prod/db on 5432'],
+  ['can prod/db be reached from prod/backend', 'can prod/backend reach prod/db'],
+  ['is traffic from prod/backend to prod/db allowed', 'can prod/backend reach prod/db'],
+  ['is traffic from prod/backend to prod/db on 5432 allowed?', 'can prod/backend reach prod/db on 5432'],
+  ['can traffic flow from prod/backend to prod/db', 'can prod/backend reach prod/db'],
+  ['is it possible for prod/backend to reach prod/db', 'can prod/backend reach prod/db'],
+  // Verbs.
+  ['can monitoring/prometheus scrape prod/db on 9187', 'can monitoring/prometheus reach prod/db on 9187'],
+  ['can prod/frontend curl prod/backend', 'can prod/frontend reach prod/backend'],
+  ['can prod/frontend open a connection to prod/backend', 'can prod/frontend reach prod/backend'],
+  ['can prod/frontend still reach prod/backend', 'can prod/frontend reach prod/backend'],
+  ['who can scrape prod/db', 'who can reach prod/db'],
+  // Namespaces as endpoints.
+  ['can pods in monitoring reach prod/db on 9187', 'can ns/monitoring reach prod/db on 9187'],
+  ['can namespace staging reach prod/backend', 'can ns/staging reach prod/backend'],
+  ['can anything in staging reach prod/backend', 'can ns/staging reach prod/backend'],
+  ['can the staging namespace reach prod/backend', 'can ns/staging reach prod/backend'],
+  ['who can reach everything in prod', 'who can reach ns/prod'],
+  // The internet.
+  ['can the outside world reach prod/frontend on 8080', 'can internet reach prod/frontend on 8080'],
+  ['can prod/backend reach anywhere outside the cluster on 443', 'can prod/backend reach internet on 443'],
+  ['is prod/frontend reachable from the internet on 8080', 'can internet reach prod/frontend on 8080'],
+  ['who can reach prod/frontend on 8080 from the internet', 'can internet reach prod/frontend on 8080'],
+  // Ports and protocols.
+  ['can prod/backend reach prod/db on port 5432 over tcp', 'can prod/backend reach prod/db on tcp 5432'],
+  ['can prod/backend reach prod/db on 5432 using tcp', 'can prod/backend reach prod/db on tcp 5432'],
+  // Slack and keyboards.
+  ['*can* _prod/frontend_ reach `prod/backend` on 8080?!', 'can prod/frontend reach prod/backend on 8080'],
+  ['can prod/frontend reach <http://backend.prod.svc.cluster.local|backend.prod.svc.cluster.local>?', 'can prod/frontend reach prod/svc/backend'],
+  ['can \u201cprod/frontend\u201d reach \u2018prod/backend\u2019\u2026', 'can prod/frontend reach prod/backend'],
+  ['can ~prod/frontend~ reach prod/backend.', 'can prod/frontend reach prod/backend'],
+  ['can prod/frontend reach prod/backend on 8080 pls', 'can prod/frontend reach prod/backend on 8080'],
+  ['can prod/frontend reach prod/backend on 8080 or not?', 'can prod/frontend reach prod/backend on 8080'],
+];
+
+describe('each phrasing reads as its canonical question', () => {
+  it.each(SAME)('%s', (phrasing, canonical) => {
+    const want = parseQuestion(canonical);
+    expect(isParseFailure(want), canonical).toBe(false);
+    expect(parseQuestion(phrasing)).toEqual(want);
+  });
+});
+
+/** [phrasing, canonical]: the same answer, word for word (names the parser leaves to the snapshot). */
+const SAME_ANSWER: [string, string][] = [
+  ['can frontend reach backend on 8080 -n prod', 'can prod/deploy/frontend reach prod/svc/backend on 8080'],
+  ['can db reach redis', 'can prod/statefulset/db reach prod/deployment/redis'],
+  ['is prod/backend reachable from staging on 8080', 'can ns/staging reach prod/svc/backend on 8080'],
+  ['can staging reach prod on 8080', 'can ns/staging reach ns/prod on 8080'],
+  ['can prod/frontend reach backend.prod on 8080', 'can prod/frontend reach prod/svc/backend on 8080'],
+  ['can prod/frontend reach postgres on 5432', 'can prod/frontend reach prod/svc/postgres on 5432'],
+  ['can backend reach db -n prod', 'can prod/deployment/backend reach prod/statefulset/db'],
+];
+
+describe('names the snapshot resolves answer as their canonical form', () => {
+  it.each(SAME_ANSWER)('%s', (phrasing, canonical) => {
+    const [a, b] = [ask(cluster, phrasing), ask(cluster, canonical)];
+    expect(isParseFailure(b) ? b.error : b.kind).not.toBe('error');
+    expect(isParseFailure(a) ? a.error : a.text).toBe(isParseFailure(b) ? b.error : b.text);
+  });
+});
+
+const text = (q: string) => {
+  const a = ask(cluster, q);
+  return isParseFailure(a) ? `unreadable: ${a.error}` : a.text;
+};
+
+describe('names without a namespace, collisions, namespaces and the internet', () => {
+  it('a Deployment and a Service of one name picking the same pods: the Service on its port, else the Deployment', () => {
+    expect(text('can prod/frontend reach prod/backend on 8080')).toMatch(/^Yes: prod\/deployment\/frontend can reach prod\/svc\/backend on TCP 8080 \(.*port 8080 → targetPort http \(8080\)/);
+    expect(text('can prod/frontend reach prod/frontend on 80')).toMatch(/reach prod\/svc\/frontend on TCP 80 \(.*port 80 → targetPort http \(8080\)/);
+    expect(text('can prod/backend reach prod/backend on 9999')).toMatch(/reach prod\/deployment\/backend on TCP 9999/);
+    expect(text('can prod/backend reach prod/redis')).toMatch(/reach prod\/deployment\/redis/);
+  });
+
+  it('a name in several namespaces lists each, and every name listed resolves', () => {
+    const said = text('can frontend reach prod/db on 5432');
+    expect(said).toMatch(/"frontend" is in 2 namespaces \(prod, staging\): name one as prod\/frontend or staging\/frontend \(or add -n namespace\)/);
+    for (const form of ['prod/frontend', 'staging/frontend']) expect(text(`can ${form} reach prod/db on 5432`)).toMatch(/^(Yes|No|Partly): /);
+  });
+
+  it('a namespace is every pod of it, answered as a set', () => {
+    expect(text('can pods in monitoring reach prod/db on 9187')).toMatch(/^Yes: ns\/monitoring can reach prod\/statefulset\/db on TCP 9187 \(ns\/monitoring → 1 pod \(every pod of namespace monitoring\)/);
+    expect(text('who can reach ns/staging on 8080')).toMatch(/ns\/staging/);
+  });
+
+  it('the internet is one public address, and the sentence says so', () => {
+    expect(text('can the internet reach prod/frontend on 8080')).toMatch(/^Yes: the internet can reach prod\/deployment\/frontend on TCP 8080 .*203\.0\.113\.7 \(a public address/);
+    expect(text('can prod/db reach the internet on 443')).toMatch(/prod\/statefulset\/db .* the internet .*a public address/);
+  });
+
+  it('ping: NetworkPolicy selects TCP, UDP and SCTP only', () => {
+    const a = ask(cluster, 'can prod/frontend ping prod/backend?');
+    expect(isParseFailure(a) && a.error).toMatch(/ICMP.*NetworkPolicyPort's protocol is TCP, UDP or SCTP/);
+  });
+
+  it('several ports: one at a time', () => {
+    for (const q of ['can prod/backend reach prod/db on ports 5432, 9187', 'can prod/backend reach prod/db on 5432 and 9187', 'can prod/backend reach prod/db on 5432-5433']) {
+      const a = ask(cluster, q);
+      expect(isParseFailure(a) && a.error, q).toMatch(/^one port at a time/);
+    }
+  });
+});
+
+describe('near misses get a suggestion that resolves', () => {
+  it.each([
+    ['can prod/deploy/db reach prod/backend', /no workload "prod\/deploy\/db" in the snapshot; did you mean prod\/statefulset\/db\?$/],
+    ['can prod/svc/db reach prod/backend', /no Service "prod\/db" .*did you mean prod\/statefulset\/db\?$/],
+    ['can frontnd reach prod/db', /no pod or node "frontnd" .*did you mean prod\/deployment\/frontend, prod\/svc\/frontend or staging\/deployment\/frontend\?$/],
+    ['can prod/frontend reach prod/deploy/backend on htttp', /has no port named "htttp"; did you mean http\?$/],
+    ['can prod/frontend reach prod/backend on metrix', /has no port named "metrix"; did you mean metrics\?$/],
+  ])('%s', (q, want) => {
+    expect(text(q)).toMatch(want);
+  });
+
+  it('a namespace typo suggests a name that resolves (here a Deployment and Service of one name, one set of pods)', () => {
+    expect(text('can prd/frontend reach prod/db')).toMatch(/there is no namespace "prd"; did you mean prod\/frontend\?$/);
+    expect(text('can prod/frontend reach prod/db')).toMatch(/^(Yes|No|Partly): prod\/deployment\/frontend /);
+  });
+});
