@@ -319,7 +319,8 @@ const CASES: Case[] = [
   { name: 'flow between families', body: request(null, [{ from: { ip: 'fd00::1' }, to: 'x/b', port: 80 }]), path: '$.flows[0].to', id: null, message: /share no IP family/ },
   { name: 'flow with port 0', body: request(null, [{ from: 'x/a', to: 'x/b', port: 0 }]), path: '$.flows[0].port', id: null, message: /./ },
   { name: 'flow with a bad protocol', body: request(null, [{ from: 'x/a', to: 'x/b', port: 80, protocol: 'ICMP' }]), path: '$.flows[0].protocol', id: null, message: /"TCP", "UDP", "SCTP"/ },
-  { name: 'flow endpoint not "namespace/pod"', body: request(null, [{ from: 'a', to: 'x/b', port: 80 }]), path: '$.flows[0].from', id: null, message: /./ },
+  // A name without a namespace is found in the one namespace holding it (`a` is x/a): one nothing holds.
+  { name: 'flow endpoint not "namespace/pod"', body: request(null, [{ from: 'nosuch', to: 'x/b', port: 80 }]), path: '$.flows[0].from', id: null, message: /./ },
   { name: 'empty flows list', body: request(null, []), path: '$.flows', id: null, message: /at least 1 flow/ },
   { name: 'flows missing', body: { snapshot: { items: BASE } }, path: '$.flows', id: null, message: /./ },
 ];
