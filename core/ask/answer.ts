@@ -10,7 +10,8 @@ import { named } from '../evaluate/names.js';
 import { FlowError, NoVerdict, resolveFlow } from '../evaluate/resolve.js';
 import type { Protocol } from '../policy/model.js';
 import { reasonOf } from '../evaluate/explain.js';
-import { groupItems, MAX_GROUPS_IN_TEXT, nameOf, podOf, portOn, reachGroups, type ReachGroup } from './describe.js';
+import { groupItems, MAX_GROUPS_IN_TEXT, namedPort, nameOf, otherProtocolsNote, podOf, portOn, portPhrase, protocolAsked, reachGroups, type ReachGroup } from './describe.js';
+import { whyNoPort } from './no-port.js';
 import { chainOf, type Example } from './chain.js';
 import { answerChanged, type ChangedAnswer } from './changed.js';
 import { answerExposed, type ExposedAnswer } from './exposed.js';
@@ -49,6 +50,9 @@ export interface CanPortsAnswer extends Answered {
   readonly allowed: boolean;
   readonly ports: string;
   readonly ranges: PortRanges;
+  /** No port allowed: why (no-port.ts), and one port's flow and chain showing it. */
+  readonly denial?: string;
+  readonly example?: Example;
 }
 export interface SetAnswer extends Answered {
   readonly kind: 'who' | 'what';
@@ -74,6 +78,10 @@ export function chainLines(a: Answer): string[] {
   switch (a.kind) {
     case 'can':
       return [...a.chain];
+    case 'can-ports':
+      return a.example ? lines(a.example) : [];
+    case 'can-group':
+      return a.groups.filter((g) => g.example).slice(0, MAX_GROUPS_IN_TEXT).flatMap((g) => lines(g.example!));
     case 'exposed':
       return a.groups.slice(0, MAX_GROUPS_IN_TEXT).flatMap((g) => lines(g.example));
     case 'metadata':
@@ -98,7 +106,7 @@ export function answer(cluster: Cluster, query: Query): Answer {
     // Two versions: only a stored cluster has them (answerSince, from functions/services/ask.ts).
     if (query.kind === 'changed') throw new FlowError('from', '"what changed … since version N" compares two stored versions of a cluster: ask it about a stored cluster (GET /v1/clusters/{cluster}/ask, or POST /v1/ask with cluster), not a snapshot sent along');
     if (query.kind !== 'can') return answerSet(cluster, query);
-    const x = expandFlow(cluster, { from: query.from, to: query.to, port: query.port, protocol: query.protocol });
+    const x = expandFlow(cluster, { from: query.from, to: query.to, port: query.port, protocol: protocolAsked(query.port, query.protocol) });
     if (x.grouped) return answerGroup(cluster, query, x);
     // `shop/pod/web`, a workload's only endpoint: answered as the endpoint names.ts read.
     const one = { ...query, from: x.flows[0]!.from, to: x.flows[0]!.to };
@@ -127,7 +135,8 @@ function answerCan(cluster: Cluster, q: CanQuery, asked: number | string): CanAn
   const { verdict, chain } = chainOf(cluster, q.from, q.to, p.port, p.protocol);
   const [from, to] = [nameOf(cluster, q.from), nameOf(cluster, q.to)];
   const yes = verdict.allowed;
-  const text = hedged(`${yes ? 'Yes' : 'No'}: ${from} ${yes ? 'can' : 'cannot'} reach ${to} on ${p.text} — ${reasonOf(verdict)}.`, hedge(cluster, yes, [podOf(cluster, q.from), podOf(cluster, q.to)]));
+  const note = otherProtocolsNote(cluster, q.to, q.port, q.protocol);
+  const text = hedged(`${yes ? 'Yes' : 'No'}: ${from} ${yes ? 'can' : 'cannot'} reach ${to} on ${p.text}${note ? ` (${note})` : ''} — ${reasonOf(verdict)}.`, hedge(cluster, yes, [podOf(cluster, q.from), podOf(cluster, q.to)]));
   return { kind: 'can', text, query: q, allowed: yes, flow: { from, to, port: p.port, protocol: p.protocol }, verdict, chain };
 }
 
@@ -138,11 +147,13 @@ function answerCanPorts(cluster: Cluster, q: CanQuery): CanPortsAnswer {
   const ranges = probe(cluster, q.from, q.to, protocolsOf(q), newWork(), sides);
   const ports = formatPorts(ranges, protocolsOf(q));
   const [from, to] = [nameOf(cluster, q.from), nameOf(cluster, q.to)];
-  const said = ports === ''
-    ? `No: ${from} cannot reach ${to} on any ${q.protocol ? `${q.protocol} ` : ''}port.`
+  // "No" on every port says why: the side that denies every port, or that no port is allowed by both.
+  const none = ports === '' ? whyNoPort(cluster, q.from, q.to, protocolsOf(q)) : null;
+  const said = none
+    ? `No: ${from} cannot reach ${to} on any ${q.protocol ? `${q.protocol} ` : ''}port — ${none.reason}.`
     : `Yes: ${from} can reach ${to} on ${ports}${ports.startsWith('all') ? '' : ' only'} (ask about one port for the decision chain).`;
   const text = hedged(said, hedge(cluster, ports !== '', [podOf(cluster, q.from), podOf(cluster, q.to)]));
-  return { kind: 'can-ports', text, query: q, allowed: ports !== '', ports, ranges };
+  return { kind: 'can-ports', text, query: q, allowed: ports !== '', ports, ranges, ...(none ? { denial: none.reason, example: none.example } : {}) };
 }
 
 function answerSet(cluster: Cluster, asked: SetQuery): SetAnswer | SetGroupAnswer {
@@ -165,7 +176,10 @@ function answerSet(cluster: Cluster, asked: SetQuery): SetAnswer | SetGroupAnswe
   const pods = `${fixedPod ? 'other ' : ''}pod${of === 1 ? '' : 's'}`;
   // One port asked: it goes in the sentence once, unless named ports differ between destinations.
   const onePort = q.port !== null && groups.length === 1;
-  const portPhrase = onePort ? ` on ${groups[0]!.ports}` : q.port === null ? (q.protocol ? ` on ${q.protocol}` : '') : typeof q.port === 'number' ? ` on ${q.protocol ?? 'TCP'} ${q.port}` : ` on ${q.port}`;
+  // A named port: what it resolved to on the fixed destination, or on each destination.
+  const destinations = q.kind === 'who' ? [fixedPod] : classes.filter((c) => !c.skipped).flatMap((c) => c.members);
+  const resolved = typeof q.port === 'string' ? destinations.flatMap((p) => namedPort(p, q.port as string, q.protocol) ?? []) : [];
+  const phrase = onePort ? ` on ${groups[0]!.ports}` : portPhrase(q.port, q.protocol, resolved);
   const listed = groups.slice(0, MAX_GROUPS_IN_TEXT).map((g) => (onePort ? groupItems(g) : `${groupItems(g)} (${g.ports})`));
   if (groups.length > MAX_GROUPS_IN_TEXT) listed.push(`and ${groups.length - MAX_GROUPS_IN_TEXT} more port sets`);
   const notes = [
@@ -175,8 +189,8 @@ function answerSet(cluster: Cluster, asked: SetQuery): SetAnswer | SetGroupAnswe
   const tail = `${listed.length > 0 ? `: ${listed.join('; ')}` : ''}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}.`;
   const name = nameOf(cluster, fixed);
   const said = q.kind === 'who'
-    ? reachable === 0 ? `No pod can reach ${name}${portPhrase} (0 of ${of} ${pods})${tail}` : `${reachable} of ${of} ${pods} can reach ${name}${portPhrase}${tail}`
-    : reachable === 0 ? `${name} can reach no pod${portPhrase} (0 of ${of} ${pods})${tail}` : `${name} can reach ${reachable} of ${of} ${pods}${portPhrase}${tail}`;
+    ? reachable === 0 ? `No pod can reach ${name}${phrase} (0 of ${of} ${pods})${tail}` : `${reachable} of ${of} ${pods} can reach ${name}${phrase}${tail}`
+    : reachable === 0 ? `${name} can reach no pod${phrase} (0 of ${of} ${pods})${tail}` : `${name} can reach ${reachable} of ${of} ${pods}${phrase}${tail}`;
   const text = hedged(said, hedge(cluster, null, [fixedPod]));
   return { kind: q.kind, text, query: asked, reachable, of, groups, work: { classes: classes.length, evaluations: work.evaluations, skippedPods, podsWithoutNamedPort } };
 }

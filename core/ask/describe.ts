@@ -1,6 +1,7 @@
 // How answers name things: endpoints ("10.0.0.7 (pod shop/web)"), ports on a destination, and
 // pod sets by namespace and workload label (the deciding rule: evaluate/explain.ts).
 import type { Cluster } from '../cluster.js';
+import { named } from '../evaluate/names.js';
 import { FlowError, findEndpoint, type EndpointSpec } from '../evaluate/resolve.js';
 import { parseIp } from '../net/ip.js';
 import { PROTOCOLS, type Protocol } from '../policy/model.js';
@@ -53,11 +54,62 @@ export function namedPort(pod: PodInfo | null, name: string, protocol: Protocol 
   const found = (pod?.namedPorts ?? []).filter((np) => np.name === name && (protocol === null || np.protocol === protocol));
   return found.sort((a, b) => PROTOCOLS.indexOf(a.protocol) - PROTOCOLS.indexOf(b.protocol))[0] ?? null;
 }
+/**
+ * The protocol a question means: a port number without one is TCP, as everywhere in the
+ * Kubernetes API ("If not specified, this field defaults to TCP": NetworkPolicyPort.protocol,
+ * ServicePort.protocol, ContainerPort.protocol) and in /v1/verdicts; a Service port of that
+ * number on another protocol is another port, asked as "on 53/udp". A named port keeps null:
+ * the name says its protocol (namedPort).
+ */
+export const protocolAsked = (port: number | string | null, protocol: Protocol | null): Protocol | null => protocol ?? (typeof port === 'number' ? 'TCP' : null);
+
+/**
+ * " (no protocol asked, so TCP; kube-system/svc/kube-dns also has UDP 53: ask "on 53/udp")", or
+ * "" — when a port number was asked without a protocol and the destination has that number on
+ * another protocol too: a Service's ports, or the container ports its pods name.
+ */
+export function otherProtocolsNote(cluster: Cluster, to: EndpointSpec, port: number | string | null, protocol: Protocol | null): string {
+  if (typeof port !== 'number' || protocol !== null) return '';
+  let n: ReturnType<typeof named>;
+  try {
+    n = named(cluster, to, 'to', port, 'TCP');
+  } catch (e) {
+    if (e instanceof FlowError) return '';
+    throw e;
+  }
+  const pods = n.kind === 'pods' ? n.pods : n.kind === 'one' ? [podOf(cluster, n.spec)].filter((p): p is PodInfo => p !== null) : [];
+  const found = n.kind === 'service'
+    ? n.service.spec.ports.filter((sp) => (n.via === 'nodePort' ? sp.nodePort : sp.port) === port).map((sp) => sp.protocol)
+    : pods.flatMap((p) => p.namedPorts.filter((np) => np.port === port).map((np) => np.protocol));
+  const others = PROTOCOLS.filter((p) => p !== 'TCP' && found.includes(p));
+  if (others.length === 0) return '';
+  const what = n.kind === 'service' || n.kind === 'pods' ? n.name : nameOf(cluster, to);
+  return `no protocol asked, so TCP; ${what} also has ${others.map((p) => `${p} ${port}`).join(' and ')}: ask "on ${port}/${others[0]!.toLowerCase()}"`;
+}
+
+/** "TCP 5432", or "TCP 5432 (postgres)" for a named port. */
+export const portText = (port: number, protocol: Protocol, name?: string): string => `${protocol} ${port}${name ? ` (${name})` : ''}`;
+
+/**
+ * How a sentence says the port asked: " on TCP 53", " on TCP 5432 (postgres)" (a named port by
+ * what it resolved to on the destinations, `resolved`; " on postgres (TCP 5432 or TCP 5433)"
+ * when they differ), " on UDP" (every UDP port), or "" (every port).
+ */
+export function portPhrase(port: number | string | null, protocol: Protocol | null, resolved: readonly { readonly port: number; readonly protocol: Protocol }[] = []): string {
+  if (port === null) return protocol ? ` on ${protocol}` : '';
+  if (typeof port === 'number') return ` on ${portText(port, protocolAsked(port, protocol)!)}`;
+  const distinct = [...new Set(resolved.map((r) => portText(r.port, r.protocol)))];
+  if (distinct.length === 0) return ` on ${port}`;
+  if (distinct.length === 1) return ` on ${distinct[0]} (${port})`;
+  const shown = distinct.slice(0, MAX_ITEMS_IN_TEXT);
+  return ` on ${port} (${shown.join(' or ')}${distinct.length > shown.length ? ` or ${distinct.length - shown.length} more` : ''})`;
+}
+
 export function portOn(cluster: Cluster, to: EndpointSpec, port: number | string, protocol: Protocol | null): { port: number; protocol: Protocol; text: string } {
-  if (typeof port === 'number') return { port, protocol: protocol ?? 'TCP', text: `${protocol ?? 'TCP'} ${port}` };
+  if (typeof port === 'number') return { port, protocol: protocolAsked(port, protocol)!, text: portText(port, protocolAsked(port, protocol)!) };
   const np = namedPort(podOf(cluster, to), port, protocol);
   if (!np) throw new FlowError('port', `${nameOf(cluster, to)} has no ${protocol ? `${protocol} ` : ''}port named "${port}"`);
-  return { ...np, text: `${np.protocol} ${np.port} (${port})` };
+  return { ...np, text: portText(np.port, np.protocol, port) };
 }
 
 

@@ -26,6 +26,8 @@ export interface End {
   readonly port: number | string | null;
   readonly protocol: Protocol | null;
   readonly region?: AddressRegion;
+  /** The Service port the end receives the flow for ("53/UDP"): one backing pod is an end per Service port. */
+  readonly servicePort?: string;
 }
 
 /** What a name's members are: pods (of a selector, a workload, a Service), regions of a CIDR, or both (a CIDR holding a ClusterIP). */
@@ -78,7 +80,7 @@ export function expandName(cluster: Cluster, spec: EndpointSpec, field: 'from' |
   let unit: Unit = 'pod';
   if (n.kind === 'pods') ends = podSide(n, resolved).map((p) => ({ spec: p, port, protocol }));
   // named() refuses a Service as a source.
-  else if (n.kind === 'service') ends = serviceSide(cluster, n, { port, protocol }, resolved, notes).map((t) => ({ spec: t.to, port: t.port, protocol: t.protocol }));
+  else if (n.kind === 'service') ends = serviceSide(cluster, n, { port, protocol }, resolved, notes);
   else {
     ends = regionSide(cluster, n, field, port, protocol, resolved, notes);
     unit = ends.every((e) => 'ip' in e.spec) ? 'region' : 'endpoint';
@@ -139,7 +141,7 @@ function regionSide(cluster: Cluster, n: Extract<Named, { kind: 'addresses' }>, 
       if (at.kind === 'one') ends.push({ spec: at.spec, port, protocol, region });
       else if (at.kind === 'service') {
         const via = { ...region, via: serviceName(at.service) };
-        ends.push(...serviceSide(cluster, at, { port, protocol }, resolved, notes).map((t) => ({ spec: t.to, port: t.port, protocol: t.protocol, region: via })));
+        ends.push(...serviceSide(cluster, at, { port, protocol }, resolved, notes).map((t) => ({ ...t, region: via })));
       }
     } catch (e) {
       if (!(e instanceof FlowError)) throw e;
@@ -151,7 +153,7 @@ function regionSide(cluster: Cluster, n: Extract<Named, { kind: 'addresses' }>, 
   return ends;
 }
 
-function serviceSide(cluster: ClusterObjects, to: Extract<Named, { kind: 'service' }>, spec: { readonly port: number | string | null; readonly protocol: Protocol | null }, resolved: string[], notes: string[]) {
+function serviceSide(cluster: ClusterObjects, to: Extract<Named, { kind: 'service' }>, spec: { readonly port: number | string | null; readonly protocol: Protocol | null }, resolved: string[], notes: string[]): End[] {
   const s = to.service;
   const rs = routes(cluster, s, spec.port, spec.protocol, to.via);
   const { ready, notReady } = selectedPods(cluster, s);
@@ -166,7 +168,7 @@ function serviceSide(cluster: ClusterObjects, to: Extract<Named, { kind: 'servic
     const tp = r.servicePort?.targetPort;
     notes.push(`${keys(r.lacking)} ${r.lacking.length === 1 ? 'has' : 'have'} no ${r.protocol} port named ${tp}, so ${r.lacking.length === 1 ? 'it is not a backend' : 'they are not backends'} for port ${r.servicePort?.port}`);
   }
-  const targets = rs.flatMap((r) => r.backends.map((b) => ({ to: { pod: b.pod.key, viaService: true } as EndpointSpec, port: b.port, protocol: r.protocol as Protocol | null })));
+  const targets = rs.flatMap((r) => r.backends.map((b): End => ({ spec: { pod: b.pod.key, viaService: true }, port: b.port, protocol: r.protocol, ...(r.servicePort ? { servicePort: `${r.servicePort.port}/${r.protocol}` } : {}) })));
   if (targets.length === 0) throw new NoVerdict('port', `no backing pod of ${name} has the named targetPort: the Service has no endpoints for that port; no verdict`);
   resolved.push(`${name} → ${ready.length} backing pod${ready.length === 1 ? '' : 's'} (selector ${sel}), ${rs.map((r) => r.text).join('; ')}`);
   // "Cluster ingress and egress mechanisms often require rewriting the source or destination IP of packets" (NetworkPolicy docs).

@@ -23,7 +23,15 @@ export function reasonOf(v: Verdict): string {
   }
   return sides
     .filter(({ s }) => !s.allowed)
-    // No deciding policy on a denied side: NetworkPolicy isolation, whose message names the policies.
-    .map(({ dir, s }) => (s.policy ? `denied at ${dir} by ${ruleText(s)}${passedDown(s)}` : `denied at ${dir}: ${s.trace[s.trace.length - 1]?.message}`))
+    .map(({ dir, s }) => deniedAt(dir, s))
     .join(' and ');
 }
+
+/** What denies on one side: "by NetworkPolicy shop/db rule 0", or its isolation ("isolated for ingress by db; no rule allows this flow"). */
+export const denialOf = (s: SideVerdict): string => (s.policy ? `by ${ruleText(s)}${passedDown(s)}` : `${s.trace[s.trace.length - 1]?.message}`);
+
+/**
+ * "denied at ingress by NetworkPolicy shop/db rule 0" (`where`: " on every port" after the side);
+ * no deciding policy on a denied side: NetworkPolicy isolation, whose message names the policies.
+ */
+export const deniedAt = (dir: 'egress' | 'ingress', s: SideVerdict, where = ''): string => `denied at ${dir}${where}${s.policy ? ' ' : ': '}${denialOf(s)}`;

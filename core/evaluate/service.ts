@@ -140,6 +140,8 @@ export function routes(cluster: ClusterObjects, s: Service, asked: number | stri
     const what = asked === null ? 'port' : typeof asked === 'string' ? `port named "${asked}"` : via === 'nodePort' ? `NodePort ${asked}` : `port ${asked}`;
     throw new FlowError('port', `${serviceName(s)} has no ${protocol ? `${protocol} ` : ''}${what}; its ports: ${portList(s)}`);
   }
+  // Ports of one number on two protocols are two Service ports: each says its protocol, as portList does.
+  const named = (sp: ServicePort) => (matches.some((p) => p.protocol !== 'TCP') ? `${sp.port}/${sp.protocol}` : `${sp.port}`);
   return matches.map((sp): Route => {
     const backends: { pod: PodInfo; port: number }[] = [];
     const lacking: PodInfo[] = [];
@@ -149,7 +151,7 @@ export function routes(cluster: ClusterObjects, s: Service, asked: number | stri
       if (port === undefined) lacking.push(pod);
       else backends.push({ pod, port });
     }
-    const from = via === 'nodePort' ? `NodePort ${sp.nodePort} (port ${sp.port})` : `port ${sp.port}`;
+    const from = via === 'nodePort' ? `NodePort ${sp.nodePort} (port ${named(sp)})` : `port ${named(sp)}`;
     const numbers = [...new Set(backends.map((b) => b.port))];
     const target = typeof sp.targetPort === 'string'
       ? `targetPort ${sp.targetPort} (${numbers.length === 1 ? numbers[0] : backends.map((b) => `${b.port} on ${b.pod.key}`).join(', ')})`

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { answer, ask, MAX_EVALUATIONS, MAX_MEMBERS, reach, type Answer, type CanAnswer, type CanPortsAnswer, type SetAnswer } from '../../core/ask/answer.js';
+import { answer, ask, chainLines, MAX_EVALUATIONS, MAX_MEMBERS, reach, type Answer, type CanAnswer, type CanPortsAnswer, type SetAnswer } from '../../core/ask/answer.js';
 import { ACCEPTED_FORMS, isParseFailure, parseQuestion, type ParseFailure } from '../../core/ask/parse.js';
 import { clusterOf, namespace, networkPolicy, node, pod, type K8sObject } from '../support/cluster-builders.js';
 
@@ -72,7 +72,10 @@ describe('can questions: one sentence and the decision chain', () => {
     expect(a.ranges).toEqual({ TCP: [[5432, 5432]], UDP: [], SCTP: [] });
     expect(a.text).toBe('Yes: shop/web can reach shop/db on TCP 5432 only (ask about one port for the decision chain).');
     expect(asked('can monitoring/prometheus reach shop/db', 'can-ports').text).toMatch(/on all ports \(/);
-    expect(asked('can shop/web reach payments/api on udp', 'can-ports').text).toBe('No: shop/web cannot reach payments/api on any UDP port.');
+    // No port: the side that denies every port, and one port's chain.
+    const no = asked('can shop/web reach payments/api on udp', 'can-ports');
+    expect(no.text).toBe('No: shop/web cannot reach payments/api on any UDP port — denied at ingress on every UDP port by BaselineAdminNetworkPolicy default rule 0 "deny-pod-traffic" after AdminNetworkPolicy tenant-guardrails passed it down.');
+    expect(chainLines(no).at(-1)).toMatch(/^shop\/web → payments\/api on UDP \d+: ingress of payments\/api: .*Deny by BaselineAdminNetworkPolicy default rule 0 "deny-pod-traffic" ⇒ denied$/);
   });
 
   it('unknown pods and named ports come back as errors, not throws', () => {

@@ -54,7 +54,7 @@ const ASKED = ['10.0.0.0/16', '10.0.1.0/24', '10.0.0.0/12', 'fd00::/52', '10.0.1
  */
 function outcome(a: Answer, side: 'from' | 'to'): string[] | 'none' {
   if (a.kind === 'can') return [`${a.allowed} ${reasonOf(a.verdict)}`];
-  if (a.kind === 'can-ports') return [`${a.allowed} ${a.ports}`];
+  if (a.kind === 'can-ports') return [`${a.allowed} ${a.allowed ? a.ports : a.denial}`];
   if (a.kind === 'can-group') return a.members.map((m) => `${m[side]}: ${m.allowed} ${reasonOfMember(m)}`);
   if (a.kind === 'error' || a.kind === 'no-verdict') return 'none';
   throw new Error(`unexpected ${a.kind}: ${a.text}`);
@@ -66,8 +66,8 @@ function regionOutcome(a: GroupAnswer, side: 'from' | 'to', region: AddressRegio
   return mine.length === 0 ? 'none' : mine.map((m) => `${m.regions![side]!.via ? `${m[side]}: ` : ''}${m.allowed} ${reasonOfMember(m)}`);
 }
 
-/** A member's reason as a single flow's answer gives it: the deciding rule, or the allowed ports ("… only", "no port": "" as can-ports writes it). */
-const reasonOfMember = (m: MemberAnswer) => (m.port === 'every port' || !/\d/.test(m.port) ? (m.reason === 'no port' ? '' : m.reason.replace(/ only$/, '')) : m.reason);
+/** A member's reason as a single flow's answer gives it: the deciding rule, the allowed ports ("… only" as can-ports writes them), or why no port is. */
+const reasonOfMember = (m: MemberAnswer) => (m.allowed && (m.port === 'every port' || !/\d/.test(m.port)) ? m.reason.replace(/ only$/, '') : m.reason);
 
 describe('a CIDR\'s regions: every address of one answers alike, as asked alone', () => {
   it(`on ${RUNS} random snapshots`, () => {

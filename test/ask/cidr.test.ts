@@ -114,8 +114,8 @@ describe('a range full of Services', () => {
     const a = ask(withServices, 'can app/worker reach 10.96.0.0/28 on 9999') as GroupAnswer;
     expect(a.kind).toBe('can-group');
     expect(a.notes).toHaveLength(6);
-    expect(a.notes[0]).toBe('app/svc/s0 has no port 9999; its ports: 80/TCP');
-    expect(a.text).toMatch(/\(app\/svc\/s0 has no port 9999; its ports: 80\/TCP; .*; app\/svc\/s3 has no port 9999; its ports: 80\/TCP; and 2 more\)\.$/);
+    expect(a.notes[0]).toBe('app/svc/s0 has no TCP port 9999; its ports: 80/TCP');
+    expect(a.text).toMatch(/\(app\/svc\/s0 has no TCP port 9999; its ports: 80\/TCP; .*; app\/svc\/s3 has no TCP port 9999; its ports: 80\/TCP; and 2 more\)\.$/);
     // On their port: each ClusterIP is its Service's backing pod.
     const on80 = ask(withServices, 'can app/worker reach 10.96.0.0/28 on 80') as GroupAnswer;
     expect(on80.members.filter((m) => m.regions?.to?.via).map((m) => [m.regions!.to!.via, m.to])).toEqual(services.map((x) => [`app/svc/${x.metadata.name}`, 'app/api']));

@@ -3,7 +3,9 @@
 // port and on every port) and every matrix cell equal "can A reach B" for each pair, with X
 // every pod, both nodes' addresses and an outside address — and, for a name of several (a label
 // selector, a Service, a CIDR holding pods, nodes or the Service's ClusterIP), every member's
-// part of the answer equals "can A reach B" for that member. The classes behind set answers
+// part of the answer equals "can A reach B" for that member, and its sentence counts the
+// endpoints the name stands for (a Service's backing pod once, whatever its ports: the Service
+// has one port number on two protocols) and the pods all share. The classes behind set answers
 // must hold everything a verdict depends on — node locality included ("traffic to and from
 // the node where a Pod is running is always allowed"), which a pinned seed once missed. So
 // this property draws a new seed on every run, CI too; a failure prints its replay command.
@@ -47,14 +49,18 @@ describe('what/who answers and the matrix agree with single flows', () => {
     const port = fc.constantFrom(1, 53, 80, 81, 443, 444, 5432, 5933, 8080, 65535);
     assertProperty(
       fc.property(localitySnapshotArb, port, fc.constantFrom(...PROTOCOLS), serviceArb, fc.constantFrom(...GROUP_NAMES), fc.boolean(), (snapshot, p, protocol, s, group, anyPort) => {
-        // A Service selecting a label of one pod: port 80 to `targetPort` (or 80), ClusterIP 10.0.3.7.
+        // A Service selecting a label of one pod: port 80 to `targetPort` (or 80), and port 80 of
+        // the next protocol to 53 (one number on two protocols, as kube-dns has), ClusterIP 10.0.3.7.
         const [ns, key, value] = labelOf(snapshot.items, s.pick);
-        const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: ns }, spec: { selector: { [key]: value }, clusterIP: '10.0.3.7', ports: [{ port: 80, protocol: s.protocol, ...(s.targetPort !== undefined ? { targetPort: s.targetPort } : {}) }] } };
+        const next = PROTOCOLS[(PROTOCOLS.indexOf(s.protocol) + 1) % PROTOCOLS.length]!;
+        const ports = [{ name: 'a', port: 80, protocol: s.protocol, ...(s.targetPort !== undefined ? { targetPort: s.targetPort } : {}) }, { name: 'b', port: 80, protocol: next, targetPort: 53 }];
+        const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: ns }, spec: { selector: { [key]: value }, clusterIP: '10.0.3.7', ports } };
         const cluster = generatedCluster({ ...snapshot, items: [...snapshot.items, svc] });
         const fixed: EndpointSpec[] = [...cluster.pods.map((x) => ({ pod: x.key })), ...NODES.flatMap((n) => [{ ip: n.v4 }, { ip: n.v6 }]), ...OUTSIDE.map((ip) => ({ ip }))];
         const name = group === 'selector' ? { pod: `${ns}/${key}=${value}` } : group === 'service' ? { pod: `${ns}/svc/s` } : { ip: group };
-        // The Service is asked on its own port; every port of one protocol, or of all, otherwise.
-        const [gp, gproto] = group === 'service' ? (anyPort ? [null, null] : [80, s.protocol]) : [anyPort ? null : p, anyPort && p % 2 === 0 ? null : protocol];
+        // The Service is asked on its port 80, with a protocol or without (TCP); every port of one
+        // protocol, or of all, otherwise.
+        const [gp, gproto] = group === 'service' ? (anyPort ? [null, null] : [80, p % 2 === 0 ? null : s.protocol]) : [anyPort ? null : p, anyPort && p % 2 === 0 ? null : protocol];
         const mismatches = [...fixed.flatMap((f) => reachMismatches(cluster, f, p, protocol)), ...matrixMismatches(cluster, p, protocol), ...groupReachMismatches(cluster, name, gp, gproto)];
         expect(mismatches).toEqual([]);
       }),

@@ -75,7 +75,7 @@ describe('a flow to a Service is answered for its backing pods', () => {
   it('a numeric targetPort, and none (the port itself); a port the Service lacks is an error naming its ports', () => {
     expectBackends(group('can shop/client reach shop/svc/num on 81'), [['shop/api-1', 8080], ['shop/api-2', 8080], ['shop/api-3', 8080]]);
     expectBackends(group('can shop/client reach shop/same on 9090'), [['shop/api-1', 9090], ['shop/api-2', 9090], ['shop/api-3', 9090]]);
-    expect(ask(cluster, 'can shop/client reach shop/svc/num on 8080')).toMatchObject({ kind: 'error', text: expect.stringContaining('shop/svc/num has no port 8080; its ports: 81/TCP, 53/UDP') });
+    expect(ask(cluster, 'can shop/client reach shop/svc/num on 8080')).toMatchObject({ kind: 'error', text: expect.stringContaining('shop/svc/num has no TCP port 8080; its ports: 81/TCP, 53/UDP') });
   });
 
   it('every port of a Service when none is asked', () => {

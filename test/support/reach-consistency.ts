@@ -26,6 +26,8 @@ function canPorts(cluster: Cluster, from: EndpointSpec, to: EndpointSpec, protoc
   const a = answer(cluster, { kind: 'can', from, to, port: null, protocol });
   if (a.kind === 'error') return [];
   if (a.kind !== 'can-ports') throw new Error(`expected a can-ports answer, got ${a.kind}`);
+  // "No" on every port says why, with the chain of a port of that protocol the engine denies.
+  if (!a.allowed && (!a.denial || a.example?.allowed !== false || a.example.protocol !== protocol)) throw new Error(`"${a.text}": no denial or no denied example (${JSON.stringify(a.example)})`);
   return a.ranges[protocol] ?? [];
 }
 
@@ -109,37 +111,50 @@ export function groupReachMismatches(cluster: Cluster, name: EndpointSpec, port:
     }
     const g = a as SetGroupAnswer;
     if (g.commonPods !== r.common.size) out.push(`${asked}: ${g.commonPods} in common, reachEach has ${r.common.size}`);
-    r.members.forEach((m, i) => {
-      const pair = (key: string): [EndpointSpec, EndpointSpec] => (kind === 'what' ? [m.fixed, { pod: key }] : [{ pod: key }, m.fixed]);
+    // Each endpoint the name stands for (a Service's backing pod on each of its ports) is one member
+    // of the answer: reached when reached on any of its ports.
+    r.targets.forEach((t, i) => {
       let allowed = 0;
       for (const p of cluster.pods) {
-        if (p === m.pod) continue;
-        const where = `${asked}, member ${m.label}, pod ${p.key}`;
-        // Listed for the member: in what all share, or beyond it.
-        const listed = r.common.has(p) || m.reached.has(p);
-        if (r.common.has(p) && r.common.get(p) !== m.reached.get(p) && m.port === null) out.push(`${where}: shared on ${r.common.get(p)}, but the member has ${m.reached.get(p) ?? 'nothing'}`);
-        if (m.port !== null) {
-          const p1 = typeof m.port === 'number' ? m.port : null;
-          if (p1 === null) continue;
-          const want = canReach(cluster, ...pair(p.key), p1, m.protocol ?? protocol ?? 'TCP');
-          if (want) allowed++;
-          if (listed !== want) out.push(`${where}: ${listed ? 'listed' : 'not listed'}, but "can" on ${p1} says ${want ? 'yes' : 'no'}`);
-        } else {
-          const c = m.classes.find((x) => x.members.includes(p));
-          let any = false;
-          for (const pr of protocol ? [protocol] : PROTOCOLS) {
-            const want = canPorts(cluster, ...pair(p.key), pr);
-            any ||= want.length > 0;
-            if (JSON.stringify(c?.ranges?.[pr] ?? []) !== JSON.stringify(want)) out.push(`${where}: ${pr} ranges ${JSON.stringify(c?.ranges?.[pr] ?? [])}, "can" without a port says ${JSON.stringify(want)}`);
+        if (p === t.pod) continue;
+        const where = `${asked}, member ${t.label}, pod ${p.key}`;
+        if (r.common.has(p) && !t.reached.has(p)) out.push(`${where}: shared, but not reached`);
+        let any = false;
+        for (const m of t.members) {
+          if (r.common.has(p) && t.members.length === 1 && m.port === null && r.common.get(p) !== m.reached.get(p)) out.push(`${where}: shared on ${r.common.get(p)}, but the member has ${m.reached.get(p) ?? 'nothing'}`);
+          const pair = (key: string): [EndpointSpec, EndpointSpec] => (kind === 'what' ? [m.fixed, { pod: key }] : [{ pod: key }, m.fixed]);
+          if (m.port !== null) {
+            if (typeof m.port !== 'number') continue;
+            const want = canReach(cluster, ...pair(p.key), m.port, m.protocol ?? protocol ?? 'TCP');
+            any ||= want;
+            if (m.reached.has(p) !== want) out.push(`${where} (${m.label}): ${m.reached.has(p) ? 'listed' : 'not listed'}, but "can" on ${m.port} says ${want ? 'yes' : 'no'}`);
+          } else {
+            const c = m.classes.find((x) => x.members.includes(p));
+            let some = false;
+            for (const pr of protocol ? [protocol] : PROTOCOLS) {
+              const want = canPorts(cluster, ...pair(p.key), pr);
+              some ||= want.length > 0;
+              if (JSON.stringify(c?.ranges?.[pr] ?? []) !== JSON.stringify(want)) out.push(`${where}: ${pr} ranges ${JSON.stringify(c?.ranges?.[pr] ?? [])}, "can" without a port says ${JSON.stringify(want)}`);
+            }
+            any ||= some;
+            if (m.reached.has(p) !== some) out.push(`${where}: ${m.reached.has(p) ? 'listed' : 'not listed'}, but "can" without a port allows ${some ? 'some' : 'no'} port`);
           }
-          if (any) allowed++;
-          if (listed !== any) out.push(`${where}: ${listed ? 'listed' : 'not listed'}, but "can" without a port allows ${any ? 'some' : 'no'} port`);
         }
+        if (any) allowed++;
+        if (t.reached.has(p) !== any) out.push(`${where}: ${t.reached.has(p) ? 'listed' : 'not listed'}, but "can" allows ${any ? 'some' : 'no'} port`);
       }
       const shown = g.members[i];
-      if (shown && shown.reachable !== allowed) out.push(`${asked}, member ${m.label}: answer says ${shown.reachable}, "can" allows ${allowed}`);
-      if (shown && shown.beyondPods !== [...m.reached.keys()].filter((p) => !r.common.has(p)).length) out.push(`${asked}, member ${m.label}: beyond ${shown.beyondPods}`);
+      if (shown && t.members.every((m) => typeof m.port !== 'string') && shown.reachable !== allowed) out.push(`${asked}, member ${t.label}: answer says ${shown.reachable}, "can" allows ${allowed}`);
+      if (shown && shown.beyondPods !== [...t.reached.keys()].filter((p) => !r.common.has(p)).length) out.push(`${asked}, member ${t.label}: beyond ${shown.beyondPods}`);
     });
+    // The sentence counts endpoints (pods, regions), never endpoint and port, and the shared pods.
+    const endpoints = new Set(r.members.map((m) => `${label(m.fixed)}|${m.region?.name ?? ''}`)).size;
+    const counted = /^(?:No pod (?:can reach|is reached by) any of the (\d+) |.*?(?:each of the (\d+) |the one ))/i.exec(g.text);
+    const n = counted ? Number(counted[1] ?? counted[2] ?? 1) : null;
+    if (n !== endpoints) out.push(`${asked}: the sentence counts ${n} endpoints, the name stands for ${endpoints}: ${g.text}`);
+    const k = g.commonPods;
+    const head = kind === 'who' ? (k === 0 ? 'No pod can reach' : `${k} pod${k === 1 ? '' : 's'} can reach`) : (k === 0 ? 'No pod is reached by' : `can reach ${k} pod${k === 1 ? '' : 's'}`);
+    if (!g.text.split(' (')[0]!.includes(head)) out.push(`${asked}: the sentence does not say "${head}": ${g.text}`);
   }
   return out;
 }
