@@ -14,7 +14,9 @@ export interface PortQuery {
 
 export const PORT_INTROS = new Set(['on', 'at', 'via', 'over', 'using', 'through', 'with']);
 export const EVERY_PORT = new Set(['all', 'any', 'every']);
-export const PROTOCOL_WORDS: Readonly<Record<string, Protocol>> = { tcp: 'TCP', udp: 'UDP', sctp: 'SCTP' };
+// A Map, not an object: a word of the question is looked up in it, and "constructor" or
+// "__proto__" must not find Object.prototype's members.
+export const PROTOCOL_WORDS: ReadonlyMap<string, Protocol> = new Map([['tcp', 'TCP'], ['udp', 'UDP'], ['sctp', 'SCTP']]);
 // Words after the question that ask nothing: "… on 5432 or not?", "… pls", "… thanks".
 // and the judgement a "traffic from X to Y" question ends with ("… allowed?", "… blocked?").
 const TRAILING: readonly (readonly string[])[] = [['or', 'not'], ['at', 'all'], ['thank', 'you'], ['thanks'], ['thx'], ['ty'], ['right'], ['allowed'], ['blocked'], ['denied'], ['permitted'], ['possible'], ['ok']];
@@ -45,7 +47,7 @@ export function portQuery(words: readonly string[]): PortQuery {
   let named: string | null = null;
   let listed = false;
   for (const p of parts) {
-    const proto = PROTOCOL_WORDS[p];
+    const proto = PROTOCOL_WORDS.get(p);
     if (proto) {
       if (protocol !== null && protocol !== proto) throw new Unreadable(`two protocols in ${quote(said)}`);
       protocol = proto;

@@ -19,6 +19,6 @@ export const PASSIVE: readonly (readonly string[])[] = [['reachable'], ['accessi
 
 /** Words of the grammar are never a bare (node) name. */
 export const GRAMMAR_WORDS = new Set([
-  ...MODALS.flat(), ...VERBS.flat(), ...ABLE.flat(), ...PASSIVE.flat(), ...ICMP_VERBS, ...PORT_INTROS, ...EVERY_PORT, ...Object.keys(PROTOCOL_WORDS),
+  ...MODALS.flat(), ...VERBS.flat(), ...ABLE.flat(), ...PASSIVE.flat(), ...ICMP_VERBS, ...PORT_INTROS, ...EVERY_PORT, ...PROTOCOL_WORDS.keys(),
   'who', 'which', 'what', 'where', 'why', 'does', 'do', 'did', 'from', 'traffic', 'allowed', 'able', 'exposed', 'changed', 'since', 'metadata', 'anything', 'everything', 'something', 'in', 'namespace', 'ns', 'and', 'or', '→', '-n',
 ].filter((w) => w !== 'a'));
