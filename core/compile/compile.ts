@@ -17,6 +17,7 @@ import { partition } from './partition.js';
 import { canonicalOfRuns, rulesOfRuns, type RuleRun } from './runs.js';
 import { concatCanonical, idOfCanonical, type Sha256Hex } from './table-id.js';
 import { clusterNodeNames } from '../snapshot/node-names.js';
+import { nameRecord } from '../names-record.js';
 
 export interface CompileOptions {
   /** Only these nodes (all by default). */
@@ -101,7 +102,7 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
   const egressIds = new Map<string, string>();
 
   // Pass 3: per node, bindings and the node's tables.
-  const nodes: Record<string, IrNode> = {};
+  const nodes = nameRecord<IrNode>();
   let pods = 0;
   let rules = 0;
   const allTables = new Set<string>();

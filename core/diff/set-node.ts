@@ -4,6 +4,7 @@
 // members change and tables are content-addressed, so a one-pod relabel is a few elements.
 import { parseAddressOrCidr } from '../net/ip.js';
 import type { IrSet, PortElement, RuleTable, SetIr, SetNode, SetPod } from '../sets/ir.js';
+import { own } from '../names-record.js';
 
 /** One node's part of the set form: what its pods need and nothing of other nodes. */
 export interface NodeSlice {
@@ -34,7 +35,7 @@ export interface NodeDelta {
 
 /** A node's slice of a whole set form. */
 export function sliceOf(ir: SetIr, node: string): NodeSlice | null {
-  const n: SetNode | undefined = ir.nodes[node];
+  const n: SetNode | undefined = own(ir.nodes, node);
   if (!n) return null;
   return { addresses: n.addresses, pods: n.pods, sets: Object.fromEntries(n.sets.map((id) => [id, ir.sets.get(id)!])), tables: Object.fromEntries(n.tables.map((id) => [id, ir.tables.get(id)!])) };
 }

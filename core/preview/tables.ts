@@ -8,6 +8,7 @@ import { compile, type CompileStats } from '../compile/compile.js';
 import type { IrNode } from '../compile/ir.js';
 import { diffNode, type NodeBindings } from '../diff/node-tables.js';
 import type { Both } from './classes.js';
+import { nameRecord, own } from '../names-record.js';
 
 export interface NodeTablesDelta {
   readonly tablesAdded: readonly string[];
@@ -34,10 +35,10 @@ export function tablesDelta(clusters: Both<Cluster>, sha256Hex?: Sha256Hex): Tab
   const base = compile(clusters.base, sha256Hex ? { sha256Hex } : {});
   const head = compile(clusters.head, sha256Hex ? { sha256Hex } : {});
   const names = [...new Set([...Object.keys(base.ir.nodes), ...Object.keys(head.ir.nodes)])].sort();
-  const nodes: Record<string, NodeTablesDelta> = {};
+  const nodes = nameRecord<NodeTablesDelta>();
   let unchangedNodes = 0;
   for (const name of names) {
-    const [from, to] = [base.ir.nodes[name] ?? EMPTY, head.ir.nodes[name] ?? EMPTY];
+    const [from, to] = [own(base.ir.nodes, name) ?? EMPTY, own(head.ir.nodes, name) ?? EMPTY];
     const d = diffNode(bindings(from), bindings(to));
     const podsRebound = Object.keys(d.bindingsChanged).length;
     if (d.tablesAdded.length === 0 && d.tablesRemoved.length === 0 && podsRebound === 0 && !d.globalChanged) {

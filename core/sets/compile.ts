@@ -14,6 +14,7 @@ import { SetRegistry } from './registry.js';
 import { ruleTable } from './tables.js';
 import { includesSorted } from '../sorted.js';
 import { clusterNodeNames } from '../snapshot/node-names.js';
+import { nameRecord, own } from '../names-record.js';
 
 export interface SetCompileOptions {
   /** Only these nodes (all by default). */
@@ -129,8 +130,8 @@ export interface SetReuse {
 function usedAfter(earlierIds: IdRecord<unknown>, earlier: SetIr['nodes'], nodes: Record<string, SetNode>, touched: readonly string[], pick: (n: SetNode) => readonly string[]): IdChange {
   const added = new Set<string>();
   const candidates = new Set<string>();
-  for (const name of new Set([...touched, ...Object.keys(earlier).filter((n) => !(n in nodes))])) {
-    const [before, after] = [earlier[name], nodes[name]];
+  for (const name of new Set([...touched, ...Object.keys(earlier).filter((n) => !Object.hasOwn(nodes, n))])) {
+    const [before, after] = [own(earlier, name), own(nodes, name)];
     // The same list (nodeOf keeps it when equal): nothing added or dropped.
     if (before && after && pick(before) === pick(after)) continue;
     for (const id of after ? pick(after) : []) if (!earlierIds.has(id)) added.add(id);
@@ -201,7 +202,7 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
 
   const podsOn = cluster.podsByNode;
   const nodeNames = clusterNodeNames(cluster);
-  const nodes: Record<string, SetNode> = {};
+  const nodes = nameRecord<SetNode>();
   const usedTables = new Set<RuleTableId>();
   const touched: string[] = [];
   let podCount = 0;
@@ -252,7 +253,7 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
   if (anyUntouched && earlierPods !== undefined) {
     // The earlier count less what the touched nodes (and the nodes gone) held then.
     untouchedPods = earlierPods;
-    for (const name in reuse!.earlier.nodes) if (!(name in nodes) || !reuse!.untouchedNode(name)) untouchedPods -= Object.keys(reuse!.earlier.nodes[name]!.pods).length;
+    for (const name in reuse!.earlier.nodes) if (!Object.hasOwn(nodes, name) || !reuse!.untouchedNode(name)) untouchedPods -= Object.keys(reuse!.earlier.nodes[name]!.pods).length;
   }
   podCount += untouchedPods;
   const newSets: SetId[] = [];
@@ -301,7 +302,7 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     sets: newSets,
     edited,
     tables: [...tables.keys()].filter((id) => usedTableEntries.has(id) && !earlier.tables.has(id)),
-    nodes: touched.filter((name) => nodes[name] !== earlier.nodes[name]),
+    nodes: touched.filter((name) => own(nodes, name) !== own(earlier.nodes, name)),
   };
   return { ir, stats, change: formChange };
 }

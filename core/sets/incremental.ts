@@ -24,6 +24,7 @@ import { OwnedAddresses, pushPodElements, type Owned } from './members.js';
 import type { CompiledSelector } from '../../schemas/k8s/label-selector.js';
 import type { SetIndex } from './set-index.js';
 import { compiledPodSelector, resolveDefinition, subjectIn } from './resolve.js';
+import { own } from '../names-record.js';
 
 /** The earlier version: its cluster and the set form compiled from it. */
 export interface CompiledVersion {
@@ -91,7 +92,7 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
   }
   return {
     // An unchanged pod is on the node it was on.
-    bindings: (pod) => (changedKeys.has(pod.key) || pod.nodeName === null ? undefined : base.ir.nodes[pod.nodeName]?.pods[pod.key]),
+    bindings: (pod) => (changedKeys.has(pod.key) || pod.nodeName === null ? undefined : own(base.ir.nodes, pod.nodeName)?.pods[pod.key]),
     table: (id) => base.ir.tables.get(id),
     memberChanges: () => {
       const out: MemberChange[] = [];
@@ -102,8 +103,8 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
       }
       return out;
     },
-    earlierNode: (name) => base.ir.nodes[name],
-    untouchedNode: (name) => (touchedNodes.has(name) ? undefined : base.ir.nodes[name]),
+    earlierNode: (name) => own(base.ir.nodes, name),
+    untouchedNode: (name) => (touchedNodes.has(name) ? undefined : own(base.ir.nodes, name)),
     earlier: base.ir,
     earlierStats: base.stats,
   };

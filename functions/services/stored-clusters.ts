@@ -4,6 +4,7 @@
 // itself as every stored-cluster use case reaches it: a 503 when the deployment has none.
 import { buildCluster, type Cluster } from '../../core/cluster.js';
 import { compile, type IrNode, type Sha256Hex } from '../../core/compile/index.js';
+import { own } from '../../core/names-record.js';
 import { StoreInputError, VersionConflictError, type SnapshotStore } from '../../infra/store/types.js';
 import { ApiError, invalid } from '../errors.js';
 
@@ -65,7 +66,7 @@ export class StoredClusters {
     const nodes = this.flatByCluster.get(stored.cluster) ?? this.flatByCluster.set(stored.cluster, new Map()).get(stored.cluster)!;
     let flat = nodes.get(node);
     if (!flat) {
-      flat = compile(stored.cluster, { nodes: [node], ...(this.sha256Hex ? { sha256Hex: this.sha256Hex } : {}) }).ir.nodes[node];
+      flat = own(compile(stored.cluster, { nodes: [node], ...(this.sha256Hex ? { sha256Hex: this.sha256Hex } : {}) }).ir.nodes, node);
       if (!flat) throw new ApiError('not_found', `node ${node} is not part of version ${stored.version} of cluster ${name}`);
       nodes.set(node, flat);
     }

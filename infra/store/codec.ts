@@ -157,13 +157,18 @@ export function decodeNodes(bytes: Uint8Array): string[] {
   return nodes;
 }
 
-/** One manifest shard: node → the content hash of its manifest in this version. */
-export const encodeManifestShard = (nodes: Readonly<Record<string, string>>): Uint8Array => utf8(JSON.stringify(nodes));
+/**
+ * One manifest shard: node → the content hash of its manifest in this version. A Map both ways:
+ * node names are the client's (a node may be named `constructor` or `__proto__`), so they are
+ * never looked up in, or assigned to, a plain object. The JSON object's members are its own
+ * properties (JSON.parse defines even `__proto__` as one).
+ */
+export const encodeManifestShard = (nodes: ReadonlyMap<string, string>): Uint8Array => utf8(JSON.stringify(Object.fromEntries(nodes)));
 
-export function decodeManifestShard(bytes: Uint8Array): Record<string, string> {
+export function decodeManifestShard(bytes: Uint8Array): Map<string, string> {
   const m: unknown = JSON.parse(fromUtf8(bytes));
   if (!isObject(m) || !Object.values(m).every((h) => typeof h === 'string' && /^h[0-9a-f]{32}$/.test(h))) throw new StoreCorruptionError('malformed manifest shard');
-  return m as Record<string, string>;
+  return new Map(Object.entries(m as Record<string, string>));
 }
 
 /** Splits bytes into pieces of at most `max` bytes; always at least one (possibly empty) piece. */

@@ -16,6 +16,7 @@ import { checkName, headerKey, packIndexPk, packPk } from './keys.js';
 import { packBodies } from './packs.js';
 import { getPackIndex } from './read.js';
 import { StoreCorruptionError, StoreInputError, type CompiledSnapshot } from './types.js';
+import { own } from '../../core/names-record.js';
 
 /**
  * A set form's content to store: tables and set bodies packed (a whole publish), or the new ones
@@ -82,9 +83,9 @@ export function changedContent(ctx: StoreContext, snap: CompiledSnapshot, change
     setContentIds.set(id, content);
   }
   for (const node of change.nodes) {
-    const n = snap.ir.nodes[node];
+    const n = own(snap.ir.nodes, node);
     // Lists the node had in `from` (the same arrays) were checked then.
-    const before = change.from.nodes[node];
+    const before = own(change.from.nodes, node);
     if (n) checkNode(node, n, (id) => n.tables === before?.tables || snap.ir.tables.has(id), (id) => n.sets === before?.sets || (snap.ir.sets.has(id) && setContentIds.has(id)));
   }
   return { tables, sets, ...(from.packIndex !== undefined ? { packIndex: from.packIndex } : {}), setContentIds, tableCount: snap.compile.tables, setCount: snap.compile.sets ?? snap.ir.sets.size };

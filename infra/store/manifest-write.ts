@@ -14,6 +14,7 @@ import { manifestPatch, MAX_CHAIN, patchText } from './manifest-patch.js';
 import { needsRefresh, WRITTEN_AT } from './content-age.js';
 import { mapLimit } from './concurrency.js';
 import { LINK_ATTRIBUTES, linksOfHead } from './manifest-links.js';
+import { own } from '../../core/names-record.js';
 
 /** A version's manifests: by node, and what of them is new. */
 export interface VersionManifests {
@@ -70,7 +71,7 @@ export function versionManifests(ctx: StoreContext, nodes: Readonly<Record<strin
  * half the whole manifest (a cold read then costs at most 1.5× the whole), or to more than one item.
  */
 function patchOnEarlier(ctx: StoreContext, node: string, n: SetNode, setContentIds: Lookup<string, string>, earlier: { form: PublishedForm; change: SetFormChange }, newSets: readonly string[], encoded: { hash: string; size: number }): Uint8Array | null {
-  const before = earlier.change.from.nodes[node];
+  const before = own(earlier.change.from.nodes, node);
   const prevHash = earlier.form.manifests.get(node);
   const prev = prevHash === undefined ? undefined : ctx.chains.get(prevHash);
   if (!before || prevHash === undefined || !prev || prev.base.length >= MAX_CHAIN || prevHash === encoded.hash) return null;
@@ -145,7 +146,7 @@ function encodedManifest(ctx: StoreContext, name: string, node: SetNode, ids: Co
   const cached = ctx.manifests.get(node);
   let digest = cached?.form === ids.form ? cached.digest : undefined;
   if (!digest) {
-    const before = earlier ? (cached ?? ctx.manifests.get(earlier.change.from.nodes[name] ?? {})) : undefined;
+    const before = earlier ? (cached ?? ctx.manifests.get(own(earlier.change.from.nodes, name) ?? {})) : undefined;
     const from = before && before.form === earlier!.form.setContentIds ? { node: before.node, digest: before.digest, changed } : undefined;
     digest = nodeDigest(node, ids.lookup, ctx.sha256Hex, from, entries);
     ctx.manifests.set(node, { node, digest, form: ids.form });

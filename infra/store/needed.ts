@@ -38,7 +38,7 @@ export async function versionNeeds(ctx: StoreContext, cluster: string, version: 
   const list = own.complete.get(listPk);
   const manifestPks = shards === null
     ? (list ? decodeNodes(list).map((node) => manifestPk(cluster, version, snapshotHash, node)) : [])
-    : [...new Set(shardPks.flatMap((pk) => Object.values(own.complete.has(pk) ? decodeManifestShard(own.complete.get(pk)!) : {})))].map(manifestBodyPk);
+    : [...new Set(shardPks.flatMap((pk) => own.complete.has(pk) ? [...decodeManifestShard(own.complete.get(pk)!).values()] : []))].map(manifestBodyPk);
   const shared = new Set<string>();
   const packOf = await packIndex();
   const use = (m: Manifest) => {

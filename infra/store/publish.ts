@@ -166,8 +166,8 @@ async function writeMissing(ctx: StoreContext, shared: readonly SharedBlobs[], o
 function versionItems(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, setContentIds: ContentIds, earlier: { form: PublishedForm; change: SetFormChange } | null, sha256Hex: Sha256Hex): { objectsHash: string; manifestShards: number; manifests: VersionManifests; groups: ObjectGroup[]; own: BlobWrite[] } {
   const manifests = versionManifests(ctx, snap.ir.nodes, setContentIds, earlier);
   const shardCount = manifestShardCount(manifests.hashes.size);
-  const shards: Record<string, string>[] = Array.from({ length: shardCount }, () => ({}));
-  for (const [node, hash] of manifests.hashes) shards[shardOf(node, shardCount)]![node] = hash;
+  const shards: Map<string, string>[] = Array.from({ length: shardCount }, () => new Map());
+  for (const [node, hash] of manifests.hashes) shards[shardOf(node, shardCount)]!.set(node, hash);
   const groups = objectGroups(snap.items, sha256Hex, snap.hashed);
   const index = encodeGroupIndex(groups);
   const own: BlobWrite[] = [

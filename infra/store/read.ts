@@ -70,7 +70,7 @@ export async function getNodeTables(ctx: StoreContext, cluster: string, version:
 async function sharedManifest(ctx: StoreContext, cluster: string, version: string, snapshotHash: string, shards: number, node: string): Promise<{ manifest: Manifest; hash: string } | null> {
   const shardPk = manifestShardPk(cluster, version, snapshotHash, shardOf(node, shards));
   const shard = (await readBlobs(ctx, [shardPk])).complete.get(shardPk);
-  const hash = shard ? decodeManifestShard(shard.bytes)[node] : undefined;
+  const hash = shard ? decodeManifestShard(shard.bytes).get(node) : undefined;
   if (hash === undefined) return null;
   const manifest = await readManifest(ctx, hash);
   if (!manifest) throw new StoreCorruptionError(`manifest ${hash} of node ${node} (${cluster} ${version}) is missing`);
