@@ -14,6 +14,7 @@ import { opsRoutes } from './ops/health.js';
 import { Metrics } from './ops/metrics.js';
 import { offloadRoutes, type OffloadOptions } from './offload.js';
 import { validationHook } from './openapi.js';
+import { wellEncodedPath } from './request.js';
 import { askRoutes } from './routes/ask.js';
 import { clusterQueryRoutes } from './routes/cluster-queries.js';
 import { clusterRoutes } from './routes/clusters.js';
@@ -82,6 +83,7 @@ export function createApp(given: AppDeps = {}): App {
     }),
   );
 
+  app.use('/v1/*', wellEncodedPath);
   // Every path under /v1/clusters needs a valid token, unknown ones included; each route then checks its scope.
   app.use('/v1/clusters/*', requireToken(access));
   // Before the routes: a compute route then runs elsewhere, with the same checks there.

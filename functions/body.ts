@@ -1,5 +1,7 @@
 // Reads a request body as JSON or (multi-document) YAML. The size limit is enforced by the
-// bodyLimit middleware before this runs.
+// bodyLimit middleware before this runs (the server's, and a route's own: routeBodyLimit).
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { yamlDocuments } from './yaml-documents.js';
 import { ApiError } from './errors.js';
 import { listItems, type ValidationIssue } from '../schemas/snapshot.js';
@@ -19,6 +21,13 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** Lenient reading: the YAML documents left out of a body's snapshot, by the snapshot object the body produced. */
 export const leftOutDocuments = new WeakMap<object, ValidationIssue[]>();
 
+/**
+ * Requests whose `snapshot` this reader assembled from a YAML body of objects alone (no request
+ * document): the client wrote no `snapshot` member, so a route whose body is the snapshot reports
+ * problems at `$.items[i]`, not `$.snapshot.items[i]`.
+ */
+export const assembledSnapshots = new WeakSet<object>();
+
 function fromYamlDocuments(docs: unknown[], broken: ValidationIssue[]): unknown {
   const request = docs.filter((d) => isObject(d) && d.kind === undefined);
   const objects = docs.filter((d) => !(isObject(d) && d.kind === undefined) && d !== null);
@@ -37,6 +46,7 @@ function fromYamlDocuments(docs: unknown[], broken: ValidationIssue[]): unknown 
   const snapshot = { apiVersion: 'v1', kind: 'List', ...(metadata ? { metadata } : {}), items };
   if (broken.length > 0) leftOutDocuments.set(snapshot, broken);
   head.snapshot = snapshot;
+  if (request.length === 0) assembledSnapshots.add(head);
   return head;
 }
 
@@ -63,4 +73,18 @@ export function parseBody(text: string, contentType: string | undefined, lenient
     }
   }
   throw new ApiError('unsupported_media_type', `unsupported content-type "${type}"; send application/json or application/yaml`);
+}
+
+/**
+ * A route's own body limit, below the server's (MAX_BODY_BYTES): checked on Content-Length
+ * before anything is read, and while a body without one streams in, so a body past it is never
+ * buffered or parsed. `route` names the route in the 413.
+ */
+export function routeBodyLimit(route: string, maxBytes: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw new ApiError('too_large', `the body of ${route} is larger than its limit of ${maxBytes} bytes (it carries a few fields, never a snapshot)`);
+    },
+  });
 }

@@ -6,6 +6,7 @@ import { ErrorSchema } from '../schemas/api/verdicts.js';
 import { formatPath } from '../schemas/snapshot.js';
 import type { AppEnv } from './context.js';
 import { invalid } from './errors.js';
+import { nameProblem } from '../infra/store/keys.js';
 
 /** A JSON response with its schema. */
 export function json<S extends z.ZodType>(description: string, schema: S) {
@@ -54,12 +55,37 @@ export function requestBody(app: OpenAPIHono<AppEnv>, name: string, schema: z.Zo
 /** A query value as the routes read it: a key given twice is read at its first value. */
 export const queryValue = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (Array.isArray(v) ? v[0] : v), schema);
 
-/** `?lenient=true` on every route that reads a snapshot; any other value reads as false, never an error. */
+/**
+ * Boolean query parameters (lenient, tables, lint): exactly `true` or `false`. Anything else
+ * (`1`, `TRUE`, `yes`, empty) is a 422 at `$.query.<name>`, never silently read as false. Read
+ * where the route reads the value (request.ts queryFlag, or a route that checks it after its body).
+ */
+export const FLAGS = ['true', 'false'] as const;
+export const FLAG_MESSAGE = 'must be true or false';
+export const isFlag = (v: string): v is (typeof FLAGS)[number] => (FLAGS as readonly string[]).includes(v);
+export const flagQuery = (description: string) => queryValue(z.string()).optional().openapi({ enum: [...FLAGS], description });
+
+/** `?lenient=true` on every route that reads a snapshot. */
 export const LenientQuery = z.object({
-  lenient: queryValue(z.string())
-    .optional()
-    .openapi({ enum: ['true', 'false'], description: 'true: invalid objects and malformed YAML documents are left out and named in `warnings` instead of a 400/422 (default false: strict)' }),
+  lenient: flagQuery('true: invalid objects and malformed YAML documents are left out and named in `warnings` instead of a 400/422 (default false: strict)'),
 });
+
+/** Why a value cannot be a stored version (null: it can). */
+export const versionProblem = (v: string): string | null => nameProblem('version', v);
+
+/**
+ * `?version=` / `?since=`: a stored version as the store's keys take it (infra/store/keys.ts), so
+ * a value no version can have is a 422 at `$.query.<name>` before the store is asked.
+ */
+export const storedVersionQuery = (description: string) =>
+  queryValue(
+    z.string().superRefine((v, ctx) => {
+      const problem = versionProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  )
+    .optional()
+    .openapi({ description });
 
 export const ClusterParams = z.object({ cluster: z.string().openapi({ description: 'the cluster name' }) });
 export const VersionParams = ClusterParams.extend({ version: z.string().openapi({ description: 'a resourceVersion of the cluster' }) });

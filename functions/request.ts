@@ -1,11 +1,12 @@
 // Shared request plumbing: body → validated request → cluster. Every failure becomes an
 // ApiError with JSON paths; nothing here knows about a particular route.
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import { buildCluster, noEndpoints, type Cluster } from '../core/cluster.js';
 import { formatPath, parseSnapshot, type ParseOptions, type ValidationIssue } from '../schemas/snapshot.js';
 import { leftOutDocuments, parseBody } from './body.js';
-import { invalid } from './errors.js';
+import { ApiError, invalid } from './errors.js';
+import { FLAG_MESSAGE, isFlag } from './openapi.js';
 
 /**
  * The body read as JSON or YAML (body.ts), its text not kept: hono keeps what c.req.text() read
@@ -20,7 +21,11 @@ export async function readBody(c: Context, lenient = false): Promise<unknown> {
 }
 
 export async function readRequest<S extends z.ZodTypeAny>(c: Context, schema: S): Promise<z.infer<S>> {
-  const body = await readBody(c, isLenient(c));
+  return checkRequest(schema, await readBody(c, isLenient(c)));
+}
+
+/** A request body checked against its schema: a 422 listing each problem at its JSON path. */
+export function checkRequest<S extends z.ZodTypeAny>(schema: S, body: unknown): z.infer<S> {
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw invalid(parsed.error.issues.map((i: z.core.$ZodIssue): ValidationIssue => ({ path: formatPath('$', i.path), message: i.message })));
   return parsed.data;
@@ -37,7 +42,15 @@ export async function readClusterRequest<S extends z.ZodType<{ snapshot?: unknow
 
 /** `?lenient=true`: invalid objects and YAML documents are left out and listed in `warnings`, not a 422/400. */
 export function isLenient(c: Context): boolean {
-  return c.req.query('lenient') === 'true';
+  return queryFlag(c, 'lenient') ?? false;
+}
+
+/** A boolean query parameter (openapi.ts FLAGS): undefined when absent, a 422 at `$.query.<name>` unless exactly true or false. */
+export function queryFlag(c: Context, name: string): boolean | undefined {
+  const v = c.req.query(name);
+  if (v === undefined) return undefined;
+  if (!isFlag(v)) throw invalid([{ path: `$.query.${name}`, message: FLAG_MESSAGE }]);
+  return v === 'true';
 }
 
 /** Parse options of a snapshot of the request: lenient, with the YAML documents the body left out. */
@@ -55,3 +68,19 @@ export function clusterFrom(snapshot: unknown, base = '$.snapshot', lenient = fa
   if (empty) throw invalid([{ path: base, message: empty }]);
   return cluster;
 }
+
+/**
+ * Path parameters are UTF-8, percent-encoded. A segment that does not decode (`%FF`, `%E2%82`,
+ * `%G1`) is a 400: read literally it would name another cluster, version or node than the one
+ * the client meant (and equal the well-encoded `%25FF`).
+ */
+export const wellEncodedPath: MiddlewareHandler = async (c, next) => {
+  for (const segment of new URL(c.req.url).pathname.split('/')) {
+    try {
+      decodeURIComponent(segment);
+    } catch {
+      throw new ApiError('bad_request', `malformed percent-encoding in the path: ${JSON.stringify(segment)} (path parameters are UTF-8, percent-encoded: a literal % is %25)`);
+    }
+  }
+  await next();
+};

@@ -11,7 +11,7 @@ import { authorize, requireAccess } from '../access/check.js';
 import type { AppEnv } from '../context.js';
 import { ApiError } from '../errors.js';
 import { prefersText } from '../negotiate.js';
-import { bodyErrorResponses, ClusterParams, errorResponse, jsonBody, LenientQuery, queryValue, requestBody } from '../openapi.js';
+import { bodyErrorResponses, ClusterParams, errorResponse, jsonBody, LenientQuery, queryValue, requestBody, storedVersionQuery, validationHook } from '../openapi.js';
 import { clusterFrom, isLenient, readRequest } from '../request.js';
 import { askCluster, askStored, NO_QUESTION, type AskOutcome } from '../services/ask.js';
 
@@ -70,7 +70,7 @@ export function askRoutes(app: OpenAPIHono<AppEnv>): void {
       params: ClusterParams,
       query: z.object({
         q: queryValue(z.string().refine((q) => q.trim() !== '')).openapi({ description: 'the question', example: 'who can reach payments/api?' }),
-        version: queryValue(z.string()).optional().openapi({ description: 'a stored resourceVersion (default: latest)' }),
+        version: storedVersionQuery('a stored resourceVersion (default: latest)'),
       }),
     },
     responses: {
@@ -88,7 +88,13 @@ export function askRoutes(app: OpenAPIHono<AppEnv>): void {
       const { q, version } = c.req.valid('query');
       return respond(c, await askStored(c.get('services').clusters, cluster, version, q), '$.query.q');
     },
-    // No question, or a blank one: what to ask, as any unreadable question is answered.
-    (result, c) => (result.success ? undefined : respond(c, NO_QUESTION, '$.query.q')),
+    // No question, or a blank one: what to ask, as any unreadable question is answered; any other
+    // parameter (version) a 422 at its path.
+    (result, c) => {
+      if (result.success) return undefined;
+      if (result.target === 'query' && result.error.issues.some((i) => i.path[0] === 'q')) return respond(c, NO_QUESTION, '$.query.q');
+      validationHook(result);
+      return undefined;
+    },
   );
 }

@@ -4,11 +4,11 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { MatrixResponseSchema, StoredMatrixRequestSchema, StoredVerdictsRequestSchema, VerdictsResponseSchema } from '../../schemas/api/verdicts.js';
 import { requireAccess } from '../access/check.js';
 import type { AppEnv } from '../context.js';
-import { ACCESS_RESPONSES, bodyErrorResponses, ClusterParams, errorResponse, json, jsonBody, queryValue, requestBody } from '../openapi.js';
+import { ACCESS_RESPONSES, bodyErrorResponses, ClusterParams, errorResponse, json, jsonBody, requestBody, storedVersionQuery } from '../openapi.js';
 import { readRequest } from '../request.js';
 import { answerMatrix, answerStored, answerVerdicts } from '../services/answers.js';
 
-const VersionQuery = z.object({ version: queryValue(z.string()).optional().openapi({ description: 'a stored resourceVersion; the latest by default' }) });
+const VersionQuery = z.object({ version: storedVersionQuery('a stored resourceVersion; the latest by default') });
 const storedResponses = { ...ACCESS_RESPONSES, 404: errorResponse('no such cluster or version'), 503: errorResponse('no store configured, no tokens on a serverless deployment, or overloaded (retry after Retry-After seconds)') };
 const read = requireAccess((c) => ({ access: 'read', cluster: c.req.param('cluster')! }));
 

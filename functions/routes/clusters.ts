@@ -6,10 +6,10 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { ClusterErrorSchema, CollectResultSchema, LatestMovedSchema, PublishResponseSchema, VersionHeaderSchema, VersionPageSchema } from '../../schemas/api/clusters.js';
 import { VersionFromChangesSchema } from '../../schemas/api/versions.js';
 import { requireAccess } from '../access/check.js';
-import { parseBody } from '../body.js';
+import { API_LIMITS } from '../../schemas/api/verdicts.js';
+import { parseBody, routeBodyLimit } from '../body.js';
 import { storeRequired, type AppEnv } from '../context.js';
-import { invalid } from '../errors.js';
-import { readBody } from '../request.js';
+import { checkRequest, readBody, readRequest } from '../request.js';
 import { ACCESS_RESPONSES, ClusterParams, errorResponse, json, jsonBody, queryValue, requestBody, VersionParams } from '../openapi.js';
 import { LATEST_ORDERS, latestConditions } from '../services/latest-conditions.js';
 
@@ -59,8 +59,6 @@ function waitUntil(c: Context): ((work: Promise<unknown>) => void) | null {
     return null;
   }
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function clusterRoutes(app: OpenAPIHono<AppEnv>): void {
   const put = createRoute({
@@ -142,43 +140,45 @@ export function clusterRoutes(app: OpenAPIHono<AppEnv>): void {
     return c.body(null, 204);
   });
 
-  const LatestBody = z.object({ version: z.string().min(1).openapi({ description: 'a stored, unexpired version' }) });
+  const LATEST_VERSION = 'the stored version to make latest: {"version": "<resourceVersion>"}';
+  const LatestBody = z.object({ version: z.string({ error: LATEST_VERSION }).min(1, LATEST_VERSION).openapi({ description: 'a stored, unexpired version' }) }).openapi({ description: `at most ${API_LIMITS.smallBodyBytes} bytes` });
   const latest = createRoute({
     method: 'put',
     path: '/v1/clusters/{cluster}/latest',
     summary: 'Make a stored, unexpired version latest on purpose (rollback), body {"version": "<rv>"}: its expiry is removed, the version it replaces expires; answers {cluster, latest, previous}',
-    middleware: [write] as const,
+    middleware: [write, routeBodyLimit('PUT /v1/clusters/{cluster}/latest', API_LIMITS.smallBodyBytes)] as const,
     request: { params: ClusterParams, body: requestBody(app, 'LatestRequest', LatestBody) },
-    responses: { 200: json('the version now latest, and the one it replaced', LatestMovedSchema), ...BODY_ERRORS, 409: errorResponse('items of the version do not read back (`missing` names them)', ClusterErrorSchema), ...COMMON },
+    responses: { 200: json('the version now latest, and the one it replaced', LatestMovedSchema), ...BODY_ERRORS, 413: errorResponse(`body over this route's limit of ${API_LIMITS.smallBodyBytes} bytes`), 409: errorResponse('items of the version do not read back (`missing` names them)', ClusterErrorSchema), ...COMMON },
   });
   app.openapi(latest, async (c) => {
-    const body = await readBody(c);
-    const version = isObject(body) ? body.version : undefined;
-    if (typeof version !== 'string' || version === '') throw invalid([{ path: '$.version', message: 'the stored version to make latest: {"version": "<resourceVersion>"}' }]);
+    const { version } = await readRequest(c, LatestBody);
     return c.json(jsonBody(await c.get('services').versions.makeLatest(c.req.valid('param').cluster, version)), 200);
   });
 
-  const CollectBody = z.object({ graceSeconds: z.number().int().min(3600).optional().openapi({ description: 'keep unreferenced content stamped this recently (seconds; default and least 3600)' }) });
+  const GRACE = 'seconds, a whole number of at least 3600';
+  const CollectBody = z
+    .object({ graceSeconds: z.number({ error: GRACE }).int(GRACE).min(3600, GRACE).optional().openapi({ description: 'keep unreferenced content stamped this recently (seconds; default and least 3600)' }) })
+    .openapi({ description: `at most ${API_LIMITS.smallBodyBytes} bytes; may be empty` });
   const collect = createRoute({
     method: 'post',
     path: '/v1/store/collect',
     summary: 'Delete stored content (tables, set bodies, manifests, object groups) that no unexpired version of any cluster reads and that no publish wrote or relied on within the grace (body {"graceSeconds": N}, optional: default and least 3600). Scans the whole store: run it from a schedule, not per request. Needs a write token for every cluster (write:cluster=*); answers the counts (versions, marked, scanned, deleted, bytesFreed, keptYoung, …)',
     // Every cluster's content is shared: only a token that writes every cluster may collect it.
-    middleware: [requireAccess(() => ({ access: 'write', cluster: '*' }))] as const,
+    middleware: [requireAccess(() => ({ access: 'write', cluster: '*' })), routeBodyLimit('POST /v1/store/collect', API_LIMITS.smallBodyBytes)] as const,
     request: { body: requestBody(app, 'CollectRequest', CollectBody, false) },
     responses: {
       200: json('what the collection found and deleted', CollectResultSchema),
       ...ACCESS_RESPONSES,
       400: errorResponse('malformed JSON or YAML'),
-      422: errorResponse('graceSeconds below 3600 or not a whole number'),
+      413: errorResponse(`body over this route's limit of ${API_LIMITS.smallBodyBytes} bytes`),
+      422: errorResponse('a body that is not an object, or graceSeconds below 3600 or not a whole number (`issues`: $.graceSeconds)'),
       503: errorResponse('no store configured, the store failed, a visible version that does not read back (nothing is deleted), or no tokens on a serverless deployment'),
     },
   });
   app.openapi(collect, async (c) => {
     const text = await c.req.text();
     const body = text.trim() === '' ? {} : parseBody(text, c.req.header('content-type'));
-    const grace = isObject(body) ? body.graceSeconds : undefined;
-    if (grace !== undefined && typeof grace !== 'number') throw invalid([{ path: '$.graceSeconds', message: 'seconds, a whole number of at least 3600' }]);
-    return c.json(jsonBody(await c.get('services').versions.collect(grace)), 200);
+    const { graceSeconds } = checkRequest(CollectBody, body);
+    return c.json(jsonBody(await c.get('services').versions.collect(graceSeconds)), 200);
   });
 }

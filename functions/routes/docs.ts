@@ -3,6 +3,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../context.js';
 import { json } from '../openapi.js';
+import { API_LIMITS } from '../../schemas/api/verdicts.js';
 
 const OpenApiDocumentSchema = z.object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }).loose(), paths: z.record(z.string(), z.record(z.string(), z.unknown())), components: z.record(z.string(), z.unknown()).optional() }).loose();
 
@@ -32,7 +33,8 @@ export const OPENAPI_INFO = {
   title: 'netpolc',
   version: '0.1.0',
   description:
-    'Network-policy compilation API. Reads a Kubernetes cluster snapshot (Namespaces, Pods, Nodes, Services; NetworkPolicy networking.k8s.io/v1 and the legacy extensions/v1beta1 proposal form; AdminNetworkPolicy/BaselineAdminNetworkPolicy v1alpha1; ClusterNetworkPolicy v1alpha2) and answers verdicts with their decision chain.',
+    'Network-policy compilation API. Reads a Kubernetes cluster snapshot (Namespaces, Pods, Nodes, Services; NetworkPolicy networking.k8s.io/v1 and the legacy extensions/v1beta1 proposal form; AdminNetworkPolicy/BaselineAdminNetworkPolicy v1alpha1; ClusterNetworkPolicy v1alpha2) and answers verdicts with their decision chain.' +
+    ` Limits: request bodies ${API_LIMITS.maxBodyBytes / 1024 / 1024} MiB by default (MAX_BODY_BYTES); PUT /v1/clusters/{cluster}/latest and POST /v1/store/collect ${API_LIMITS.smallBodyBytes} bytes, checked before the body is read (413 naming the route's limit).`,
 };
 
 export function docsRoutes(app: OpenAPIHono<AppEnv>): void {

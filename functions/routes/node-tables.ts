@@ -8,7 +8,7 @@ import { NodeTablesResponseSchema } from '../../schemas/api/clusters.js';
 import { requireAccess } from '../access/check.js';
 import { storeRequired, type AppEnv } from '../context.js';
 import { prefersText } from '../negotiate.js';
-import { ACCESS_RESPONSES, ClusterParams, errorResponse, queryValue } from '../openapi.js';
+import { ACCESS_RESPONSES, ClusterParams, errorResponse, queryValue, storedVersionQuery, versionProblem } from '../openapi.js';
 import { IPTABLES_PARTS, type NodeTablesRequest } from '../services/node-tables.js';
 
 const FORMATS: ReadonlySet<string | undefined> = new Set([undefined, ...COMPILE_FORMATS]);
@@ -35,6 +35,7 @@ const unchangedPoll: MiddlewareHandler<AppEnv> = async (c, next) => {
   const format = c.req.query('format');
   if (c.req.header('if-none-match') === undefined || !FORMATS.has(format)) return next();
   const q = { format: format as CompileFormat | undefined, version: c.req.query('version'), since: c.req.query('since'), part: c.req.query('part') };
+  if ((q.version !== undefined && versionProblem(q.version)) || (q.since !== undefined && versionProblem(q.since))) return next();
   const tag = await c.get('services').nodeTables.unchanged(nodeTablesRequest(c, q));
   if (!tag) return next();
   c.header('ETag', tag.etag);
@@ -55,8 +56,8 @@ const route = createRoute({
       format: queryValue(z.enum(COMPILE_FORMATS, { error: `one of ${COMPILE_FORMATS.join(', ')}` }))
         .optional()
         .openapi({ description: 'the form of the answer (default ir)' }),
-      version: queryValue(z.string()).optional().openapi({ description: 'a stored resourceVersion (default: latest)' }),
-      since: queryValue(z.string()).optional().openapi({ description: 'the version the agent holds: answer the delta from it' }),
+      version: storedVersionQuery('a stored resourceVersion (default: latest)'),
+      since: storedVersionQuery('the version the agent holds: answer the delta from it'),
       // Checked once the node's tables are found (an unknown node is a 404 first), against the format.
       part: queryValue(z.string()).optional().openapi({ enum: [...IPTABLES_PARTS], description: 'format=iptables: one part as text' }),
     }),

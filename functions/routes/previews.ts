@@ -8,7 +8,7 @@ import { parseSnapshot, type ParsedSnapshot, type ValidationIssue } from '../../
 import type { AppEnv } from '../context.js';
 import { invalid } from '../errors.js';
 import { apiFinding } from '../findings.js';
-import { bodyErrorResponses, LenientQuery, queryValue, requestBody } from '../openapi.js';
+import { bodyErrorResponses, FLAG_MESSAGE, flagQuery, isFlag, LenientQuery, queryValue, requestBody } from '../openapi.js';
 import { isLenient, parseOptions, readRequest } from '../request.js';
 
 /** Base and head as parsed snapshots, every problem with its path into the request. */
@@ -36,14 +36,13 @@ function snapshotsOf(req: PreviewRequest, lenient: boolean): { base: ParsedSnaps
   return { base, head };
 }
 
-const FLAGS = ['true', 'false'] as const;
 type Detail = (typeof PREVIEW_DETAILS)[number];
 
 // Checked after the body (a body the client must fix is answered first), so the schema takes any
 // value and names the ones read.
 const PreviewQuery = LenientQuery.extend({
-  tables: queryValue(z.string()).optional().openapi({ enum: [...FLAGS], description: "overrides the body's `tables`: false leaves out the per-node rule-table delta" }),
-  lint: queryValue(z.string()).optional().openapi({ enum: [...FLAGS], description: "overrides the body's `lint`: false leaves out the lints of the result" }),
+  tables: flagQuery("overrides the body's `tables`: false leaves out the per-node rule-table delta"),
+  lint: flagQuery("overrides the body's `lint`: false leaves out the lints of the result"),
   detail: queryValue(z.string()).optional().openapi({ enum: [...PREVIEW_DETAILS], description: "overrides the body's `detail`: parts also lists each aggregate's class pairs and their members" }),
 });
 
@@ -53,7 +52,7 @@ function queryOptions(query: z.infer<typeof PreviewQuery>, req: PreviewRequest):
   const flag = (name: 'tables' | 'lint') => {
     const v = query[name];
     if (v === undefined) return req[name];
-    if (!(FLAGS as readonly string[]).includes(v)) issues.push({ path: `$.query.${name}`, message: 'must be true or false' });
+    if (!isFlag(v)) issues.push({ path: `$.query.${name}`, message: FLAG_MESSAGE });
     return v === 'true';
   };
   const [tables, lint] = [flag('tables'), flag('lint')];

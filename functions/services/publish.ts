@@ -6,7 +6,9 @@
 // the latest (latest-conditions.ts) fail.
 import type { Sha256Hex } from '../../core/compile/index.js';
 import { compiledState, nextVersion, type CompiledState, type SetCompileStats, type SetFormChange } from '../../core/sets/index.js';
+import { noEndpointObjects } from '../../core/cluster.js';
 import { formerSnapshotHash, snapshotHash } from '../../core/snapshot/index.js';
+import { assembledSnapshots } from '../body.js';
 import { isChangesBody, VersionFromChangesSchema } from '../../schemas/api/versions.js';
 import { formatPath, parseSnapshot, type ParsedSnapshot } from '../../schemas/snapshot.js';
 import type { LatestConditions, SnapshotStore, VersionHeader } from '../../infra/store/types.js';
@@ -48,9 +50,20 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The body is the snapshot (or a change); a YAML body arrives as {snapshot: List} from parseBody, with the List's resourceVersion. */
-function publishedSnapshot(body: unknown): unknown {
-  return isObject(body) && 'snapshot' in body && !('items' in body) ? body.snapshot : body;
+/**
+ * The body is the snapshot (or a change), or {snapshot: …}; a YAML body of objects arrives as
+ * {snapshot: List} from parseBody, with the List's resourceVersion. `at`: where the snapshot is
+ * in the body the client wrote, for the paths of its problems.
+ */
+function publishedSnapshot(body: unknown): { snapshot: unknown; at: string } {
+  if (!(isObject(body) && 'snapshot' in body && !('items' in body))) return { snapshot: body, at: '$' };
+  return { snapshot: body.snapshot, at: assembledSnapshots.has(body) ? '$' : '$.snapshot' };
+}
+
+/** A version with no pod, workload or node has nothing to compile for: a 422 saying what it holds, as /v1/compile answers. */
+function requireEndpoints(snapshot: ParsedSnapshot, at: string): void {
+  const empty = noEndpointObjects(snapshot);
+  if (empty) throw invalid([{ path: at, message: empty }]);
 }
 
 /**
@@ -59,10 +72,11 @@ function publishedSnapshot(body: unknown): unknown {
  * marked by every full collection, and near a thread's heap budget those run back to back.
  */
 async function readInput(req: PublishRequest): Promise<{ kind: 'changes'; body: unknown } | { kind: 'whole'; snapshot: ParsedSnapshot }> {
-  const body = publishedSnapshot(await req.body());
+  const { snapshot: body, at } = publishedSnapshot(await req.body());
   if (isChangesBody(body)) return { kind: 'changes', body };
-  const parsed = parseSnapshot(body, '$');
+  const parsed = parseSnapshot(body, at);
   if (!parsed.ok) throw invalid(parsed.issues);
+  requireEndpoints(parsed.snapshot, at);
   return { kind: 'whole', snapshot: parsed.snapshot };
 }
 
@@ -117,6 +131,7 @@ export class Publisher {
     if (!apply.ok) throw invalid(apply.issues);
     const next = nextVersion(base, { apply: apply.snapshot, delete: changes.delete }, this.deps.sha256Hex ? { sha256Hex: this.deps.sha256Hex } : {});
     if (!next.ok) throw invalid(next.issues);
+    requireEndpoints(next.state.snapshot, '$.changes');
     this.deps.metrics.compile.observe((performance.now() - started) / 1000, { form: 'ir' });
     return this.storeVersion(store, req, version, next.state, next.stats, started, { base: baseVersion, changed: next.changed.length, incremental: next.incremental, warm: warm !== null }, next.change, existing === null, baseVersion);
   }

@@ -55,10 +55,15 @@ export interface ItemKey {
 const KEY_SAFE = /^[!"$-~]+$/;
 const LIMITS = { cluster: 128, version: 128, node: 253, snapshotHash: 256 } as const;
 
+/** Why `value` cannot be a `field` of a key (null: it can). The one rule: checkName, and routes that check a name before the store is asked. */
+export function nameProblem(field: keyof typeof LIMITS, value: unknown): string | null {
+  if (typeof value === 'string' && value.length > 0 && value.length <= LIMITS[field] && KEY_SAFE.test(value)) return null;
+  return `${field} must be 1 to ${LIMITS[field]} printable ASCII characters without '#' and spaces, got ${JSON.stringify(value)}`;
+}
+
 export function checkName(field: keyof typeof LIMITS, value: string): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > LIMITS[field] || !KEY_SAFE.test(value)) {
-    throw new StoreInputError(field, `${field} must be 1 to ${LIMITS[field]} printable ASCII characters without '#' and spaces, got ${JSON.stringify(value)}`);
-  }
+  const problem = nameProblem(field, value);
+  if (problem !== null) throw new StoreInputError(field, problem);
   return value;
 }
 

@@ -9,6 +9,12 @@ export const API_LIMITS = {
   flowsPerRequest: 10_000,
   /** pods × pods × ports in one matrix. */
   matrixCells: 1_000_000,
+  /**
+   * Bodies of the routes that carry a few fields, never a snapshot (PUT …/latest, POST
+   * /v1/store/collect): refused past this before they are read (413), so no body costs the
+   * serving thread a parse. Their schemas need well under 1 KiB.
+   */
+  smallBodyBytes: 4 * 1024,
 } as const;
 
 /** `namespace/pod`, `namespace/kind/name`, `namespace/key=value[,…]`, a node name or a CIDR (core/evaluate/names.ts reads them). */

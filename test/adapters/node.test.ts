@@ -142,7 +142,7 @@ describe('npm run token', () => {
     expect(entry).toMatch(/^[0-9a-f]{64}:write:cluster=prod$/);
     expect(entry).not.toContain(token!);
     const code = await withServer({ NETPOLC_TOKENS: entry }, async (url) => {
-      const put = (cluster: string) => fetch(`${url}/v1/clusters/${cluster}/snapshots/1`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'List', items: [] }) });
+      const put = (cluster: string) => fetch(`${url}/v1/clusters/${cluster}/snapshots/1`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'List', items: [{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } }] }) });
       expect((await put('prod')).status).toBe(201);
       expect((await put('staging')).status).toBe(403);
     });
