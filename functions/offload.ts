@@ -5,11 +5,11 @@
 // routes compute, moves a request to the runner and back as plain data, and answers identical
 // concurrent requests once. The Worker and Lambda adapters pass no runner (their platforms run
 // one request per isolate or invocation, under the platform's own limits).
-import { DATAPLANES, rendersSets } from '../core/render/index.js';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from './context.js';
 import type { Metrics } from './ops/metrics.js';
+import { nodeTablesComputes } from './routes/node-tables.js';
 
 /** A request as data: what crosses to the runner. */
 export interface WireRequest {
@@ -44,21 +44,17 @@ export interface OffloadOptions {
   readonly digest: (bytes: Uint8Array) => string;
 }
 
-// Formats of the node route that need flat tables, which are compiled on read.
-// The flat form and the formats rendered from it (derived per request from the stored set form).
-const FLAT_FORMATS = new Set(['ir-flat', ...Object.entries(DATAPLANES).filter(([, d]) => !rendersSets(d)).map(([format]) => format)]);
-
 interface ComputeRoute {
   readonly method: 'POST' | 'PUT' | 'GET';
   readonly path: string;
   /** Requests about a stored cluster: kept on the cluster's runner, and only offloaded when the runner has the store. */
   readonly stored: boolean;
-  /** GET routes compute only for some queries. */
-  readonly when?: (c: Context) => boolean;
+  /** GET routes compute only for some requests (a node poll answered 304 from memory does not). */
+  readonly when?: (c: Context<AppEnv>) => boolean | Promise<boolean>;
 }
 
-// Every route whose work grows with the snapshot. Cheap reads (node tables in the set form or a
-// rendered set form, listings, headers, health, metrics, docs) stay on the serving thread.
+// Every route whose work grows with the snapshot. Cheap reads (unchanged node polls, listings,
+// headers, health, metrics, docs) stay on the serving thread.
 export const COMPUTE_ROUTES: readonly ComputeRoute[] = [
   ...['/v1/compile', '/v1/verdicts', '/v1/matrix', '/v1/lint', '/v1/previews'].map((path) => ({ method: 'POST' as const, path, stored: false })),
   // /v1/ask may name a stored cluster instead of carrying a snapshot.
@@ -68,7 +64,7 @@ export const COMPUTE_ROUTES: readonly ComputeRoute[] = [
   { method: 'POST', path: '/v1/clusters/:cluster/verdicts', stored: true },
   { method: 'POST', path: '/v1/clusters/:cluster/matrix', stored: true },
   { method: 'GET', path: '/v1/clusters/:cluster/ask', stored: true },
-  { method: 'GET', path: '/v1/clusters/:cluster/nodes/:node/tables', stored: true, when: (c) => FLAT_FORMATS.has(c.req.query('format') ?? 'ir') },
+  { method: 'GET', path: '/v1/clusters/:cluster/nodes/:node/tables', stored: true, when: nodeTablesComputes },
 ];
 
 // Headers that change the answer: requests equal in these and the body get one answer.
@@ -82,8 +78,8 @@ export function offloadRoutes(app: OpenAPIHono<AppEnv>, options: OffloadOptions,
   const inFlight = new Map<string, { answer: Promise<WireResponse>; waiting: number; stop: AbortController }>();
   for (const route of COMPUTE_ROUTES) {
     if (route.stored && !options.storeRoutes) continue;
-    const handler: MiddlewareHandler = async (c, next) => {
-      if (route.when && !route.when(c)) return next();
+    const handler: MiddlewareHandler<AppEnv> = async (c, next) => {
+      if (route.when && !(await route.when(c))) return next();
       const body = c.req.method === 'GET' ? null : new Uint8Array(await c.req.arrayBuffer());
       const headers = [...c.req.raw.headers].filter(([k]) => k !== 'content-length');
       const req: WireRequest = { method: c.req.method, url: c.req.url, headers, body };

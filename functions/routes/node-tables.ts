@@ -26,22 +26,46 @@ const nodeTablesRequest = (c: Context<AppEnv>, q: { format?: CompileFormat | und
 });
 
 /**
+ * The tag of a poll whose tables did not change (If-None-Match holds it), or null. Only when the
+ * validators would accept the query (path parameters and the other values are any string;
+ * format is one of the formats), so a 304 here is the answer the route would give. Kept per
+ * request: the offload decision (offload.ts) and unchangedPoll read it once between them.
+ */
+const tags = new WeakMap<Request, Promise<{ readonly etag: string; readonly version: string } | null>>();
+function unchangedTag(c: Context<AppEnv>): Promise<{ readonly etag: string; readonly version: string } | null> {
+  let tag = tags.get(c.req.raw);
+  if (!tag) {
+    const format = c.req.query('format');
+    const q = { format: format as CompileFormat | undefined, version: c.req.query('version'), since: c.req.query('since'), part: c.req.query('part') };
+    // A version or since the route's validator refuses is answered by the route (422), not here.
+    const refused = (q.version !== undefined && versionProblem(q.version)) || (q.since !== undefined && versionProblem(q.since));
+    tag = c.req.header('if-none-match') === undefined || !FORMATS.has(format) || refused ? Promise.resolve(null) : c.get('services').nodeTables.unchanged(nodeTablesRequest(c, q));
+    tags.set(c.req.raw, tag);
+  }
+  return tag;
+}
+
+/**
  * The agents' hot path: a poll whose tables did not change is answered 304 before the route's
- * parameters are validated (the validators cost about a third of a 304 poll in process). Only
- * when the validators would accept the query (path parameters and the other values are any
- * string; format is one of the formats), so the answer is the one the route would give.
+ * parameters are validated (the validators cost about a third of a 304 poll in process).
  */
 const unchangedPoll: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const format = c.req.query('format');
-  if (c.req.header('if-none-match') === undefined || !FORMATS.has(format)) return next();
-  const q = { format: format as CompileFormat | undefined, version: c.req.query('version'), since: c.req.query('since'), part: c.req.query('part') };
-  if ((q.version !== undefined && versionProblem(q.version)) || (q.since !== undefined && versionProblem(q.since))) return next();
-  const tag = await c.get('services').nodeTables.unchanged(nodeTablesRequest(c, q));
+  const tag = await unchangedTag(c);
   if (!tag) return next();
   c.header('ETag', tag.etag);
   c.header('x-netpolc-version', tag.version);
   return c.body(null, 304);
 };
+
+/**
+ * Whether answering computes (offload.ts sends it to a compute thread): every answer but an
+ * unchanged poll's 304, which comes from memory. Reading a large node's slice and encoding it,
+ * rendering a dataplane, deriving the flat form and computing a delta each take the serving
+ * thread for up to seconds at 20,000 pods on one node. Asked before the route's access check:
+ * a poll's tag only decides where the request runs, and a request the route refuses (401, 403,
+ * 404, 422) gets the same refusal on either thread.
+ */
+export const nodeTablesComputes = async (c: Context<AppEnv>): Promise<boolean> => (await unchangedTag(c).catch(() => null)) === null;
 
 const route = createRoute({
   method: 'get',

@@ -1,13 +1,14 @@
 // The Node server under requests that cost far more than their size: each is stopped at its
 // budget with a 413 naming the budget, the server keeps serving meanwhile and afterwards, an
 // overloaded pool says when to come back, a client that leaves stops its work, and identical
-// concurrent publishes compile once. Real processes, real threads, the embedded store.
+// concurrent publishes compile once, rendering a large node's tables leaves polls answered.
+// Real processes, real threads, the embedded store.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { wideAdminPolicy } from '../support/hostile.js';
+import { crowdedNode, wideAdminPolicy } from '../support/hostile.js';
 import { withServer } from '../support/node-server.js';
 
 const list = (items: unknown[]) => ({ apiVersion: 'v1', kind: 'List', items });
@@ -101,6 +102,35 @@ describe('bounded work on the Node server', () => {
     });
     expect(code).toBe(0);
   }, 120_000);
+
+  it("a large node's rendered tables are computed on a thread: polls are answered while four render", async () => {
+    const code = await withServer({ STORE: 'embedded', DATA_DIR: dataDir(), COMPUTE_THREADS: '1' }, async (url) => {
+      const put = await fetch(`${url}/v1/clusters/big/snapshots/1`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(list(crowdedNode(5000, 500))) });
+      expect(put.status).toBe(201);
+      const tables = async (query: string, headers: Record<string, string> = {}) => {
+        const res = await fetch(`${url}/v1/clusters/big/nodes/n1/tables?${query}`, { headers });
+        return { status: res.status, etag: res.headers.get('etag'), bytes: (await res.arrayBuffer()).byteLength };
+      };
+      const etag = (await tables('format=ir')).etag!;
+      const RENDERED = ['format=iptables', 'format=openstack-sg', 'format=iptables&part=ipv4', 'format=nftables'];
+      // Each once first, so the store's caches hold the node wherever it is rendered.
+      for (const q of RENDERED) expect((await tables(q)).status).toBe(200);
+      let rendering = RENDERED.length;
+      const rendered = Promise.all(RENDERED.map((q) => tables(q).finally(() => rendering--)));
+      // Health checks and an agent's unchanged poll, one pair after another until the four are
+      // answered: a serving thread that renders answers them only between renders (2 pairs in
+      // one run before node tables were computed on the threads, 1,128 after).
+      let answeredMeanwhile = 0;
+      while (rendering > 0) {
+        const [health, poll] = await Promise.all([fetch(`${url}/healthz`), tables('format=ir', { 'if-none-match': etag })]);
+        expect([health.status, poll.status]).toEqual([200, 304]);
+        if (rendering > 0) answeredMeanwhile++;
+      }
+      expect((await rendered).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      expect(answeredMeanwhile).toBeGreaterThanOrEqual(20);
+    });
+    expect(code).toBe(0);
+  }, 180_000);
 
   it('identical concurrent publishes compile once and all get the answer', async () => {
     const code = await withServer({ STORE: 'embedded', DATA_DIR: dataDir() }, async (url) => {
