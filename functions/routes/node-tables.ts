@@ -58,14 +58,15 @@ const unchangedPoll: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /**
- * Whether answering computes (offload.ts sends it to a compute thread): every answer but an
- * unchanged poll's 304, which comes from memory. Reading a large node's slice and encoding it,
- * rendering a dataplane, deriving the flat form and computing a delta each take the serving
- * thread for up to seconds at 20,000 pods on one node. Asked before the route's access check:
- * a poll's tag only decides where the request runs, and a request the route refuses (401, 403,
- * 404, 422) gets the same refusal on either thread.
+ * Whether answering computes (offload.ts sends it to a compute thread): rendering a dataplane,
+ * deriving the flat form, computing a delta from `since` each take the serving thread for up to
+ * seconds on a node of 20,000 pods. Not the set form's slice as stored (format=ir without since),
+ * which a node agent must get even while every thread computes, nor a poll whose tables did not
+ * change (a 304 from memory). Asked before the route's access check: a poll's tag only decides
+ * where the request runs, and a request the route refuses gets the same refusal on either thread.
  */
-export const nodeTablesComputes = async (c: Context<AppEnv>): Promise<boolean> => (await unchangedTag(c).catch(() => null)) === null;
+export const nodeTablesComputes = async (c: Context<AppEnv>): Promise<boolean> =>
+  ((c.req.query('format') ?? 'ir') !== 'ir' || c.req.query('since') !== undefined) && (await unchangedTag(c).catch(() => null)) === null;
 
 const route = createRoute({
   method: 'get',
