@@ -1,14 +1,16 @@
 // v1 Namespace, Pod, Node and Service: only the fields policy evaluation reads.
 // Unknown fields are dropped (zod's default), as a client of a newer server would.
 import { z } from '../zod.js';
-import { LabelsSchema, ObjectMetaSchema, OwnedMetaSchema, PortName, PortNumber, PortNumberOrName, Protocol, sortedObject, sortedRecord } from './meta.js';
+import { objectMeta, ObjectMetaSchema, OwnedMetaSchema, PortName, PortNumber, PortNumberOrName, Protocol, sortedObject, sortedRecord } from './meta.js';
+import { NAME_RULES, nameSchema } from './names.js';
 
 export const LEGACY_ISOLATION_ANNOTATION = 'net.beta.kubernetes.io/network-policy';
 
 export const NamespaceSchema = sortedObject({
   apiVersion: z.literal('v1'),
   kind: z.literal('Namespace'),
-  metadata: ObjectMetaSchema,
+  // ValidateNamespace: ValidateObjectMeta(…, ValidateNamespaceName), a DNS-1123 label.
+  metadata: objectMeta(NAME_RULES.dns1123Label),
 });
 export type Namespace = z.infer<typeof NamespaceSchema>;
 
@@ -26,9 +28,11 @@ export const ContainerSchema = sortedObject({
 export const PodSchema = sortedObject({
   apiVersion: z.literal('v1'),
   kind: z.literal('Pod'),
+  // ValidatePodCreate: ValidateObjectMeta(…, ValidatePodName), a DNS-1123 subdomain.
   metadata: OwnedMetaSchema,
   spec: sortedObject({
-      nodeName: z.string().optional(),
+      // ValidatePodSpec: "spec.nodeName" by ValidateNodeName, a DNS-1123 subdomain.
+      nodeName: nameSchema(NAME_RULES.dns1123Subdomain).optional(),
       hostNetwork: z.boolean().default(false),
       containers: z.array(ContainerSchema).default([]),
       initContainers: z.array(ContainerSchema).nullish().transform((v) => v ?? []),
@@ -46,7 +50,8 @@ export type Pod = z.infer<typeof PodSchema>;
 export const NodeSchema = sortedObject({
   apiVersion: z.literal('v1'),
   kind: z.literal('Node'),
-  metadata: ObjectMetaSchema.extend({ labels: LabelsSchema.nullish().transform((v) => v ?? {}) }),
+  // ValidateNode: ValidateObjectMeta(…, ValidateNodeName), a DNS-1123 subdomain.
+  metadata: ObjectMetaSchema,
   status: sortedObject({
       addresses: z.array(sortedObject({ type: z.string(), address: z.string() })).nullish().transform((v) => v ?? []),
     })
@@ -57,7 +62,8 @@ export type Node = z.infer<typeof NodeSchema>;
 export const ServiceSchema = sortedObject({
   apiVersion: z.literal('v1'),
   kind: z.literal('Service'),
-  metadata: ObjectMetaSchema,
+  // ValidateService: ValidateObjectMeta(…, ValidateServiceName), a DNS-1035 label.
+  metadata: objectMeta(NAME_RULES.dns1035Label),
   spec: sortedObject({
       selector: z.record(z.string(), z.string()).nullish().transform((v) => (v ? sortedRecord(v) : null)),
       // Read for routing flows to a Service (core/evaluate/service.ts); absent stays absent.

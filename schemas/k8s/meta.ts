@@ -1,6 +1,7 @@
 // Shared pieces of Kubernetes object metadata and label selectors, validated as the API
 // server validates them (apimachinery validation.ValidateLabelSelector, ValidateLabels).
 import { z } from '../zod.js';
+import { isDns1123Subdomain, NAME_RULES, nameSchema, type NameRule } from './names.js';
 
 /**
  * z.object with its shape's keys sorted. zod writes a parsed object's keys in shape order, so the
@@ -44,7 +45,6 @@ export function sortedRecord<T>(map: Record<string, T>): Record<string, T> {
 
 // Qualified name: optional DNS-subdomain prefix, "/", name of ≤63 chars (validation.IsQualifiedName).
 const NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 export function isQualifiedName(key: string): boolean {
   const parts = key.split('/');
@@ -53,7 +53,7 @@ export function isQualifiedName(key: string): boolean {
   if (name.length === 0 || name.length > 63 || !NAME_PART.test(name)) return false;
   if (parts.length === 2) {
     const prefix = parts[0]!;
-    if (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)) return false;
+    if (!isDns1123Subdomain(prefix)) return false;
   }
   return true;
 }
@@ -126,25 +126,38 @@ export type LabelSelector = z.infer<typeof LabelSelectorSchema>;
 /** A selector field where JSON null means the empty selector (kubectl prints `podSelector: {}` either way). */
 export const NullableSelectorSchema = LabelSelectorSchema.nullish().transform((v) => v ?? { matchExpressions: [], matchLabels: {} });
 
-export const ObjectMetaSchema = sortedObject({
-  name: z.string().min(1, 'must be specified'),
-  namespace: z.string().min(1).optional(),
-  labels: LabelsSchema.nullish().transform((v) => v ?? {}),
-  annotations: z.record(z.string(), z.string()).nullish().transform((v) => (v ? sortedRecord(v) : {})),
-  resourceVersion: z.string().optional(),
-});
+/**
+ * Object metadata whose name follows `rule`, as ValidateObjectMeta checks it with the kind's
+ * name validation function; `metadata.namespace`, where given, is a DNS-1123 label
+ * (ValidateObjectMeta: ValidateNamespaceName). `maxName`: a kind's own tighter limit.
+ */
+export function objectMeta(rule: NameRule, maxName = rule.max) {
+  return sortedObject({
+    name: nameSchema(rule, maxName),
+    namespace: nameSchema(NAME_RULES.dns1123Label).optional(),
+    labels: LabelsSchema.nullish().transform((v) => v ?? {}),
+    annotations: z.record(z.string(), z.string()).nullish().transform((v) => (v ? sortedRecord(v) : {})),
+    resourceVersion: z.string().optional(),
+  });
+}
 
 /** Metadata of objects a controller manages (pods, ReplicaSets, Jobs). */
-export const OwnedMetaSchema = sortedObject({
-  ...ObjectMetaSchema.shape,
-  // "ownerReferences: List of objects depended by this object … If this object is managed by
-  // a controller, then an entry in this list will point to this controller, with the
-  // controller field set to true." Only what following a pod to its workload needs.
-  ownerReferences: z
-    .array(sortedObject({ kind: z.string().min(1, 'must be specified'), name: z.string().min(1, 'must be specified'), controller: z.boolean().nullish() }))
-    .nullish()
-    .transform((v) => v ?? []),
-});
+export function ownedMeta(rule: NameRule, maxName = rule.max) {
+  return sortedObject({
+    ...objectMeta(rule, maxName).shape,
+    // "ownerReferences: List of objects depended by this object … If this object is managed by
+    // a controller, then an entry in this list will point to this controller, with the
+    // controller field set to true." Only what following a pod to its workload needs.
+    ownerReferences: z
+      .array(sortedObject({ kind: z.string().min(1, 'must be specified'), name: z.string().min(1, 'must be specified'), controller: z.boolean().nullish() }))
+      .nullish()
+      .transform((v) => v ?? []),
+  });
+}
+
+/** Metadata of most kinds: names are DNS-1123 subdomains (NameIsDNSSubdomain; custom resources too). */
+export const ObjectMetaSchema = objectMeta(NAME_RULES.dns1123Subdomain);
+export const OwnedMetaSchema = ownedMeta(NAME_RULES.dns1123Subdomain);
 
 export const Protocol = z.enum(['TCP', 'UDP', 'SCTP'], {
   error: 'supported values: "TCP", "UDP", "SCTP"',

@@ -63,6 +63,7 @@ const EgressRuleSchema = sortedObject({ to: optionalList(NetworkPolicyPeerSchema
 export const NetworkPolicySchema = sortedObject({
   apiVersion: z.literal('networking.k8s.io/v1'),
   kind: z.literal('NetworkPolicy'),
+  // ValidateNetworkPolicy: ValidateObjectMeta(…, ValidateNetworkPolicyName), a DNS-1123 subdomain.
   metadata: ObjectMetaSchema,
   spec: sortedObject({
     podSelector: NullableSelectorSchema,

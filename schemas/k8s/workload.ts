@@ -4,7 +4,8 @@
 // Unknown fields are dropped, as for the other kinds.
 import { z } from '../zod.js';
 import { ContainerSchema } from './core.js';
-import { LabelSelectorSchema, LabelsSchema, OwnedMetaSchema as ObjectMetaSchema, sortedObject, sortedRecord } from './meta.js';
+import { LabelSelectorSchema, LabelsSchema, OwnedMetaSchema as ObjectMetaSchema, ownedMeta, sortedObject, sortedRecord } from './meta.js';
+import { NAME_RULES, nameProblem } from './names.js';
 
 const labels = LabelsSchema.nullish().transform((v) => v ?? {});
 const containers = z.array(ContainerSchema).nullish().transform((v) => v ?? []);
@@ -24,6 +25,9 @@ export type PodTemplate = z.infer<typeof PodTemplateSchema>;
 const replicas = z.number().int().min(0).nullish().transform((v) => v ?? 1);
 const appsSpec = sortedObject({ selector: LabelSelectorSchema, template: PodTemplateSchema, replicas });
 
+// Names: ValidateDeploymentName, ValidateStatefulSetName, ValidateDaemonSetName,
+// ValidateReplicaSetName, ValidateReplicationControllerName (which Job and CronJob use too) are
+// all NameIsDNSSubdomain; Job and CronJob add limits of their own below.
 export const DeploymentSchema = sortedObject({ apiVersion: z.literal('apps/v1'), kind: z.literal('Deployment'), metadata: ObjectMetaSchema, spec: appsSpec });
 export const StatefulSetSchema = sortedObject({ apiVersion: z.literal('apps/v1'), kind: z.literal('StatefulSet'), metadata: ObjectMetaSchema, spec: appsSpec });
 export const DaemonSetSchema = sortedObject({ apiVersion: z.literal('apps/v1'), kind: z.literal('DaemonSet'), metadata: ObjectMetaSchema, spec: appsSpec });
@@ -44,11 +48,21 @@ export const JobSchema = sortedObject({
   status: sortedObject({ conditions: z.array(sortedObject({ type: z.string(), status: z.string() })).nullish().transform((v) => v ?? []) })
     .nullish()
     .transform((v) => v ?? { conditions: [] }),
+}).superRefine((job, ctx) => {
+  // Without manualSelector the API server labels the template `batch.kubernetes.io/job-name:
+  // <name>` (batch strategy generateSelector) and ValidateJob checks it as a label value.
+  // (A name that is no subdomain at all has its issue from the metadata already.)
+  const { name } = job.metadata;
+  if (job.spec.manualSelector !== true && name.length > 63 && nameProblem(name, NAME_RULES.dns1123Subdomain) === null) {
+    ctx.addIssue({ code: 'custom', path: ['metadata', 'name'], message: 'must be no more than 63 characters: the Job labels its pods job-name=<name>, a label value' });
+  }
 });
 export const CronJobSchema = sortedObject({
   apiVersion: z.literal('batch/v1'),
   kind: z.literal('CronJob'),
-  metadata: ObjectMetaSchema,
+  // ValidateCronJobCreate: "must be no more than 52 characters", room for the 11-character
+  // suffix (`-$TIMESTAMP`) its Jobs get within the 63 of a label value.
+  metadata: ownedMeta(NAME_RULES.dns1123Subdomain, 52),
   spec: sortedObject({ jobTemplate: sortedObject({ metadata: sortedObject({ labels }).nullish(), spec: sortedObject({ template: PodTemplateSchema }) }) }),
 });
 
