@@ -8,6 +8,7 @@
 import { applyNodeDelta, type MemberChange, type NodeDelta, type NodeSlice } from '../diff/set-node.js';
 import type { Family } from '../net/ip.js';
 import { IdRecord } from '../sets/id-record.js';
+import { iptablesText } from './quote.js';
 import { chainOf, dispatchRules, HOOKS, ipsetLines, ipsetName, netElements, tableRules, type IptablesArtifact } from './iptables.js';
 
 /** A delta artifact: the full one's parts, plus what runs after the restores. */
@@ -28,7 +29,7 @@ export function iptablesDelta(node: string, from: string, to: string, before: No
   if (delta.addresses) return null;
   const sets = IdRecord.of([...Object.entries(before.sets), ...Object.entries(delta.setsAdded)]);
   const after = applyNodeDelta(before, delta);
-  const header = (what: string) => `# netpolc: ${what} delta for node ${node} from version ${from} to ${to}; apply on rules at version ${from}.`;
+  const header = (what: string) => `# netpolc: ${what} delta for node ${iptablesText(node)} from version ${iptablesText(from)} to ${iptablesText(to)}; apply on rules at version ${iptablesText(from)}.`;
   const ipset = [
     header('ipset restore'),
     ...Object.entries(delta.setsAdded).flatMap(([id, set]) => ipsetLines(id, set)),

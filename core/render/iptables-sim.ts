@@ -6,6 +6,7 @@
 // throws rather than being guessed at.
 import { parseIp, type Family, type IpAddr, type IpRange, parseAddressOrCidr } from '../net/ip.js';
 import type { DataplaneSimulator, FlowQuery } from './types.js';
+import { iptablesArgs } from './iptables-args.js';
 
 /** Dispatch chains: a local pod's address → its table chain (the renderer writes these). */
 export const DISPATCH_CHAINS = { egress: 'NETPOLC-EGRESS', ingress: 'NETPOLC-INGRESS' } as const;
@@ -160,7 +161,7 @@ export function applyRestore(payload: string, family: Family, table: IptTable = 
       if (!m) throw new Error(`iptables: malformed chain line "${line}"`);
       next.set(m[1]!, { policy: m[2] === '-' ? null : (m[2] as 'ACCEPT' | 'DROP'), rules: [] });
     } else {
-      const [op, chain, ...args] = line.split(/\s+/);
+      const [op, chain, ...args] = iptablesArgs(line);
       if (op === '-A') need(chain, line).rules.push(parseRule(args, line, family));
       else if (op === '-D') {
         const c = need(chain, line);

@@ -16,6 +16,7 @@ import type { IrSet, PortSpec, RuleTable, SetIr, SetNode, SetRule } from '../set
 import { DISPATCH_CHAINS, ENTRY_CHAINS, iptablesSimulator } from './iptables-sim.js';
 import { renderEachSetNode, type SetDataplane } from './types.js';
 import { podEntries } from './pod-entries.js';
+import { iptablesText } from './quote.js';
 
 export interface IptablesArtifact {
   /** `ipset restore` input: every set the node's pods need, filled atomically (temporary set + swap). */
@@ -95,7 +96,7 @@ export function dispatchRules(node: Pick<SetNode, 'pods'>, family: Family): stri
   // -g: when the table chain returns (allowed), control goes back to the entry chain, past the dispatch.
   return podEntries(node.pods)
     .filter((e) => e.family === family)
-    .flatMap((e) => [`# ${e.key}`, `-A ${DISPATCH_CHAINS.egress} -s ${e.ip}/${host} -g ${chainOf(e.egress)}`, `-A ${DISPATCH_CHAINS.ingress} -d ${e.ip}/${host} -g ${chainOf(e.ingress)}`]);
+    .flatMap((e) => [`# ${iptablesText(e.key)}`, `-A ${DISPATCH_CHAINS.egress} -s ${e.ip}/${host} -g ${chainOf(e.egress)}`, `-A ${DISPATCH_CHAINS.ingress} -d ${e.ip}/${host} -g ${chainOf(e.ingress)}`]);
 }
 
 export function renderPayload(ir: SetIr, name: string, node: SetNode, family: Family): string {
@@ -107,7 +108,7 @@ export function renderPayload(ir: SetIr, name: string, node: SetNode, family: Fa
   const own = [ENTRY_CHAINS.forward, ENTRY_CHAINS.input, DISPATCH_CHAINS.egress, DISPATCH_CHAINS.ingress, ...tables.flatMap(([id]) => [chainOf(id), chainOf(id, 'np'), chainOf(id, 'baseline')])];
   const nodeAddresses = node.addresses.filter((a) => a.includes(':') === (family === 6));
   const lines = [
-    `# netpolc: ${family === 4 ? 'iptables' : 'ip6tables'}-restore --noflush payload for node ${name} (set form): only netpolc's own chains are declared, flushed and filled.`,
+    `# netpolc: ${family === 4 ? 'iptables' : 'ip6tables'}-restore --noflush payload for node ${iptablesText(name)} (set form): only netpolc's own chains are declared, flushed and filled.`,
     '*filter',
     ...own.map((c) => `:${c} - [0:0]`),
     // Policies act on connections: replies and related ICMP of an allowed connection pass.
@@ -133,7 +134,7 @@ export function renderIpset(ir: SetIr, name: string, node: SetNode): string {
     if (!set) throw new Error(`set form node ${name} needs missing set ${id}`);
     return ipsetLines(id, set);
   });
-  return `${[`# netpolc: ipset restore payload for node ${name}: each set filled in a temporary set, then swapped in.`, ...lines].join('\n')}\n`;
+  return `${[`# netpolc: ipset restore payload for node ${iptablesText(name)}: each set filled in a temporary set, then swapped in.`, ...lines].join('\n')}\n`;
 }
 
 /** The jumps from the built-in chains into netpolc's entry chains, inserted once (first, so a later ACCEPT does not skip them). */

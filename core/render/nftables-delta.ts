@@ -13,6 +13,7 @@ import type { PortElement } from '../sets/ir.js';
 import { IdRecord } from '../sets/id-record.js';
 import { NFT_TABLE, NODE_SETS, POD_MAPS, renderSet, renderTable, setName, tableChains } from './nftables.js';
 import { podEntries, type PodEntry } from './pod-entries.js';
+import { nftText } from './quote.js';
 
 const elementText = ([a, p, n]: PortElement) => `${a} . ${p.toLowerCase()} . ${n}`;
 
@@ -40,7 +41,7 @@ const mapOf = (e: PodEntry, side: 'ingress' | 'egress') => POD_MAPS[side][e.fami
 
 /** The delta script from `before` (the node's slice at version `from`) by `delta`. */
 export function nftDelta(node: string, from: string, to: string, before: NodeSlice, delta: NodeDelta): string {
-  const lines = [`# netpolc: nftables delta for node ${node} from version ${from} to ${to}. Apply with nft -f (one transaction) on a ruleset at version ${from}.`];
+  const lines = [`# netpolc: nftables delta for node ${nftText(node)} from version ${nftText(from)} to ${nftText(to)}. Apply with nft -f (one transaction) on a ruleset at version ${nftText(from)}.`];
   const sets = IdRecord.of([...Object.entries(before.sets), ...Object.entries(delta.setsAdded)]);
 
   const declared = [...Object.entries(delta.setsAdded).flatMap(([id, set]) => renderSet(id, set)), ...Object.entries(delta.tablesAdded).flatMap(([id, table]) => renderTable(sets, id, table))];

@@ -2,6 +2,7 @@
 // writes, in order, onto a ruleset of named tables. Only the subset of nft syntax netpolc writes
 // is understood; anything else throws rather than being guessed at, and what the kernel refuses
 // (a missing element to delete, a chain or set still in use, a map key twice) throws too.
+import { fromPrintable } from './quote.js';
 import { parseIp, type Family, type IpAddr, type IpRange, parseAddressOrCidr } from '../net/ip.js';
 
 export type Verdict = { kind: 'accept' | 'drop' | 'return' | 'continue' } | { kind: 'jump' | 'goto'; chain: string } | { kind: 'vmap'; family: Family; dir: 'saddr' | 'daddr'; map: string };
@@ -37,6 +38,16 @@ export interface NftTable {
   readonly chains: Map<string, NftChain>;
 }
 
+
+/**
+ * The text of an nft quoted string (quote.ts nftQuote): nft reads `"[^"]*"` with no escapes, so
+ * the text is what is between the quotes; netpolc's own `\xNN` escapes are read back.
+ */
+export function readNftQuoted(word: string): string {
+  const m = /^"([^"]*)"$/.exec(word);
+  if (!m) throw new Error(`nft: not a quoted string: ${word}`);
+  return fromPrintable(m[1]!);
+}
 
 export const addrKey = (a: IpAddr) => `${a.family}:${a.value}`;
 

@@ -17,6 +17,7 @@ import type { IrSet, PortSpec, RuleTable, SetIr, SetNode, SetRule } from '../set
 import { nftablesSimulator } from './nftables-sim.js';
 import { renderEachSetNode, type SetDataplane } from './types.js';
 import { podEntries, type PodEntry } from './pod-entries.js';
+import { nftText } from './quote.js';
 
 export const NFT_TABLE = 'inet netpolc';
 
@@ -108,7 +109,7 @@ export function renderTable(sets: SetIr['sets'], id: string, table: RuleTable): 
 function renderMap(name: string, family: Family, entries: readonly PodEntry[], side: 'ingress' | 'egress'): string {
   const own = entries.filter((e) => e.family === family);
   const lines = [`\tmap ${name} {`, `\t\ttype ${ADDR_TYPE[family]} : verdict`];
-  if (own.length > 0) lines.push('\t\telements = {', ...own.map((e) => `\t\t\t${e.ip} : jump ${e[side]}, # ${e.key}`), '\t\t}');
+  if (own.length > 0) lines.push('\t\telements = {', ...own.map((e) => `\t\t\t${e.ip} : jump ${e[side]}, # ${nftText(e.key)}`), '\t\t}');
   return [...lines, '\t}'].join('\n');
 }
 
@@ -117,7 +118,7 @@ export function renderNode(ir: SetIr, name: string, node: SetNode): string {
   const nodeAddresses = { 4: node.addresses.filter((a) => !a.includes(':')), 6: node.addresses.filter((a) => a.includes(':')) };
   const egressMaps = [`\t\tip saddr vmap @${POD_MAPS.egress[4]}`, `\t\tip6 saddr vmap @${POD_MAPS.egress[6]}`];
   const out = [
-    `# netpolc: nftables ruleset for node ${name} (set form). Apply with nft -f; re-applying replaces the table atomically.`,
+    `# netpolc: nftables ruleset for node ${nftText(name)} (set form). Apply with nft -f; re-applying replaces the table atomically.`,
     // Creating then deleting makes the delete valid on a first run, all in one transaction.
     `table ${NFT_TABLE} {}`,
     `delete table ${NFT_TABLE}`,

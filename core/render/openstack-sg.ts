@@ -12,6 +12,7 @@ import type { RuleTable, SetIr, SetRule } from '../sets/ir.js';
 import { permittedRegionsOfTable } from '../sets/regions.js';
 import { SetIrSimulator } from '../sets/simulate.js';
 import type { DataplaneSimulator, FlowQuery, SetDataplane } from './types.js';
+import { printable } from './quote.js';
 
 export interface SecurityGroupRule {
   readonly direction: 'ingress' | 'egress';
@@ -144,10 +145,10 @@ function render(ir: SetIr): Record<string, SecurityGroupsNode> {
       return name;
     };
     // "traffic to and from the node where a Pod is running is always allowed": a group per node.
-    const local = `netpolc-node-${nodeName}`;
+    const local = `netpolc-node-${printable(nodeName)}`;
     groups.set(local, {
       name: local,
-      description: `node-local traffic into pods of node ${nodeName}`,
+      description: `node-local traffic into pods of node ${printable(nodeName)}`,
       security_group_rules: node.addresses.map((a) => ({ direction: 'ingress' as const, ethertype: a.includes(':') ? ('IPv6' as const) : ('IPv4' as const), protocol: null, port_range_min: null, port_range_max: null, remote_ip_prefix: `${a}/${a.includes(':') ? 128 : 32}`, remote_address_group_id: null })),
     });
     const ports = Object.entries(node.pods).map(([pod, p]) => ({ pod, fixed_ips: p.ips, security_groups: [group(p.ingress), group(p.egress), local] }));

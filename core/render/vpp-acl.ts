@@ -11,6 +11,7 @@ import { parseRules, type ParsedRule } from '../compile/parsed-table.js';
 import { permits } from '../compile/table-eval.js';
 import { parseIp } from '../net/ip.js';
 import type { Dataplane, DataplaneSimulator } from './types.js';
+import { printable } from './quote.js';
 
 interface PortRange {
   readonly lower_port: number;
@@ -41,7 +42,9 @@ const PROTO_NUMBER = { ANY: 0, TCP: 6, UDP: 17, SCTP: 132 } as const;
 const ALL_PORTS: PortRange = { lower_port: 0, upper_port: 65535 };
 export const UPLINK = 'uplink';
 
-const tapName = (pod: string) => `tap-${pod.replace('/', '-')}`;
+// A pod key is "namespace/name" and a namespace (a DNS-1123 label) has no '.', so "tap-ns.name" is
+// one interface per pod ("tap-ns-name" made "a-b/c" and "a/b-c" one); printable, as every name is.
+const tapName = (pod: string) => `tap-${printable(pod.replace('/', '.'))}`;
 
 /**
  * A flat rule as ACL rules. A rule of any protocol with a port range matches TCP, UDP and SCTP

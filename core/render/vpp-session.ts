@@ -12,6 +12,7 @@ import { portSegments } from '../net/intervals.js';
 import { parseCidr, parsedAddresses, parseIp, type IpAddr, type IpRange } from '../net/ip.js';
 import { lpmRules, type LpmProtocol, type LpmRule } from './lpm-rules.js';
 import type { Dataplane, DataplaneSimulator } from './types.js';
+import { printable } from './quote.js';
 
 export interface SessionRule {
   readonly transport_proto: LpmProtocol;
@@ -101,14 +102,14 @@ function renderNode(node: IrNode): VppSessionNode {
         return !q || (own !== null && permits(q.ingress, own, null, protocol, port));
       },
     });
-    for (const r of lr) rules.push(toRule(r, 'local', p.index, null, p.pod));
+    for (const r of lr) rules.push(toRule(r, 'local', p.index, null, printable(p.pod)));
   }
   for (const q of local) {
     // Connections arriving from outside the node to this pod: its ingress decision.
     const gr = lpmRules({ cuts: ranges(q.ingress, 'src'), points: [], segments: segments([q.ingress]), decide: (src, protocol, port) => permits(q.ingress, src, null, protocol, port) });
     for (const r of gr) {
       const own = q.ips.findIndex((ip) => ip.family === r.family);
-      if (own >= 0) rules.push(toRule(r, 'global', 0, node.pods[q.pod]!.ips[own]!, q.pod));
+      if (own >= 0) rules.push(toRule(r, 'global', 0, node.pods[q.pod]!.ips[own]!, printable(q.pod)));
     }
   }
   // Traffic for anything else entering the node is not ours to filter.
