@@ -3,7 +3,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { compile } from '../../core/compile/index.js';
 import { DATAPLANES, renderFormat, RenderLimitError } from '../../core/render/index.js';
 import { compileSets } from '../../core/sets/index.js';
-import { unknownNodes } from '../../core/snapshot/node-names.js';
+import { unknownNodes } from '../../core/snapshot/index.js';
 import { warningMessages } from '../../core/warnings.js';
 import { CompileRequestSchema, CompileResponseSchema } from '../../schemas/api/compile.js';
 import type { AppEnv } from '../context.js';

@@ -5,7 +5,7 @@ import { compile } from '../../../core/compile/index.js';
 import { DATAPLANES, renderFormat } from '../../../core/render/index.js';
 import { COMPILE_FORMATS } from '../../../schemas/formats.js';
 import { compileSets } from '../../../core/sets/index.js';
-import { unknownNodes } from '../../../core/snapshot/node-names.js';
+import { unknownNodes } from '../../../core/snapshot/index.js';
 import { loadCluster, readSources } from '../input.js';
 import { UsageError, type Io } from '../io.js';
 
