@@ -4,9 +4,9 @@
 // in-process dynalite.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.js';
-import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
+import { useLocalDynamo } from '../support/local-dynamo.js';
 import { createDynamoDbStore } from '../../infra/store/dynamodb.js';
 import { API_LIMITS } from '../../schemas/api/verdicts.js';
 
@@ -16,17 +16,11 @@ const policy = example.items.find((o) => o.kind === 'NetworkPolicy');
 const JSON_TYPE = { 'content-type': 'application/json' };
 const YAML_TYPE = { 'content-type': 'application/yaml' };
 
-let local: LocalDynamo;
-beforeAll(async () => {
-  local = await startLocalDynamo();
-});
-afterAll(async () => {
-  await local.close();
-});
+const dynamo = useLocalDynamo();
 
 let n = 0;
 function setup() {
-  const app = createApp({ store: createDynamoDbStore({ client: local.client, tableName: local.tableName }), access: { kind: 'anonymous' }, logError: (e) => { throw e; } });
+  const app = createApp({ store: createDynamoDbStore({ client: dynamo().client, tableName: dynamo().tableName }), access: { kind: 'anonymous' }, logError: (e) => { throw e; } });
   const at = `/v1/clusters/hostile-${++n}`;
   const raw = (method: string, path: string, body?: string, headers: Record<string, string> = JSON_TYPE) => app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) });
   const send = (method: string, path: string, body?: unknown) => raw(method, path, body === undefined ? undefined : JSON.stringify(body));

@@ -6,9 +6,9 @@
 // in-process dynalite.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.js';
-import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
+import { useLocalDynamo } from '../support/local-dynamo.js';
 import { createDynamoDbStore } from '../../infra/store/dynamodb.js';
 import { COMPILE_FORMATS } from '../../schemas/api/compile.js';
 
@@ -32,18 +32,12 @@ function renamed(role: Role, name: string): { items: any[] } {
   return c;
 }
 
-let local: LocalDynamo;
-beforeAll(async () => {
-  local = await startLocalDynamo();
-});
-afterAll(async () => {
-  await local.close();
-});
+const dynamo = useLocalDynamo();
 
 let n = 0;
 function setup(cluster: string) {
   const errors: unknown[] = [];
-  const app = createApp({ store: createDynamoDbStore({ client: local.client, tableName: local.tableName }), access: { kind: 'anonymous' }, logError: (e) => errors.push(e) });
+  const app = createApp({ store: createDynamoDbStore({ client: dynamo().client, tableName: dynamo().tableName }), access: { kind: 'anonymous' }, logError: (e) => errors.push(e) });
   const send = (method: string, path: string, body?: unknown) => app.request(path, { method, headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   const at = `/v1/clusters/${encodeURIComponent(cluster)}`;
   return { errors, send, at };

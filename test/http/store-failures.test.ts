@@ -8,9 +8,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.js';
-import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
+import { useLocalDynamo } from '../support/local-dynamo.js';
 import { createDynamoDbClient, createDynamoDbStore, DynamoDbBackend } from '../../infra/store/dynamodb.js';
 import { readBlobs } from '../../infra/store/blob.js';
 import { streamCompression } from '../../infra/store/compression.js';
@@ -24,28 +24,22 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const example = readFileSync(join(ROOT, 'examples', 'cluster.json'), 'utf8');
 const json = { 'content-type': 'application/json' };
 
-let local: LocalDynamo;
-beforeAll(async () => {
-  local = await startLocalDynamo();
-});
-afterAll(async () => {
-  await local.close();
-});
+const dynamo = useLocalDynamo();
 
 describe('store failures', () => {
   it('a table the store lost: the node route answers 503 naming it, never 200 with fewer tables', async () => {
     const errors: unknown[] = [];
-    const open = () => createApp({ store: createDynamoDbStore({ client: local.client, tableName: local.tableName }), storeDescription: 'test table', access: { kind: 'anonymous' }, logError: (e) => errors.push(e) });
+    const open = () => createApp({ store: createDynamoDbStore({ client: dynamo().client, tableName: dynamo().tableName }), storeDescription: 'test table', access: { kind: 'anonymous' }, logError: (e) => errors.push(e) });
     const writer = open();
     expect((await writer.request('/v1/clusters/lost/snapshots/1', { method: 'PUT', headers: json, body: example })).status).toBe(201);
     const full = (await (await writer.request('/v1/clusters/lost/nodes/node-1/tables')).json()) as { ir: { tables: Record<string, unknown> } };
     const [gone] = Object.keys(full.ir.tables);
     // A whole publish stores tables packed (infra/store/packs.ts): the pack holding it is lost.
-    const backend = new DynamoDbBackend({ client: local.client, tableName: local.tableName });
-    const index = (await createDynamoDbStore({ client: local.client, tableName: local.tableName }).getNodeTables('lost', '1', 'node-1'))!.packIndex!;
+    const backend = new DynamoDbBackend({ client: dynamo().client, tableName: dynamo().tableName });
+    const index = (await createDynamoDbStore({ client: dynamo().client, tableName: dynamo().tableName }).getNodeTables('lost', '1', 'node-1'))!.packIndex!;
     const indexBlob = (await readBlobs({ backend, compression: streamCompression }, [packIndexPk(index)])).complete.get(packIndexPk(index))!;
     const pack = decodePackIndex(index, indexBlob.bytes, portableSha256Hex).get(gone!)!;
-    await local.client.send(new DeleteItemCommand({ TableName: local.tableName, Key: { pk: { S: packPk(pack) }, sk: { S: '0' } } }));
+    await dynamo().client.send(new DeleteItemCommand({ TableName: dynamo().tableName, Key: { pk: { S: packPk(pack) }, sk: { S: '0' } } }));
     // Another server (a restart, another replica): nothing of this version read before.
     const res = await open().request('/v1/clusters/lost/nodes/node-1/tables');
     expect(res.status).toBe(503);

@@ -3,13 +3,13 @@
 // in-process dynalite.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 // First: the app module loads @hono/zod-openapi, which must extend zod before any schema is built.
 import { createApp } from '../../functions/app.js';
 import { ask } from '../../core/ask/answer.js';
 import { ACCEPTED_FORMS } from '../../core/ask/parse.js';
 import { prefersText } from '../../functions/negotiate.js';
-import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
+import { useLocalDynamo } from '../support/local-dynamo.js';
 import { createDynamoDbStore } from '../../infra/store/dynamodb.js';
 import { createMemoryStore } from '../../infra/store/memory.js';
 import type { SnapshotStore } from '../../infra/store/types.js';
@@ -23,18 +23,12 @@ const flows = (JSON.parse(readFileSync(join(ROOT, 'examples', 'verdicts-request.
 const v2 = structuredClone(v1);
 v2.items.find((o) => o.kind === 'Pod' && o.metadata.name === 'web').metadata.labels = { app: 'web2' };
 
-let local: LocalDynamo;
-beforeAll(async () => {
-  local = await startLocalDynamo();
-});
-afterAll(async () => {
-  await local.close();
-});
+const dynamo = useLocalDynamo();
 
 let clusters = 0;
 const stores: Record<string, () => SnapshotStore> = {
   memory: () => createMemoryStore(),
-  dynamodb: () => createDynamoDbStore({ client: local.client, tableName: local.tableName }),
+  dynamodb: () => createDynamoDbStore({ client: dynamo().client, tableName: dynamo().tableName }),
 };
 
 describe.each(Object.keys(stores))('stored versions answer (%s store)', (kind) => {

@@ -4,10 +4,10 @@
 // sentence names the policies that were not evaluated.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 // First: the app module loads @hono/zod-openapi, which must extend zod before any schema is built.
 import { createApp } from '../../functions/app.js';
-import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
+import { useLocalDynamo } from '../support/local-dynamo.js';
 import { createDynamoDbStore } from '../../infra/store/dynamodb.js';
 import { createMemoryStore } from '../../infra/store/memory.js';
 import type { SnapshotStore } from '../../infra/store/types.js';
@@ -26,17 +26,11 @@ const snapshot = {
   ],
 };
 
-let local: LocalDynamo;
-beforeAll(async () => {
-  local = await startLocalDynamo();
-});
-afterAll(async () => {
-  await local.close();
-});
+const dynamo = useLocalDynamo();
 
 const stores: Record<string, () => SnapshotStore> = {
   memory: () => createMemoryStore(),
-  dynamodb: () => createDynamoDbStore({ client: local.client, tableName: local.tableName }),
+  dynamodb: () => createDynamoDbStore({ client: dynamo().client, tableName: dynamo().tableName }),
 };
 
 describe.each(Object.keys(stores))('stored answers carry the snapshot\'s warnings (%s store)', (kind) => {

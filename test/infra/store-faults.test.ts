@@ -1,8 +1,8 @@
 // The DynamoDB store when things go wrong: a failure at every write of a publish, concurrent
 // publishes, throttling and partial batches. Real dynalite and a real SDK client; only `send`
 // is wrapped to fail or to hold back part of a batch the way DynamoDB may.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
+import { describe, expect, it } from 'vitest';
+import { useLocalDynamo } from '../support/local-dynamo.js';
 import { TTL_ATTRIBUTE } from '../../infra/store/backend.js';
 import { DynamoDbBackend, createDynamoDbStore } from '../../infra/store/dynamodb.js';
 import { headerKey, manifestShardPk, nodesPk, objectsPk } from '../../infra/store/keys.js';
@@ -10,18 +10,12 @@ import { VersionConflictError, type CompiledSnapshot, type SnapshotStore } from 
 import { WRITES, awsError, rebuild, failAfterWrites, syntheticSnapshot, wrappedClient, type SendWrapper } from './support.js';
 
 const BACKOFF = { baseDelayMs: 1, maxDelayMs: 4, maxAttempts: 6 };
-let local: LocalDynamo;
-beforeAll(async () => {
-  local = await startLocalDynamo();
-});
-afterAll(async () => {
-  await local.close();
-});
+const dynamo = useLocalDynamo();
 
 // Small chunks: the chunking path (tails before heads) is exercised without 400 KB tables, which
 // store.test.ts covers at the real size.
 const storeWith = (wrap?: SendWrapper): SnapshotStore =>
-  createDynamoDbStore({ client: wrap ? wrappedClient(local.endpoint, wrap) : local.client, tableName: local.tableName, backoff: BACKOFF, retentionSeconds: 3600, chunkBytes: 256 });
+  createDynamoDbStore({ client: wrap ? wrappedClient(dynamo().endpoint, wrap) : dynamo().client, tableName: dynamo().tableName, backoff: BACKOFF, retentionSeconds: 3600, chunkBytes: 256 });
 
 async function expectVersion(store: SnapshotStore, cluster: string, version: string, snap: CompiledSnapshot): Promise<void> {
   for (const [node, n] of Object.entries(snap.ir.nodes)) {
@@ -34,7 +28,7 @@ async function expectVersion(store: SnapshotStore, cluster: string, version: str
 }
 
 async function hasTtl(cluster: string, version: string, snap: CompiledSnapshot): Promise<boolean[]> {
-  const backend = new DynamoDbBackend({ client: local.client, tableName: local.tableName });
+  const backend = new DynamoDbBackend({ client: dynamo().client, tableName: dynamo().tableName });
   // The version's own items; its manifests and object groups are shared by content and never expire.
   const keys = [headerKey(cluster, version), { pk: nodesPk(cluster, version, snap.snapshotHash), sk: '0' }, { pk: objectsPk(cluster, version, snap.snapshotHash), sk: '0' }, { pk: manifestShardPk(cluster, version, snap.snapshotHash, 0), sk: '0' }];
   return Promise.all(keys.map(async (k) => (await backend.getItem(k))?.[TTL_ATTRIBUTE] !== undefined));
