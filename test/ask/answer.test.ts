@@ -5,18 +5,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { answer, ask, chainLines, MAX_EVALUATIONS, MAX_MEMBERS, reach, type Answer, type CanAnswer, type CanPortsAnswer, type SetAnswer } from '../../core/ask/answer.js';
+import { answer, ask, chainLines, MAX_EVALUATIONS, MAX_MEMBERS, reach, type CanAnswer, type CanPortsAnswer, type SetAnswer } from '../../core/ask/answer.js';
 import { ACCEPTED_FORMS, isParseFailure, parseQuestion, type ParseFailure } from '../../core/ask/parse.js';
 import { clusterOf, namespace, networkPolicy, node, pod, type K8sObject } from '../support/cluster-builders.js';
+import { askedOf } from '../support/ask.js';
 
 const example = clusterOf((JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'cluster.json'), 'utf8')) as { items: unknown[] }).items);
 
-function asked<K extends Answer['kind']>(question: string, kind: K, cluster = example): Answer & { kind: K } {
-  const a = ask(cluster, question);
-  if (isParseFailure(a)) throw new Error(`unparsed: ${a.error}`);
-  expect(a.kind, a.text).toBe(kind);
-  return a as Answer & { kind: K };
-}
+const asked = askedOf(example);
 
 describe('can questions: one sentence and the decision chain', () => {
   it('allowed by a NetworkPolicy after the ANP passes it down (the issue sentence)', () => {

@@ -10,13 +10,14 @@ import { ask, type Answer } from '../../core/ask/answer.js';
 import type { ChangedAnswer } from '../../core/ask/changed.js';
 import type { ExposedAnswer } from '../../core/ask/exposed.js';
 import type { MetadataAnswer } from '../../core/ask/metadata.js';
-import { ACCEPTED_FORMS, isParseFailure, parseQuestion } from '../../core/ask/parse.js';
+import { ACCEPTED_FORMS, parseQuestion } from '../../core/ask/parse.js';
 import { subtractRanges } from '../../core/evaluate/side-runs.js';
 import { createMemoryStore } from '../../infra/store/memory.js';
 import { MAX_CIDR_REGIONS } from '../../core/evaluate/cidr.js';
 import { MAX_MEMBER_FLOWS } from '../../core/evaluate/expand.js';
 import { MAX_SET_MEMBERS } from '../../core/ask/set-group.js';
 import { clusterOf, namespace, networkPolicy, node, pod, verdict, type K8sObject } from '../support/cluster-builders.js';
+import { askedOf } from '../support/ask.js';
 
 const front = { podSelector: { matchLabels: { app: 'front' } } };
 function objects(): K8sObject[] {
@@ -39,12 +40,7 @@ function objects(): K8sObject[] {
 }
 const cluster = clusterOf(objects());
 
-function asked<K extends Answer['kind']>(question: string, kind: K): Answer & { kind: K } {
-  const a = ask(cluster, question);
-  if (isParseFailure(a)) throw new Error(`unparsed: ${a.error}`);
-  expect(a.kind, a.text).toBe(kind);
-  return a as Answer & { kind: K };
-}
+const asked = askedOf(cluster);
 
 const PHRASES: [string, object][] = [
   ['is anything exposed to the internet in ns web?', { kind: 'exposed', namespace: 'web', port: null, protocol: null }],

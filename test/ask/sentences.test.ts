@@ -6,9 +6,9 @@
 // backend egress allows DNS on UDP only.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ask, chainLines, type Answer, type GroupAnswer, type SetGroupAnswer } from '../../core/ask/answer.js';
-import { isParseFailure } from '../../core/ask/parse.js';
+import { chainLines, type GroupAnswer, type SetGroupAnswer } from '../../core/ask/answer.js';
 import { clusterOf, loadYaml, variant, type K8sObject } from '../support/cluster-builders.js';
+import { askedOf } from '../support/ask.js';
 
 const items = (loadYaml(join(import.meta.dirname, '..', 'fixtures', 'ask', 'prod-staging.yaml'))[0] as unknown as { items: K8sObject[] }).items;
 const cluster = clusterOf(items);
@@ -18,12 +18,7 @@ const udpOnly = clusterOf(items.map((o) => (o.metadata.name === 'backend-egress'
   spec.egress[1]!.ports = [{ protocol: 'UDP', port: 53 }];
 }) : o)));
 
-function asked<K extends Answer['kind']>(question: string, kind: K, c = cluster): Answer & { kind: K } {
-  const a = ask(c, question);
-  if (isParseFailure(a)) throw new Error(`unparsed: ${a.error}`);
-  expect(a.kind, a.text).toBe(kind);
-  return a as Answer & { kind: K };
-}
+const asked = askedOf(cluster);
 
 describe('a port number without a protocol', () => {
   it('is TCP for a Service, said once, with the protocols it also has', () => {
