@@ -50,8 +50,48 @@ function appFor(env: WorkerEnv): App {
   return cached.app;
 }
 
+/**
+ * The request with a body the app reads through, and a drain of whatever the app left unread.
+ * workerd ends the exchange when the answer is returned, so an answer given before the whole body
+ * arrived (413 over MAX_BODY_BYTES, 401, 404) cuts the upload: wrangler's local proxy then
+ * replaces it with its own 503 "worker restarted mid-request", and a client still writing sees
+ * the connection reset. Draining after the answer (waitUntil) is too late; the platform's own
+ * request size limit bounds what a drain reads.
+ */
+function drainable(request: Request): { request: Request; drain: () => Promise<void> } {
+  const source = request.body;
+  if (!source) return { request, drain: async () => {} };
+  const reader = source.getReader();
+  let done = false;
+  // One read at a time: a drain waits for the app's read in flight.
+  let last: Promise<unknown> = Promise.resolve();
+  const read = () => {
+    const next = last.then(() => reader.read());
+    last = next.catch(() => {});
+    return next;
+  };
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const chunk = await read();
+      if (chunk.done) {
+        done = true;
+        controller.close();
+      } else controller.enqueue(chunk.value);
+    },
+    // The app stopping early (the body limit) must not cancel the upload, only stop reading it.
+    cancel() {},
+  });
+  const drain = async () => {
+    while (!done) done = (await read()).done;
+  };
+  return { request: new Request(request, { body }), drain };
+}
+
 export default {
-  fetch(request: Request, env: WorkerEnv, ctx: ExecutionContext): Response | Promise<Response> {
-    return appFor(env).fetch(request, env, ctx);
+  async fetch(request: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
+    const given = drainable(request);
+    const response = await appFor(env).fetch(given.request, env, ctx);
+    await given.drain();
+    return response;
   },
 };
