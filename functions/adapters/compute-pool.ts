@@ -22,6 +22,8 @@ export const COMPUTE_YOUNG_GENERATION_MB = 192;
 /** Asks a thread to finish its work left after answers; it answers DRAINED. */
 export const DRAIN = 'drain';
 export const DRAINED = 'drained';
+/** A thread says it has loaded its app and takes requests. */
+export const READY = 'ready';
 const DRAIN_MS = 10_000;
 
 /** What a compute thread needs to build the same app as the serving thread. */
@@ -44,6 +46,8 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  /** The thread has loaded: a request's time budget never pays for a thread's start. */
+  ready: boolean;
   job: Job | null;
   timer: NodeJS.Timeout | null;
   started: number;
@@ -74,7 +78,15 @@ export class ComputePool {
     private readonly settings: ComputeSettings,
     private readonly data: Omit<ComputeWorkerData, 'entry'>,
   ) {
-    this.slots = Array.from({ length: settings.workers }, () => ({ worker: this.spawn(), job: null, timer: null, started: 0 }));
+    this.slots = Array.from({ length: settings.workers }, () => ({ worker: this.spawn(), ready: false, job: null, timer: null, started: 0 }));
+  }
+
+  /** Threads answering a request now, and requests waiting for one (the /metrics gauges). */
+  get busy(): number {
+    return this.slots.filter((s) => s.job !== null).length;
+  }
+  get waiting(): number {
+    return this.queue.length;
   }
 
   readonly run: Offload = (req, affinity, signal) =>
@@ -113,8 +125,11 @@ export class ComputePool {
     );
   }
 
+  /** A thread free for one more request: idle (or starting) and not already promised to a waiting one. */
   private hasIdle(affinity: string | null): boolean {
-    return affinity === null ? this.slots.some((s) => s.job === null) : this.slots[slotOf(affinity, this.slots.length)]!.job === null;
+    if (affinity === null) return this.slots.filter((s) => s.job === null).length > this.queue.length;
+    const i = slotOf(affinity, this.slots.length);
+    return this.slots[i]!.job === null && !this.queue.some((j) => j.slot === null || j.slot === i);
   }
 
   private spawn(): Worker {
@@ -125,7 +140,7 @@ export class ComputePool {
       stdout: false,
       stderr: false,
     });
-    worker.on('message', (res: WireResponse | typeof DRAINED) => this.finish(worker, res));
+    worker.on('message', (res: WireResponse | typeof DRAINED | typeof READY) => (res === READY ? this.started(worker) : this.finish(worker, res)));
     worker.on('error', (e: Error & { code?: string }) => {
       const res =
         e.code === 'ERR_WORKER_OUT_OF_MEMORY'
@@ -142,7 +157,7 @@ export class ComputePool {
   private dispatch(): void {
     for (let i = 0; i < this.slots.length; i++) {
       const slot = this.slots[i]!;
-      if (slot.job !== null) continue;
+      if (slot.job !== null || !slot.ready) continue;
       const at = this.queue.findIndex((j) => j.slot === null || j.slot === i);
       if (at < 0) continue;
       const job = this.queue.splice(at, 1)[0]!;
@@ -151,6 +166,13 @@ export class ComputePool {
       slot.timer = setTimeout(() => this.overTime(slot), this.settings.timeSeconds * 1000);
       slot.worker.postMessage(job.req, job.req.body ? [job.req.body.buffer as ArrayBuffer] : []);
     }
+  }
+
+  private started(worker: Worker): void {
+    const slot = this.slots.find((s) => s.worker === worker);
+    if (!slot) return;
+    slot.ready = true;
+    this.dispatch();
   }
 
   private finish(worker: Worker, res: WireResponse | typeof DRAINED): void {
@@ -202,7 +224,10 @@ export class ComputePool {
     if (job) this.settle(slot);
     worker.removeAllListeners();
     worker.on('error', () => undefined);
-    if (!this.closed) slot.worker = this.spawn();
+    if (!this.closed) {
+      slot.worker = this.spawn();
+      slot.ready = false;
+    }
     job?.resolve(res);
     this.dispatch();
   }

@@ -12,7 +12,7 @@ import { nodeSha256Hex } from '../node-sha256.js';
 import { nodeCompression } from '../node-compression.js';
 import { Metrics } from '../ops/metrics.js';
 import type { Observation, WireRequest, WireResponse } from '../offload.js';
-import { COMPUTE_THREAD_NICE, DRAIN, DRAINED, type ComputeWorkerData } from './compute-pool.js';
+import { COMPUTE_THREAD_NICE, DRAIN, DRAINED, READY, type ComputeWorkerData } from './compute-pool.js';
 
 const data = workerData as ComputeWorkerData;
 // The serving thread answers node polls in milliseconds; a compile here may run for seconds. On
@@ -65,3 +65,4 @@ parentPort!.on('message', async (req: WireRequest | typeof DRAIN) => {
   const answer: WireResponse = { status: res.status, headers: [...res.headers], body, observations };
   parentPort!.postMessage(answer, [body.buffer as ArrayBuffer]);
 });
+parentPort!.postMessage(READY);

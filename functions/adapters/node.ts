@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { ComputePool } from './compute-pool.js';
 import { nodeSha256Hex } from '../node-sha256.js';
 import { nodeCompression } from '../node-compression.js';
+import { Metrics } from '../ops/metrics.js';
 
 const isLoopback = (host: string): boolean => host === 'localhost' || /^127(\.\d{1,3}){3}$/.test(host) || host === '::1' || host === '[::1]';
 
@@ -45,7 +46,12 @@ const opened = await openStore(settings, { sha256Hex: nodeSha256Hex, compression
 const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
 const pool = compute ? new ComputePool(compute, { env, storeEndpoint: opened.endpoint, storeDescription: opened.description }) : null;
 const offload = pool ? { run: pool.run, storeRoutes: settings.kind !== 'memory', digest: (b: Uint8Array) => createHash('sha256').update(b).digest('hex') } : undefined;
-const app = createApp({ ...deps, store: opened.store, storeDescription: opened.description, sha256Hex: nodeSha256Hex, ...(offload ? { offload } : {}) });
+const metrics = new Metrics();
+if (pool) {
+  metrics.gauge('netpolc_compute_threads_busy', 'Compute threads answering a request now (COMPUTE_THREADS in all).', () => pool.busy);
+  metrics.gauge('netpolc_compute_requests_waiting', 'Requests waiting for a compute thread (at most MAX_QUEUED_REQUESTS; more get 503).', () => pool.waiting);
+}
+const app = createApp({ ...deps, metrics, store: opened.store, storeDescription: opened.description, sha256Hex: nodeSha256Hex, ...(offload ? { offload } : {}) });
 const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
   console.log(`netpolc listening on http://${host}:${info.port} (docs: /docs, contract: /openapi.json)`);
   console.log(`snapshots: ${opened.description}`);

@@ -60,14 +60,33 @@ class Histogram {
   }
 }
 
+/** A value read when /metrics is scraped, from whatever holds it (the Node server's compute threads). */
+class Gauge {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly read: () => number,
+  ) {}
+
+  render(): string[] {
+    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`, `${this.name} ${this.read()}`];
+  }
+}
+
 export class Metrics {
   readonly requests = new Counter('netpolc_http_requests_total', 'HTTP requests by route pattern, method and status.');
   readonly latency = new Histogram('netpolc_http_request_duration_seconds', 'HTTP request latency by route pattern and method.');
   readonly compile = new Histogram('netpolc_compile_duration_seconds', 'Compiling a snapshot, by form (ir: the set form; ir-flat: flat tables).');
   readonly publish = new Histogram('netpolc_publish_duration_seconds', 'Publishing a version to the store (compile included), by outcome.');
   readonly storeErrors = new Counter('netpolc_store_errors_total', 'Store operations that failed, by error kind.');
+  private readonly gauges: Gauge[] = [];
+
+  /** Adds a gauge read at every scrape. */
+  gauge(name: string, help: string, read: () => number): void {
+    this.gauges.push(new Gauge(name, help, read));
+  }
 
   render(): string {
-    return [...this.requests.render(), ...this.latency.render(), ...this.compile.render(), ...this.publish.render(), ...this.storeErrors.render()].join('\n') + '\n';
+    return [...this.requests.render(), ...this.latency.render(), ...this.compile.render(), ...this.publish.render(), ...this.storeErrors.render(), ...this.gauges.flatMap((g) => g.render())].join('\n') + '\n';
   }
 }

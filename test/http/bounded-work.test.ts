@@ -72,8 +72,9 @@ describe('bounded work on the Node server', () => {
     const env = { STORE: 'memory', COMPUTE_THREADS: '1', REQUEST_TIME_BUDGET_SECONDS: '3', MAX_QUEUED_REQUESTS: '0' };
     const code = await withServer(env, async (url) => {
       const wide = post(url, '/v1/compile', WIDE);
-      // Give the first request the thread, then another finds no thread and no room to wait.
-      await new Promise((r) => setTimeout(r, 1000));
+      // Once the first request holds the thread (or waits for it to start), another finds no
+      // thread and no room to wait.
+      while ((await metric(url, 'netpolc_compute_threads_busy')) + (await metric(url, 'netpolc_compute_requests_waiting')) === 0) await new Promise((r) => setTimeout(r, 20));
       const refused = await post(url, '/v1/compile', SMALL);
       expect(refused.status).toBe(503);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -83,7 +84,10 @@ describe('bounded work on the Node server', () => {
       const body = (await res.json()) as { budget: string; message: string };
       expect(body.budget).toBe('time');
       expect(body.message).toContain('REQUEST_TIME_BUDGET_SECONDS');
+      // The thread stopped for it is replaced; the next request waits for the new one to start,
+      // and its own budget starts only then (a loaded machine may take seconds to start one).
       expect((await post(url, '/v1/compile', SMALL)).status).toBe(200);
+      expect(await metric(url, 'netpolc_compute_threads_busy')).toBe(0);
     });
     expect(code).toBe(0);
   }, 120_000);
