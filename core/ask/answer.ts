@@ -4,23 +4,22 @@
 // reads the question, reach.ts finds ports and pod sets, describe.ts names things, this file
 // writes the sentences.
 import type { Cluster } from '../cluster.js';
-import type { Verdict } from '../evaluate/engine.js';
 import { expandFlow } from '../evaluate/expand.js';
 import { named } from '../evaluate/names.js';
-import { FlowError, NoVerdict, resolveFlow } from '../evaluate/resolve.js';
-import type { Protocol } from '../policy/model.js';
-import { reasonOf } from '../evaluate/explain.js';
-import { groupItems, MAX_GROUPS_IN_TEXT, namedPort, nameOf, otherProtocolsNote, podOf, portOn, portPhrase, protocolAsked, reachGroups, type ReachGroup } from './describe.js';
-import { whyNoPort } from './no-port.js';
-import { chainOf, type Example } from './chain.js';
+import { FlowError, NoVerdict } from '../evaluate/resolve.js';
+import { groupItems, MAX_GROUPS_IN_TEXT, namedPort, nameOf, podOf, portPhrase, protocolAsked, reachGroups, type ReachGroup } from './describe.js';
+import { type Example } from './chain.js';
+import { answerCan, answerCanPorts, type Answered, type CanAnswer, type CanPortsAnswer, type ErrorAnswer, type NoVerdictAnswer } from './can.js';
 import { answerChanged, type ChangedAnswer } from './changed.js';
 import { answerExposed, type ExposedAnswer } from './exposed.js';
 import { answerMetadata, type MetadataAnswer } from './metadata.js';
 import { answerGroup, type GroupAnswer } from './group.js';
 import { answerSetGroup, type SetGroupAnswer } from './set-group.js';
+import { answerPortList, type PortListAnswer } from './port-list.js';
 import { hedge, hedged } from './hedge.js';
 import { isParseFailure, parseQuestion, type ParseFailure, type Query } from './parse.js';
-import { formatPorts, MAX_EVALUATIONS, newWork, probe, protocolsOf, reach, rulesOf, type PortRanges, type ReachClass, type SetQuery } from './reach.js';
+import type { CanQuery } from './query.js';
+import { MAX_EVALUATIONS, newWork, reach, type ReachClass, type SetQuery } from './reach.js';
 
 export { MAX_EVALUATIONS, reach, type PortRanges, type ReachClass, type Work } from './reach.js';
 
@@ -28,32 +27,9 @@ export { MAX_GROUPS_IN_TEXT, MAX_ITEMS_IN_TEXT, MAX_MEMBERS, type ReachGroup } f
 export type { GroupAnswer, MemberAnswer } from './group.js';
 export type { SetGroupAnswer, SetMember } from './set-group.js';
 export type { ChangedAnswer } from './changed.js';
+export type { PortListAnswer } from './port-list.js';
+export type { CanAnswer, CanPortsAnswer, ErrorAnswer, NoVerdictAnswer } from './can.js';
 
-type CanQuery = Extract<Query, { kind: 'can' }>;
-
-interface Answered {
-  /** One sentence. */
-  readonly text: string;
-  readonly query: Query;
-}
-export interface CanAnswer extends Answered {
-  readonly kind: 'can';
-  readonly allowed: boolean;
-  readonly flow: { readonly from: string; readonly to: string; readonly port: number; readonly protocol: Protocol };
-  readonly verdict: Verdict;
-  /** One line per evaluated side: every tier's message, in order. */
-  readonly chain: readonly string[];
-}
-/** "can A reach B?" without a port: the allowed port ranges. */
-export interface CanPortsAnswer extends Answered {
-  readonly kind: 'can-ports';
-  readonly allowed: boolean;
-  readonly ports: string;
-  readonly ranges: PortRanges;
-  /** No port allowed: why (no-port.ts), and one port's flow and chain showing it. */
-  readonly denial?: string;
-  readonly example?: Example;
-}
 export interface SetAnswer extends Answered {
   readonly kind: 'who' | 'what';
   readonly reachable: number;
@@ -61,16 +37,7 @@ export interface SetAnswer extends Answered {
   readonly groups: readonly ReachGroup[];
   readonly work: { readonly classes: number; readonly evaluations: number; readonly skippedPods: number; readonly podsWithoutNamedPort: number };
 }
-export interface ErrorAnswer extends Answered {
-  readonly kind: 'error';
-  readonly error: { readonly field: string; readonly message: string };
-}
-/** What the snapshot cannot decide (a selector-less or ExternalName Service, one without backends): said, not guessed. */
-export interface NoVerdictAnswer extends Answered {
-  readonly kind: 'no-verdict';
-  readonly reason: string;
-}
-export type Answer = CanAnswer | CanPortsAnswer | GroupAnswer | SetAnswer | SetGroupAnswer | ExposedAnswer | MetadataAnswer | ChangedAnswer | NoVerdictAnswer | ErrorAnswer;
+export type Answer = CanAnswer | CanPortsAnswer | PortListAnswer | GroupAnswer | SetAnswer | SetGroupAnswer | ExposedAnswer | MetadataAnswer | ChangedAnswer | NoVerdictAnswer | ErrorAnswer;
 
 /** Under a text answer's sentence: the flow's decision chain, or each example flow's (as many as the sentence names groups). */
 export function chainLines(a: Answer): string[] {
@@ -80,6 +47,9 @@ export function chainLines(a: Answer): string[] {
       return [...a.chain];
     case 'can-ports':
       return a.example ? lines(a.example) : [];
+    case 'can-list':
+      // A port's own chain lines name its flow only for a group; a single flow's are tagged with it.
+      return a.answers.flatMap((sub) => (sub.kind === 'can' ? sub.chain.map((l) => `${sub.flow.protocol} ${sub.flow.port}: ${l}`) : chainLines(sub)));
     case 'can-group':
       return a.groups.filter((g) => g.example).slice(0, MAX_GROUPS_IN_TEXT).flatMap((g) => lines(g.example!));
     case 'exposed':
@@ -100,12 +70,21 @@ export function ask(cluster: Cluster, question: unknown): Answer | ParseFailure 
 }
 
 export function answer(cluster: Cluster, query: Query): Answer {
+  if (query.kind === 'can') return answerReach(cluster, query);
+  // Each port as its own "can" question.
+  if (query.kind === 'can-list') return answered(query, () => answerPortList(cluster, query, (q) => answerReach(cluster, q)));
   return answered(query, () => {
     if (query.kind === 'exposed') return answerExposed(cluster, query);
     if (query.kind === 'metadata') return answerMetadata(cluster, query);
     // Two versions: only a stored cluster has them (answerSince, from functions/services/ask.ts).
     if (query.kind === 'changed') throw new FlowError('from', '"what changed … since version N" compares two stored versions of a cluster: ask it about a stored cluster (GET /v1/clusters/{cluster}/ask, or POST /v1/ask with cluster), not a snapshot sent along');
-    if (query.kind !== 'can') return answerSet(cluster, query);
+    return answerSet(cluster, query);
+  });
+}
+
+/** "can X reach Y [on P]": one flow's verdict or port ranges, or each member's for a name standing for several. */
+function answerReach(cluster: Cluster, query: CanQuery): CanAnswer | CanPortsAnswer | GroupAnswer | ErrorAnswer | NoVerdictAnswer {
+  return answered(query, () => {
     const x = expandFlow(cluster, { from: query.from, to: query.to, port: query.port, protocol: protocolAsked(query.port, query.protocol) });
     if (x.grouped) return answerGroup(cluster, query, x);
     // `shop/pod/web`, a workload's only endpoint: answered as the endpoint names.ts read.
@@ -119,7 +98,7 @@ export function answerSince(before: Cluster, after: Cluster, query: Extract<Quer
   return answered(query, () => answerChanged(before, after, query, versions));
 }
 
-function answered(query: Query, f: () => Answer): Answer {
+function answered<A extends Answer>(query: Query, f: () => A): A | ErrorAnswer | NoVerdictAnswer {
   try {
     return f();
   } catch (e) {
@@ -128,32 +107,6 @@ function answered(query: Query, f: () => Answer): Answer {
     if (!(e instanceof FlowError)) throw e;
     return { kind: 'error', text: `I can't answer that: ${e.message}${e.message.endsWith('?') ? '' : '.'}`, query, error: { field: e.field, message: e.message } };
   }
-}
-
-function answerCan(cluster: Cluster, q: CanQuery, asked: number | string): CanAnswer {
-  const p = portOn(cluster, q.to, asked, q.protocol);
-  const { verdict, chain } = chainOf(cluster, q.from, q.to, p.port, p.protocol);
-  const [from, to] = [nameOf(cluster, q.from), nameOf(cluster, q.to)];
-  const yes = verdict.allowed;
-  const note = otherProtocolsNote(cluster, q.to, q.port, q.protocol);
-  const text = hedged(`${yes ? 'Yes' : 'No'}: ${from} ${yes ? 'can' : 'cannot'} reach ${to} on ${p.text}${note ? ` (${note})` : ''} — ${reasonOf(verdict)}.`, hedge(cluster, yes, [podOf(cluster, q.from), podOf(cluster, q.to)]));
-  return { kind: 'can', text, query: q, allowed: yes, flow: { from, to, port: p.port, protocol: p.protocol }, verdict, chain };
-}
-
-function answerCanPorts(cluster: Cluster, q: CanQuery): CanPortsAnswer {
-  // One resolution up front turns unknown pods and address-family mismatches into errors.
-  resolveFlow(cluster, { from: q.from, to: q.to, port: 1, protocol: q.protocol ?? 'TCP' });
-  const sides = { egress: rulesOf(cluster, podOf(cluster, q.from), 'egress'), ingress: rulesOf(cluster, podOf(cluster, q.to), 'ingress') };
-  const ranges = probe(cluster, q.from, q.to, protocolsOf(q), newWork(), sides);
-  const ports = formatPorts(ranges, protocolsOf(q));
-  const [from, to] = [nameOf(cluster, q.from), nameOf(cluster, q.to)];
-  // "No" on every port says why: the side that denies every port, or that no port is allowed by both.
-  const none = ports === '' ? whyNoPort(cluster, q.from, q.to, protocolsOf(q)) : null;
-  const said = none
-    ? `No: ${from} cannot reach ${to} on any ${q.protocol ? `${q.protocol} ` : ''}port — ${none.reason}.`
-    : `Yes: ${from} can reach ${to} on ${ports}${ports.startsWith('all') ? '' : ' only'} (ask about one port for the decision chain).`;
-  const text = hedged(said, hedge(cluster, ports !== '', [podOf(cluster, q.from), podOf(cluster, q.to)]));
-  return { kind: 'can-ports', text, query: q, allowed: ports !== '', ports, ranges, ...(none ? { denial: none.reason, example: none.example } : {}) };
 }
 
 function answerSet(cluster: Cluster, asked: SetQuery): SetAnswer | SetGroupAnswer {

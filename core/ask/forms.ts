@@ -10,7 +10,7 @@
 // VERB is one of words.ts's VERBS; "ping" is answered with why policies cannot say.
 import { endpoint, tail, type Read, type Scope } from './endpoints.js';
 import { joinPorts } from './ports.js';
-import type { CanQuery } from './query.js';
+import type { ReachQuery } from './query.js';
 import { quote, Unreadable, type Tokens } from './tokens.js';
 import { ABLE, ICMP_VERBS, PASSIVE, VERBS } from './words.js';
 
@@ -28,13 +28,14 @@ export function verb(t: Tokens, after: string): void {
 }
 
 /** The question once both ends are read: a port belongs to the destination. */
-function can(from: Read, to: Read, words: readonly string[]): CanQuery {
+export function can(from: Read, to: Read, words: readonly string[]): ReachQuery {
   if (from.port !== null) throw new Unreadable(`a port on the source (${quote(from.port)}): policies match the destination's port, so write it on the destination`);
-  return { kind: 'can', from: from.spec, to: to.spec, ...joinPorts(to.port, words) };
+  const asked = joinPorts(to.port, words);
+  return 'ports' in asked ? { kind: 'can-list', from: from.spec, to: to.spec, ...asked } : { kind: 'can', from: from.spec, to: to.spec, ...asked };
 }
 
 /** "X to Y …", "X → Y …": after "from" (or at the start, for the arrow). */
-function fromTo(t: Tokens, scope: Scope, after: string): CanQuery {
+function fromTo(t: Tokens, scope: Scope, after: string): ReachQuery {
   const from = endpoint(t, 'source', after, scope);
   if (!t.accept(['to']) && !t.accept(['→'])) throw new Unreadable(`expected "to" and the destination after the source, got ${quote(t.peek())}`);
   const to = endpoint(t, 'destination', 'to', scope);
@@ -45,7 +46,7 @@ function fromTo(t: Tokens, scope: Scope, after: string): CanQuery {
 const BLOCKS: readonly (readonly string[])[] = [['block'], ['blocks'], ['blocking'], ['stop'], ['stops'], ['stopping'], ['prevent'], ['prevents'], ['preventing'], ['deny'], ['denies'], ['denying'], ['drop'], ['drops'], ['dropping']];
 
 /** After "traffic" or a word that blocks it: "[flow|go|get] from X to Y …". */
-export function traffic(t: Tokens, scope: Scope): CanQuery {
+export function traffic(t: Tokens, scope: Scope): ReachQuery {
   t.accept(['traffic']);
   t.acceptAny([['flow'], ['go'], ['get'], ['pass'], ['be', 'sent']]);
   if (!t.accept(['from'])) throw new Unreadable(`expected "traffic from X to Y", got ${quote(t.peek())}`);
@@ -53,7 +54,7 @@ export function traffic(t: Tokens, scope: Scope): CanQuery {
 }
 
 /** A reach question from its first word (parse.ts sends every opening but "who" and "what" here). */
-export function reachQuestion(t: Tokens, scope: Scope): CanQuery {
+export function reachQuestion(t: Tokens, scope: Scope): ReachQuery {
   if (t.ahead().includes('→') && !t.sees(['from'])) return fromTo(t, scope, 'the start');
   if (t.accept(['from'])) return fromTo(t, scope, 'from');
   if (t.accept(['why']) && !AUXILIARIES.has(t.peek() ?? '')) throw new Unreadable(`expected "can", "is" or "does" after "why", got ${quote(t.peek())}`);

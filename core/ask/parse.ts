@@ -2,9 +2,9 @@
 // Hand-written: the grammar is a handful of sentence shapes over a few dozen words (tokens.ts
 // splits them), smaller than any parser-generator setup, and it must name the part it could not
 // read rather than throw.
-import { DNS_LABEL, endpoint, isBare, namespaceFlags, qualify, tail, type Scope } from './endpoints.js';
+import { DNS_LABEL, endpoint, isBare, namespaceFlags, qualify, tail, type Read, type Scope } from './endpoints.js';
 import type { EndpointSpec } from '../evaluate/resolve.js';
-import { AUXILIARIES, reachQuestion, traffic, verb } from './forms.js';
+import { AUXILIARIES, can, reachQuestion, traffic, verb } from './forms.js';
 import { EVERY_PORT, joinPorts, portQuery } from './ports.js';
 import type { ParseFailure, Query } from './query.js';
 import { quote, tokenize, Tokens, Unreadable } from './tokens.js';
@@ -56,12 +56,14 @@ function whoReaches(t: Tokens, scope: Scope): Query {
   if (!METADATA.has(t.peek() ?? '')) {
     const to = endpoint(t, 'destination', 'reach', scope);
     // "who can reach Y from the internet": whether the internet can.
-    let from: EndpointSpec | null = null;
+    let from: Read | null = null;
     const words = tail(t, scope, (r) => {
-      from = endpoint(r, 'source', 'from', scope).spec;
+      from = endpoint(r, 'source', 'from', scope);
     });
+    if (from !== null) return can(from, to, words);
     const ports = joinPorts(to.port, words);
-    return from === null ? { kind: 'who', to: to.spec, ...ports } : { kind: 'can', from, to: to.spec, ...ports };
+    if ('ports' in ports) throw new Unreadable(`one port at a time in "who can reach", not ${quote(words.join(' '))}: ask about each port in turn, or without a port for every allowed port range`);
+    return { kind: 'who', to: to.spec, ...ports };
   }
   while (METADATA.has(t.peek() ?? '') || METADATA_NOUNS.has(t.peek() ?? '')) t.next();
   const words = t.rest();
@@ -165,6 +167,7 @@ function inScope(q: Query, scope: Scope): Query {
   const f = (s: EndpointSpec) => (isBare(s) ? qualify(s, ns!) : s);
   switch (q.kind) {
     case 'can':
+    case 'can-list':
       return { ...q, from: f(q.from), to: f(q.to) };
     case 'who':
       return { ...q, to: f(q.to) };

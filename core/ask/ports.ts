@@ -1,7 +1,7 @@
 // What follows the destination: "", "on 5432", "tcp 5432", "5432/tcp", "on postgres", "on udp",
-// "on any port", "on 5432 over tcp", "using udp". A list ("on 5432 and 9187", "on 5432, 9187",
-// "on 5432-5433") is read, and answered with how to ask: one port at a time, or no port for
-// every allowed port range (one answer is one verdict and its decision chain).
+// "on any port", "on 5432 over tcp", "using udp". A list ("on 80 and 443", "on 80, 443, 8080",
+// "on 8080-8082") is a port list: a "can" question answers each port in turn, with its own
+// verdict and decision chain; the questions about sets of pods take one port at a time.
 import type { Protocol } from '../policy/model.js';
 import { quote, Unreadable } from './tokens.js';
 
@@ -10,6 +10,15 @@ export interface PortQuery {
   readonly port: number | string | null;
   readonly protocol: Protocol | null;
 }
+
+/** Several port numbers asked at once, in the order said, each once. */
+export interface PortList {
+  readonly ports: readonly number[];
+  readonly protocol: Protocol | null;
+}
+
+/** The most ports one question answers in turn (a range counts each of its ports). */
+export const MAX_LISTED_PORTS = 16;
 
 
 export const PORT_INTROS = new Set(['on', 'at', 'via', 'over', 'using', 'through', 'with']);
@@ -31,8 +40,15 @@ function number(p: string): number {
   return n;
 }
 
-/** `words`: everything after the destination (and its attached port, if any). */
+/** `words`: everything after the destination (and its attached port, if any): one port, or every port. */
 export function portQuery(words: readonly string[]): PortQuery {
+  const asked = portsAsked(words);
+  if ('ports' in asked) throw new Unreadable(`one port at a time in this question, not ${quote(words.join(' '))}: ask about each port in turn, or without a port for every allowed port range`);
+  return asked;
+}
+
+/** As portQuery, and a list of ports ("on 80 and 443", "on 8080-8082"), which a "can" question answers port by port. */
+export function portsAsked(words: readonly string[]): PortQuery | PortList {
   const said = words.join(' ');
   const kept: string[] = [];
   for (let i = 0; i < words.length; i++) {
@@ -53,7 +69,7 @@ export function portQuery(words: readonly string[]): PortQuery {
       protocol = proto;
     } else if (EVERY_PORT.has(p)) {
       continue;
-    } else if (p === 'and' || p === '&') {
+    } else if (p === 'and' || p === '&' || p === 'or') {
       listed = true;
     } else if (/^\d+$/.test(p)) {
       if ((numbers.length > 0 && !listed) || named !== null) throw new Unreadable(`two ports in ${quote(said)}: list them as "on ${[...numbers, named ?? ''].filter((x) => x !== '').join(', ')} and ${p}"`);
@@ -63,7 +79,9 @@ export function portQuery(words: readonly string[]): PortQuery {
       const [, a, b] = RANGE.exec(p)!;
       const [lo, hi] = [number(a!), number(b!)];
       if (hi < lo) throw new Unreadable(`the port range ${p} ends before it starts`);
-      numbers.push(lo, ...(hi > lo ? [hi] : []));
+      if (hi - lo >= MAX_LISTED_PORTS) throw new Unreadable(`the port range ${p} has ${hi - lo + 1} ports; ask about at most ${MAX_LISTED_PORTS} ports at once, or without a port for every allowed port range`);
+      for (let n = lo; n <= hi; n++) numbers.push(n);
+      listed = false;
     } else if (SERVICE_NAME.test(p)) {
       if (named !== null || numbers.length > 0 || parts.length > 2) throw new Unreadable(`expected at most a port and a protocol after the destination, got ${quote(said)}`);
       named = p;
@@ -73,14 +91,15 @@ export function portQuery(words: readonly string[]): PortQuery {
   }
   if (listed) throw new Unreadable(`expected a port after "and" in ${quote(said)}`);
   const unique = [...new Set(numbers)];
-  if (unique.length > 1) throw new Unreadable(`one port at a time, not ${quote(said)}: ask about each port in turn for its verdict and decision chain, or ask without a port for every allowed port range`);
+  if (unique.length > MAX_LISTED_PORTS) throw new Unreadable(`${unique.length} ports in ${quote(said)}; ask about at most ${MAX_LISTED_PORTS} at once, or without a port for every allowed port range`);
+  if (unique.length > 1) return { ports: unique, protocol };
   return { port: named ?? unique[0] ?? null, protocol };
 }
 
-/** A port attached to a name (`backend:8080`, `8.8.8.8:53/udp`) and the words after it: one port, said once. */
-export function joinPorts(attached: string | null, after: readonly string[]): PortQuery {
-  if (attached === null) return portQuery(after);
-  const [a, b] = [portQuery([attached]), portQuery(after)];
-  if (b.port !== null && b.port !== a.port) throw new Unreadable(`two ports: ${quote(attached)} on the destination and ${quote(after.join(' '))} after it`);
+/** A port attached to a name (`backend:8080`, `8.8.8.8:53/udp`) and the words after it: one port, said once; or a list after the name. */
+export function joinPorts(attached: string | null, after: readonly string[]): PortQuery | PortList {
+  if (attached === null) return portsAsked(after);
+  const [a, b] = [portQuery([attached]), portsAsked(after)];
+  if ('ports' in b || (b.port !== null && b.port !== a.port)) throw new Unreadable(`two ports: ${quote(attached)} on the destination and ${quote(after.join(' '))} after it`);
   return portQuery([attached, ...(b.protocol ? [b.protocol.toLowerCase()] : [])]);
 }

@@ -1,11 +1,13 @@
 // What a question asks, as parse.ts reads it and answer.ts answers it.
 import type { EndpointSpec } from '../evaluate/resolve.js';
-import type { PortQuery } from './ports.js';
+import type { PortList, PortQuery } from './ports.js';
 
-export type { PortQuery } from './ports.js';
+export type { PortList, PortQuery } from './ports.js';
 
 export type Query =
   | ({ readonly kind: 'can'; readonly from: EndpointSpec; readonly to: EndpointSpec } & PortQuery)
+  /** "can X reach Y on 80 and 443": each port asked as its own "can" question (answer.ts). */
+  | ({ readonly kind: 'can-list'; readonly from: EndpointSpec; readonly to: EndpointSpec } & PortList)
   | ({ readonly kind: 'who'; readonly to: EndpointSpec } & PortQuery)
   | ({ readonly kind: 'what'; readonly from: EndpointSpec } & PortQuery)
   /** Pods of `namespace` that accept traffic from an address outside the cluster (exposed.ts). */
@@ -16,6 +18,8 @@ export type Query =
   | ({ readonly kind: 'changed'; readonly subject: EndpointSpec; readonly since: string } & PortQuery);
 
 export type CanQuery = Extract<Query, { kind: 'can' }>;
+/** What a reach question reads into: one port (or every port), or a list of ports. */
+export type ReachQuery = Extract<Query, { kind: 'can' | 'can-list' }>;
 
 export interface ParseFailure {
   readonly error: string;

@@ -18,9 +18,9 @@ export type AskRequest = z.infer<typeof AskRequestSchema>;
 
 export const AskResponseSchema = z
   .object({
-    kind: z.enum(['can', 'can-ports', 'can-group', 'who', 'what', 'who-group', 'what-group', 'exposed', 'metadata', 'changed', 'no-verdict']).openapi({ description: '"can-group": a name standing for several endpoints (a Service, a label selector, a workload, a CIDR\'s regions that policies treat alike), answered for each; "who-group"/"what-group": "who can reach"/"what can … reach" for such a name, each member answered: `common` (the pods every member has alike) and, per member, what it has `beyond` that; "exposed": pods of a namespace that accept traffic from outside the cluster; "metadata": pods that can reach the cloud metadata address; "changed": a pod\'s verdicts between two stored versions; "no-verdict": what the snapshot cannot decide, and why' }),
+    kind: z.enum(['can', 'can-ports', 'can-list', 'can-group', 'who', 'what', 'who-group', 'what-group', 'exposed', 'metadata', 'changed', 'no-verdict']).openapi({ description: '"can-list": several ports asked at once ("on 80 and 443", "on 8080-8082", at most 16), each answered as its own "can" in `answers`, with `allowed` (all, none or some) and `allowedPorts`/`deniedPorts`; "can-group": a name standing for several endpoints (a Service, a label selector, a workload, a CIDR\'s regions that policies treat alike), answered for each; "who-group"/"what-group": "who can reach"/"what can … reach" for such a name, each member answered: `common` (the pods every member has alike) and, per member, what it has `beyond` that; "exposed": pods of a namespace that accept traffic from outside the cluster; "metadata": pods that can reach the cloud metadata address; "changed": a pod\'s verdicts between two stored versions; "no-verdict": what the snapshot cannot decide, and why' }),
     text: z.string().openapi({ description: 'the answer in one sentence' }),
-    chain: z.array(z.string()).optional().openapi({ description: '"can" on one port: each side\'s decision chain, tier by tier' }),
+    chain: z.array(z.string()).optional().openapi({ description: '"can" on one port: each side\'s decision chain, tier by tier (a "can-list" has each port\'s in `answers`)' }),
     cluster: z.string().optional(),
     version: z.string().optional(),
   })
