@@ -14,6 +14,7 @@ import type { Policy } from './policy/model.js';
 import { buildPolicySet, type PolicySet } from './policy/policy-set.js';
 import { subjectSelects } from './evaluate/match.js';
 import type { ClusterWarning } from './warnings.js';
+import { printable } from './printable.js';
 
 export interface Cluster extends ClusterObjects {
   readonly selectors: SelectorCache;
@@ -117,7 +118,8 @@ function assemble(snapshot: ParsedSnapshot, objects: ClusterObjects, selectors: 
   if (notEvaluated.length > 0) warnings.push({ code: 'policy-kinds-not-evaluated', message: `policies of kinds netpolc does not evaluate: ${counts(notEvaluated)}; not evaluated: answers ignore them` });
   if (other.length > 0) warnings.push({ code: 'kinds-ignored', message: `ignored objects of kinds policy evaluation does not read: ${counts(other)}` });
   for (const i of snapshot.leftOut ?? []) {
-    const what = i.object ? `${i.object.kind ?? 'object'} ${[i.object.namespace, i.object.name].filter(Boolean).join('/')}`.trim() : 'a document';
+    // The name was refused, so it may hold anything: shown escaped, on one line.
+    const what = i.object ? printable(`${i.object.kind ?? 'object'} ${[i.object.namespace, i.object.name].filter(Boolean).join('/')}`.trim()) : 'a document';
     const object = leftOutRef(i);
     warnings.push({ code: 'object-left-out', ...(object ? { object } : {}), path: i.path, message: `left out ${what} (invalid, lenient reading): ${i.path}: ${i.message}` });
   }

@@ -2,7 +2,7 @@
 // writes, in order, onto a ruleset of named tables. Only the subset of nft syntax netpolc writes
 // is understood; anything else throws rather than being guessed at, and what the kernel refuses
 // (a missing element to delete, a chain or set still in use, a map key twice) throws too.
-import { fromPrintable } from './quote.js';
+import { fromPrintable } from '../printable.js';
 import { parseIp, type Family, type IpAddr, type IpRange, parseAddressOrCidr } from '../net/ip.js';
 
 export type Verdict = { kind: 'accept' | 'drop' | 'return' | 'continue' } | { kind: 'jump' | 'goto'; chain: string } | { kind: 'vmap'; family: Family; dir: 'saddr' | 'daddr'; map: string };

@@ -12,7 +12,7 @@ import type { RuleTable, SetIr, SetRule } from '../sets/ir.js';
 import { permittedRegionsOfTable } from '../sets/regions.js';
 import { SetIrSimulator } from '../sets/simulate.js';
 import type { DataplaneSimulator, FlowQuery, SetDataplane } from './types.js';
-import { printable } from './quote.js';
+import { printable } from '../printable.js';
 
 export interface SecurityGroupRule {
   readonly direction: 'ingress' | 'egress';

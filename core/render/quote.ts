@@ -3,30 +3,11 @@
 // server does (schemas/k8s/names.ts), so a name is always a plain word and printed as it is;
 // anything else is written as an escaped quoted string, one function per output syntax.
 
+import { printable } from '../printable.js';
+
 /** Characters that mean the same in every syntax written here, in a comment or an argument. */
 const PLAIN = /^[A-Za-z0-9][\w.:/@+=-]*$/;
 
-// Escaped: the backslash, the double quote, controls (C0, DEL, C1), format characters (bidi
-// overrides and other invisible ones), line and paragraph separators, lone surrogates.
-const UNSAFE = /[\\"\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|\p{Cs}/gu;
-
-function escapeChar(c: string): string {
-  const code = c.codePointAt(0)!;
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
-}
-
-/**
- * `s` with every character that could end a line, a quoted string or a comment, or hide text, as
- * `\xNN` or `\u{N}` (`\` itself as `\x5c`): the result is printable, on one line, without `"`.
- */
-export function printable(s: string): string {
-  return s.replace(UNSAFE, escapeChar);
-}
-
-/** The inverse of printable. */
-export function fromPrintable(s: string): string {
-  return s.replace(/\\x([0-9a-f]{2})|\\u\{([0-9a-f]{1,6})\}/g, (_, x: string | undefined, u: string | undefined) => String.fromCodePoint(parseInt(x ?? u!, 16)));
-}
 
 /**
  * An nft quoted string. nft's scanner reads `"[^"]*"` with no escapes, so the text between the

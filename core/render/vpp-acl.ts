@@ -11,7 +11,7 @@ import { parseRules, type ParsedRule } from '../compile/parsed-table.js';
 import { permits } from '../compile/table-eval.js';
 import { parseIp } from '../net/ip.js';
 import type { Dataplane, DataplaneSimulator } from './types.js';
-import { printable } from './quote.js';
+import { printable } from '../printable.js';
 
 interface PortRange {
   readonly lower_port: number;

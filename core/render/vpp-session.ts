@@ -12,7 +12,7 @@ import { portSegments } from '../net/intervals.js';
 import { parseCidr, parsedAddresses, parseIp, type IpAddr, type IpRange } from '../net/ip.js';
 import { lpmRules, type LpmProtocol, type LpmRule } from './lpm-rules.js';
 import type { Dataplane, DataplaneSimulator } from './types.js';
-import { printable } from './quote.js';
+import { printable } from '../printable.js';
 
 export interface SessionRule {
   readonly transport_proto: LpmProtocol;

@@ -7,6 +7,7 @@ import { warningMessages } from '../../core/warnings.js';
 import { listItems, parseSnapshot, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
 import { InputError, type Io } from './io.js';
 import { readSources as readFrom, type Source } from './sources.js';
+import { printable } from '../../core/printable.js';
 
 export { InputError } from './io.js';
 export type { Source } from './sources.js';
@@ -88,7 +89,8 @@ const MAX_PRINTED_ISSUES = 100;
 
 export function issueLines(issues: readonly ValidationIssue[], where: (path: string) => string): string {
   const lines = issues.slice(0, MAX_PRINTED_ISSUES).map((i) => {
-    const obj = i.object ? ` (${[i.object.kind, [i.object.namespace, i.object.name].filter(Boolean).join('/')].filter(Boolean).join(' ')})` : '';
+    // A refused name may hold anything (a newline, a terminal escape): shown escaped, on one line.
+    const obj = i.object ? ` (${printable([i.object.kind, [i.object.namespace, i.object.name].filter(Boolean).join('/')].filter(Boolean).join(' '))})` : '';
     return `  ${where(i.path)}${obj}: ${i.message}`;
   });
   if (issues.length > MAX_PRINTED_ISSUES) lines.push(`  … and ${issues.length - MAX_PRINTED_ISSUES} more problems`);

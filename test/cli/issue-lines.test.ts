@@ -11,4 +11,10 @@ describe('issueLines', () => {
     expect(lines[100]).toBe('  … and 150 more problems');
     expect(issueLines(issues.slice(0, 3), (p) => p).split('\n')).toHaveLength(3);
   });
+
+  it('shows a refused name escaped, on one line: a newline or a terminal escape in it cannot forge or hide a line of the log', () => {
+    const line = issueLines([{ path: '$.metadata.name', message: 'must be a lowercase RFC 1123 subdomain', object: { kind: 'Pod', namespace: 'shop', name: 'web\nerror: all clear\u001b[2K' } }], (p) => p);
+    expect(line).toBe('  $.metadata.name (Pod shop/web\\x0aerror: all clear\\x1b[2K): must be a lowercase RFC 1123 subdomain');
+    expect(line.split('\n')).toHaveLength(1);
+  });
 });

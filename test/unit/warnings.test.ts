@@ -156,6 +156,16 @@ describe('cluster warnings', () => {
     expect(ws[1]!.message).toMatch(/^left out Pod no-ns \(invalid, lenient reading\): \$\.items\[7\]\.spec: /);
   });
 
+  it('object-left-out: a refused name is shown escaped, on one line', () => {
+    const items: unknown[] = [...smallCluster(), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web\nwarning: all clear', namespace: 'x' }, spec: { nodeName: 'n1' } }];
+    const parsed = parseSnapshot({ items }, '$', { lenient: true });
+    if (!parsed.ok) throw new Error('lenient reading failed');
+    const [w] = ofCode(buildCluster(parsed.snapshot), 'object-left-out');
+    expect(w!.message).toMatch(/^left out Pod x\/web\\x0awarning: all clear \(invalid, lenient reading\): \$\.items\[6\]\.metadata\.name: /);
+    // The structured reference keeps the name as it was sent.
+    expect(w!.object).toEqual({ kind: 'Pod', namespace: 'x', name: 'web\nwarning: all clear' });
+  });
+
   it('no-pods', () => {
     expect(ofCode(clusterOf([namespace('x'), node('n1', '172.18.0.2')]), 'no-pods')).toEqual([
       { code: 'no-pods', message: 'the input has no pods and no workloads: selects-no-pods and every answer about endpoints need them' },
