@@ -220,8 +220,15 @@ export class ComputePool {
   private replace(worker: Worker, res: WireResponse): void {
     const slot = this.slots.find((s) => s.worker === worker);
     if (!slot) return;
-    const job = slot.job;
+    let job = slot.job;
     if (job) this.settle(slot);
+    else if (!slot.ready) {
+      // The thread failed while starting: the request waiting for it gets the failure, as it
+      // would have on a started thread, instead of waiting for threads that never start.
+      const i = this.slots.indexOf(slot);
+      const at = this.queue.findIndex((j) => j.slot === null || j.slot === i);
+      if (at >= 0) job = this.queue.splice(at, 1)[0]!;
+    }
     worker.removeAllListeners();
     worker.on('error', () => undefined);
     if (!this.closed) {
