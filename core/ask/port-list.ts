@@ -46,8 +46,13 @@ function reasons(answers: readonly CanAnswer[]): string {
 
 /** `answerOne` answers one port's "can" question (answer.ts's answer, passed in to keep the import one-way). */
 export function answerPortList(cluster: Cluster, q: ListQuery, answerOne: (q: CanQuery) => OneAnswer): PortListAnswer | ErrorAnswer | NoVerdictAnswer {
-  const all = q.ports.map((port) => answerOne({ kind: 'can', from: q.from, to: q.to, port, protocol: q.protocol }));
-  // An unknown name, a missing address family, an undecidable Service: the same for every port, said once.
+  const all: OneAnswer[] = [];
+  for (const port of q.ports) {
+    const a = answerOne({ kind: 'can', from: q.from, to: q.to, port, protocol: q.protocol });
+    // An unknown name, a missing address family, too many endpoints: the same for every port, said once.
+    if (a.kind === 'error' && a.error.field !== 'port') return a;
+    all.push(a);
+  }
   const unanswered = (a: OneAnswer): a is ErrorAnswer | NoVerdictAnswer => a.kind === 'error' || a.kind === 'no-verdict';
   if (all.every(unanswered)) return all[0] as ErrorAnswer | NoVerdictAnswer;
   // A port the destination does not have (a Service's): said after the ports that were answered.
