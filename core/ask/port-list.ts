@@ -3,7 +3,7 @@
 // which are not, and the rule deciding each (a reason said once for the ports it decides).
 import type { Cluster } from '../cluster.js';
 import { reasonOf } from '../evaluate/explain.js';
-import type { CanAnswer, CanPortsAnswer, ErrorAnswer, NoVerdictAnswer } from './can.js';
+import type { Answered, CanAnswer, CanPortsAnswer, ErrorAnswer, NoVerdictAnswer } from './can.js';
 import type { GroupAnswer } from './group.js';
 import { nameOf, otherProtocolsNote, podOf } from './describe.js';
 import { hedge, hedged } from './hedge.js';
@@ -11,10 +11,8 @@ import type { CanQuery, Query } from './query.js';
 
 type ListQuery = Extract<Query, { kind: 'can-list' }>;
 
-export interface PortListAnswer {
+export interface PortListAnswer extends Answered {
   readonly kind: 'can-list';
-  readonly text: string;
-  readonly query: Query;
   /** `all`, `none` or `some` of the ports asked (for a name standing for several endpoints: allowed for all of them). */
   readonly allowed: 'all' | 'none' | 'some';
   readonly allowedPorts: readonly number[];
