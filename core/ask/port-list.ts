@@ -77,7 +77,16 @@ export function answerPortList(cluster: Cluster, q: ListQuery, answerOne: (q: Ca
     const text = hedged(said, hedge(cluster, allowed === 'some' ? null : allowed === 'all', [podOf(cluster, one.from), podOf(cluster, one.to)]));
     return { kind: 'can-list', text, query: q, allowed, allowedPorts, deniedPorts, answers };
   }
-  // A name for several endpoints: each port's own sentence, which says all, none or some (and its hedge).
-  const text = `Port by port: ${answered.map(({ port, a }) => `${q.protocol ?? 'TCP'} ${port}: ${a.text.replace(/\.$/, '')}`).join('; ')}${missed}.`;
+  // A name for several endpoints: each port's own sentence, which says all, none or some (and its
+  // hedge); ports whose sentences differ only in the port share one, said with all of them.
+  const protocol = q.protocol ?? 'TCP';
+  const alike = new Map<string, number[]>();
+  for (const { port, a } of answered) {
+    // "TCP 80" as a whole number: never the start of "TCP 8080".
+    const shape = a.text.replace(/\.$/, '').split(new RegExp(`${protocol} ${port}(?!\\d)`)).join('\u0000');
+    alike.set(shape, [...(alike.get(shape) ?? []), port]);
+  }
+  const said = [...alike].map(([shape, ports]) => ({ ports: `${protocol} ${and(ports.map(String))}`, sentence: shape.split('\u0000').join(`${protocol} ${and(ports.map(String))}`) }));
+  const text = said.length === 1 ? `${said[0]!.sentence}${missed}.` : `Port by port: ${said.map((x) => `${x.ports}: ${x.sentence}`).join('; ')}${missed}.`;
   return { kind: 'can-list', text, query: q, allowed, allowedPorts, deniedPorts, answers };
 }

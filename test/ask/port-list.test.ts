@@ -27,6 +27,16 @@ describe('a list of ports', () => {
     expect(a.text).toBe('No: shop/web cannot reach shop/db on TCP 5433, 5434 and 5435 — denied at ingress: isolated for ingress by db-from-web; no rule allows this flow.');
   });
 
+  it('a name for several endpoints: each port answered for each member; ports alike share one sentence', () => {
+    const same = asked('can the internet reach shop/db on 80 and 5432', 'can-list');
+    expect(same.answers.map((a) => a.kind)).toEqual(['can-group', 'can-group']);
+    expect(same).toMatchObject({ allowed: 'none', deniedPorts: [80, 5432] });
+    expect(same.text).toMatch(/^No: the internet cannot reach shop\/db on TCP 80 and 5432 \(the internet → 2 address regions/);
+    const mixed = asked('can shop/web reach shop/app=db on 5432 and 80 and 81', 'can-list');
+    expect(mixed).toMatchObject({ allowed: 'some', allowedPorts: [5432], deniedPorts: [80, 81] });
+    expect(mixed.text).toMatch(/^Port by port: TCP 5432: Yes: shop\/web can reach shop\/app=db on TCP 5432 .*; TCP 80 and 81: No: shop\/web cannot reach shop\/app=db on TCP 80 and 81 .*\.$/);
+  });
+
   it('a port said twice is one port: the one-port answer', () => {
     expect(ask(example, 'can shop/web reach shop/db on 5432, 5432')).toEqual(ask(example, 'can shop/web reach shop/db on 5432'));
   });
