@@ -15,7 +15,7 @@ import { answerExposed, type ExposedAnswer } from './exposed.js';
 import { answerMetadata, type MetadataAnswer } from './metadata.js';
 import { answerGroup, type GroupAnswer } from './group.js';
 import { answerSetGroup, type SetGroupAnswer } from './set-group.js';
-import { answerPortList, type PortListAnswer } from './port-list.js';
+import { answerPortList, answerSetPortList, type PortListAnswer, type SetListAnswer } from './port-list.js';
 import { hedge, hedged } from './hedge.js';
 import { isParseFailure, parseQuestion, type ParseFailure, type Query } from './parse.js';
 import type { CanQuery } from './query.js';
@@ -27,7 +27,7 @@ export { MAX_GROUPS_IN_TEXT, MAX_ITEMS_IN_TEXT, MAX_MEMBERS, type ReachGroup } f
 export type { GroupAnswer, MemberAnswer } from './group.js';
 export type { SetGroupAnswer, SetMember } from './set-group.js';
 export type { ChangedAnswer } from './changed.js';
-export type { PortListAnswer } from './port-list.js';
+export type { PortListAnswer, SetListAnswer } from './port-list.js';
 export type { CanAnswer, CanPortsAnswer, ErrorAnswer, NoVerdictAnswer } from './can.js';
 
 export interface SetAnswer extends Answered {
@@ -37,7 +37,7 @@ export interface SetAnswer extends Answered {
   readonly groups: readonly ReachGroup[];
   readonly work: { readonly classes: number; readonly evaluations: number; readonly skippedPods: number; readonly podsWithoutNamedPort: number };
 }
-export type Answer = CanAnswer | CanPortsAnswer | PortListAnswer | GroupAnswer | SetAnswer | SetGroupAnswer | ExposedAnswer | MetadataAnswer | ChangedAnswer | NoVerdictAnswer | ErrorAnswer;
+export type Answer = CanAnswer | CanPortsAnswer | PortListAnswer | SetListAnswer<SetAnswer | SetGroupAnswer> | GroupAnswer | SetAnswer | SetGroupAnswer | ExposedAnswer | MetadataAnswer | ChangedAnswer | NoVerdictAnswer | ErrorAnswer;
 
 /** Under a text answer's sentence: the flow's decision chain, or each example flow's (as many as the sentence names groups). */
 export function chainLines(a: Answer): string[] {
@@ -50,6 +50,9 @@ export function chainLines(a: Answer): string[] {
     case 'can-list':
       // A port's own chain lines name its flow only for a group; a single flow's are tagged with it.
       return a.answers.flatMap((sub) => (sub.kind === 'can' ? sub.chain.map((l) => `${sub.flow.protocol} ${sub.flow.port}: ${l}`) : chainLines(sub)));
+    case 'who-list':
+    case 'what-list':
+      return a.answers.flatMap((sub) => chainLines(sub));
     case 'can-group':
       return a.groups.filter((g) => g.example).slice(0, MAX_GROUPS_IN_TEXT).flatMap((g) => lines(g.example!));
     case 'exposed':
@@ -71,8 +74,9 @@ export function ask(cluster: Cluster, question: unknown): Answer | ParseFailure 
 
 export function answer(cluster: Cluster, query: Query): Answer {
   if (query.kind === 'can') return answerReach(cluster, query);
-  // Each port as its own "can" question.
+  // Each port as its own question.
   if (query.kind === 'can-list') return answered(query, () => answerPortList(cluster, query, (q) => answerReach(cluster, q)));
+  if (query.kind === 'who-list' || query.kind === 'what-list') return answered(query, () => answerSetPortList(query, (q) => answered(q, () => answerSet(cluster, q))));
   return answered(query, () => {
     if (query.kind === 'exposed') return answerExposed(cluster, query);
     if (query.kind === 'metadata') return answerMetadata(cluster, query);

@@ -5,7 +5,7 @@
 import { DNS_LABEL, endpoint, isBare, namespaceFlags, qualify, tail, type Read, type Scope } from './endpoints.js';
 import type { EndpointSpec } from '../evaluate/resolve.js';
 import { AUXILIARIES, can, reachQuestion, traffic, verb } from './forms.js';
-import { EVERY_PORT, joinPorts, portQuery } from './ports.js';
+import { EVERY_PORT, joinPorts, portQuery, portsAsked } from './ports.js';
 import type { ParseFailure, Query } from './query.js';
 import { quote, tokenize, Tokens, Unreadable } from './tokens.js';
 import { MODALS, VERBS } from './words.js';
@@ -62,8 +62,7 @@ function whoReaches(t: Tokens, scope: Scope): Query {
     });
     if (from !== null) return can(from, to, words);
     const ports = joinPorts(to.port, words);
-    if ('ports' in ports) throw new Unreadable(`one port at a time in "who can reach", not ${quote(words.join(' '))}: ask about each port in turn, or without a port for every allowed port range`);
-    return { kind: 'who', to: to.spec, ...ports };
+    return 'ports' in ports ? { kind: 'who-list', to: to.spec, ...ports } : { kind: 'who', to: to.spec, ...ports };
   }
   while (METADATA.has(t.peek() ?? '') || METADATA_NOUNS.has(t.peek() ?? '')) t.next();
   const words = t.rest();
@@ -121,7 +120,8 @@ function whatFrom(t: Tokens, scope: Scope, head: 'can' | 'is'): Query {
   if (head === 'is' && !t.accept(['allowed', 'to']) && !t.accept(['able', 'to'])) throw new Unreadable(`expected "allowed to" after the source, got ${quote(t.peek())}`);
   verb(t, head === 'is' ? 'allowed to' : 'the source');
   if (from.port !== null) throw new Unreadable(`a port on the source (${quote(from.port)}): ask "what can X reach on ${from.port}?"`);
-  return { kind: 'what', from: from.spec, ...portQuery(tail(t, scope)) };
+  const ports = portsAsked(tail(t, scope));
+  return 'ports' in ports ? { kind: 'what-list', from: from.spec, ...ports } : { kind: 'what', from: from.spec, ...ports };
 }
 
 function parseTokens(t: Tokens, scope: Scope): Query {
@@ -170,8 +170,10 @@ function inScope(q: Query, scope: Scope): Query {
     case 'can-list':
       return { ...q, from: f(q.from), to: f(q.to) };
     case 'who':
+    case 'who-list':
       return { ...q, to: f(q.to) };
     case 'what':
+    case 'what-list':
       return { ...q, from: f(q.from) };
     case 'changed':
       return { ...q, subject: f(q.subject) };

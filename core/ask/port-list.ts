@@ -10,6 +10,8 @@ import { hedge, hedged } from './hedge.js';
 import type { CanQuery, Query } from './query.js';
 
 type ListQuery = Extract<Query, { kind: 'can-list' }>;
+type SetListQuery = Extract<Query, { kind: 'who-list' | 'what-list' }>;
+type SetQuery = Extract<Query, { kind: 'who' | 'what' }>;
 
 export interface PortListAnswer extends Answered {
   readonly kind: 'can-list';
@@ -42,22 +44,47 @@ function reasons(answers: readonly CanAnswer[]): string {
   return `: ${[...byReason].map(([reason, as]) => `${portsText(as)} — ${reason}`).join('; ')}`;
 }
 
-/** `answerOne` answers one port's "can" question (answer.ts's answer, passed in to keep the import one-way). */
-export function answerPortList(cluster: Cluster, q: ListQuery, answerOne: (q: CanQuery) => OneAnswer): PortListAnswer | ErrorAnswer | NoVerdictAnswer {
-  const all: OneAnswer[] = [];
-  for (const port of q.ports) {
-    const a = answerOne({ kind: 'can', from: q.from, to: q.to, port, protocol: q.protocol });
-    // An unknown name, a missing address family, too many endpoints: the same for every port, said once.
-    if (a.kind === 'error' && a.error.field !== 'port') return a;
+type Unanswered = ErrorAnswer | NoVerdictAnswer;
+const isUnanswered = (a: { readonly kind: string }): a is Unanswered => a.kind === 'error' || a.kind === 'no-verdict';
+
+/**
+ * Each port asked in turn: the ports answered, and what was not (a port a Service lacks), said
+ * after them; or the one error every port would get (an unknown name, too many endpoints).
+ */
+function eachPort<A extends { readonly kind: string; readonly text: string }>(ports: readonly number[], answerOne: (port: number) => A | Unanswered): { answered: { port: number; a: A }[]; missed: string } | Unanswered {
+  const all: (A | Unanswered)[] = [];
+  for (const port of ports) {
+    const a = answerOne(port);
+    if (a.kind === 'error' && (a as ErrorAnswer).error.field !== 'port') return a as ErrorAnswer;
     all.push(a);
   }
-  const unanswered = (a: OneAnswer): a is ErrorAnswer | NoVerdictAnswer => a.kind === 'error' || a.kind === 'no-verdict';
-  if (all.every(unanswered)) return all[0] as ErrorAnswer | NoVerdictAnswer;
-  // A port the destination does not have (a Service's): said after the ports that were answered.
-  const missing = all.flatMap((a) => (a.kind === 'error' ? [a.error.message] : a.kind === 'no-verdict' ? [a.reason] : []));
+  if (all.every(isUnanswered)) return all[0] as Unanswered;
+  const missing = all.flatMap((a) => (a.kind === 'error' ? [(a as ErrorAnswer).error.message] : a.kind === 'no-verdict' ? [(a as NoVerdictAnswer).reason] : []));
   const missed = missing.length > 0 ? ` (not answered: ${[...new Set(missing)].join('; ')})` : '';
+  return { answered: ports.flatMap((port, i) => (isUnanswered(all[i]!) ? [] : [{ port, a: all[i] as A }])), missed };
+}
+
+/**
+ * Each port's own sentence; ports whose sentences differ only in the port share one, said with
+ * all of them ("… on TCP 80 and 443 …"), the rest port by port.
+ */
+function byPort(answered: readonly { readonly port: number; readonly a: { readonly text: string } }[], protocol: string, missed: string): string {
+  const alike = new Map<string, number[]>();
+  for (const { port, a } of answered) {
+    // "TCP 80" as a whole number: never the start of "TCP 8080".
+    const shape = a.text.replace(/\.$/, '').split(new RegExp(`${protocol} ${port}(?!\\d)`)).join('\u0000');
+    alike.set(shape, [...(alike.get(shape) ?? []), port]);
+  }
+  const said = [...alike].map(([shape, ports]) => ({ ports: `${protocol} ${and(ports.map(String))}`, sentence: shape.split('\u0000').join(`${protocol} ${and(ports.map(String))}`) }));
+  return said.length === 1 ? `${said[0]!.sentence}${missed}.` : `Port by port: ${said.map((x) => `${x.ports}: ${x.sentence}`).join('; ')}${missed}.`;
+}
+
+/** `answerOne` answers one port's "can" question (answer.ts's answer, passed in to keep the import one-way). */
+export function answerPortList(cluster: Cluster, q: ListQuery, answerOne: (q: CanQuery) => OneAnswer): PortListAnswer | Unanswered {
   // A port was asked, so never every port's ranges (can-ports).
-  const answered = q.ports.flatMap((port, i) => { const a = all[i]!; return unanswered(a) || a.kind === 'can-ports' ? [] : [{ port, a }]; });
+  const each = eachPort(q.ports, (port) => answerOne({ kind: 'can', from: q.from, to: q.to, port, protocol: q.protocol }) as PortAnswer | Unanswered);
+  if ('kind' in each) return each;
+  const { answered, missed } = each;
   const allowedOf = (a: PortAnswer) => (a.kind === 'can' ? a.allowed : a.allowed === 'all');
   const allowedPorts = answered.filter(({ a }) => allowedOf(a)).map(({ port }) => port);
   const deniedPorts = answered.filter(({ a }) => !allowedOf(a)).map(({ port }) => port);
@@ -77,16 +104,20 @@ export function answerPortList(cluster: Cluster, q: ListQuery, answerOne: (q: Ca
     const text = hedged(said, hedge(cluster, allowed === 'some' ? null : allowed === 'all', [podOf(cluster, one.from), podOf(cluster, one.to)]));
     return { kind: 'can-list', text, query: q, allowed, allowedPorts, deniedPorts, answers };
   }
-  // A name for several endpoints: each port's own sentence, which says all, none or some (and its
-  // hedge); ports whose sentences differ only in the port share one, said with all of them.
-  const protocol = q.protocol ?? 'TCP';
-  const alike = new Map<string, number[]>();
-  for (const { port, a } of answered) {
-    // "TCP 80" as a whole number: never the start of "TCP 8080".
-    const shape = a.text.replace(/\.$/, '').split(new RegExp(`${protocol} ${port}(?!\\d)`)).join('\u0000');
-    alike.set(shape, [...(alike.get(shape) ?? []), port]);
-  }
-  const said = [...alike].map(([shape, ports]) => ({ ports: `${protocol} ${and(ports.map(String))}`, sentence: shape.split('\u0000').join(`${protocol} ${and(ports.map(String))}`) }));
-  const text = said.length === 1 ? `${said[0]!.sentence}${missed}.` : `Port by port: ${said.map((x) => `${x.ports}: ${x.sentence}`).join('; ')}${missed}.`;
-  return { kind: 'can-list', text, query: q, allowed, allowedPorts, deniedPorts, answers };
+  // A name for several endpoints: each port's own sentence says all, none or some (and its hedge).
+  return { kind: 'can-list', text: byPort(answered, q.protocol ?? 'TCP', missed), query: q, allowed, allowedPorts, deniedPorts, answers };
+}
+
+/** "who can reach Y on 80 and 443", "what can X reach on …": each port's own answer (answer.ts's, passed in). */
+export interface SetListAnswer<A extends Answered> extends Answered {
+  readonly kind: 'who-list' | 'what-list';
+  /** Each answered port's own answer, in the order asked. */
+  readonly answers: readonly A[];
+}
+
+export function answerSetPortList<A extends Answered & { readonly kind: string }>(q: SetListQuery, answerOne: (q: SetQuery) => A | Unanswered): SetListAnswer<A> | Unanswered {
+  const one = (port: number): SetQuery => (q.kind === 'who-list' ? { kind: 'who', to: q.to, port, protocol: q.protocol } : { kind: 'what', from: q.from, port, protocol: q.protocol });
+  const each = eachPort(q.ports, (port) => answerOne(one(port)));
+  if ('kind' in each) return each;
+  return { kind: q.kind, text: byPort(each.answered, q.protocol ?? 'TCP', each.missed), query: q, answers: each.answered.map(({ a }) => a) };
 }

@@ -8,6 +8,9 @@ export type Query =
   | ({ readonly kind: 'can'; readonly from: EndpointSpec; readonly to: EndpointSpec } & PortQuery)
   /** "can X reach Y on 80 and 443": each port asked as its own "can" question (answer.ts). */
   | ({ readonly kind: 'can-list'; readonly from: EndpointSpec; readonly to: EndpointSpec } & PortList)
+  /** "who can reach Y on 80 and 443", "what can X reach on 80 and 443": each port as its own question. */
+  | ({ readonly kind: 'who-list'; readonly to: EndpointSpec } & PortList)
+  | ({ readonly kind: 'what-list'; readonly from: EndpointSpec } & PortList)
   | ({ readonly kind: 'who'; readonly to: EndpointSpec } & PortQuery)
   | ({ readonly kind: 'what'; readonly from: EndpointSpec } & PortQuery)
   /** Pods of `namespace` that accept traffic from an address outside the cluster (exposed.ts). */

@@ -37,6 +37,15 @@ describe('a list of ports', () => {
     expect(mixed.text).toMatch(/^Port by port: TCP 5432: Yes: shop\/web can reach shop\/app=db on TCP 5432 .*; TCP 80 and 81: No: shop\/web cannot reach shop\/app=db on TCP 80 and 81 .*\.$/);
   });
 
+  it('who and what: each port\'s own answer, said port by port', () => {
+    const who = asked('who can reach shop/db on 5432 and 80', 'who-list');
+    expect(who.answers).toEqual([ask(example, 'who can reach shop/db on 5432'), ask(example, 'who can reach shop/db on 80')]);
+    expect(who.text).toBe('Port by port: TCP 5432: 2 of 3 other pods can reach shop/db on TCP 5432: monitoring/prometheus, shop/web; TCP 80: 1 of 3 other pods can reach shop/db on TCP 80: monitoring/prometheus.');
+    const what = asked('what can shop/web reach on 5433 or 80', 'what-list');
+    expect(what.answers).toEqual([ask(example, 'what can shop/web reach on 5433'), ask(example, 'what can shop/web reach on 80')]);
+    expect(what.text).toBe('shop/web can reach no pod on TCP 5433 and 80 (0 of 3 other pods).');
+  });
+
   it('a port said twice is one port: the one-port answer', () => {
     expect(ask(example, 'can shop/web reach shop/db on 5432, 5432')).toEqual(ask(example, 'can shop/web reach shop/db on 5432'));
   });
