@@ -37,7 +37,7 @@ export interface SetAnswer extends Answered {
   readonly groups: readonly ReachGroup[];
   readonly work: { readonly classes: number; readonly evaluations: number; readonly skippedPods: number; readonly podsWithoutNamedPort: number };
 }
-export type Answer = CanAnswer | CanPortsAnswer | PortListAnswer | SetListAnswer<SetAnswer | SetGroupAnswer> | GroupAnswer | SetAnswer | SetGroupAnswer | ExposedAnswer | MetadataAnswer | ChangedAnswer | NoVerdictAnswer | ErrorAnswer;
+export type Answer = CanAnswer | CanPortsAnswer | PortListAnswer | SetListAnswer<SetAnswer | SetGroupAnswer | ExposedAnswer | MetadataAnswer> | GroupAnswer | SetAnswer | SetGroupAnswer | ExposedAnswer | MetadataAnswer | ChangedAnswer | NoVerdictAnswer | ErrorAnswer;
 
 /** Under a text answer's sentence: the flow's decision chain, or each example flow's (as many as the sentence names groups). */
 export function chainLines(a: Answer): string[] {
@@ -52,6 +52,8 @@ export function chainLines(a: Answer): string[] {
       return a.answers.flatMap((sub) => (sub.kind === 'can' ? sub.chain.map((l) => `${sub.flow.protocol} ${sub.flow.port}: ${l}`) : chainLines(sub)));
     case 'who-list':
     case 'what-list':
+    case 'exposed-list':
+    case 'metadata-list':
       return a.answers.flatMap((sub) => chainLines(sub));
     case 'can-group':
       return a.groups.filter((g) => g.example).slice(0, MAX_GROUPS_IN_TEXT).flatMap((g) => lines(g.example!));
@@ -76,7 +78,9 @@ export function answer(cluster: Cluster, query: Query): Answer {
   if (query.kind === 'can') return answerReach(cluster, query);
   // Each port as its own question.
   if (query.kind === 'can-list') return answered(query, () => answerPortList(cluster, query, (q) => answerReach(cluster, q)));
-  if (query.kind === 'who-list' || query.kind === 'what-list') return answered(query, () => answerSetPortList(query, (q) => answered(q, () => answerSet(cluster, q))));
+  if (query.kind === 'who-list' || query.kind === 'what-list' || query.kind === 'exposed-list' || query.kind === 'metadata-list') {
+    return answered(query, () => answerSetPortList(query, (q) => answered(q, () => (q.kind === 'exposed' ? answerExposed(cluster, q) : q.kind === 'metadata' ? answerMetadata(cluster, q) : answerSet(cluster, q)))));
+  }
   return answered(query, () => {
     if (query.kind === 'exposed') return answerExposed(cluster, query);
     if (query.kind === 'metadata') return answerMetadata(cluster, query);

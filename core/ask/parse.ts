@@ -5,7 +5,7 @@
 import { DNS_LABEL, endpoint, isBare, namespaceFlags, qualify, tail, type Read, type Scope } from './endpoints.js';
 import type { EndpointSpec } from '../evaluate/resolve.js';
 import { AUXILIARIES, can, reachQuestion, traffic, verb } from './forms.js';
-import { EVERY_PORT, joinPorts, portQuery, portsAsked } from './ports.js';
+import { EVERY_PORT, joinPorts, portsAsked } from './ports.js';
 import type { ParseFailure, Query } from './query.js';
 import { quote, tokenize, Tokens, Unreadable } from './tokens.js';
 import { MODALS, VERBS } from './words.js';
@@ -66,7 +66,8 @@ function whoReaches(t: Tokens, scope: Scope): Query {
   }
   while (METADATA.has(t.peek() ?? '') || METADATA_NOUNS.has(t.peek() ?? '')) t.next();
   const words = t.rest();
-  const asked = portQuery(words);
+  const asked = portsAsked(words);
+  if ('ports' in asked) return { kind: 'metadata-list', ...asked };
   // No port, protocol or "any port": TCP 80, where the metadata service answers.
   const bare = asked.port === null && asked.protocol === null && !words.some((w) => EVERY_PORT.has(w));
   return { kind: 'metadata', ...(bare ? { port: 80, protocol: 'TCP' } : asked) };
@@ -95,7 +96,8 @@ function exposed(t: Tokens, head: string): Query {
   }
   if (t.peek() === 'and' || t.peek() === 'or') names.push(t.peek(1) ?? '');
   if (names.length !== 1) throw new Unreadable(names.length === 0 ? 'which namespace? ask "is anything exposed to the internet in ns shop?"' : `one namespace at a time, not ${names.filter((n) => n !== '').join(' and ')}`);
-  return { kind: 'exposed', namespace: names[0]!, ...portQuery(t.rest()) };
+  const asked = portsAsked(t.rest());
+  return 'ports' in asked ? { kind: 'exposed-list', namespace: names[0]!, ...asked } : { kind: 'exposed', namespace: names[0]!, ...asked };
 }
 
 // A resourceVersion as the store takes it (lower case: the question is read in lower case).

@@ -10,8 +10,9 @@ import { hedge, hedged } from './hedge.js';
 import type { CanQuery, Query } from './query.js';
 
 type ListQuery = Extract<Query, { kind: 'can-list' }>;
-type SetListQuery = Extract<Query, { kind: 'who-list' | 'what-list' }>;
-type SetQuery = Extract<Query, { kind: 'who' | 'what' }>;
+type SetListQuery = Extract<Query, { kind: 'who-list' | 'what-list' | 'exposed-list' | 'metadata-list' }>;
+/** A list question's one-port form. */
+type OnePortQuery = Extract<Query, { kind: 'who' | 'what' | 'exposed' | 'metadata' }>;
 
 export interface PortListAnswer extends Answered {
   readonly kind: 'can-list';
@@ -108,15 +109,34 @@ export function answerPortList(cluster: Cluster, q: ListQuery, answerOne: (q: Ca
   return { kind: 'can-list', text: byPort(answered, q.protocol ?? 'TCP', missed), query: q, allowed, allowedPorts, deniedPorts, answers };
 }
 
-/** "who can reach Y on 80 and 443", "what can X reach on …": each port's own answer (answer.ts's, passed in). */
+/**
+ * "who can reach Y on 80 and 443", "what can X reach on …", "is anything exposed to the internet
+ * in ns shop on 80 and 443", "who can reach the metadata address on 80 and 443": each port's own
+ * answer (answer.ts's, passed in).
+ */
 export interface SetListAnswer<A extends Answered> extends Answered {
-  readonly kind: 'who-list' | 'what-list';
+  readonly kind: SetListQuery['kind'];
   /** Each answered port's own answer, in the order asked. */
   readonly answers: readonly A[];
 }
 
-export function answerSetPortList<A extends Answered & { readonly kind: string }>(q: SetListQuery, answerOne: (q: SetQuery) => A | Unanswered): SetListAnswer<A> | Unanswered {
-  const one = (port: number): SetQuery => (q.kind === 'who-list' ? { kind: 'who', to: q.to, port, protocol: q.protocol } : { kind: 'what', from: q.from, port, protocol: q.protocol });
+/** The question about one port of a list. */
+function onePort(q: SetListQuery, port: number): OnePortQuery {
+  const { protocol } = q;
+  switch (q.kind) {
+    case 'who-list':
+      return { kind: 'who', to: q.to, port, protocol };
+    case 'what-list':
+      return { kind: 'what', from: q.from, port, protocol };
+    case 'exposed-list':
+      return { kind: 'exposed', namespace: q.namespace, port, protocol };
+    case 'metadata-list':
+      return { kind: 'metadata', port, protocol };
+  }
+}
+
+export function answerSetPortList<A extends Answered & { readonly kind: string }>(q: SetListQuery, answerOne: (q: OnePortQuery) => A | Unanswered): SetListAnswer<A> | Unanswered {
+  const one = (port: number) => onePort(q, port);
   const each = eachPort(q.ports, (port) => answerOne(one(port)));
   if ('kind' in each) return each;
   return { kind: q.kind, text: byPort(each.answered, q.protocol ?? 'TCP', each.missed), query: q, answers: each.answered.map(({ a }) => a) };

@@ -1,7 +1,7 @@
 // What follows the destination: "", "on 5432", "tcp 5432", "5432/tcp", "on postgres", "on udp",
 // "on any port", "on 5432 over tcp", "using udp". A list ("on 80 and 443", "on 80, 443, 8080",
-// "on 8080-8082") is a port list: "can", "who" and "what" questions answer each port in turn,
-// "can" with each port's own verdict and decision chain; the other questions take one port at a time.
+// "on 8080-8082") is a port list: "can", "who", "what", exposed and metadata questions answer
+// each port in turn, "can" with each port's own verdict and decision chain.
 import type { Protocol } from '../policy/model.js';
 import { quote, Unreadable } from './tokens.js';
 
@@ -47,7 +47,7 @@ export function portQuery(words: readonly string[]): PortQuery {
   return asked;
 }
 
-/** As portQuery, and a list of ports ("on 80 and 443", "on 8080-8082"), which can/who/what questions answer port by port. */
+/** As portQuery, and a list of ports ("on 80 and 443", "on 8080-8082"), which can/who/what/exposed/metadata questions answer port by port. */
 export function portsAsked(words: readonly string[]): PortQuery | PortList {
   const said = words.join(' ');
   const kept: string[] = [];

@@ -17,6 +17,9 @@ export type Query =
   | ({ readonly kind: 'exposed'; readonly namespace: string } & PortQuery)
   /** Pods that can send to the cloud metadata address (metadata.ts); TCP 80 unless asked otherwise. */
   | ({ readonly kind: 'metadata' } & PortQuery)
+  /** "is anything exposed to the internet in ns shop on 80 and 443", "who can reach the metadata address on 80 and 443": each port as its own question. */
+  | ({ readonly kind: 'exposed-list'; readonly namespace: string } & PortList)
+  | ({ readonly kind: 'metadata-list' } & PortList)
   /** `subject`'s verdicts in a stored version against those of version `since` (changed.ts). */
   | ({ readonly kind: 'changed'; readonly subject: EndpointSpec; readonly since: string } & PortQuery);
 

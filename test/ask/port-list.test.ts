@@ -46,6 +46,18 @@ describe('a list of ports', () => {
     expect(what.text).toBe('shop/web can reach no pod on TCP 5433 and 80 (0 of 3 other pods).');
   });
 
+  it('exposed and metadata: each port\'s own answer, ports alike in one sentence, each port\'s chain', () => {
+    const exposed = asked('is anything exposed to the internet in shop on 5432 and 80', 'exposed-list');
+    expect(exposed.answers).toEqual([ask(example, 'is anything exposed to the internet in shop on 5432'), ask(example, 'is anything exposed to the internet in shop on 80')]);
+    expect(exposed.text).toMatch(/^Yes: 1 of 2 pods of namespace shop accept traffic from the internet on TCP 5432 and 80 \(evaluated from 203\.0\.113\.7 and 2001:db8::7\): shop\/web \(TCP 5432 and 80 from 203\.0\.113\.7\)/);
+    const metadata = asked('which pods can reach the cloud metadata address on 80 and 443', 'metadata-list');
+    expect(metadata.answers).toEqual([ask(example, 'which pods can reach the cloud metadata address on 80'), ask(example, 'which pods can reach the cloud metadata address on 443')]);
+    expect(metadata.text).toBe('4 of 4 pods can reach the cloud metadata address (169.254.169.254, fd00:ec2::254) on TCP 80 and 443: all 4 pods in the cluster.');
+    const lines = chainLines(metadata);
+    for (const port of [80, 443]) expect(lines.some((l) => l.includes(`→ 169.254.169.254 on TCP ${port}: egress of `)), String(port)).toBe(true);
+    expect(asked('is anything exposed to the internet in nope on 80 and 443', 'error').text).toMatch(/no namespace "nope"/);
+  });
+
   it('a port said twice is one port: the one-port answer', () => {
     expect(ask(example, 'can shop/web reach shop/db on 5432, 5432')).toEqual(ask(example, 'can shop/web reach shop/db on 5432'));
   });
