@@ -12,6 +12,7 @@ export const WARNING_CODES = {
   'pod-on-missing-node': 'a pod runs on a node the snapshot lacks (when it has nodes)',
   'domain-names-not-evaluated': 'a domainNames peer matches no flow: a snapshot has no DNS answers',
   'unknown-peer-fail-closed': 'a peer with no field this version knows fails closed (Allow: nothing; Deny/Pass: everything)',
+  'named-port-with-networks': 'a v1alpha2 egress rule sets destinationNamedPort with a networks peer, which the standard-channel CRD admits and the experimental one refuses; the named port resolves on the pods whose addresses are in those networks',
   'draft-spelling': 'a v1alpha2 ClusterNetworkPolicy uses a KEP-2091 draft spelling, which the v1alpha2 API server rejects (strict field validation) or prunes; read with its draft meaning',
   'field-ignored': 'a v1alpha1 policy sets a field its apiVersion lacks (BaselineAdminNetworkPolicy priority, a tier matching its kind); ignored, as the API server prunes it, which does not change what the policy means',
   'same-priority-order': 'two same-tier policies share a priority and select one pod; evaluated in name order',

@@ -67,6 +67,18 @@ function rules(list: ClusterRule[], dir: Direction, ref: PolicyRef, selectors: S
   return list.map((r, index) => {
     const action = ACTIONS[r.action]!;
     const failClosedDenyAll = action !== 'allow' && r.peers.some((p) => p.type === 'unknown');
+    const networks = r.peers.findIndex((p) => p.type === 'networks');
+    if (v1alpha2 && networks >= 0 && r.ports?.some((m) => m.type === 'named')) {
+      // "You can't use this in a rule that targets resources without named ports (e.g. Nodes or
+      // Networks)", enforced only by the experimental CRD: read as NetworkPolicy reads a named
+      // port with an ipBlock peer, said rather than silently.
+      warnings.push({
+        code: 'named-port-with-networks',
+        object,
+        path: `spec.${dir}[${index}].protocols`,
+        message: `${ref.kind} ${ref.name} ${dir} rule ${index}: destinationNamedPort with a networks peer (${peers}[${networks}]): the standard-channel CRD admits it, the experimental one refuses it ("there are no namedPorts for networks"); netpolc resolves the named port on the pods whose addresses are in those networks, as NetworkPolicy does for an ipBlock peer, and no other address matches it`,
+      });
+    }
     return {
       index,
       name: r.name,

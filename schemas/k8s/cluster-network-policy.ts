@@ -70,7 +70,7 @@ function rules(peerField: 'from' | 'to', peer: z.ZodType<ClusterPeer>) {
           protocols: ProtocolsSchema,
           ports: NotV1alpha2Ports.optional(),
         })
-        .superRefine((r, ctx) => checkNamedPortPeers(r[peerField] as ClusterPeer[], r.protocols as ClusterPort[] | null, ctx, peerField, 'protocols'))
+        .superRefine((r, ctx) => checkNamedPortPeers(r[peerField] as ClusterPeer[], r.protocols as ClusterPort[] | null, ctx, peerField, 'protocols', true))
         .transform((r) => ({ action: r.action as 'Accept' | 'Deny' | 'Pass', name: r.name as string | undefined, peers: r[peerField] as ClusterPeer[], ports: r.protocols as ClusterPort[] | null })),
     )
     .max(V1ALPHA2_LIMITS.rules, `must have at most ${V1ALPHA2_LIMITS.rules} rules`)

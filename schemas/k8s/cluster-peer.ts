@@ -114,10 +114,16 @@ export function checkRange(r: { start: number; end: number }, ctx: Ctx, path: (s
   if (!(r.start < r.end)) ctx.addIssue({ code: 'custom', path: [...path, 'end'], message: 'Start port must be less than End port' });
 }
 
-/** Upstream CEL: "networks/nodes peer cannot be set with namedPorts since there are no namedPorts for networks/nodes". */
-export function checkNamedPortPeers(peers: ClusterPeer[], ports: ClusterPort[] | null, ctx: Ctx, peersField: string, portsField: string): void {
+/**
+ * Upstream CEL: "networks/nodes peer cannot be set with namedPorts since there are no namedPorts
+ * for networks/nodes". In v1alpha2 that rule is `<network-policy-api:experimental:validation>`:
+ * the standard-channel CRD (which has no nodes or domainNames fields) admits a named port with a
+ * `networks` peer, so `networksAllowed` lets it through (core/policy/from-cluster-policy.ts warns
+ * and says how it is read); the experimental CRD's rule still refuses nodes and domainNames peers.
+ */
+export function checkNamedPortPeers(peers: ClusterPeer[], ports: ClusterPort[] | null, ctx: Ctx, peersField: string, portsField: string, networksAllowed = false): void {
   if (!ports || !ports.some((p) => p.type === 'named')) return;
-  const bad = peers.findIndex((p) => p.type === 'networks' || p.type === 'nodes' || p.type === 'domainNames');
+  const bad = peers.findIndex((p) => (p.type === 'networks' && !networksAllowed) || p.type === 'nodes' || p.type === 'domainNames');
   if (bad >= 0) {
     const idx = ports.findIndex((p) => p.type === 'named');
     ctx.addIssue({ code: 'custom', path: [portsField, idx], message: `networks/nodes/domainNames peer (${peersField}[${bad}]) cannot be set with named ports since there are no named ports for networks/nodes/domainNames` });

@@ -83,8 +83,11 @@ const clusterPorts = fc.array(
 const inClusterPeer = fc.oneof(fc.record({ namespaces: nsSelector }), fc.record({ pods: fc.record({ namespaceSelector: nsSelector, podSelector: selector }) }));
 const outsidePeer = fc.oneof(fc.record({ nodes: fc.oneof(fc.constant({}), fc.record({ matchLabels: fc.record({ 'kubernetes.io/hostname': fc.constantFrom('n1', 'n2') }) })) }), fc.record({ networks: fc.uniqueArray(fc.constantFrom(...CIDRS), { minLength: 1, maxLength: 2 }) }));
 
-/** ANP/BANP rule; named ports only with in-cluster peers (upstream CEL). */
-const anpRule = (actions: string[], egress: boolean) =>
+/**
+ * ANP/BANP rule; named ports only with in-cluster peers (upstream CEL), except that a v1alpha2
+ * rule (`networksNamed`) may have them with networks peers: the standard-channel CRD admits it.
+ */
+const anpRule = (actions: string[], egress: boolean, networksNamed = false) =>
   fc
     .record({
       action: fc.constantFrom(...actions),
@@ -92,7 +95,7 @@ const anpRule = (actions: string[], egress: boolean) =>
       ports: fc.option(clusterPorts, { nil: undefined }),
     })
     .map((r) => {
-      const outside = r.peers.some((p) => 'nodes' in p || 'networks' in p);
+      const outside = r.peers.some((p) => 'nodes' in p || ('networks' in p && !networksNamed));
       const ports = r.ports && outside ? r.ports.filter((p) => !('namedPort' in p)) : r.ports;
       return { action: r.action, [egress ? 'to' : 'from']: r.peers, ...(ports && ports.length > 0 ? { ports } : {}) };
     });
@@ -116,7 +119,7 @@ const banp = fc.record({ subject, ingress: fc.array(anpRule(['Allow', 'Deny'], f
 
 /** ClusterNetworkPolicy: same shapes, v1alpha2 spelling. */
 const cnp = (i: number) =>
-  fc.record({ tier: fc.constantFrom('Admin', 'Baseline'), priority: fc.integer({ min: 0, max: 3 }), subject, ingress: fc.array(anpRule(['Accept', 'Deny', 'Pass'], false), { maxLength: 2 }), egress: fc.array(anpRule(['Accept', 'Deny', 'Pass'], true), { maxLength: 2 }) }).map((s) => {
+  fc.record({ tier: fc.constantFrom('Admin', 'Baseline'), priority: fc.integer({ min: 0, max: 3 }), subject, ingress: fc.array(anpRule(['Accept', 'Deny', 'Pass'], false), { maxLength: 2 }), egress: fc.array(anpRule(['Accept', 'Deny', 'Pass'], true, true), { maxLength: 2 }) }).map((s) => {
     const toProtocols = (rule: Record<string, unknown>) => {
       const { ports, ...rest } = rule as { ports?: Record<string, any>[] };
       if (!ports) return rest;

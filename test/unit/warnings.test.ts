@@ -5,7 +5,7 @@ import { buildCluster, withPodsDerived, type Cluster } from '../../core/cluster.
 import { WARNING_CODES, warningMessages, type ClusterWarning, type WarningCode } from '../../core/warnings.js';
 import type { Pod } from '../../schemas/k8s/core.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
-import { adminNetworkPolicy, clusterNetworkPolicy, clusterOf, namespace, node, pod, smallCluster, type K8sObject } from '../support/cluster-builders.js';
+import { adminNetworkPolicy, clusterNetworkPolicy, clusterOf, namespace, node, pod, smallCluster, verdict, type K8sObject } from '../support/cluster-builders.js';
 
 const seen = new Set<WarningCode>();
 /** The warnings of one code, with every code seen noted for the registry check below. */
@@ -91,6 +91,51 @@ describe('cluster warnings', () => {
     expect(ws[1]!.message).toMatch(/^ClusterNetworkPolicy draft egress rule 0 peer 0: `namespaces\.related` is a KEP-2091 draft spelling.*reads it as every namespace except the subject pod's$/);
     expect(ws[2]!.message).toMatch(/reads it as the namespaces not sharing the subject pod's namespace's values for \[team\]/);
     expect(ws[3]!.message).toMatch(/reads it as `pods\.namespaceSelector` with that selector$/);
+  });
+
+  it('named-port-with-networks: a v1alpha2 egress rule, at its protocols; the named port resolves on the pods in those networks', () => {
+    const web = [{ name: 'http', containerPort: 8080 }];
+    const cluster = clusterOf([
+      namespace('x'),
+      namespace('y'),
+      node('n1', '172.18.0.2'),
+      pod('x/a', { ip: '10.0.1.10', node: 'n1', ports: web }),
+      pod('x/b', { ip: '10.0.1.11', node: 'n1' }),
+      pod('y/c', { ip: '10.0.2.12', node: 'n1', ports: web }),
+      clusterNetworkPolicy('np-net', 'Admin', 3, { subject: all, egress: [{ action: 'Deny', to: [all, { networks: ['10.0.1.0/24'] }], protocols: [{ destinationNamedPort: 'http' }] }] }),
+    ]);
+    expect(ofCode(cluster, 'named-port-with-networks')).toEqual([
+      {
+        code: 'named-port-with-networks',
+        object: { kind: 'ClusterNetworkPolicy', name: 'np-net' },
+        path: 'spec.egress[0].protocols',
+        message: expect.stringMatching(/^ClusterNetworkPolicy np-net egress rule 0: destinationNamedPort with a networks peer \(to\[1\]\): the standard-channel CRD admits it, the experimental one refuses it .*resolves the named port on the pods whose addresses are in those networks/),
+      },
+    ]);
+    // The rule's namespaces peer and its networks peer both reach x/a's http; x/b names no http port.
+    expect(verdict(cluster, 'y/c', 'x/a', 8080).allowed).toBe(false);
+    expect(verdict(cluster, 'y/c', 'x/b', 8080).allowed).toBe(true);
+    // An ANP (v1alpha1: its CRD refuses the combination) is still a 422 issue.
+    const anp = adminNetworkPolicy('np-net-a1', 4, { subject: all, egress: [{ action: 'Deny', to: [{ networks: ['10.0.1.0/24'] }], ports: [{ namedPort: 'http' }] }] });
+    const parsed = parseSnapshot({ items: [...smallCluster(), anp] });
+    expect(!parsed.ok && parsed.issues.map((i) => i.message)).toEqual([expect.stringMatching(/cannot be set with named ports/)]);
+  });
+
+  it('a named port with a networks peer alone reaches only the pods in the networks that name it', () => {
+    const web = [{ name: 'http', containerPort: 8080 }];
+    const cluster = clusterOf([
+      namespace('x'),
+      namespace('y'),
+      node('n1', '172.18.0.2'),
+      pod('x/a', { ip: '10.0.1.10', node: 'n1', ports: web }),
+      pod('x/b', { ip: '10.0.1.11', node: 'n1' }),
+      pod('y/c', { ip: '10.0.2.12', node: 'n1', ports: web }),
+      clusterNetworkPolicy('only-net', 'Admin', 3, { subject: all, egress: [{ action: 'Deny', to: [{ networks: ['10.0.1.0/24'] }], protocols: [{ destinationNamedPort: 'http' }] }] }),
+    ]);
+    expect(verdict(cluster, 'y/c', 'x/a', 8080).allowed).toBe(false);
+    expect(verdict(cluster, 'y/c', 'x/b', 8080).allowed).toBe(true);
+    expect(verdict(cluster, 'x/a', 'y/c', 8080).allowed).toBe(true);
+    expect(verdict(cluster, 'y/c', '10.0.1.99', 8080).allowed).toBe(true);
   });
 
   it('field-ignored: a BaselineAdminNetworkPolicy priority and a tier matching the kind, at the field', () => {
