@@ -45,7 +45,8 @@ function peerOf(p: ClusterPeer, action: Action, selectors: SelectorCache, warnin
     case 'networks':
       return { type: 'cidrs', ranges: p.cidrs.map((c) => parseCidr(c)!) as IpRange[], except: [] };
     case 'domainNames':
-      warnings.push({ code: 'domain-names-not-evaluated', ...about, message: `${where}: domainNames peers are not evaluated (a snapshot has no DNS answers); the peer matches no flow` });
+      // The field: "only supported for Accept rules" (no CEL enforces it, so a Deny or Pass rule may carry it).
+      warnings.push({ code: 'domain-names-not-evaluated', ...about, message: `${where}: domainNames peers are not evaluated (a snapshot has no DNS answers); the peer matches no flow${action === 'allow' ? '' : ' (upstream supports domainNames in Accept rules only)'}` });
       return { type: 'none', reason: 'domainNames peer (not evaluated)' };
     case 'unknown':
       // Fail closed: "For Allow rules … treat the rule as matching no traffic. For Deny and

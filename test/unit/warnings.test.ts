@@ -47,7 +47,7 @@ describe('cluster warnings', () => {
   it('domain-names-not-evaluated and unknown-peer-fail-closed: the policy, at the peer', () => {
     const cluster = clusterOf([
       ...smallCluster(),
-      clusterNetworkPolicy('dns', 'Admin', 3, { subject: all, egress: [{ action: 'Accept', to: [all] }, { action: 'Accept', to: [all, { domainNames: ['example.com'] }] }] }),
+      clusterNetworkPolicy('dns', 'Admin', 3, { subject: all, egress: [{ action: 'Accept', to: [all] }, { action: 'Accept', to: [all, { domainNames: ['example.com'] }] }, { action: 'Deny', to: [{ domainNames: ['evil.example'] }] }] }),
       adminNetworkPolicy('future', 4, { subject: all, ingress: [{ action: 'Deny', from: [all, { sameNamespaceOf: {} }] }] }),
     ]);
     expect(ofCode(cluster, 'domain-names-not-evaluated')).toEqual([
@@ -56,6 +56,12 @@ describe('cluster warnings', () => {
         object: { kind: 'ClusterNetworkPolicy', name: 'dns' },
         path: 'spec.egress[1].to[1]',
         message: 'ClusterNetworkPolicy dns egress rule 1 peer 1: domainNames peers are not evaluated (a snapshot has no DNS answers); the peer matches no flow',
+      },
+      {
+        code: 'domain-names-not-evaluated',
+        object: { kind: 'ClusterNetworkPolicy', name: 'dns' },
+        path: 'spec.egress[2].to[0]',
+        message: 'ClusterNetworkPolicy dns egress rule 2 peer 0: domainNames peers are not evaluated (a snapshot has no DNS answers); the peer matches no flow (upstream supports domainNames in Accept rules only)',
       },
     ]);
     expect(ofCode(cluster, 'unknown-peer-fail-closed')).toEqual([
