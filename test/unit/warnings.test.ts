@@ -15,6 +15,12 @@ function ofCode(cluster: Cluster, code: WarningCode): ClusterWarning[] {
 }
 const all = { namespaces: {} };
 
+/** x/a (10.0.1.10) and y/c (10.0.2.12) name port http (8080); x/b (10.0.1.11) names none. */
+function withHttpPods(policy: K8sObject): Cluster {
+  const web = [{ name: 'http', containerPort: 8080 }];
+  return clusterOf([namespace('x'), namespace('y'), node('n1', '172.18.0.2'), pod('x/a', { ip: '10.0.1.10', node: 'n1', ports: web }), pod('x/b', { ip: '10.0.1.11', node: 'n1' }), pod('y/c', { ip: '10.0.2.12', node: 'n1', ports: web }), policy]);
+}
+
 describe('cluster warnings', () => {
   it('namespace-assumed: the namespace without a Namespace object', () => {
     const [w, ...rest] = ofCode(clusterOf([...smallCluster(), pod('z/d', { ip: '10.0.3.1', node: 'n1' })]), 'namespace-assumed');
@@ -100,16 +106,7 @@ describe('cluster warnings', () => {
   });
 
   it('named-port-with-networks: a v1alpha2 egress rule, at its protocols; the named port resolves on the pods in those networks', () => {
-    const web = [{ name: 'http', containerPort: 8080 }];
-    const cluster = clusterOf([
-      namespace('x'),
-      namespace('y'),
-      node('n1', '172.18.0.2'),
-      pod('x/a', { ip: '10.0.1.10', node: 'n1', ports: web }),
-      pod('x/b', { ip: '10.0.1.11', node: 'n1' }),
-      pod('y/c', { ip: '10.0.2.12', node: 'n1', ports: web }),
-      clusterNetworkPolicy('np-net', 'Admin', 3, { subject: all, egress: [{ action: 'Deny', to: [all, { networks: ['10.0.1.0/24'] }], protocols: [{ destinationNamedPort: 'http' }] }] }),
-    ]);
+    const cluster = withHttpPods(clusterNetworkPolicy('np-net', 'Admin', 3, { subject: all, egress: [{ action: 'Deny', to: [all, { networks: ['10.0.1.0/24'] }], protocols: [{ destinationNamedPort: 'http' }] }] }));
     expect(ofCode(cluster, 'named-port-with-networks')).toEqual([
       {
         code: 'named-port-with-networks',
@@ -128,16 +125,7 @@ describe('cluster warnings', () => {
   });
 
   it('a named port with a networks peer alone reaches only the pods in the networks that name it', () => {
-    const web = [{ name: 'http', containerPort: 8080 }];
-    const cluster = clusterOf([
-      namespace('x'),
-      namespace('y'),
-      node('n1', '172.18.0.2'),
-      pod('x/a', { ip: '10.0.1.10', node: 'n1', ports: web }),
-      pod('x/b', { ip: '10.0.1.11', node: 'n1' }),
-      pod('y/c', { ip: '10.0.2.12', node: 'n1', ports: web }),
-      clusterNetworkPolicy('only-net', 'Admin', 3, { subject: all, egress: [{ action: 'Deny', to: [{ networks: ['10.0.1.0/24'] }], protocols: [{ destinationNamedPort: 'http' }] }] }),
-    ]);
+    const cluster = withHttpPods(clusterNetworkPolicy('only-net', 'Admin', 3, { subject: all, egress: [{ action: 'Deny', to: [{ networks: ['10.0.1.0/24'] }], protocols: [{ destinationNamedPort: 'http' }] }] }));
     expect(verdict(cluster, 'y/c', 'x/a', 8080).allowed).toBe(false);
     expect(verdict(cluster, 'y/c', 'x/b', 8080).allowed).toBe(true);
     expect(verdict(cluster, 'x/a', 'y/c', 8080).allowed).toBe(true);
