@@ -4,7 +4,7 @@
 // share a policy signature have the same verdicts for the same reasons), with one example flow
 // and its decision chain per class.
 import type { Cluster } from '../cluster.js';
-import { groupOf } from '../compile/group.js';
+import { groupsByIdentity } from '../compile/group.js';
 import { PROTOCOLS, type Protocol } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import { exampleOf, type Example } from './chain.js';
@@ -40,20 +40,42 @@ export interface MetadataAnswer {
 
 const familiesOf = (pod: PodInfo): (4 | 6)[] => (pod.ips.length === 0 ? [4] : [...new Set(pod.ips.map((i) => i.family))].sort());
 
+interface EgressClass {
+  readonly family: 4 | 6;
+  readonly members: PodInfo[];
+  /** The members as the answer names them (describePods), made when first asked for. */
+  described?: readonly string[];
+}
+
+// Per cluster: what the answer evaluates once per class does not depend on the port, and a
+// list of ports ("on 80-95") asks it once per port (M: 16 × 10⁴ pods' egress policies).
+const egressClasses = new WeakMap<Cluster, readonly EgressClass[]>();
+
+/** Pods (per address family) whose egress is decided by the same policies for the same reasons. */
+function classesOf(cluster: Cluster): readonly EgressClass[] {
+  let classes = egressClasses.get(cluster);
+  if (!classes) {
+    const groupOf = groupsByIdentity(cluster);
+    const byClass = new Map<string, EgressClass>();
+    for (const pod of cluster.pods) {
+      // Host-network pods send as their node: keyed by it, never by policies that do not select them.
+      const signature = pod.hostNetwork ? `host@${pod.nodeName}` : groupOf(pod, 'egress').policySignature;
+      for (const family of familiesOf(pod)) {
+        const key = `${family}|${signature}`;
+        (byClass.get(key) ?? byClass.set(key, { family, members: [] }).get(key)!).members.push(pod);
+      }
+    }
+    egressClasses.set(cluster, (classes = [...byClass.values()]));
+  }
+  return classes;
+}
+
 export function answerMetadata(cluster: Cluster, q: MetadataQuery): MetadataAnswer {
   const protocols: readonly Protocol[] = q.protocol ? [q.protocol] : PROTOCOLS;
   const work = newWork();
-  const byClass = new Map<string, { family: 4 | 6; members: PodInfo[] }>();
-  for (const pod of cluster.pods) {
-    // Host-network pods send as their node: keyed by it, never by policies that do not select them.
-    const signature = pod.hostNetwork ? `host@${pod.nodeName}` : groupOf(cluster, pod, 'egress').policySignature;
-    for (const family of familiesOf(pod)) {
-      const key = `${family}|${signature}`;
-      (byClass.get(key) ?? byClass.set(key, { family, members: [] }).get(key)!).members.push(pod);
-    }
-  }
   const reaching = new Set<PodInfo>();
-  const classes = [...byClass.values()].map(({ family, members }): MetadataClass & { all: PodInfo[] } => {
+  const classes = classesOf(cluster).map((c): MetadataClass & { all: PodInfo[] } => {
+    const { family, members } = c;
     const rep = members[0]!;
     const [from, to] = [{ pod: rep.key }, { ip: METADATA_ADDRESSES[family] }];
     let ports: string;
@@ -70,7 +92,8 @@ export function answerMetadata(cluster: Cluster, q: MetadataQuery): MetadataAnsw
     const example = exampleOf(cluster, from, to, at[0], at[1]);
     if (typeof q.port === 'number' && example.allowed) ports = `${at[1]} ${at[0]}`;
     if (ports !== '') for (const m of members) reaching.add(m);
-    return { family: family === 4 ? 'IPv4' : 'IPv6', pods: members.length, members: describePods(cluster, members, null).slice(0, MAX_MEMBERS), ports, example, all: members };
+    c.described ??= describePods(cluster, members, null).slice(0, MAX_MEMBERS);
+    return { family: family === 4 ? 'IPv4' : 'IPv6', pods: members.length, members: [...c.described], ports, example, all: members };
   });
   classes.sort((a, b) => Number(b.ports !== '') - Number(a.ports !== '') || b.pods - a.pods);
 
