@@ -91,7 +91,7 @@ export function createApp(given: AppDeps = {}): App {
 
   verdictRoutes(app);
   matrixRoutes(app);
-  opsRoutes(app);
+  opsRoutes(app, deps.offload?.threads);
   compileRoutes(app);
   previewRoutes(app);
   lintRoutes(app);

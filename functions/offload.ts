@@ -42,6 +42,11 @@ export interface OffloadOptions {
   readonly storeRoutes: boolean;
   /** A digest of a body, to recognise identical concurrent requests. */
   readonly digest: (bytes: Uint8Array) => string;
+  /**
+   * Compute threads that have started, and all of them (/readyz): a thread loads the app before
+   * it answers, so right after the server listens the first requests wait for it (~2 s).
+   */
+  readonly threads?: () => { readonly started: number; readonly of: number };
 }
 
 interface ComputeRoute {

@@ -88,6 +88,13 @@ export class ComputePool {
   get waiting(): number {
     return this.queue.length;
   }
+  /** Threads that have loaded the app and said so (READY). */
+  get startedThreads(): number {
+    return this.slots.filter((s) => s.ready).length;
+  }
+  get threads(): number {
+    return this.slots.length;
+  }
 
   readonly run: Offload = (req, affinity, signal) =>
     new Promise<WireResponse>((resolve) => {

@@ -72,9 +72,10 @@ export const ClusterErrorSchema = ErrorSchema.extend({
 }).openapi('ClusterError');
 
 export const HealthSchema = z.object({ status: z.literal('ok') });
-export const ReadinessSchema = z.object({ status: z.literal('ok'), store: z.string().openapi({ description: '"reachable", or "none configured"' }) });
-/** /readyz when the store cannot be read: the shared error members and the readiness members. */
-export const UnreadySchema = ErrorSchema.extend({ status: z.literal('unavailable'), store: z.string().openapi({ description: 'unreachable: the cause' }) }).openapi('Unready');
+const ComputeReadiness = z.string().optional().openapi({ description: 'the Node server: "N of M threads started" (requests that compute wait for a started thread); absent where requests compute on the thread that serves them' });
+export const ReadinessSchema = z.object({ status: z.literal('ok'), store: z.string().openapi({ description: '"reachable", or "none configured"' }), compute: ComputeReadiness });
+/** /readyz when the store cannot be read or no compute thread has started: the shared error members and the readiness members. */
+export const UnreadySchema = ErrorSchema.extend({ status: z.literal('unavailable'), store: z.string().openapi({ description: '"reachable", "none configured", or unreachable: the cause' }), compute: ComputeReadiness }).openapi('Unready');
 
 /** POST /v1/store/collect (infra/store/types.ts CollectResult). */
 export const CollectResultSchema = z

@@ -24,6 +24,23 @@ describe('Node server start-up', () => {
     expect(code).toBe(0);
   });
 
+  it('/readyz: 503 until a compute thread has started (the threads load the app after the server listens), then 200 with the count', async () => {
+    const code = await withServer({}, async (url) => {
+      const seen: number[] = [];
+      let body: unknown;
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+        const res = await fetch(`${url}/readyz`);
+        seen.push(res.status);
+        body = await res.json();
+        if (res.status === 200) break;
+        expect(body).toMatchObject({ status: 'unavailable', compute: expect.stringMatching(/^0 of \d+ threads started$/) });
+      }
+      expect(seen.at(-1)).toBe(200);
+      expect(body).toMatchObject({ status: 'ok', store: 'reachable', compute: expect.stringMatching(/^[1-9]\d* of \d+ threads started$/) });
+    });
+    expect(code).toBe(0);
+  }, 90_000);
+
   it('a second server on the same DATA_DIR stops with one line naming it, not a stack trace', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'netpolc-lock-'));
     try {

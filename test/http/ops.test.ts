@@ -20,6 +20,19 @@ describe('health and readiness', () => {
     expect(await ready.json()).toEqual({ status: 'ok', store: 'reachable' });
   });
 
+  it('/readyz (Node server) answers 503 until a compute thread has started, then says how many have', async () => {
+    let started = 0;
+    const offload = { run: async () => { throw new Error('not called'); }, storeRoutes: true, digest: () => '', threads: () => ({ started, of: 2 }) };
+    const app = createApp({ store: createMemoryStore(), offload });
+    const before = await app.request('/readyz');
+    expect(before.status).toBe(503);
+    expect(await before.json()).toEqual({ error: 'unavailable', message: 'no compute thread has started yet (0 of 2): requests that compute would wait for one', status: 'unavailable', store: 'reachable', compute: '0 of 2 threads started' });
+    started = 1;
+    const after = await app.request('/readyz');
+    expect(after.status).toBe(200);
+    expect(await after.json()).toEqual({ status: 'ok', store: 'reachable', compute: '1 of 2 threads started' });
+  });
+
   it('/readyz answers 503 with the cause when the store cannot be read, and /metrics counts it', async () => {
     const broken = { ...createMemoryStore(), latest: async () => { throw new Error('ECONNREFUSED 127.0.0.1:8000'); } } as SnapshotStore;
     const app = createApp({ store: broken, storeDescription: 'DynamoDB table netpolc at http://127.0.0.1:8000' });
