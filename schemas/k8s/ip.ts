@@ -99,7 +99,24 @@ export function parseCidr(text: string): IpRange | null {
   // A zone names an interface, not a network: Go's net.ParseCIDR rejects it, and ip-num's
   // validator passes some zoned texts its constructor then throws on (`fe80::1%eth0/129`).
   if (!/^\d{1,3}$/.test(prefix) || text.includes('%')) return null;
+  const address = text.slice(0, slash);
+  if (address.includes(':') && address.includes('.')) return embeddedV4Cidr(address, prefix);
   return ipNumCidr(text);
+}
+
+/**
+ * IPv6 written with a dotted IPv4 tail (`64:ff9b::192.0.2.1/128`, NAT64's well-known prefix):
+ * Go's net.ParseCIDR (NetworkPolicy ipBlock) and the CRDs' isCIDR (netip.ParsePrefix) accept it;
+ * ip-num's CIDR validator does not, though its address parser does (parseIp). An IPv4-mapped
+ * address (`::ffff:10.0.0.0/104`) stays refused, as isCIDR refuses it ("IPv4-mapped IPv6 address
+ * … is not allowed"): it would name IPv4 traffic in IPv6 text.
+ */
+function embeddedV4Cidr(address: string, prefix: string): IpRange | null {
+  if (!V6_PREFIX.test(prefix)) return null;
+  const ip = parseIp(address);
+  if (ip === null || ip.family !== 6 || ip.value >> 32n === 0xffffn) return null;
+  const host = (1n << BigInt(128 - Number(prefix))) - 1n;
+  return { family: 6, lo: ip.value & ~host, hi: (ip.value & ~host) | host };
 }
 
 /** A CIDR as ip-num reads it; null where it rejects the text, whether by its validator or its constructor. */

@@ -9,8 +9,10 @@ import { assertProperty, propertyRuns } from '../support/property.js';
 
 /**
  * ip-num alone, as schemas/k8s/ip.ts read text before the fast path, except that a zone is never
- * part of a CIDR (Go's net.ParseCIDR) and a text ip-num validates but then cannot build is
- * rejected (it used to throw: a 500 for an ipBlock of `fe80::1%eth0/129`).
+ * part of a CIDR (Go's net.ParseCIDR), a text ip-num validates but then cannot build is
+ * rejected (it used to throw: a 500 for an ipBlock of `fe80::1%eth0/129`), and an IPv6 CIDR with
+ * a dotted IPv4 tail is read through ip-num's address parser (its CIDR validator refuses the
+ * form Go and the CRDs accept), IPv4-mapped ones refused.
  */
 const built = <T>(f: () => T): T | null => {
   try {
@@ -33,6 +35,13 @@ const reference = {
   cidr(text: string) {
     const slash = text.indexOf('/');
     if (slash < 0 || !/^\d{1,3}$/.test(text.slice(slash + 1)) || text.includes('%')) return null;
+    const [address, bits] = [text.slice(0, slash), Number(text.slice(slash + 1))];
+    if (address.includes(':') && address.includes('.')) {
+      const ip = reference.ip(address);
+      if (ip === null || ip.family !== 6 || bits > 128 || text.slice(slash + 1) !== String(bits) || ip.value >> 32n === 0xffffn) return null;
+      const size = 1n << BigInt(128 - bits);
+      return { family: 6, lo: ip.value - (ip.value % size), hi: ip.value - (ip.value % size) + size - 1n };
+    }
     return built(() => {
       if (Validator.isValidIPv4CidrNotation(text)[0]) {
         const r = IPv4CidrRange.fromCidr(text);

@@ -24,6 +24,13 @@ describe('parseCidr', () => {
     expect(parseCidr('::/0')).toEqual({ family: 6, lo: 0n, hi: (1n << 128n) - 1n });
   });
 
+  it('reads IPv6 with a dotted IPv4 tail (NAT64), as Go and the CRDs do; refuses IPv4-mapped ones', () => {
+    expect(parseCidr('64:ff9b::192.0.2.1/128')).toEqual({ family: 6, lo: 0x64ff9b0000000000000000c0000201n, hi: 0x64ff9b0000000000000000c0000201n });
+    expect(parseCidr('64:ff9b::192.0.2.77/120')).toEqual({ family: 6, lo: 0x64ff9b0000000000000000c0000200n, hi: 0x64ff9b0000000000000000c00002ffn });
+    expect(parseCidr('::1.2.3.4/128')).toEqual({ family: 6, lo: 0x01020304n, hi: 0x01020304n });
+    for (const bad of ['::ffff:10.0.0.0/104', '::ffff:1.2.3.4/128', '64:ff9b::192.0.2.1/129', '64:ff9b::192.0.2.1/064', '64:ff9b::300.0.2.1/128', '64:ff9b::192.0.2/120', '1.2.3.4::/96']) expect(parseCidr(bad), bad).toBeNull();
+  });
+
   it('rejects what is not a CIDR', () => {
     for (const bad of ['10.0.0.0', '10.0.0.0/33', '10.0.0/8', '010.0.0.0/8', 'fd00::/129', 'x/8', '10.0.0.0/-1', '10.0.0.0/ 8', '']) expect(parseCidr(bad), bad).toBeNull();
   });

@@ -112,3 +112,14 @@ describe('fields that would change what a policy means if dropped are rejected; 
     expect(r.ok && r.snapshot.objects[0]!.kind === 'BaselineAdminNetworkPolicy' && r.snapshot.objects[0]!.spec.ignoredFields).toEqual(['priority']);
   });
 });
+
+describe('CIDR text: IPv6 with a dotted IPv4 tail, as net.ParseCIDR (ipBlock) and isCIDR (networks) read it', () => {
+  const np = (cidr: string, except: string[] = []): Obj => ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'np', namespace: 'x' }, spec: { podSelector: {}, policyTypes: ['Egress'], egress: [{ to: [{ ipBlock: { cidr, except } }] }] } });
+  it('NAT64 (64:ff9b::a.b.c.d) in an ipBlock and its except, and in networks', () => {
+    ok(np('64:ff9b::/96', ['64:ff9b::192.0.2.0/120']));
+    ok(cnpTo({ networks: ['64:ff9b::192.0.2.1/128', '::1.2.3.4/128'] }));
+  });
+  it('an IPv4-mapped address written so is refused, with its path', () => {
+    expect(issues(cnpTo({ networks: ['::ffff:10.0.0.0/104'] }))).toEqual(['$.items[0].spec.egress[0].to[0].networks[0]: Invalid CIDR format provided: "::ffff:10.0.0.0/104"']);
+  });
+});
