@@ -4,7 +4,7 @@
 // reads ±20% on the same code; alternating in one process, both sides see the same heap, JIT
 // and machine drift, so the paired ratio is what a change moved. Stops if the outputs differ.
 //   node --expose-gc --max-old-space-size=14000 --import tsx bench/compile-inprocess-ab.ts <A dir> <B dir> [S|M|L] [pairs]
-// Session 21: twelve pairs at M of the same checkout read B/A 0.990 (0.871–1.257); use ≥ 12 pairs at M.
+// Session 21: twelve pairs at M of one checkout against itself read B/A 1.000 (0.691–1.118): use ≥ 12 pairs at M.
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
