@@ -7,6 +7,7 @@ import { COMPILE_FORMATS } from '../../schemas/api/compile.js';
 import { NodeTablesResponseSchema } from '../../schemas/api/clusters.js';
 import { requireAccess } from '../access/check.js';
 import { storeRequired, type AppEnv } from '../context.js';
+import { jsonStream } from '../json-stream.js';
 import { prefersText } from '../negotiate.js';
 import { ACCESS_RESPONSES, ClusterParams, errorResponse, queryValue, storedVersionQuery, versionProblem } from '../openapi.js';
 import { IPTABLES_PARTS, type NodeTablesRequest } from '../services/node-tables.js';
@@ -105,6 +106,7 @@ export function nodeTablesRoutes(app: OpenAPIHono<AppEnv>): void {
     c.header('x-netpolc-version', answer.version);
     if (answer.kind === 'not-modified') return c.body(null, 304);
     if (answer.kind === 'text') return c.text(answer.text, 200, answer.headers);
-    return c.json(answer.body, 200);
+    // Sliced (json-stream.ts): a crowded node's answer is megabytes, and this may be the serving thread.
+    return c.body(jsonStream(answer.body), 200, { 'content-type': 'application/json' });
   });
 }

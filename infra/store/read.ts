@@ -125,6 +125,9 @@ export async function getPackIndex(ctx: StoreContext, id: string): Promise<Reado
  * checks its whole text, each body's shape is checked here), else from the id's own item;
  * without an index (versions stored before packs, or none given), every id from its own item.
  */
+/** Bodies of packs whose shape was checked (shape returns the body it checked, typed). */
+const shaped = new WeakSet<object>();
+
 async function readPacked<T>(ctx: StoreContext, kind: string, noun: string, ids: readonly string[], packIndex: string | undefined, check: (id: string) => string, pkOf: (id: string) => string, decode: (id: string, bytes: Uint8Array) => T, shape: (id: string, parsed: unknown) => T): Promise<ReadonlyMap<string, T>> {
   for (const id of ids) check(id);
   if (packIndex === undefined) return readContent(ctx, kind, ids, check, pkOf, decode);
@@ -137,7 +140,12 @@ async function readPacked<T>(ctx: StoreContext, kind: string, noun: string, ids:
     const pack = packOf.get(id)!;
     const parsed = packs.get(pack)?.get(id);
     if (parsed === undefined) throw new StoreCorruptionError(`${noun} ${id} is missing: its pack ${pack} is not stored or does not hold it`);
-    out.set(id, shape(id, parsed));
+    // A cached pack's bodies are the same frozen objects on every read: each shape is checked once.
+    if (!shaped.has(parsed as object)) {
+      shape(id, parsed);
+      shaped.add(parsed as object);
+    }
+    out.set(id, parsed as T);
   }
   return out;
 }
