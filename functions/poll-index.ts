@@ -4,16 +4,24 @@
 // changed (a 304 from memory); concurrent polls of one cluster share one read of the pointer.
 //
 // How fresh: a write through this process (publish, rollback, delete) forgets the cluster at
-// once; a write by another process (another server, a Lambda) is seen within `ttlMs`. A
+// once; a write by another process (another server, a Lambda) is seen within `ttlMs`, or, when
+// the pointer was read less than 2 × `ttlMs` ago, once the read that replaces it answers: until
+// then polls are answered from the pointer read before (a store read under load, e.g. the
+// embedded store while the serving thread writes a crowded node's answer, took 80–140 ms, and
+// every poll of the cluster waited for it). A
 // manifest is content-addressed under its version and snapshot hash, so it never changes while
 // the version it was read under is the same version; entries read for an explicit `version=`
 // are re-read after `ttlMs`, since a version deleted elsewhere may be published again with other
 // content.
 import type { NodeTables, SnapshotStore, VersionSummary } from '../infra/store/types.js';
 
-interface Timed<T> {
-  readonly value: Promise<T>;
+interface LatestEntry {
+  readonly value: Promise<VersionSummary | null>;
   readonly at: number;
+  /** Whether `value` has answered: only an answered pointer is served while a newer one is read. */
+  settled: boolean;
+  /** Whether a read that will replace this entry is under way. */
+  refreshing: boolean;
 }
 
 interface NodeEntry {
@@ -32,7 +40,7 @@ export interface PollIndexOptions {
 }
 
 export class PollIndex {
-  private readonly latests = new Map<string, Timed<VersionSummary | null>>();
+  private readonly latests = new Map<string, LatestEntry>();
   /** Per cluster, by version and node. */
   private readonly nodes = new Map<string, Map<string, NodeEntry>>();
   private nodeCount = 0;
@@ -52,12 +60,42 @@ export class PollIndex {
   /** The cluster's latest version, read at most once per `ttlMs` however many poll. */
   latest(cluster: string): Promise<VersionSummary | null> {
     const hit = this.latests.get(cluster);
-    if (hit && this.now() - hit.at < this.ttlMs) return hit.value;
-    const value = this.store.latest(cluster);
-    this.latests.set(cluster, { value, at: this.now() });
+    const age = hit ? this.now() - hit.at : Infinity;
+    if (hit && age < this.ttlMs) return hit.value;
+    if (hit?.settled && age < 2 * this.ttlMs) {
+      if (!hit.refreshing) this.refresh(cluster, hit);
+      return hit.value;
+    }
+    return this.read(cluster).value;
+  }
+
+  /** A read of the pointer that every poll of the cluster waits for. */
+  private read(cluster: string): LatestEntry {
+    const entry: LatestEntry = { value: this.store.latest(cluster), at: this.now(), settled: false, refreshing: false };
+    this.latests.set(cluster, entry);
     // A failed read is not kept: the next poll asks the store again.
-    value.catch(() => this.latests.get(cluster)?.value === value && this.latests.delete(cluster));
-    return value;
+    entry.value.then(
+      () => (entry.settled = true),
+      () => this.latests.get(cluster) === entry && this.latests.delete(cluster),
+    );
+    return entry;
+  }
+
+  /**
+   * A read that replaces `stale` when it answers, unless the cluster was forgotten meanwhile (a
+   * write through this process: a pointer read before it must not be kept). A failed one leaves
+   * `stale` in place for the next poll to try again, until 2 × ttlMs make polls wait for a read.
+   */
+  private refresh(cluster: string, stale: LatestEntry): void {
+    stale.refreshing = true;
+    const entry: LatestEntry = { value: this.store.latest(cluster), at: this.now(), settled: false, refreshing: false };
+    entry.value.then(
+      () => {
+        entry.settled = true;
+        if (this.latests.get(cluster) === stale) this.latests.set(cluster, entry);
+      },
+      () => (stale.refreshing = false),
+    );
   }
 
   /** A node's manifest in `version`; `latest` is the summary the version came from, when it did. */

@@ -25,6 +25,22 @@ function counted(store: SnapshotStore) {
   return { store: counting, reads };
 }
 
+/** Lets reads under way answer. */
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+/** The store, with reads of the pointer answered (as read when asked) only when released, in order. */
+function gated(store: SnapshotStore) {
+  const held: Array<() => void> = [];
+  const gate: SnapshotStore = {
+    ...store,
+    latest: (c) => {
+      const answer = store.latest(c);
+      return new Promise<void>((r) => held.push(r)).then(() => answer);
+    },
+  };
+  return { store: gate, release: () => held.shift()!(), held };
+}
+
 describe('PollIndex', () => {
   it('reads the pointer once per moment and a manifest once per version, however many poll', async () => {
     const shared = createMemoryStore();
@@ -43,11 +59,14 @@ describe('PollIndex', () => {
     expect(new Set(first.map((t) => t.hash)).size).toBe(1);
     expect(reads).toMatchObject({ latest: 1, nodeTables: 1 });
 
-    // Another process publishes version 2: unseen for at most ttlMs, then seen.
+    // Another process publishes version 2: unseen for at most ttlMs, then seen once the read
+    // that replaces the pointer answers (polls meanwhile get the pointer read before).
     expect((await put('2', relabelled)).status).toBe(201);
     now = 999;
     expect((await poll()).version).toBe('1');
     now = 1000;
+    expect((await poll()).version).toBe('1');
+    await settle();
     expect((await poll()).version).toBe('2');
     expect(reads).toMatchObject({ latest: 2, nodeTables: 2 });
 
@@ -76,5 +95,67 @@ describe('PollIndex', () => {
     now = 1000;
     await polls.nodeTables('prod', '1', 'node-1', null);
     expect(reads.nodeTables).toBe(2);
+  });
+
+  it('serves the pointer read before while a newer one is read, for at most 2 × ttlMs; a write through this process is never hidden by a read started before it', async () => {
+    const shared = createMemoryStore();
+    const { store, release, held } = gated(shared);
+    let now = 0;
+    const polls = new PollIndex(store, { ttlMs: 1000, now: () => now });
+    const writer = createApp({ store: shared, access: { kind: 'anonymous' } });
+    const put = (rv: string, body: unknown) => writer.request(`/v1/clusters/prod/snapshots/${rv}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await put('1', cluster)).status).toBe(201);
+    const first = polls.latest('prod');
+    release();
+    expect((await first)!.version).toBe('1');
+
+    // Past ttlMs: version 1 answered at once while the read of the pointer is held.
+    expect((await put('2', relabelled)).status).toBe(201);
+    now = 1500;
+    expect((await polls.latest('prod'))!.version).toBe('1');
+    expect((await polls.latest('prod'))!.version).toBe('1');
+    expect(held.length).toBe(1);
+    // A write through this process while that read is under way: forgotten, and the read started
+    // before the write does not come back as the pointer.
+    expect((await put('3', cluster)).status).toBe(201);
+    polls.forget('prod');
+    const afterWrite = polls.latest('prod');
+    release(); // the read started before the write
+    release(); // the read after it
+    expect((await afterWrite)!.version).toBe('3');
+    await settle();
+    expect((await polls.latest('prod'))!.version).toBe('3');
+
+    // At 2 × ttlMs without an answer, polls wait for the read.
+    now = 3100;
+    expect((await polls.latest('prod'))!.version).toBe('3'); // stale, a read starts
+    now = 3600;
+    let answered = false;
+    const waiting = polls.latest('prod').then((l) => ((answered = true), l));
+    await settle();
+    expect(answered).toBe(false);
+    release(); // the read started at 3,100 ms
+    release(); // the one this poll waits for
+    expect((await waiting)!.version).toBe('3');
+  });
+
+  it('a failed read under way leaves the pointer read before for the next poll to try again', async () => {
+    const shared = createMemoryStore();
+    const { store, reads } = counted(shared);
+    let now = 0;
+    const polls = new PollIndex(store, { ttlMs: 1000, now: () => now });
+    await createApp({ store: shared, access: { kind: 'anonymous' } }).request('/v1/clusters/prod/snapshots/1', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(cluster) });
+    expect((await polls.latest('prod'))!.version).toBe('1');
+    now = 1200;
+    reads.fail = true;
+    expect((await polls.latest('prod'))!.version).toBe('1');
+    await settle();
+    expect((await polls.latest('prod'))!.version).toBe('1');
+    expect(reads.latest).toBe(3);
+    // Past 2 × ttlMs the failure reaches the poll.
+    now = 2100;
+    await expect(polls.latest('prod')).rejects.toThrow('store down');
+    reads.fail = false;
+    expect((await polls.latest('prod'))!.version).toBe('1');
   });
 });
