@@ -120,6 +120,49 @@ function podParts(cluster: Cluster, pod: PodInfo, dir: Direction): PodParts {
   return parts;
 }
 
+interface PodClass {
+  readonly members: PodInfo[];
+  readonly rules: readonly Rule[];
+  readonly signature: string;
+  readonly identity: string;
+}
+
+// Per cluster, the last partitions made: a question over a port list partitions the pods the
+// same way for every port (features and keys of 10⁴ pods were a quarter of a 16-port list).
+const partitions = new WeakMap<Cluster, Map<string, readonly PodClass[]>>();
+const KEPT_PARTITIONS = 16;
+
+/**
+ * The other pods in classes every rule treats alike, for a fixed endpoint. `cidrPeers`: the
+ * fixed endpoint's CIDR peers when it has rules (it tells peers apart), else null. `namedPort`:
+ * the question names its port.
+ */
+function classesOf(cluster: Cluster, who: boolean, fixed: EndpointSpec, fixedPod: PodInfo | null, fixedNode: { readonly name: string } | null, cidrPeers: readonly Extract<Peer, { type: 'cidrs' }>[] | null, namedPort: boolean): readonly PodClass[] {
+  const kept = partitions.get(cluster) ?? partitions.set(cluster, new Map()).get(cluster)!;
+  const memoKey = `${who}|${namedPort}|${JSON.stringify(fixed)}`;
+  const hit = kept.get(memoKey);
+  if (hit) return hit;
+  // A class key has two halves: what the pod's own side depends on (its policies: the group
+  // signature) and what the fixed endpoint's side sees of it (its identity as a peer).
+  const classes = new Map<string, PodClass>();
+  for (const pod of cluster.pods) {
+    if (pod === fixedPod) continue;
+    const { group, signature: sig, peer } = podParts(cluster, pod, who ? 'egress' : 'ingress');
+    const signature = `s${sig}`;
+    const families = familySequenceKey(pod);
+    const identity = cidrPeers
+      ? [pod.hostNetwork ? `host@${pod.nodeName}` : '', peer, families, cidrMembershipKey(cidrPeers, pod), who ? '' : namedPortsInOrderKey(pod)].join('|')
+      : [pod.hostNetwork ? `host@${pod.nodeName}` : '', families, !who && namedPort ? namedPortsInOrderKey(pod) : ''].join('|');
+    const locality = fixedNode === null ? '' : pod.nodeName === fixedNode.name ? 'local' : 'remote';
+    const key = `${signature}|${identity}|${locality}`;
+    (classes.get(key) ?? classes.set(key, { members: [], rules: group?.rules ?? [], signature, identity }).get(key)!).members.push(pod);
+  }
+  const out = [...classes.values()];
+  if (kept.size >= KEPT_PARTITIONS) kept.delete(kept.keys().next().value!);
+  kept.set(memoKey, out);
+  return out;
+}
+
 /** Who reaches the fixed endpoint (or what it reaches), one evaluation per class and port segment. */
 export function reach(cluster: Cluster, q: SetQuery, work: Work = newWork()): ReachClass[] {
   const who = q.kind === 'who';
@@ -139,23 +182,8 @@ export function reach(cluster: Cluster, q: SetQuery, work: Work = newWork()): Re
   // the destinations' named ports when one is asked by name.
   const seesPeers = fixedRules.length > 0;
 
-  // A class key has two halves: what the pod's own side depends on (its policies: the group
-  // signature) and what the fixed endpoint's side sees of it (its identity as a peer).
-  const classes = new Map<string, { members: PodInfo[]; rules: readonly Rule[]; signature: string; identity: string }>();
-  for (const pod of cluster.pods) {
-    if (pod === fixedPod) continue;
-    const { group, signature: sig, peer } = podParts(cluster, pod, who ? 'egress' : 'ingress');
-    const signature = `s${sig}`;
-    const families = familySequenceKey(pod);
-    const identity = seesPeers
-      ? [pod.hostNetwork ? `host@${pod.nodeName}` : '', peer, families, cidrMembershipKey(cidrPeers, pod), who ? '' : namedPortsInOrderKey(pod)].join('|')
-      : [pod.hostNetwork ? `host@${pod.nodeName}` : '', families, !who && typeof q.port === 'string' ? namedPortsInOrderKey(pod) : ''].join('|');
-    const locality = fixedNode === null ? '' : pod.nodeName === fixedNode.name ? 'local' : 'remote';
-    const key = `${signature}|${identity}|${locality}`;
-    (classes.get(key) ?? classes.set(key, { members: [], rules: group?.rules ?? [], signature, identity }).get(key)!).members.push(pod);
-  }
-
-  return [...classes.values()].map(({ members, rules, signature, identity }): ReachClass => {
+  const classes = classesOf(cluster, who, fixed, fixedPod, fixedNode, seesPeers ? cidrPeers : null, typeof q.port === 'string');
+  return classes.map(({ members, rules, signature, identity }): ReachClass => {
     const rep = members[0]!;
     const [from, to] = who ? [{ pod: rep.key }, fixed] : [fixed, { pod: rep.key }];
     if (work.evaluations >= MAX_EVALUATIONS) return { members, ranges: null, ports: '', skipped: 'budget' };

@@ -75,9 +75,28 @@ function traceOf(sp: SubjectPolicies, d: Decision): TraceStep[] {
   return trace;
 }
 
+// Which policies select a subject, per cluster and direction: a question over many ports or
+// many peers (a who-list of 16 ports: ~30k evaluations at M) asks about the same subjects again,
+// and finding their policies was a quarter of its time. Bounded: past MEMO_LIMIT subjects the
+// direction's memo starts again.
+const subjectMemo = new WeakMap<Cluster, Record<Direction, Map<PodInfo, SubjectPolicies>>>();
+const MEMO_LIMIT = 50_000;
+
+function policiesOf(cluster: Cluster, dir: Direction, subject: PodInfo): SubjectPolicies {
+  let byDir = subjectMemo.get(cluster);
+  if (!byDir) subjectMemo.set(cluster, (byDir = { ingress: new Map(), egress: new Map() }));
+  const memo = byDir[dir];
+  let sp = memo.get(subject);
+  if (!sp) {
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(subject, (sp = subjectPolicies(cluster, dir, subject)));
+  }
+  return sp;
+}
+
 /** One side of a flow: the subject's policies for dir against the peer, tier by tier (decide.ts). */
 export function evaluateSide(cluster: Cluster, dir: Direction, subject: PodInfo, peer: Endpoint, flow: Flow): SideVerdict {
-  const sp = subjectPolicies(cluster, dir, subject);
+  const sp = policiesOf(cluster, dir, subject);
   const d = decide(sp, peerCandidates(cluster, sp, peer), flow.port, flow.protocol, destinationOf(dir, subject, peer));
   const hit = d.tier === 'admin' ? d.admin : d.tier === 'networkpolicy' ? d.np : d.tier === 'baseline' ? d.baseline : null;
   return { allowed: d.allowed, tier: d.tier, policy: hit?.policy.ref ?? null, rule: hit ? ruleRef(hit.rule) : null, trace: traceOf(sp, d) };

@@ -29,8 +29,12 @@ describe('a list of ports answers as its one-port questions', () => {
         const question = questions[c.kind];
         const list = ask(cluster, question(`${c.protocol}${c.ports.join(' and ')}`));
         const ones = c.ports.map((p) => ask(cluster, question(`${c.protocol}${p}`)) as Answer);
-        // Metadata answers keep port-independent work per cluster: after the list, the same as on a cluster never asked.
-        if (c.kind === 'metadata') expect(ones[1]).toEqual(ask(clusterOf(c.snapshot.items), question(`${c.protocol}${c.ports[1]}`)));
+        // Answers keep port-independent work per cluster (metadata classes, the pods' partition
+        // and subjects' policies of who/what, the engine's subject policies): after the list, the
+        // same as on a cluster never asked.
+        expect(ones[1]).toEqual(ask(clusterOf(c.snapshot.items), question(`${c.protocol}${c.ports[1]}`)));
+        // So does a named port asked after numbered ones, and a numbered one after it.
+        for (const on of [`${c.protocol}web`, `${c.protocol}${c.ports[0]}`]) expect(ask(cluster, question(on))).toEqual(ask(clusterOf(c.snapshot.items), question(on)));
         if (isParseFailure(list)) throw new Error(list.error);
         if (ones.every((o) => o.kind === 'error' || o.kind === 'no-verdict')) return expect(list).toEqual(ones[0]);
         expect(list.kind).toBe(`${c.kind}-list`);
