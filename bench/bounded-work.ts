@@ -200,9 +200,15 @@ async function measureRendered(threads: string): Promise<void> {
     console.log(`COMPUTE_THREADS=${threads}: 4 concurrent set-form GETs (format=ir) of the same node: ${plain.answers.map((a) => `${a.status} ${(a.bytes / 1e6).toFixed(1)} MB`).join(', ')} in ${plain.s.toFixed(1)} s`);
     console.log(`  polls during them: ${plain.during.ms.length} (${plain.during.failed} not 304), ${f(plain.during.ms)}`);
     if (threads !== '0') {
-      const met = quantile(rendered.during.ms, 0.99) <= 50 && rendered.during.failed === 0;
-      console.log(`  target polls during 4 rendered GETs: p99 ≤ 50 ms: ${met ? 'met' : 'NOT MET'}`);
-      if (!met) process.exitCode = 1;
+      const targets = [
+        ['polls during 4 rendered GETs: p99 ≤ 50 ms', rendered.during],
+        ['polls during 4 set-form GETs: p99 ≤ 50 ms', plain.during],
+      ] as const;
+      for (const [what, during] of targets) {
+        const met = quantile(during.ms, 0.99) <= 50 && during.failed === 0;
+        console.log(`  target ${what}: ${met ? 'met' : 'NOT MET'}`);
+        if (!met) process.exitCode = 1;
+      }
     }
   } finally {
     child.kill('SIGTERM');

@@ -14,10 +14,13 @@ export class IdRecord<T> {
   // Private fields (#): Object.keys or for…in over a record is empty, never its internals.
   readonly #order: readonly string[];
   readonly #bodies: Lookup<string, T>;
+  /** The record it was made from, when that one's keys were already in id order: its JSON form as it is. */
+  readonly #plain: Readonly<Record<string, T>> | null;
 
-  private constructor(order: readonly string[], bodies: Lookup<string, T>) {
+  private constructor(order: readonly string[], bodies: Lookup<string, T>, plain: Readonly<Record<string, T>> | null = null) {
     this.#order = order;
     this.#bodies = bodies;
+    this.#plain = plain;
   }
 
   /** From ids in any order with their bodies. */
@@ -26,9 +29,15 @@ export class IdRecord<T> {
     return new IdRecord([...bodies.keys()].sort(), bodies);
   }
 
-  /** From a plain record (JSON as it is sent). */
+  /**
+   * From a plain record (JSON as it is sent). A record already in id order (a stored node's
+   * slice: 16,000 tables for a crowded node) is kept, not copied, and is its own JSON form: it
+   * must not be changed afterwards.
+   */
   static fromObject<T>(record: Readonly<Record<string, T>>): IdRecord<T> {
-    return IdRecord.of(Object.entries(record));
+    const keys = Object.keys(record);
+    for (let i = 1; i < keys.length; i++) if (keys[i]! <= keys[i - 1]!) return IdRecord.of(Object.entries(record));
+    return new IdRecord(keys, { get: (id) => (Object.hasOwn(record, id) ? record[id] : undefined), has: (id) => Object.hasOwn(record, id) }, record);
   }
 
   get size(): number {
@@ -58,7 +67,8 @@ export class IdRecord<T> {
    */
   after(change: IdRecordChange<T>): IdRecord<T> {
     if (change.set.size === 0 && change.dropped.size === 0) return this;
-    const bodies = layerOver(this.#bodies);
+    // A record kept as it was given (fromObject) becomes a map the first time it changes.
+    const bodies = layerOver(this.#plain ? new Map(Object.entries(this.#plain)) : this.#bodies);
     const added: string[] = [];
     for (const [id, body] of change.set) {
       if (!this.#bodies.has(id)) added.push(id);
@@ -77,7 +87,8 @@ export class IdRecord<T> {
     return new IdRecord(order, bodies);
   }
 
-  toJSON(): Record<string, T> {
+  toJSON(): Readonly<Record<string, T>> {
+    if (this.#plain) return this.#plain;
     const out: Record<string, T> = {};
     for (const id of this.#order) out[id] = this.#bodies.get(id)!;
     return out;
