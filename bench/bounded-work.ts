@@ -220,25 +220,48 @@ async function measureRendered(threads: string): Promise<void> {
 /**
  * The largest bodies under the default budgets: a snapshot of ~60 MB (just under the 64 MiB body
  * limit) POSTed to /v1/compile as JSON and as YAML, on a server with default settings; the
- * answer, wall time and the server's peak RSS (VmHWM: every thread of the process).
+ * answer, wall time, the server's peak RSS (VmHWM: every thread of the process), and node
+ * polls meanwhile (a small cluster stored on the same server).
  */
 async function largestBodies(): Promise<void> {
   const spec = { ...SIZES.L, name: 'L' as const, namespaces: 2_000, pods: 42_000, nodes: 420, networkPolicies: 30_000 };
   const list = generateSnapshot(spec);
   const jsonBody = JSON.stringify(list);
   const yamlBody = list.items.map((o) => dump(o, { noRefs: true, lineWidth: -1 })).join('---\n');
-  for (const [kind, body, type] of [['JSON', jsonBody, 'application/json'], ['YAML', yamlBody, 'application/yaml']] as const) {
-    const { child, url } = await startServer({ STORE: 'memory' });
-    try {
-      const t0 = performance.now();
-      const res = await fetch(`${url}/v1/compile`, { method: 'POST', headers: { 'content-type': type }, body: kind === 'JSON' ? `{"snapshot":${body}}` : body });
-      const bytes = (await res.arrayBuffer()).byteLength;
-      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]!;
-      console.log(`${kind} body ${(body.length / 1048576).toFixed(1)} MiB (${spec.pods.toLocaleString('en')} pods): ${res.status}, ${((performance.now() - t0) / 1000).toFixed(1)} s, answer ${(bytes / 1048576).toFixed(1)} MiB, server peak RSS ${(Number(hwm) / 1024).toFixed(0)} MiB (REQUEST_MEMORY_MB default 4096)`);
-    } finally {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+  const dir = mkdtempSync(join(tmpdir(), 'netpolc-bodies-bench-'));
+  try {
+    for (const [kind, body, type] of [['JSON', jsonBody, 'application/json'], ['YAML', yamlBody, 'application/yaml']] as const) {
+      const { child, url } = await startServer({ STORE: 'memory' });
+      try {
+        // Agents polling a small stored cluster meanwhile: the body arrives, and its answer leaves, through the serving thread.
+        const put = await fetch(`${url}/v1/clusters/bench/snapshots/1`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(generateS()) });
+        const nodes = ((await put.json()) as { header: { nodes: string[] } }).header.nodes;
+        const etags = new Map<string, string>();
+        for (const n of nodes) etags.set(n, (await fetch(`${url}/v1/clusters/bench/nodes/${n}/tables`)).headers.get('etag')!);
+        const file = join(dir, `body.${kind.toLowerCase()}`);
+        writeFileSync(file, kind === 'JSON' ? `{"snapshot":${body}}` : body);
+        // The pollers' connections open before the body is sent.
+        await poll(url, nodes, etags, new Promise((r) => setTimeout(r, 500)));
+        const t0 = performance.now();
+        // From another process (curl), so sending and receiving tens of MiB does not stall this one's pollers.
+        const answer = new Promise<{ status: number; bytes: number }>((resolve, reject) => {
+          const curl = spawn('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download}', '-H', `content-type: ${type}`, '--data-binary', `@${file}`, `${url}/v1/compile`], { stdio: ['ignore', 'pipe', 'inherit'] });
+          let out = '';
+          curl.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          curl.once('close', (code) => (code === 0 ? resolve({ status: Number(out.split(' ')[0]), bytes: Number(out.split(' ')[1]) }) : reject(new Error(`curl exited with ${code}`))));
+        });
+        const during = await poll(url, nodes, etags, answer);
+        const res = await answer;
+        const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]!;
+        console.log(`${kind} body ${(body.length / 1048576).toFixed(1)} MiB (${spec.pods.toLocaleString('en')} pods): ${res.status}, ${((performance.now() - t0) / 1000).toFixed(1)} s, answer ${(res.bytes / 1048576).toFixed(1)} MiB, server peak RSS ${(Number(hwm) / 1024).toFixed(0)} MiB (REQUEST_MEMORY_MB default 4096)`);
+        console.log(`  polls during it: ${during.ms.length} (${during.failed} not 304), p50 ${quantile(during.ms, 0.5).toFixed(1)} ms, p99 ${quantile(during.ms, 0.99).toFixed(1)} ms, max ${Math.max(...during.ms).toFixed(0)} ms`);
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

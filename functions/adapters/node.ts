@@ -45,7 +45,11 @@ const opened = await openStore(settings, { sha256Hex: nodeSha256Hex, compression
 // endpoint, DynamoDB directly. An in-memory store is this thread's alone, so its routes stay here.
 const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
 const pool = compute ? new ComputePool(compute, { env, storeEndpoint: opened.endpoint, storeDescription: opened.description }) : null;
-const offload = pool ? { run: pool.run, storeRoutes: settings.kind !== 'memory', digest: (b: Uint8Array) => createHash('sha256').update(b).digest('hex'), threads: () => ({ started: pool.startedThreads, of: pool.threads }) } : undefined;
+const sha256Digest = () => {
+  const hash = createHash('sha256');
+  return { update: (chunk: Uint8Array) => void hash.update(chunk), hex: () => hash.digest('hex') };
+};
+const offload = pool ? { run: pool.run, storeRoutes: settings.kind !== 'memory', digest: sha256Digest, threads: () => ({ started: pool.startedThreads, of: pool.threads }) } : undefined;
 const metrics = new Metrics();
 if (pool) {
   metrics.gauge('netpolc_compute_threads_busy', 'Compute threads answering a request now (COMPUTE_THREADS in all).', () => pool.busy);

@@ -136,6 +136,27 @@ describe('bounded work on the Node server', () => {
     expect(code).toBe(0);
   }, 180_000);
 
+  it('a body sent in chunks, with or without Content-Length, reaches the compute thread whole: the same answer', async () => {
+    const code = await withServer({ STORE: 'embedded', DATA_DIR: dataDir() }, async (url) => {
+      const bytes = new TextEncoder().encode(SMALL);
+      // Chunked transfer (no Content-Length), in pieces of 1 KiB.
+      const chunked = () =>
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (let i = 0; i < bytes.length; i += 1024) controller.enqueue(bytes.slice(i, i + 1024));
+            controller.close();
+          },
+        });
+      const whole = await post(url, '/v1/compile', SMALL);
+      const streamed = await Promise.all([1, 2].map(() => fetch(`${url}/v1/compile`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chunked(), duplex: 'half' } as RequestInit)));
+      expect([whole.status, ...streamed.map((r) => r.status)]).toEqual([200, 200, 200]);
+      const [a, b, c] = await Promise.all([whole.text(), streamed[0]!.text(), streamed[1]!.text()]);
+      expect(b).toBe(a);
+      expect(c).toBe(a);
+    });
+    expect(code).toBe(0);
+  }, 120_000);
+
   it('identical concurrent publishes compile once and all get the answer', async () => {
     const code = await withServer({ STORE: 'embedded', DATA_DIR: dataDir() }, async (url) => {
       const body = JSON.stringify(list(wideAdminPolicy(400, 3, 3)));

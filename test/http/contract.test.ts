@@ -14,7 +14,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
 function build(): { app: App; doc: Json } {
   // An app with every optional part: a store and an offload runner (its routes are the same paths).
-  const app = createApp({ store: createMemoryStore(), access: { kind: 'anonymous' }, offload: { run: () => Promise.reject(new Error('unused')), storeRoutes: true, digest: () => '' } });
+  const app = createApp({ store: createMemoryStore(), access: { kind: 'anonymous' }, offload: { run: () => Promise.reject(new Error('unused')), storeRoutes: true, digest: () => ({ update: () => undefined, hex: () => '' }) } });
   return { app, doc: app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 't', version: '0' } }) as Json };
 }
 

@@ -30,7 +30,7 @@ function setup() {
     const res = await inProcess.fetch(new Request(req.url, { method: req.method, headers: req.headers as [string, string][], ...(req.body ? { body: req.body } : {}) }));
     return { status: res.status, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()), observations: [] };
   };
-  const served = createApp({ store, access: { kind: 'anonymous' }, logError, offload: { run, storeRoutes: true, digest: (b) => String(b.length) } });
+  const served = createApp({ store, access: { kind: 'anonymous' }, logError, offload: { run, storeRoutes: true, digest: () => { let n = 0; return { update: (chunk) => void (n += chunk.length), hex: () => String(n) }; } } });
   return { inProcess, served, offloaded };
 }
 

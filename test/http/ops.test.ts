@@ -22,7 +22,7 @@ describe('health and readiness', () => {
 
   it('/readyz (Node server) answers 503 until a compute thread has started, then says how many have', async () => {
     let started = 0;
-    const offload = { run: async () => { throw new Error('not called'); }, storeRoutes: true, digest: () => '', threads: () => ({ started, of: 2 }) };
+    const offload = { run: async () => { throw new Error('not called'); }, storeRoutes: true, digest: () => ({ update: () => undefined, hex: () => '' }), threads: () => ({ started, of: 2 }) };
     const app = createApp({ store: createMemoryStore(), offload });
     const before = await app.request('/readyz');
     expect(before.status).toBe(503);
