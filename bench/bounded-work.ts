@@ -7,19 +7,20 @@
 // for throughput) — once with the compute threads (default) and once with COMPUTE_THREADS=0
 // (everything on the serving thread, as before the threads), so the ratios compare like with like.
 //
-//   node --import tsx bench/bounded-work.ts [--pollers 50] [--baseline-s 3] [--no-polls] [--no-rendered] [--no-bodies]
+//   node --import tsx bench/bounded-work.ts [--pollers 50] [--baseline-s 3] [--no-polls] [--no-rendered] [--no-bodies] [--no-publish] [--publish-size M|L]
 //
 // Then the same pollers while four rendered GETs of one crowded node (20,000 pods, 2,000
 // NetworkPolicies: iptables, openstack-sg, an iptables part, nftables; 11-29 MB each) run at once,
 // and while four reads of its set form (format=ir, 8.8 MB) do,
-// and the largest bodies the default budgets take: ~60 MB of JSON and of YAML on /v1/compile.
+// and the largest bodies the default budgets take: ~60 MB of JSON and of YAML on /v1/compile;
+// last, the pollers while another cluster's M (or L) version is published on the embedded store.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crowdedNode, wideAdminPolicy } from '../test/support/hostile.js';
 import { dump } from 'js-yaml';
-import { generateS, generateSnapshot, SIZES } from './generate.js';
+import { GENERATORS, generateS, generateSnapshot, SIZES, type SizeName } from './generate.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const argv = process.argv.slice(2);
@@ -265,6 +266,40 @@ async function largestBodies(): Promise<void> {
   }
 }
 
+/**
+ * Node polls while another cluster's version is published (PUT of the M or L snapshot, from
+ * curl): the compute thread compiles, and writes through the embedded store, which lives on the
+ * serving thread (the threads reach it over its loopback endpoint).
+ */
+async function measurePublish(size: SizeName): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'netpolc-bounded-bench-'));
+  const { child, url } = await startServer({ STORE: 'embedded', DATA_DIR: dataDir, MAX_BODY_BYTES: String(512 * 2 ** 20) });
+  try {
+    const put = await fetch(`${url}/v1/clusters/bench/snapshots/1`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(generateS()) });
+    const nodes = ((await put.json()) as { header: { nodes: string[] } }).header.nodes;
+    const etags = new Map<string, string>();
+    for (const n of nodes) etags.set(n, (await fetch(`${url}/v1/clusters/bench/nodes/${n}/tables`)).headers.get('etag')!);
+    const file = join(dataDir, 'snapshot.json');
+    writeFileSync(file, JSON.stringify(GENERATORS[size]()));
+    await poll(url, nodes, etags, new Promise((r) => setTimeout(r, 500)));
+    const t0 = performance.now();
+    const published = new Promise<number>((resolve, reject) => {
+      const curl = spawn('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-X', 'PUT', '-H', 'content-type: application/json', '--data-binary', `@${file}`, `${url}/v1/clusters/other/snapshots/1`], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      curl.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      curl.once('close', (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`curl exited with ${code}`))));
+    });
+    const during = await poll(url, nodes, etags, published);
+    const status = await published;
+    console.log(`PUT of ${size} (another cluster) on the embedded store: ${status} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(`  polls during it: ${during.ms.length} (${during.failed} not 304), p50 ${quantile(during.ms, 0.5).toFixed(1)} ms, p99 ${quantile(during.ms, 0.99).toFixed(1)} ms, max ${Math.max(...during.ms).toFixed(0)} ms`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 if (!argv.includes('--no-polls')) {
   await measure('2');
   await measure('0');
@@ -274,3 +309,6 @@ if (!argv.includes('--no-rendered')) {
   await measureRendered('0');
 }
 if (!argv.includes('--no-bodies')) await largestBodies();
+const publishSize = argv.includes('--publish-size') ? argv[argv.indexOf('--publish-size') + 1] : 'M';
+if (publishSize !== 'M' && publishSize !== 'L') throw new Error('--publish-size: M or L');
+if (!argv.includes('--no-publish')) await measurePublish(publishSize);
