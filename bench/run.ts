@@ -17,7 +17,7 @@
 //   --heap-mb N          --max-old-space-size of the children (default 12288)
 //   --no-http            skip the request path over HTTP (bench/request-path.ts)
 //   --no-changes         skip versions from changes (bench/changes.ts)
-//   --no-bounded         skip polls during the worst case and the largest bodies (bench/bounded-work.ts)
+//   --no-bounded         skip polls during the worst case, crowded-node reads, the largest bodies and a publish (bench/bounded-work.ts)
 //   --report             re-print the report of bench/results/latest.json without running anything
 import type { SetCompileStats } from '../core/sets/compile.js';
 import { spawn, spawnSync } from 'node:child_process';
@@ -798,7 +798,7 @@ async function parent(argv: string[]): Promise<void> {
 
   // Node polls while the worst case computes, and the largest bodies the default budgets take.
   if (!flag('--no-bounded')) {
-    console.log('\n[bounded] polls during the worst case and the largest bodies (bench/bounded-work.ts)…');
+    console.log('\n[bounded] polls during the worst case, crowded-node reads, the largest bodies and a publish (bench/bounded-work.ts)…');
     const r = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--import', 'tsx', join(ROOT, 'bench', 'bounded-work.ts')], { cwd: ROOT, stdio: 'inherit' });
     if (r.status !== 0) process.exitCode = 1;
   }
