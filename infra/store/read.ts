@@ -120,14 +120,14 @@ export async function getPackIndex(ctx: StoreContext, id: string): Promise<Reado
   return (await readContent(ctx, 'pack index', [id], checkPackIndexId, packIndexPk, (i, bytes) => decodePackIndex(i, bytes, ctx.sha256Hex))).get(id) ?? null;
 }
 
+/** Bodies of cached packs whose shape was checked, per shape check (a table's, a set body's). */
+const shapedBy = new Map<(id: string, parsed: unknown) => unknown, WeakSet<object>>();
+
 /**
  * Content by id, from the packs of `packIndex` where it lists an id (packs.ts: the pack's id
  * checks its whole text, each body's shape is checked here), else from the id's own item;
  * without an index (versions stored before packs, or none given), every id from its own item.
  */
-/** Bodies of packs whose shape was checked (shape returns the body it checked, typed). */
-const shaped = new WeakSet<object>();
-
 async function readPacked<T>(ctx: StoreContext, kind: string, noun: string, ids: readonly string[], packIndex: string | undefined, check: (id: string) => string, pkOf: (id: string) => string, decode: (id: string, bytes: Uint8Array) => T, shape: (id: string, parsed: unknown) => T): Promise<ReadonlyMap<string, T>> {
   for (const id of ids) check(id);
   if (packIndex === undefined) return readContent(ctx, kind, ids, check, pkOf, decode);
@@ -136,6 +136,7 @@ async function readPacked<T>(ctx: StoreContext, kind: string, noun: string, ids:
   const packed = ids.filter((id) => packOf.has(id));
   const packs = await readContent(ctx, 'packs', [...new Set(packed.map((id) => packOf.get(id)!))], (id) => id, packPk, (id, bytes) => decodePack(id, bytes, ctx.sha256Hex));
   const out = new Map(await readContent(ctx, kind, ids.filter((id) => !packOf.has(id)), check, pkOf, decode));
+  const shaped = shapedBy.get(shape) ?? shapedBy.set(shape, new WeakSet()).get(shape)!;
   for (const id of packed) {
     const pack = packOf.get(id)!;
     const parsed = packs.get(pack)?.get(id);
