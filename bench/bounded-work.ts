@@ -125,13 +125,7 @@ async function measure(threads: string): Promise<void> {
     // From another process (curl), so receiving its answer does not stall this one's pollers.
     const bodyFile = join(dataDir, 'worst.json');
     writeFileSync(bodyFile, body);
-    const worst = new Promise<{ status: number; bytes: number }>((resolve, reject) => {
-      const curl = spawn('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download}', '-H', 'content-type: application/json', '--data-binary', `@${bodyFile}`, `${url}/v1/compile`], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      curl.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      // 'close', not 'exit': curl's output may still be unread when the process has exited.
-      curl.once('close', (code) => (code === 0 ? resolve({ status: Number(out.split(' ')[0]), bytes: Number(out.split(' ')[1]) }) : reject(new Error(`curl exited with ${code}`))));
-    });
+    const worst = curl(`${url}/v1/compile`, ['-H', 'content-type: application/json', '--data-binary', `@${bodyFile}`]);
     const during = await poll(url, nodes, etags, worst);
     const w = await worst;
     const f = (xs: number[]) => `p50 ${quantile(xs, 0.5).toFixed(1)} ms, p99 ${quantile(xs, 0.99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(0)} ms`;
@@ -157,14 +151,17 @@ async function measure(threads: string): Promise<void> {
   }
 }
 
-/** A GET from another process (curl), so receiving a large answer does not stall this one's pollers. */
-function curlGet(url: string): Promise<{ status: number; bytes: number }> {
+/**
+ * A request from another process (curl), so sending and receiving tens of MiB does not stall
+ * this one's pollers: its status and the answer's bytes. `curlArgs` go before the URL.
+ */
+function curl(url: string, curlArgs: readonly string[] = []): Promise<{ status: number; bytes: number }> {
   return new Promise((resolve, reject) => {
-    const curl = spawn('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download}', url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download}', ...curlArgs, url], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
-    curl.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     // 'close', not 'exit': curl's output may still be unread when the process has exited.
-    curl.once('close', (code) => (code === 0 ? resolve({ status: Number(out.split(' ')[0]), bytes: Number(out.split(' ')[1]) }) : reject(new Error(`curl exited with ${code}`))));
+    child.once('close', (code) => (code === 0 ? resolve({ status: Number(out.split(' ')[0]), bytes: Number(out.split(' ')[1]) }) : reject(new Error(`curl exited with ${code}`))));
   });
 }
 
@@ -185,11 +182,11 @@ async function measureRendered(threads: string): Promise<void> {
     const f = (xs: number[]) => `p50 ${quantile(xs, 0.5).toFixed(1)} ms, p99 ${quantile(xs, 0.99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(0)} ms`;
     /** Polls while four GETs of the crowded node run at once (each fetched once before: the store's caches warm). */
     const during4 = async (queries: readonly string[]) => {
-      for (const q of queries) await curlGet(`${url}/v1/clusters/bench/nodes/n1/tables?${q}`);
+      for (const q of queries) await curl(`${url}/v1/clusters/bench/nodes/n1/tables?${q}`);
       // The pollers' connections open and the poll index is warm before the GETs start.
       await poll(url, ['n1'], etags, new Promise((r) => setTimeout(r, 500)));
       const t0 = performance.now();
-      const gets = Promise.all(queries.map((q) => curlGet(`${url}/v1/clusters/bench/nodes/n1/tables?${q}`)));
+      const gets = Promise.all(queries.map((q) => curl(`${url}/v1/clusters/bench/nodes/n1/tables?${q}`)));
       const during = await poll(url, ['n1'], etags, gets);
       return { during, answers: await gets, s: (performance.now() - t0) / 1000 };
     };
@@ -244,13 +241,7 @@ async function largestBodies(): Promise<void> {
         // The pollers' connections open before the body is sent.
         await poll(url, nodes, etags, new Promise((r) => setTimeout(r, 500)));
         const t0 = performance.now();
-        // From another process (curl), so sending and receiving tens of MiB does not stall this one's pollers.
-        const answer = new Promise<{ status: number; bytes: number }>((resolve, reject) => {
-          const curl = spawn('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download}', '-H', `content-type: ${type}`, '--data-binary', `@${file}`, `${url}/v1/compile`], { stdio: ['ignore', 'pipe', 'inherit'] });
-          let out = '';
-          curl.stdout.on('data', (d: Buffer) => (out += d.toString()));
-          curl.once('close', (code) => (code === 0 ? resolve({ status: Number(out.split(' ')[0]), bytes: Number(out.split(' ')[1]) }) : reject(new Error(`curl exited with ${code}`))));
-        });
+        const answer = curl(`${url}/v1/compile`, ['-H', `content-type: ${type}`, '--data-binary', `@${file}`]);
         const during = await poll(url, nodes, etags, answer);
         const res = await answer;
         const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]!;
@@ -283,14 +274,9 @@ async function measurePublish(size: SizeName): Promise<void> {
     writeFileSync(file, JSON.stringify(GENERATORS[size]()));
     await poll(url, nodes, etags, new Promise((r) => setTimeout(r, 500)));
     const t0 = performance.now();
-    const published = new Promise<number>((resolve, reject) => {
-      const curl = spawn('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-X', 'PUT', '-H', 'content-type: application/json', '--data-binary', `@${file}`, `${url}/v1/clusters/other/snapshots/1`], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      curl.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      curl.once('close', (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`curl exited with ${code}`))));
-    });
+    const published = curl(`${url}/v1/clusters/other/snapshots/1`, ['-X', 'PUT', '-H', 'content-type: application/json', '--data-binary', `@${file}`]);
     const during = await poll(url, nodes, etags, published);
-    const status = await published;
+    const { status } = await published;
     console.log(`PUT of ${size} (another cluster) on the embedded store: ${status} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     console.log(`  polls during it: ${during.ms.length} (${during.failed} not 304), p50 ${quantile(during.ms, 0.5).toFixed(1)} ms, p99 ${quantile(during.ms, 0.99).toFixed(1)} ms, max ${Math.max(...during.ms).toFixed(0)} ms`);
   } finally {
