@@ -144,16 +144,23 @@ export function jsonStream(value: unknown): ReadableStream<Uint8Array> {
     return out.length > 0 ? encoder.encode(out) : null;
   };
   let ahead: Uint8Array | null = slice();
+  let cancelled = false;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         if (ahead === null) {
           await nextTurn();
+          // The client went away while this slice waited for its turn: nothing more is made.
+          if (cancelled) return;
           ahead = slice();
         }
         if (ahead === null) controller.close();
         else controller.enqueue(ahead);
         ahead = null;
+      },
+      cancel() {
+        cancelled = true;
+        pieces.return(undefined);
       },
     },
     { highWaterMark: 0 },

@@ -109,6 +109,24 @@ describe('sliced JSON', () => {
     expect(slicesWhenOtherWorkRan).toBeLessThan(slicesRead);
   });
 
+  it('stops making slices when the client goes away, a slice waiting for its turn included', async () => {
+    let read = 0;
+    const rows = Array.from({ length: 200_000 }, (_, i) => ({ i, name: `row ${i}` }));
+    // A getter counts how far the walk went.
+    const body = { rows: new Proxy(rows, { get: (t, k, r) => ((typeof k === 'string' && /^\d+$/.test(k) && read++), Reflect.get(t, k, r)) }) };
+    const reader = jsonStream(body).getReader();
+    await reader.read();
+    const waiting = reader.read();
+    // Its pull is now waiting for its turn of the event loop.
+    for (let i = 0; i < 5; i++) await null;
+    await reader.cancel('client gone');
+    expect((await waiting).done).toBe(true);
+    const readAtCancel = read;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(read).toBe(readAtCancel);
+    expect(read).toBeLessThan(rows.length);
+  });
+
   it('refuses a value that is not JSON data before any byte is sent', () => {
     expect(() => jsonStream({ a: 1n })).toThrow(TypeError);
     const cycle: Record<string, unknown> = {};
