@@ -41,14 +41,23 @@ function gated(store: SnapshotStore) {
   return { store: gate, release: () => held.shift()!(), held };
 }
 
+/**
+ * A memory store read through `view` (counted or gated), a PollIndex over that view with a clock
+ * the test sets, and `put`: a PUT through an app on the store itself, as another process writes.
+ */
+function pollsOver<V extends { store: SnapshotStore }>(view: (store: SnapshotStore) => V) {
+  const shared = createMemoryStore();
+  const seen = view(shared);
+  const clock = { now: 0 };
+  const polls = new PollIndex(seen.store, { ttlMs: 1000, now: () => clock.now });
+  const writer = createApp({ store: shared, access: { kind: 'anonymous' } });
+  const put = (rv: string, body: unknown) => writer.request(`/v1/clusters/prod/snapshots/${rv}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { ...seen, clock, polls, put };
+}
+
 describe('PollIndex', () => {
   it('reads the pointer once per moment and a manifest once per version, however many poll', async () => {
-    const shared = createMemoryStore();
-    const { store, reads } = counted(shared);
-    let now = 0;
-    const polls = new PollIndex(store, { ttlMs: 1000, now: () => now });
-    const writer = createApp({ store: shared, access: { kind: 'anonymous' } });
-    const put = (rv: string, body: unknown) => writer.request(`/v1/clusters/prod/snapshots/${rv}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const { reads, clock, polls, put } = pollsOver(counted);
     expect((await put('1', cluster)).status).toBe(201);
 
     const poll = async () => {
@@ -62,9 +71,9 @@ describe('PollIndex', () => {
     // Another process publishes version 2: unseen for at most ttlMs, then seen once the read
     // that replaces the pointer answers (polls meanwhile get the pointer read before).
     expect((await put('2', relabelled)).status).toBe(201);
-    now = 999;
+    clock.now = 999;
     expect((await poll()).version).toBe('1');
-    now = 1000;
+    clock.now = 1000;
     expect((await poll()).version).toBe('1');
     await settle();
     expect((await poll()).version).toBe('2');
@@ -84,26 +93,18 @@ describe('PollIndex', () => {
   });
 
   it('an explicit version is read again after ttlMs (it may have been deleted and published again elsewhere)', async () => {
-    const shared = createMemoryStore();
-    const { store, reads } = counted(shared);
-    let now = 0;
-    const polls = new PollIndex(store, { ttlMs: 1000, now: () => now });
-    await createApp({ store: shared, access: { kind: 'anonymous' } }).request('/v1/clusters/prod/snapshots/1', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(cluster) });
+    const { reads, clock, polls, put } = pollsOver(counted);
+    await put('1', cluster);
     await polls.nodeTables('prod', '1', 'node-1', null);
     await polls.nodeTables('prod', '1', 'node-1', null);
     expect(reads.nodeTables).toBe(1);
-    now = 1000;
+    clock.now = 1000;
     await polls.nodeTables('prod', '1', 'node-1', null);
     expect(reads.nodeTables).toBe(2);
   });
 
   it('serves the pointer read before while a newer one is read, for at most 2 × ttlMs; a write through this process is never hidden by a read started before it', async () => {
-    const shared = createMemoryStore();
-    const { store, release, held } = gated(shared);
-    let now = 0;
-    const polls = new PollIndex(store, { ttlMs: 1000, now: () => now });
-    const writer = createApp({ store: shared, access: { kind: 'anonymous' } });
-    const put = (rv: string, body: unknown) => writer.request(`/v1/clusters/prod/snapshots/${rv}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const { release, held, clock, polls, put } = pollsOver(gated);
     expect((await put('1', cluster)).status).toBe(201);
     const first = polls.latest('prod');
     release();
@@ -111,7 +112,7 @@ describe('PollIndex', () => {
 
     // Past ttlMs: version 1 answered at once while the read of the pointer is held.
     expect((await put('2', relabelled)).status).toBe(201);
-    now = 1500;
+    clock.now = 1500;
     expect((await polls.latest('prod'))!.version).toBe('1');
     expect((await polls.latest('prod'))!.version).toBe('1');
     expect(held.length).toBe(1);
@@ -127,9 +128,9 @@ describe('PollIndex', () => {
     expect((await polls.latest('prod'))!.version).toBe('3');
 
     // At 2 × ttlMs without an answer, polls wait for the read.
-    now = 3100;
+    clock.now = 3100;
     expect((await polls.latest('prod'))!.version).toBe('3'); // stale, a read starts
-    now = 3600;
+    clock.now = 3600;
     let answered = false;
     const waiting = polls.latest('prod').then((l) => ((answered = true), l));
     await settle();
@@ -140,20 +141,17 @@ describe('PollIndex', () => {
   });
 
   it('a failed read under way leaves the pointer read before for the next poll to try again', async () => {
-    const shared = createMemoryStore();
-    const { store, reads } = counted(shared);
-    let now = 0;
-    const polls = new PollIndex(store, { ttlMs: 1000, now: () => now });
-    await createApp({ store: shared, access: { kind: 'anonymous' } }).request('/v1/clusters/prod/snapshots/1', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(cluster) });
+    const { reads, clock, polls, put } = pollsOver(counted);
+    await put('1', cluster);
     expect((await polls.latest('prod'))!.version).toBe('1');
-    now = 1200;
+    clock.now = 1200;
     reads.fail = true;
     expect((await polls.latest('prod'))!.version).toBe('1');
     await settle();
     expect((await polls.latest('prod'))!.version).toBe('1');
     expect(reads.latest).toBe(3);
     // Past 2 × ttlMs the failure reaches the poll.
-    now = 2100;
+    clock.now = 2100;
     await expect(polls.latest('prod')).rejects.toThrow('store down');
     reads.fail = false;
     expect((await polls.latest('prod'))!.version).toBe('1');
