@@ -44,8 +44,9 @@ export const KIND_SCHEMAS = {
 // without zod's per-field dispatch and payload objects (the M snapshot validates in ~150 ms
 // instead of ~350), an invalid one falls back to the schema's own parser, so issues and their
 // paths are the same (test/snapshot/compiled-schemas.property.test.ts). Where code generation is
-// not allowed (a Worker), z.compile hands the schema back unchanged.
-const COMPILED: Readonly<Record<string, z.ZodTypeAny>> = Object.fromEntries(Object.entries(KIND_SCHEMAS).map(([k, s]) => [k, z.compile(s as z.ZodTypeAny)]));
+// not allowed (a Worker) the schemas are used as they are: z.compile would hand them back
+// unchanged, after writing their code (~30 ms of a Worker's ~150 ms start, bench/bundles.ts).
+const COMPILED: Readonly<Record<string, z.ZodTypeAny>> = z.core.util.allowsEval.value ? Object.fromEntries(Object.entries(KIND_SCHEMAS).map(([k, s]) => [k, z.compile(s as z.ZodTypeAny)])) : KIND_SCHEMAS;
 
 /** The schema objects of `apiVersion/kind` are parsed with (compiled), or undefined for a kind not supported. */
 export const kindSchema = (apiVersionKind: string): z.ZodTypeAny | undefined => (Object.hasOwn(COMPILED, apiVersionKind) ? COMPILED[apiVersionKind] : undefined);
