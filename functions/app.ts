@@ -3,6 +3,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { API_LIMITS } from '../schemas/api/verdicts.js';
+import { compressAnswers, type AnswerCompressor } from './answer-compression.js';
 import { ApiError } from './errors.js';
 import { StoreCorruptionError, type SnapshotStore } from '../infra/store/types.js';
 import { guardStore, StoreUnavailableError } from '../infra/store/guard.js';
@@ -55,6 +56,12 @@ export interface AppDeps {
   readonly settleAfterAnswer?: boolean;
   /** Where compute routes run instead of this thread (the Node server's threads; offload.ts). */
   readonly offload?: OffloadOptions;
+  /**
+   * Compresses answers (gzip or deflate) when the client's Accept-Encoding asks for it: the Node
+   * server and Lambda (an HTTP API compresses nothing, and its answers stop at 6 MB). None for
+   * the Worker: Cloudflare's edge compresses what it serves.
+   */
+  readonly answerCompressor?: AnswerCompressor;
 }
 
 /** The application: its routes bound to the contract it documents, with the services on every request's context. */
@@ -72,6 +79,8 @@ export function createApp(given: AppDeps = {}): App {
   // Every route and route middleware reads its dependencies from here (context.ts).
   app.use('*', withServices(services));
   app.use('*', accessLog(metrics, deps.logAccess ?? null));
+  // Rendered tables and compiled forms are text that deflates 5-20x (answer-compression.ts).
+  if (deps.answerCompressor) app.use('*', compressAnswers(deps.answerCompressor));
 
   app.use(
     '/v1/*',

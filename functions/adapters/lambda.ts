@@ -7,7 +7,7 @@ import { serverlessStoreFromEnv } from '../../infra/serverless-store.js';
 import { createApp } from '../app.js';
 import { depsFromEnv } from '../config.js';
 import { nodeSha256Hex } from '../node-sha256.js';
-import { nodeCompression } from '../node-compression.js';
+import { nodeAnswerCompressor, nodeCompression } from '../node-compression.js';
 
 type Handle = ReturnType<typeof handle>;
 let inner: Handle | undefined;
@@ -15,6 +15,6 @@ let inner: Handle | undefined;
 // async: a configuration error (say, malformed NETPOLC_TOKENS) rejects the invocation with its
 // reason, which Lambda logs; the app is built again on the next invocation, never served half-configured.
 export const handler = async (event: LambdaEvent, context?: LambdaContext): Promise<Awaited<ReturnType<Handle>>> => {
-  inner ??= handle(createApp({ ...depsFromEnv(process.env, 'serverless'), store: serverlessStoreFromEnv(process.env, { credentials: 'chain', sha256Hex: nodeSha256Hex, compression: nodeCompression, contentCacheBytes: 32 * 1024 * 1024 }), sha256Hex: nodeSha256Hex }));
+  inner ??= handle(createApp({ ...depsFromEnv(process.env, 'serverless'), store: serverlessStoreFromEnv(process.env, { credentials: 'chain', sha256Hex: nodeSha256Hex, compression: nodeCompression, contentCacheBytes: 32 * 1024 * 1024 }), sha256Hex: nodeSha256Hex, answerCompressor: nodeAnswerCompressor }));
   return inner(event, context);
 };

@@ -9,7 +9,7 @@ import { computeFromEnv, depsFromEnv, type ComputeSettings } from '../config.js'
 import { createHash } from 'node:crypto';
 import { ComputePool } from './compute-pool.js';
 import { nodeSha256Hex } from '../node-sha256.js';
-import { nodeCompression } from '../node-compression.js';
+import { nodeAnswerCompressor, nodeCompression } from '../node-compression.js';
 import { Metrics } from '../ops/metrics.js';
 
 const isLoopback = (host: string): boolean => host === 'localhost' || /^127(\.\d{1,3}){3}$/.test(host) || host === '::1' || host === '[::1]';
@@ -55,7 +55,7 @@ if (pool) {
   metrics.gauge('netpolc_compute_threads_busy', 'Compute threads answering a request now (COMPUTE_THREADS in all).', () => pool.busy);
   metrics.gauge('netpolc_compute_requests_waiting', 'Requests waiting for a compute thread (at most MAX_QUEUED_REQUESTS; more get 503).', () => pool.waiting);
 }
-const app = createApp({ ...deps, metrics, store: opened.store, storeDescription: opened.description, sha256Hex: nodeSha256Hex, ...(offload ? { offload } : {}) });
+const app = createApp({ ...deps, metrics, store: opened.store, storeDescription: opened.description, sha256Hex: nodeSha256Hex, answerCompressor: nodeAnswerCompressor, ...(offload ? { offload } : {}) });
 const server = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
   console.log(`netpolc listening on http://${host}:${info.port} (docs: /docs, contract: /openapi.json)`);
   console.log(`snapshots: ${opened.description}`);
@@ -72,10 +72,13 @@ http.headersTimeout = 66_000;
 
 // In-flight requests finish (a publish included), idle keep-alive connections close, the
 // threads finish the store work left after their answers (pointer moves settled), then the
-// store stops, releasing the data directory for the next start.
+// store stops, releasing the data directory for the next start. A connection whose answer is
+// still being written (a streamed or compressed one) becomes idle only after the signal, and
+// would otherwise hold the shutdown for keepAliveTimeout: idle ones are closed until it ends.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     server.close(() => void Promise.all([pool?.close(), opened.store.settled()]).then(() => opened.close()).then(() => process.exit(0)));
     http.closeIdleConnections();
+    setInterval(() => http.closeIdleConnections(), 100).unref();
   });
 }

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildLambda, LAMBDA_HANDLER_FILE } from '../../infra/build-lambda.js';
 import { expectExampleVerdicts } from '../support/example-verdicts.js';
@@ -72,7 +73,7 @@ describe('the Lambda bundle (npm run build:lambda)', () => {
     expect(text.match(/__require\(\s*["'][^"']+["']\s*\)/g) ?? []).toEqual([]);
   });
 
-  it('answers as the sources do: the documented verdicts, the example set form byte for byte, then a version stored in DynamoDB and a node agent reading its nftables', async () => {
+  it('answers as the sources do: the documented verdicts, the example set form byte for byte, then a version stored in DynamoDB and a node agent reading its nftables, plain and gzipped', async () => {
     const writer = makeToken('write:cluster=prod');
     const agent = makeToken('read:cluster=prod,node=node-2');
     const cluster = read('examples', 'cluster.json');
@@ -82,17 +83,21 @@ describe('the Lambda bundle (npm run build:lambda)', () => {
         httpApiEvent('POST', '/v1/compile', { body: `{"snapshot":${cluster}}`, contentType: 'application/json' }),
         httpApiEvent('PUT', '/v1/clusters/prod/snapshots/1', { body: cluster, contentType: 'application/json', headers: writer.header }),
         httpApiEvent('GET', '/v1/clusters/prod/nodes/node-2/tables', { query: 'format=nftables', headers: agent.header }),
+        httpApiEvent('GET', '/v1/clusters/prod/nodes/node-2/tables', { query: 'format=nftables', headers: { ...agent.header, 'accept-encoding': 'gzip' } }),
         httpApiEvent('GET', '/v1/clusters/prod/snapshots', { headers: agent.header }),
       ],
       // As the template sets them; no AWS credentials: the endpoint is local (dummy credentials).
       { STORE: 'dynamodb', DYNAMODB_TABLE: dynamo().tableName, DYNAMODB_ENDPOINT: dynamo().endpoint, NETPOLC_TOKENS: `${writer.entry}\n${agent.entry}` },
     );
-    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 201, 200, 403]);
-    expect(answers.every((a) => !a.isBase64Encoded)).toBe(true);
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 201, 200, 200, 403]);
+    expect(answers.map((a) => a.isBase64Encoded)).toEqual([false, false, false, false, true, false]);
     expectExampleVerdicts(JSON.parse(answers[0]!.body));
     const { version, sets, tables, nodes } = JSON.parse(answers[1]!.body);
     expect(JSON.stringify({ version, sets, tables, nodes })).toBe(JSON.stringify(JSON.parse(read('examples', 'compiled-ir.json'))));
     expect(JSON.parse(answers[2]!.body)).toMatchObject({ cluster: 'prod', version: '1', status: 'created', latest: true });
     expect(answers[3]!.body).toContain('table inet netpolc');
+    // Asked for gzip: base64 on the way out (zlib inside the bundle), the same script inflated.
+    expect(answers[4]!.headers?.['content-encoding']).toBe('gzip');
+    expect(gunzipSync(Buffer.from(answers[4]!.body, 'base64')).toString('utf8')).toBe(answers[3]!.body);
   }, 60_000);
 });

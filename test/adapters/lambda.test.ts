@@ -2,6 +2,7 @@
 // format 2.0 events, as API Gateway hands them to the function.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { stringify } from 'yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
@@ -52,6 +53,19 @@ describe('Lambda handler (API Gateway v2 events)', () => {
     const res = await handler(httpApiEvent('POST', '/v1/verdicts', { body: exampleText, contentType: 'application/json', base64: true }));
     expect(res.statusCode).toBe(200);
     expect(json(res).verdicts.map((v: any) => v.allowed)).toEqual([true, false, true, false, true]);
+  });
+
+  it('gzips the answer when the client asks (an HTTP API compresses nothing, and answers stop at 6 MB): base64 on the way out, the same JSON inflated', async () => {
+    const handler = await loadHandler();
+    const body = `{"snapshot":${clusterText}}`;
+    const plain = await handler(httpApiEvent('POST', '/v1/compile', { body, contentType: 'application/json' }));
+    const zipped = await handler(httpApiEvent('POST', '/v1/compile', { body, contentType: 'application/json', headers: { 'accept-encoding': 'gzip, deflate' } }));
+    expect(zipped.statusCode).toBe(200);
+    expect(zipped.headers?.['content-encoding']).toBe('gzip');
+    expect(zipped.isBase64Encoded).toBe(true);
+    const bytes = Buffer.from(zipped.body, 'base64');
+    expect(bytes.length).toBeLessThan(plain.body.length / 3);
+    expect(gunzipSync(bytes).toString('utf8')).toBe(plain.body);
   });
 
   it('accepts a multi-document YAML body', async () => {

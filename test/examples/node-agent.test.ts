@@ -86,8 +86,8 @@ async function served(node: string, version: string, since?: string): Promise<{ 
   return { script: await res.text(), etag: res.headers.get('etag')! };
 }
 
-/** The marker the agent sets for an ETag: the first 15 characters of its hash. */
-const markerOf = (etag: string) => /^"([0-9a-z]{15})[0-9a-z]*\.nftables"$/.exec(etag)![1]!;
+/** The marker the agent sets for an ETag (weak when the answer came gzipped): the first 15 characters of its hash. */
+const markerOf = (etag: string) => /^(?:W\/)?"([0-9a-z]{15})[0-9a-z]*\.nftables"$/.exec(etag)![1]!;
 
 /** The script as the agent hands it to nft: the server's, then its marker lines. */
 const marked = (script: string, etag: string) =>
