@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { API_LIMITS } from '../schemas/api/verdicts.js';
 import { compressAnswers, type AnswerCompressor } from './answer-compression.js';
 import { ApiError } from './errors.js';
+import { inflatedBodies } from './request-coding.js';
 import { StoreCorruptionError, type SnapshotStore } from '../infra/store/types.js';
 import { guardStore, StoreUnavailableError } from '../infra/store/guard.js';
 import type { Sha256Hex } from '../core/compile/index.js';
@@ -92,6 +93,8 @@ export function createApp(given: AppDeps = {}): App {
     }),
   );
 
+  // After the limit on what arrives: a compressed body is held to it again once inflated.
+  app.use('/v1/*', inflatedBodies(maxBodyBytes));
   app.use('/v1/*', wellEncodedPath);
   // Every path under /v1/clusters needs a valid token, unknown ones included; each route then checks its scope.
   app.use('/v1/clusters/*', requireToken(access));

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.js';
 import { TTL_ATTRIBUTE } from '../../infra/store/backend.js';
@@ -71,7 +72,7 @@ describe.skipIf(unavailable !== null)('Cloudflare Worker under workerd', () => {
     await dynamo?.close();
   }, 15_000);
 
-  const call = (path: string, init?: { method?: string; headers?: Record<string, string>; body?: string }) =>
+  const call = (path: string, init?: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array }) =>
     worker!.fetch(`http://netpolc.test${path}`, init);
 
   it('stores snapshots in DynamoDB and serves a node agent its tables, diffs and 304s, with tokens', async () => {
@@ -118,6 +119,13 @@ describe.skipIf(unavailable !== null)('Cloudflare Worker under workerd', () => {
   it('answers POST /v1/verdicts with the documented verdicts', async () => {
     const res = await call('/v1/verdicts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: exampleText });
     expect(res.status).toBe(200);
+    expectExampleVerdicts((await res.json()) as { verdicts: any[]; warnings: string[] });
+  });
+
+  it('reads a gzipped body (Content-Encoding: gzip) under workerd, and answers uncompressed (the edge compresses)', async () => {
+    const res = await call('/v1/verdicts', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'accept-encoding': 'gzip' }, body: gzipSync(exampleText) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-encoding')).toBeNull();
     expectExampleVerdicts((await res.json()) as { verdicts: any[]; warnings: string[] });
   });
 
