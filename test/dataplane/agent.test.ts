@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataplaneBlocker, run, teardown } from './netns.js';
+import { markerOf as agentMarker } from '../support/agent-marker.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const AGENT = join(ROOT, 'examples', 'node-agent', 'agent.mjs');
@@ -98,7 +99,7 @@ describe('real kernel: the reference node agent checks and repairs table inet ne
     return { script: await res.text(), etag: res.headers.get('etag')! };
   }
 
-  const markerOf = (etag: string) => /^"([0-9a-z]{15})[0-9a-z]*\.nftables"$/.exec(etag)![1]!;
+  const markerOf = (etag: string) => agentMarker(etag, 'nftables');
   const kernelMarker = () => /elements = \{ "([^"]*)" \}/.exec(nft('list', 'set', 'inet', 'netpolc', 'netpolc_applied'))?.[1];
 
   it('applies v1 and the delta to v2 with the marker, and puts the same table back after each edit by hand', async () => {

@@ -6,6 +6,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { parseLog, type LogLine } from './agent-process.js';
+import { markerOf as agentMarker } from '../support/agent-marker.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const AGENT = join(ROOT, 'examples', 'node-agent', 'agent.mjs');
@@ -102,8 +103,7 @@ export async function served(base: string, node: string, version: string, since?
   return { body: await res.json(), etag: res.headers.get('etag')! };
 }
 
-/** The marker the agent sets for an ETag (weak when the answer came gzipped): the first 15 characters of its hash. */
-export const markerOf = (etag: string) => /^(?:W\/)?"([0-9a-z]{15})[0-9a-z]*\.iptables"$/.exec(etag)![1]!;
+export const markerOf = (etag: string) => agentMarker(etag, 'iptables');
 
 export function runAgent(base: string, stateDir: string, k: FakeKernel, ...extra: string[]) {
   // Async spawn: the server answering the agent lives in this process's event loop.

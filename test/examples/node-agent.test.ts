@@ -21,6 +21,7 @@ import { parseTokens } from '../../functions/access/tokens.js';
 import { createMemoryStore } from '../../infra/store/memory.js';
 import { makeToken, tokenPolicy, type TestToken } from '../support/tokens.js';
 import { parseLog, Running, type LogLine } from './agent-process.js';
+import { markerOf as agentMarker } from '../support/agent-marker.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const AGENT = join(ROOT, 'examples', 'node-agent', 'agent.mjs');
@@ -86,8 +87,7 @@ async function served(node: string, version: string, since?: string): Promise<{ 
   return { script: await res.text(), etag: res.headers.get('etag')! };
 }
 
-/** The marker the agent sets for an ETag (weak when the answer came gzipped): the first 15 characters of its hash. */
-const markerOf = (etag: string) => /^(?:W\/)?"([0-9a-z]{15})[0-9a-z]*\.nftables"$/.exec(etag)![1]!;
+const markerOf = (etag: string) => agentMarker(etag, 'nftables');
 
 /** The script as the agent hands it to nft: the server's, then its marker lines. */
 const marked = (script: string, etag: string) =>
