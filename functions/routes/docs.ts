@@ -34,7 +34,8 @@ export const OPENAPI_INFO = {
   version: '0.1.0',
   description:
     'Network-policy compilation API. Reads a Kubernetes cluster snapshot (Namespaces, Pods, Nodes, Services; NetworkPolicy networking.k8s.io/v1 and the legacy extensions/v1beta1 proposal form; AdminNetworkPolicy/BaselineAdminNetworkPolicy v1alpha1; ClusterNetworkPolicy v1alpha2) and answers verdicts with their decision chain.' +
-    ` Limits: request bodies ${API_LIMITS.maxBodyBytes / 1024 / 1024} MiB by default (MAX_BODY_BYTES); PUT /v1/clusters/{cluster}/latest and POST /v1/store/collect ${API_LIMITS.smallBodyBytes} bytes, checked before the body is read (413 naming the route's limit).`,
+    ` Limits: request bodies ${API_LIMITS.maxBodyBytes / 1024 / 1024} MiB by default (MAX_BODY_BYTES); PUT /v1/clusters/{cluster}/latest and POST /v1/store/collect ${API_LIMITS.smallBodyBytes} bytes, checked before the body is read (413 naming the route's limit).` +
+    ' Compression: a request body may be sent with Content-Encoding gzip or deflate (the limits hold once it is inflated; another coding is a 415, bytes not valid in their coding a 400); answers are gzip- or deflate-encoded when Accept-Encoding asks, on the Node server and Lambda, with a weak ETag (If-None-Match compares weakly).',
 };
 
 export function docsRoutes(app: OpenAPIHono<AppEnv>): void {
