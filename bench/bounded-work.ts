@@ -7,7 +7,7 @@
 // for throughput) — once with the compute threads (default) and once with COMPUTE_THREADS=0
 // (everything on the serving thread, as before the threads), so the ratios compare like with like.
 //
-//   node --import tsx bench/bounded-work.ts [--pollers 50] [--baseline-s 3] [--no-polls] [--no-rendered] [--no-bodies] [--no-publish] [--publish-size M|L]
+//   node --import tsx bench/bounded-work.ts [--pollers 50] [--baseline-s 3] [--identity] [--no-polls] [--no-rendered] [--no-bodies] [--no-publish] [--publish-size M|L]
 //
 // Then the same pollers while four rendered GETs of one crowded node (20,000 pods, 2,000
 // NetworkPolicies: iptables, openstack-sg, an iptables part, nftables; 11-29 MB each) run at once,
@@ -30,6 +30,8 @@ const opt = (name: string, dflt: number) => {
 };
 const POLLERS = opt('--pollers', 50);
 const BASELINE_MS = opt('--baseline-s', 3) * 1000;
+/** The worst case's client asks for the answer as it is (no Accept-Encoding). */
+const IDENTITY = argv.includes('--identity');
 
 async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'functions', 'adapters', 'node.ts')], {
@@ -125,11 +127,12 @@ async function measure(threads: string): Promise<void> {
     // From another process (curl), so receiving its answer does not stall this one's pollers.
     const bodyFile = join(dataDir, 'worst.json');
     writeFileSync(bodyFile, body);
-    const worst = curl(`${url}/v1/compile`, ['-H', 'content-type: application/json', '--data-binary', `@${bodyFile}`]);
+    // As most HTTP clients ask (Go's and Python's, Node's fetch): a gzip answer, unless --identity.
+    const worst = curl(`${url}/v1/compile`, ['-H', 'content-type: application/json', '--data-binary', `@${bodyFile}`, ...(IDENTITY ? [] : ['--compressed'])]);
     const during = await poll(url, nodes, etags, worst);
     const w = await worst;
     const f = (xs: number[]) => `p50 ${quantile(xs, 0.5).toFixed(1)} ms, p99 ${quantile(xs, 0.99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(0)} ms`;
-    console.log(`COMPUTE_THREADS=${threads}: worst case ${w.status}, ${(w.bytes / 1048576).toFixed(0)} MiB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(`COMPUTE_THREADS=${threads}: worst case ${w.status}, ${(w.bytes / 1048576).toFixed(0)} MiB ${IDENTITY ? 'as it is' : 'gzipped'} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     console.log(`  100 clients back to back: ${Math.round(flat.ms.length / (BASELINE_MS / 1000))} polls/s (${flat.failed} not 304), ${f(flat.ms)}`);
     console.log(`  100 clients at 2,000 polls/s offered: ${Math.round(paced.ms.length / (BASELINE_MS / 1000))} polls/s served (${paced.failed} not 304), ${f(paced.ms)}`);
     console.log(`  polls alone:  ${alone.ms.length} (${alone.failed} not 304), ${f(alone.ms)}`);

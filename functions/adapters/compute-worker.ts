@@ -1,7 +1,8 @@
 // A compute thread (compute-pool.ts): the same app as the serving thread, with the same
 // settings and store, answering one request at a time as data. Its access log is off (the
 // serving thread logs every request); compile/publish figures and store errors travel back with
-// each answer for the serving thread's /metrics.
+// each answer for the serving thread's /metrics. Answers are compressed here, when the client
+// asks, so that the serving thread only forwards bytes (an answer can be hundreds of MiB).
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openStore } from '../../infra/open-store.js';
@@ -9,7 +10,7 @@ import { storeSettingsFromEnv, type StoreSettings } from '../../infra/store/conf
 import { createApp } from '../app.js';
 import { depsFromEnv } from '../config.js';
 import { nodeSha256Hex } from '../node-sha256.js';
-import { nodeCompression } from '../node-compression.js';
+import { nodeAnswerCompressor, nodeCompression } from '../node-compression.js';
 import { Metrics } from '../ops/metrics.js';
 import type { Observation, WireRequest, WireResponse } from '../offload.js';
 import { COMPUTE_THREAD_NICE, DRAIN, DRAINED, READY, type ComputeWorkerData } from './compute-pool.js';
@@ -52,7 +53,7 @@ metrics.storeErrors.inc = (labels = {}, by = 1) => {
   observations.push(['storeErrors', by, labels]);
 };
 
-const app = createApp({ ...depsFromEnv(data.env, 'node'), logAccess: null, metrics, ...(store ? { store, storeDescription: data.storeDescription } : {}), sha256Hex: nodeSha256Hex });
+const app = createApp({ ...depsFromEnv(data.env, 'node'), logAccess: null, metrics, ...(store ? { store, storeDescription: data.storeDescription } : {}), sha256Hex: nodeSha256Hex, answerCompressor: nodeAnswerCompressor });
 
 parentPort!.on('message', async (req: WireRequest | typeof DRAIN) => {
   if (req === DRAIN) {

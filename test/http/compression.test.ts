@@ -11,7 +11,9 @@ import { createApp } from '../../functions/app.js';
 import { createMemoryStore } from '../../infra/store/memory.js';
 import { nodeAnswerCompressor } from '../../functions/node-compression.js';
 import { chosenEncoding } from '../../functions/answer-compression.js';
+import { answerBody } from '../../functions/offload.js';
 import { withServer } from '../support/node-server.js';
+import { wideAdminPolicy } from '../support/hostile.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const cluster = readFileSync(join(ROOT, 'examples', 'cluster.json'), 'utf8');
@@ -129,4 +131,36 @@ describe('compressed answers from the Node server (npm start), through its compu
     });
     expect(code).toBe(0);
   }, 60_000);
+
+  it('identical requests at once that ask for different codings each get their own (the thread compresses; Vary set there)', async () => {
+    const code = await withServer({ STORE: 'memory', NETPOLC_ALLOW_ANONYMOUS: 'true', COMPUTE_THREADS: '1' }, async (url) => {
+      // Large enough that the three are computing at the same time (one compile takes ~0.5 s).
+      const body = JSON.stringify({ snapshot: { apiVersion: 'v1', kind: 'List', items: wideAdminPolicy(400, 3, 3) } });
+      // A compressed one first: shared with the others, its bytes would reach clients that did not ask for them.
+      const [zipped, identity, deflated] = await Promise.all([
+        raw(`${url}/v1/compile`, 'POST', { ...json, 'accept-encoding': 'gzip' }, body),
+        raw(`${url}/v1/compile`, 'POST', json, body),
+        raw(`${url}/v1/compile`, 'POST', { ...json, 'accept-encoding': 'deflate' }, body),
+      ]);
+      expect([identity.status, zipped.status, deflated.status]).toEqual([200, 200, 200]);
+      expect([identity.headers['content-encoding'], zipped.headers['content-encoding'], deflated.headers['content-encoding']]).toEqual([undefined, 'gzip', 'deflate']);
+      for (const answer of [identity, zipped, deflated]) expect(answer.headers.vary).toBe('Accept-Encoding');
+      expect(gunzipSync(zipped.bytes).toString('utf8')).toBe(identity.bytes.toString('utf8'));
+      expect(inflateSync(deflated.bytes).toString('utf8')).toBe(identity.bytes.toString('utf8'));
+    });
+    expect(code).toBe(0);
+  }, 60_000);
+});
+
+describe("an answer from a compute thread, handed to the socket (answerBody)", () => {
+  it('is the same bytes, in slices of at most 1 MiB that are views of them (no copy on the serving thread)', async () => {
+    for (const size of [0, 1, 1024 * 1024, 1024 * 1024 + 1, 3 * 1024 * 1024 + 17]) {
+      const bytes = new Uint8Array(size).map((_, i) => (i * 31) & 255);
+      const slices: Uint8Array[] = [];
+      for await (const slice of answerBody(bytes) as unknown as AsyncIterable<Uint8Array>) slices.push(slice);
+      expect(slices.every((s) => s.buffer === bytes.buffer && s.length > 0 && s.length <= 1024 * 1024)).toBe(true);
+      expect(Buffer.concat(slices).equals(Buffer.from(bytes))).toBe(true);
+      expect(slices.length).toBe(Math.ceil(size / (1024 * 1024)));
+    }
+  });
 });
