@@ -1,5 +1,5 @@
 // Property tests for the HTTP edge: whatever the body, POST /v1/verdicts, /v1/matrix,
-// /v1/previews and /v1/lint answer 200, 400, 413, 415 or 422 — never 500 — and every non-200 is a JSON error body.
+// /v1/previews, /v1/lint, /v1/compile (every format) and /v1/ask answer 200, 400, 413, 415 or 422 — never 500 — and every non-200 is a JSON error body.
 // Bodies: random JSON values, mutations deep inside a valid request (delete, retype,
 // replace, rename, duplicate), the same as YAML, and random bytes/text under JSON and YAML
 // content types. A 500 fails with the cause the app logged.
@@ -7,20 +7,24 @@ import fc from 'fast-check';
 import { stringify as toYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.js';
+import { COMPILE_FORMATS } from '../../schemas/formats.js';
+import { createMemoryStore } from '../../infra/store/memory.js';
 import { assertProperty } from '../support/property.js';
 import { isContainer, mutate, mutationsArb, type Json } from '../support/mutations.js';
 
 
 const logged: unknown[] = [];
-const app = createApp({ logError: (e) => logged.push(e) });
+// With a store that serves anyone: /v1/ask may name a stored cluster instead of a snapshot.
+const app = createApp({ store: createMemoryStore(), access: { kind: 'anonymous' }, logError: (e) => logged.push(e) });
 const smallApp = createApp({ maxBodyBytes: 2_000, logError: (e) => logged.push(e) });
 
-const ALLOWED = new Set([200, 400, 413, 415, 422]);
+// 404: /v1/ask naming a cluster that is not stored.
+const ALLOWED = new Set([200, 400, 404, 413, 415, 422]);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : undefined;
 const params = (numRuns = RUNS) => ({ numRuns, ...(SEED !== undefined ? { seed: SEED } : {}) });
 
-const ROUTES = ['/v1/verdicts', '/v1/matrix', '/v1/previews', '/v1/lint'] as const;
+const ROUTES = ['/v1/verdicts', '/v1/matrix', '/v1/previews', '/v1/lint', '/v1/compile', '/v1/ask'] as const;
 type Route = (typeof ROUTES)[number];
 
 /** Posts and checks the contract; throws with the logged cause on a 500. */
@@ -189,7 +193,12 @@ const PREVIEW: Json = {
   tables: false,
 };
 
-const BASE: Record<Route, Json> = { '/v1/verdicts': VERDICTS, '/v1/matrix': MATRIX, '/v1/previews': PREVIEW, '/v1/lint': { snapshot: SNAPSHOT } };
+/** Every output format in one request each: mutations pick one (`format` is mutated like any field). */
+const COMPILE: Json = { snapshot: SNAPSHOT, format: 'nftables', nodes: ['node-1'] };
+
+const ASK: Json = { snapshot: SNAPSHOT, question: 'can x/a reach x/svc/svc on 80?' };
+
+const BASE: Record<Route, Json> = { '/v1/verdicts': VERDICTS, '/v1/matrix': MATRIX, '/v1/previews': PREVIEW, '/v1/lint': { snapshot: SNAPSHOT }, '/v1/compile': COMPILE, '/v1/ask': ASK };
 
 // ---------------------------------------------------------------------------------------
 // Properties
@@ -203,6 +212,10 @@ describe('fuzz: the HTTP edge never answers 500', () => {
       expect(res.status, `${route}: ${text.slice(0, 2000)}`).toBe(200);
       const yaml = await app.request(route, { method: 'POST', headers: { 'content-type': 'application/yaml' }, body: toYaml(BASE[route]) });
       expect(yaml.status, `${route} as YAML: ${(await yaml.text()).slice(0, 2000)}`).toBe(200);
+    }
+    for (const format of COMPILE_FORMATS) {
+      const res = await app.request('/v1/compile', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...(COMPILE as Record<string, Json>), format }) });
+      expect(res.status, `${format}: ${(await res.text()).slice(0, 2000)}`).toBe(200);
     }
     const v = await (await app.request('/v1/verdicts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(VERDICTS) })).json() as { verdicts: unknown[] };
     expect(v.verdicts).toHaveLength((VERDICTS as { flows: unknown[] }).flows.length);
@@ -226,8 +239,10 @@ describe('fuzz: the HTTP edge never answers 500', () => {
     const changes = fc.oneof(anyJson, fc.record({ apply: fc.oneof(anyJson, fc.array(anyJson, { maxLength: 2 })), delete: fc.oneof(anyJson, fc.array(fc.record({ kind: anyJson, namespace: anyJson, name: anyJson }, { requiredKeys: [] }), { maxLength: 2 })) }, { requiredKeys: [] }));
     const previews = fc.record({ base: field(s), head: field(s), changes, tables: fc.oneof(anyJson, fc.constant(false)), lint: anyJson, detail: anyJson }, { requiredKeys: [] });
     const lint = fc.record({ snapshot: field(s) }, { requiredKeys: [] });
+    const compile = fc.record({ snapshot: field(s), format: fc.oneof(anyJson, fc.constantFrom(...COMPILE_FORMATS)), nodes: fc.oneof(anyJson, fc.constant(['node-1']), fc.array(fc.string(), { maxLength: 3 })) }, { requiredKeys: [] });
+    const ask = fc.record({ snapshot: field(s), question: fc.oneof(anyJson, fc.string(), fc.constantFrom('can x/a reach x/b on 80?', 'who can reach x/b?', 'what can y/c reach on 53/udp?', 'is anything exposed to the internet?', 'can 192.0.2.7 reach svc in x on http and 8000-8002?')), cluster: anyJson, version: anyJson }, { requiredKeys: [] });
     await assertProperty(
-      fc.asyncProperty(fc.oneof(verdicts.map((b) => ['/v1/verdicts', b] as const), matrix.map((b) => ['/v1/matrix', b] as const), previews.map((b) => ['/v1/previews', b] as const), lint.map((b) => ['/v1/lint', b] as const)), async ([route, body]) => {
+      fc.asyncProperty(fc.oneof(verdicts.map((b) => ['/v1/verdicts', b] as const), matrix.map((b) => ['/v1/matrix', b] as const), previews.map((b) => ['/v1/previews', b] as const), lint.map((b) => ['/v1/lint', b] as const), compile.map((b) => ['/v1/compile', b] as const), ask.map((b) => ['/v1/ask', b] as const)), async ([route, body]) => {
         await check(route, JSON.stringify(body), 'application/json');
       }),
       { ...params(), file: import.meta.url, env: ['FUZZ_RUNS'] },
@@ -236,8 +251,8 @@ describe('fuzz: the HTTP edge never answers 500', () => {
 
   it('mutations deep inside a valid request (JSON)', async () => {
     await assertProperty(
-      fc.asyncProperty(fc.constantFrom(...ROUTES), mutationsArb, async (route, mutations) => {
-        const body = mutate(BASE[route], mutations);
+      fc.asyncProperty(fc.constantFrom(...ROUTES), mutationsArb, fc.constantFrom(...COMPILE_FORMATS), async (route, mutations, format) => {
+        const body = mutate(route === '/v1/compile' ? { ...(BASE[route] as Record<string, Json>), format } : BASE[route], mutations);
         await check(route, JSON.stringify(body), 'application/json');
       }),
       { ...params(), file: import.meta.url, env: ['FUZZ_RUNS'] },
