@@ -46,10 +46,7 @@ function namespacePods(t: Tokens): string | null {
   if (SOME.some((s) => t.sees([...s, 'in'])) || t.peek() === 'in') {
     if (t.peek() !== 'in') t.next();
     t.next();
-    t.accept(['namespace']) || t.accept(['ns']);
-    const ns = t.next();
-    if (ns === undefined || !DNS_LABEL.test(ns)) throw new Unreadable(`expected a namespace after "in", got ${quote(ns)}`);
-    return ns;
+    return namespaceAfterIn(t);
   }
   if (NAMESPACE_WORDS.has(t.peek() ?? '') && label(1)) {
     t.next();
@@ -62,6 +59,24 @@ function namespacePods(t: Tokens): string | null {
   }
   return null;
 }
+
+/**
+ * The namespace after "in": `prod`, `namespace prod`, `ns prod`, or `prod namespace` ("in the
+ * prod namespace": "the" is a filler, tokens.ts).
+ */
+function namespaceAfterIn(t: Tokens): string {
+  const named = t.accept(['namespace']) || t.accept(['ns']);
+  const ns = t.next();
+  if (ns === undefined || !DNS_LABEL.test(ns)) throw new Unreadable(`expected a namespace after "in", got ${quote(ns)}`);
+  if (!named) t.accept(['namespace']) || t.accept(['ns']);
+  return ns;
+}
+
+// Kinds people say around a name ("service db", "the db service", "the web deployment"),
+// written as kubectl's `svc/db`, `deployment/web`. Pod words are fillers (tokens.ts).
+const SERVICE_KINDS = new Set(['svc', 'service', 'services']);
+const kindAround = (w: string | undefined): string | null => (w === undefined ? null : SERVICE_KINDS.has(w) ? 'svc' : workloadKindOf(w) ? w : null);
+const isPlainName = (w: string | undefined): w is string => w !== undefined && DNS_SUBDOMAIN.test(w) && !GRAMMAR_WORDS.has(w) && kindAround(w) === null;
 
 /** `[fd00::1]:53`, `8.8.8.8:53/udp`, `prod/deploy/backend:8080`: the name and the port on it. */
 function withPort(tok: string): [string, string | null] {
@@ -105,17 +120,25 @@ export function endpoint(t: Tokens, role: 'source' | 'destination' | 'pod', afte
   if (internet(t)) return { spec: { ip: INTERNET }, port: null };
   const ns = namespacePods(t);
   if (ns !== null) return { spec: { pod: `ns/${ns}` }, port: null };
-  const raw = t.next();
+  let raw = t.next();
   const expected = `expected the ${role} (namespace/pod, namespace/kind/name, a name with -n namespace, namespace/label=value, a node name, an IP address or a CIDR) after "${after}", got ${quote(raw)}`;
   if (raw === undefined) throw new Unreadable(expected);
+  // "service db", "deployment web": the kind first.
+  const kindBefore = kindAround(raw);
+  if (kindBefore !== null && isPlainName(withPort(t.peek() ?? '')[0])) raw = `${kindBefore}/${t.next()!}`;
   const [tok, port] = withPort(raw);
   let spec = name(tok);
   if (spec === null) throw new Unreadable(expected);
+  // "the db service", "the web deployment": the kind after the name.
+  const kindAfter = kindAround(t.peek());
+  if (kindAfter !== null && kindBefore === null && isPlainName(tok)) {
+    t.next();
+    spec = name(`${kindAfter}/${tok}`)!;
+  }
   // "frontend in staging": the name's own namespace.
   if (t.peek() === 'in' && DNS_LABEL.test(t.peek(1) === 'namespace' || t.peek(1) === 'ns' ? t.peek(2) ?? '' : t.peek(1) ?? '') && !SOME.some((s) => s[0] === t.peek(1))) {
     t.next();
-    t.accept(['namespace']) || t.accept(['ns']);
-    const own = t.next()!;
+    const own = namespaceAfterIn(t);
     scope.namespaces.add(own);
     spec = qualify(spec, own);
   }
@@ -166,10 +189,7 @@ export function tail(t: Tokens, scope: Scope, from?: (t: Tokens) => void): strin
   while (t.peek() !== undefined) {
     if (t.peek() === 'in') {
       t.next();
-      t.accept(['namespace']) || t.accept(['ns']);
-      const ns = t.next();
-      if (ns === undefined || !DNS_LABEL.test(ns)) throw new Unreadable(`expected a namespace after "in", got ${quote(ns)}`);
-      scope.namespaces.add(ns);
+      scope.namespaces.add(namespaceAfterIn(t));
     } else if (t.peek() === 'from') {
       t.next();
       if (!from) throw new Unreadable(`"from" after the destination, but the source came first; ask "can X reach Y" or "is Y reachable from X"`);

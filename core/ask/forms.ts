@@ -3,6 +3,7 @@
 //   can|could|will|does … X [be able to|allowed to] VERB Y …     "will X be able to reach Y"
 //   is|are X allowed|able|permitted to VERB Y …                  "is X allowed to reach Y"
 //   why can't|why can|why is|why does …                          "why can't X reach Y"
+//   is X blocked|prevented|denied from [VERB-ing] Y …           "why is X blocked from reaching Y"
 //   is|can Y reachable|be reached from X …                       "is Y reachable from X on 443"
 //   is traffic from X to Y allowed, can traffic flow from X to Y, does anything block traffic from X to Y
 //   is it possible for X to VERB Y
@@ -12,7 +13,7 @@ import { endpoint, tail, type Read, type Scope } from './endpoints.js';
 import { joinPorts } from './ports.js';
 import type { ReachQuery } from './query.js';
 import { quote, Unreadable, type Tokens } from './tokens.js';
-import { ABLE, ICMP_VERBS, PASSIVE, VERBS } from './words.js';
+import { ABLE, BLOCKED, GERUNDS, ICMP_VERBS, PASSIVE, VERBS } from './words.js';
 
 /** The words a reach question may open with (after "why"). */
 export const AUXILIARIES = new Set(['can', 'could', 'may', 'might', 'will', 'would', 'should', 'is', 'are', 'does', 'do', 'did']);
@@ -80,9 +81,14 @@ export function reachQuestion(t: Tokens, scope: Scope): ReachQuery {
     if (from === null) throw new Unreadable(`expected "from" and the source after the destination, got ${quote(words.join(' ') || undefined)}`);
     return can(from, first, words);
   }
+  // "why is X blocked from reaching Y": whether X reaches Y, as for "why can't X reach Y".
+  if (t.acceptAny(BLOCKED)) {
+    t.acceptAny(GERUNDS);
+    return can(first, endpoint(t, 'destination', 'from', scope), tail(t, scope));
+  }
   let able = false;
   while (t.acceptAny(ABLE)) able = true;
-  if ((aux === 'is' || aux === 'are') && !able) throw new Unreadable(`expected "allowed to" (or "reachable from") after the source, got ${quote(t.peek())}`);
+  if ((aux === 'is' || aux === 'are') && !able) throw new Unreadable(`expected "allowed to" (or "reachable from", "blocked from") after the source, got ${quote(t.peek())}`);
   verb(t, 'the source');
   const to = endpoint(t, 'destination', 'reach', scope);
   return can(first, to, tail(t, scope));

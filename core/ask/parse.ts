@@ -25,6 +25,8 @@ export const ACCEPTED_FORMS: readonly string[] = [
   'can 10.0.0.0/16 reach shop/db on 5432?  (a CIDR: each region of it that policies treat alike)',
   'is shop/web allowed to reach shop/db port 80?',
   'can web reach db -n shop?  (names without a namespace: -n, --namespace, "in shop"; else the one namespace that has them)',
+  'can the web deployment reach the db service in the shop namespace?  (also: service db, deployment web)',
+  'why is shop/web blocked from reaching shop/db on 5432?',
   'why can\'t shop/web reach db.shop.svc.cluster.local:5432/tcp?  (a Service by its DNS name; a port on the destination)',
   'is shop/db reachable from the internet on 5432?  (also: does shop/web have access to shop/db, from shop/web to shop/db)',
   'is traffic from shop/web to shop/db allowed?  (also: shop/web -> shop/db:5432)',

@@ -17,8 +17,18 @@ export const ICMP_VERBS = new Set(['ping', 'icmp', 'traceroute']);
 /** "is Y reachable from X", "can Y be reached from X": the destination first. */
 export const PASSIVE: readonly (readonly string[])[] = [['reachable'], ['accessible'], ['be', 'reached'], ['be', 'accessed'], ['be', 'called'], ['be', 'scraped'], ['be', 'hit'], ['be', 'contacted']];
 
+/** "why is X blocked from reaching Y", "is X denied access to Y": the source, then one of these, then the destination. */
+export const BLOCKED: readonly (readonly string[])[] = [
+  ['blocked', 'from'], ['prevented', 'from'], ['stopped', 'from'], ['kept', 'from'], ['denied', 'from'], ['denied', 'access', 'to'], ['blocked', 'access', 'to'],
+];
+/** The verb after BLOCKED's "from", as a gerund: "blocked from reaching", "prevented from talking to". */
+export const GERUNDS: readonly (readonly string[])[] = [
+  ['opening', 'connections', 'to'], ['sending', 'traffic', 'to'], ['sending', 'requests', 'to'], ['talking', 'to'], ['connecting', 'to'], ['getting', 'to'],
+  ['reaching'], ['accessing'], ['calling'], ['hitting'], ['scraping'], ['querying'], ['contacting'],
+];
+
 /** Words of the grammar are never a bare (node) name. */
 export const GRAMMAR_WORDS = new Set([
-  ...MODALS.flat(), ...VERBS.flat(), ...ABLE.flat(), ...PASSIVE.flat(), ...ICMP_VERBS, ...PORT_INTROS, ...EVERY_PORT, ...PROTOCOL_WORDS.keys(),
+  ...MODALS.flat(), ...VERBS.flat(), ...ABLE.flat(), ...PASSIVE.flat(), ...BLOCKED.flat(), ...GERUNDS.flat(), ...ICMP_VERBS, ...PORT_INTROS, ...EVERY_PORT, ...PROTOCOL_WORDS.keys(),
   'who', 'which', 'what', 'where', 'why', 'does', 'do', 'did', 'from', 'traffic', 'allowed', 'able', 'exposed', 'changed', 'since', 'metadata', 'anything', 'everything', 'something', 'in', 'namespace', 'ns', 'and', 'or', '→', '-n',
 ].filter((w) => w !== 'a'));

@@ -24,6 +24,15 @@ const SAME: [string, string][] = [
   ['can frontend in staging reach backend in prod', 'can staging/frontend reach prod/backend'],
   ['what can backend reach -n prod', 'what can prod/backend reach'],
   ['who can reach db in prod on 5432', 'who can reach prod/db on 5432'],
+  ['can frontend reach backend in the prod namespace on 8080', 'can prod/frontend reach prod/backend on 8080'],
+  ['who can reach db in the prod namespace on 5432', 'who can reach prod/db on 5432'],
+  ['can frontend reach backend on 8080 in the prod namespace', 'can prod/frontend reach prod/backend on 8080'],
+  // The kind said around a name, as people say it.
+  ['can frontend reach the backend service on 8080 in prod', 'can prod/frontend reach prod/svc/backend on 8080'],
+  ['can frontend reach service backend -n prod', 'can prod/frontend reach prod/svc/backend'],
+  ['can frontend reach svc backend:8080 -n prod', 'can prod/frontend reach prod/svc/backend on 8080'],
+  ['can the frontend deployment reach the backend service in prod', 'can prod/deployment/frontend reach prod/svc/backend'],
+  ['can deployment frontend reach backend -n prod', 'can prod/deployment/frontend reach prod/backend'],
   // DNS names.
   ['can prod/frontend reach backend.prod.svc on 8080', 'can prod/frontend reach prod/svc/backend on 8080'],
   ['can prod/frontend reach backend.prod.svc.cluster.local on 8080', 'can prod/frontend reach prod/svc/backend on 8080'],
@@ -38,6 +47,10 @@ const SAME: [string, string][] = [
   ["why can't prod/frontend reach prod/db on 5432?", 'can prod/frontend reach prod/db on 5432'],
   ['why can prod/frontend reach prod/backend', 'can prod/frontend reach prod/backend'],
   ['why is prod/frontend not allowed to reach prod/db', 'can prod/frontend reach prod/db'],
+  ['why is prod/frontend blocked from reaching prod/db on 5432?', 'can prod/frontend reach prod/db on 5432'],
+  ['why is prod/frontend blocked from prod/db', 'can prod/frontend reach prod/db'],
+  ['is prod/frontend prevented from talking to prod/db', 'can prod/frontend reach prod/db'],
+  ['why is prod/frontend denied access to prod/db on 5432', 'can prod/frontend reach prod/db on 5432'],
   ['does prod/frontend have access to prod/backend on 8080', 'can prod/frontend reach prod/backend on 8080'],
   ['does anything block traffic from prod/frontend to prod/db on 5432', 'can prod/frontend reach prod/db on 5432'],
   ['what blocks traffic from prod/frontend to prod/db?', 'can prod/frontend reach prod/db'],
@@ -68,6 +81,7 @@ const SAME: [string, string][] = [
   ['can namespace staging reach prod/backend', 'can ns/staging reach prod/backend'],
   ['can anything in staging reach prod/backend', 'can ns/staging reach prod/backend'],
   ['can the staging namespace reach prod/backend', 'can ns/staging reach prod/backend'],
+  ['can pods in the staging namespace reach prod/backend', 'can ns/staging reach prod/backend'],
   ['who can reach everything in prod', 'who can reach ns/prod'],
   // The internet.
   ['can the outside world reach prod/frontend on 8080', 'can internet reach prod/frontend on 8080'],
@@ -103,6 +117,8 @@ const SAME_ANSWER: [string, string][] = [
   ['can prod/frontend reach backend.prod on 8080', 'can prod/frontend reach prod/svc/backend on 8080'],
   ['can prod/frontend reach postgres on 5432', 'can prod/frontend reach prod/svc/postgres on 5432'],
   ['can backend reach db -n prod', 'can prod/deployment/backend reach prod/statefulset/db'],
+  ['can the frontend deployment reach the backend service on 8080 in the prod namespace', 'can prod/deploy/frontend reach prod/svc/backend on 8080'],
+  ['why is prod/frontend blocked from reaching the backend service in prod on 8080?', 'can prod/frontend reach prod/svc/backend on 8080'],
 ];
 
 describe('names the snapshot resolves answer as their canonical form', () => {
