@@ -295,7 +295,9 @@ function selectorIssues(obj: SnapshotObject, path: string, object: ValidationIss
   if (!selector) return [];
   const compiled = compileSelector(selector);
   if (compiled.isEmpty && obj.kind !== 'ReplicationController') return [{ path: `${path}.spec.selector`, message: `empty selector is invalid for ${obj.kind}`, object }];
-  if (compiled.matches(podTemplateOf(obj).metadata.labels)) return [];
+  // A Rollout with workloadRef has no template of its own: its selector is checked by Argo against the Deployment's.
+  const template = podTemplateOf(obj);
+  if (template === null || compiled.matches(template.metadata.labels)) return [];
   return [{ path: formatPath(path, [...templatePath(obj), 'metadata', 'labels']), message: 'selector does not match template labels', object }];
 }
 

@@ -9,7 +9,7 @@
 //     delete a Deployment, its ReplicaSets and Pods are deleted" by garbage collection);
 //   - a workload new in the head has no pods: it is one endpoint without an address.
 import type { Pod } from '../../schemas/k8s/core.js';
-import { podTemplateOf, type Workload } from '../../schemas/k8s/workload.js';
+import type { PodTemplate, Workload } from '../../schemas/k8s/workload.js';
 import type { ParsedSnapshot, SnapshotObject } from '../../schemas/snapshot.js';
 import { Owners, templateLabels } from '../snapshot/owners.js';
 import { CONTROLLER_LABELS } from '../snapshot/workload.js';
@@ -23,13 +23,24 @@ const portsKey = (spec: Pick<Pod['spec'], 'containers' | 'initContainers' | 'hos
   JSON.stringify([spec.hostNetwork, [...spec.containers, ...spec.initContainers].flatMap((c) => c.ports.map((p) => [p.name ?? '', p.containerPort, p.protocol])).sort()]);
 const sameLabels = (a: Labels, b: Labels) => Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
 
+/** A workload with its pod template (Owners.templateOf: a Rollout's may be a Deployment's). */
+interface Templated {
+  readonly w: Workload;
+  readonly template: PodTemplate;
+}
+
+const templated = (owners: Owners, w: Workload | undefined): Templated | undefined => {
+  const template = w && owners.templateOf(w);
+  return w && template ? { w, template } : undefined;
+};
+
 /** The pod as the head's template makes it; the pod itself when that template did not change. */
-function retemplate(pod: Pod, head: Workload, base: Workload | undefined): Pod {
-  const [tHead, lHead] = [podTemplateOf(head), templateLabels(head)];
+function retemplate(pod: Pod, head: Templated, base: Templated | undefined): Pod {
+  const [tHead, lHead] = [head.template, templateLabels(head.w, head.template)];
   let labels: Record<string, string>;
   let portsChanged: boolean;
   if (base) {
-    const [tBase, lBase] = [podTemplateOf(base), templateLabels(base)];
+    const [tBase, lBase] = [base.template, templateLabels(base.w, base.template)];
     portsChanged = portsKey(tBase.spec) !== portsKey(tHead.spec);
     if (!portsChanged && sameLabels(lBase, lHead)) return pod;
     // What the base template put on the pod is replaced; what else the pod carries stays.
@@ -90,7 +101,9 @@ export function headWithPods(base: ParsedSnapshot, head: ParsedSnapshot, fromCha
     if (!w || (!w.head && !w.base)) objects.push(o);
     // else the workload the base holds is not in the head: its pods are gone with it
     else if (w.head) {
-      const next = retemplate(o, w.head, w.base);
+      // A head Rollout whose template is a Deployment's the head lacks: its pods stay as they are.
+      const head = templated(ownersHead, w.head);
+      const next = head ? retemplate(o, head, templated(ownersBase, w.base)) : o;
       if (next !== o) retemplated.add(`${ns}/${owner}`);
       objects.push(next);
     }

@@ -8,7 +8,7 @@ import { sortOnce } from '../sorted.js';
 import { snapshotObjectKey } from './hash.js';
 import type { Labels } from '../../schemas/k8s/label-selector.js';
 import type { Protocol } from '../policy/model.js';
-import { podTemplateOf, type PodTemplate } from '../../schemas/k8s/workload.js';
+import type { PodTemplate } from '../../schemas/k8s/workload.js';
 import { Owners, templateLabels } from './owners.js';
 import { workloadName } from './workload-names.js';
 import type { ClusterWarning } from '../warnings.js';
@@ -178,8 +178,9 @@ function endpointFacts(owners: Owners, podObjs: readonly Pod[]): EndpointFacts[]
     const namespace = w.metadata.namespace ?? 'default';
     const name = workloadName(w.kind, w.metadata.name);
     if (represented.has(`${namespace}/${name}`)) continue;
-    const spec = podTemplateOf(w).spec;
-    out.push({ key: `${namespace}/${name}`, namespace, name, labels: templateLabels(w), nodeName: null, hostNetwork: spec.hostNetwork, ips: [], namedPorts: namedPortsOf(spec), workload: name });
+    // endpointWorkloads holds only workloads whose template is known.
+    const template = owners.templateOf(w)!;
+    out.push({ key: `${namespace}/${name}`, namespace, name, labels: templateLabels(w, template), nodeName: null, hostNetwork: template.spec.hostNetwork, ips: [], namedPorts: namedPortsOf(template.spec), workload: name });
   }
   return sortOnce(out, (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
@@ -209,6 +210,14 @@ export function buildClusterObjects(objects: readonly SnapshotObject[], owners: 
   for (const n of nsObjs) addNamespace(n.metadata.name, n.metadata.labels, legacyIngressIsolation(n.metadata.annotations), false);
 
   const facts = endpointFacts(owners, podObjs);
+  // A Rollout whose template is a Deployment's the input lacks, and without pods of its own in it: unknown.
+  const withPods = new Set(facts.flatMap((f) => (f.workload ? [`${f.namespace}/${f.workload}`] : [])));
+  const unknownRollouts = owners.unresolvedRollouts().filter((r) => !withPods.has(`${r.namespace}/${workloadName('Rollout', r.name)}`));
+  if (unknownRollouts.length > 0) {
+    const list = unknownRollouts.map((r) => `${r.namespace}/${r.name} (workloadRef: Deployment ${r.deployment})`).sort();
+    const one = list.length === 1;
+    warnings.push({ code: 'rollout-template-missing', message: `${list.length} Rollout${one ? ' takes its' : 's take their'} pod template from a Deployment the input does not hold, so ${one ? 'its' : 'their'} pods are unknown and left out: ${sample(list)}` });
+  }
   const implicitNs = new Set<string>();
   for (const f of facts) if (!nsByName.has(f.namespace)) implicitNs.add(f.namespace);
   for (const name of [...implicitNs].sort()) {

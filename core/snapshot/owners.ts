@@ -1,9 +1,10 @@
 // Pods and the workloads that own them. A pod's controller is followed up to the workload a
-// repository holds (Pod → ReplicaSet → Deployment, Pod → Job → CronJob, Pod → StatefulSet,
-// DaemonSet, ReplicationController); a workload whose pods are in the input is represented by
-// them, one without pods becomes one endpoint with no address, built from its pod template.
+// repository holds (Pod → ReplicaSet → Deployment or Rollout, Pod → Job → CronJob, Pod →
+// StatefulSet, DaemonSet, ReplicationController); a workload whose pods are in the input is
+// represented by them, one without pods becomes one endpoint with no address, built from its
+// pod template.
 import type { Pod } from '../../schemas/k8s/core.js';
-import { isWorkload, podTemplateOf, type Workload, type WorkloadKind } from '../../schemas/k8s/workload.js';
+import { isWorkload, podTemplateOf, type PodTemplate, type Workload, type WorkloadKind } from '../../schemas/k8s/workload.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import type { Labels } from '../../schemas/k8s/label-selector.js';
 import { workloadName } from './workload-names.js';
@@ -15,7 +16,10 @@ function controllerOf(refs: readonly OwnerRef[]): OwnerRef | null {
   return refs.find((r) => r.controller === true) ?? (refs.length === 1 ? refs[0]! : null);
 }
 
-const TOP: ReadonlySet<string> = new Set<WorkloadKind>(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicationController', 'CronJob']);
+const TOP: ReadonlySet<string> = new Set<WorkloadKind>(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicationController', 'CronJob', 'Rollout']);
+
+/** The label Argo Rollouts puts on a Rollout's pods (and its ReplicaSets' names end with). */
+const ROLLOUT_HASH = 'rollouts-pod-template-hash';
 
 export class Owners {
   private readonly byKey = new Map<string, Workload>();
@@ -46,7 +50,7 @@ export class Owners {
    * creates or adopts", named `[DEPLOYMENT-NAME]-[HASH]`; a CronJob's Jobs are named
    * `[CRONJOB-NAME]-[SCHEDULED-TIME]` (followed only when that CronJob is in the input).
    */
-  private up(ns: string, ref: OwnerRef, hash: string | undefined): string | null {
+  private up(ns: string, ref: OwnerRef, hash: string | undefined, rolloutHash: string | undefined): string | null {
     if (TOP.has(ref.kind)) return workloadName(ref.kind as WorkloadKind, ref.name);
     if (ref.kind !== 'ReplicaSet' && ref.kind !== 'Job') return null;
     const mid = this.get(ns, ref.kind, ref.name);
@@ -56,6 +60,8 @@ export class Owners {
       return workloadName(ref.kind, ref.name);
     }
     if (ref.kind === 'ReplicaSet' && hash && ref.name.endsWith(`-${hash}`)) return workloadName('Deployment', ref.name.slice(0, -hash.length - 1));
+    // Argo Rollouts names a Rollout's ReplicaSets `<rollout>-<hash>` and labels their pods rollouts-pod-template-hash.
+    if (ref.kind === 'ReplicaSet' && rolloutHash && ref.name.endsWith(`-${rolloutHash}`)) return workloadName('Rollout', ref.name.slice(0, -rolloutHash.length - 1));
     const cron = /^(.+)-\d+$/.exec(ref.name);
     if (ref.kind === 'Job' && cron && this.get(ns, 'CronJob', cron[1]!)) return workloadName('CronJob', cron[1]!);
     return workloadName(ref.kind, ref.name);
@@ -64,7 +70,7 @@ export class Owners {
   /** `deployment/web` for a pod some workload controls, else null (bare and static pods). */
   ownerOfPod(pod: Pod): string | null {
     const ref = controllerOf(pod.metadata.ownerReferences);
-    return ref ? this.up(pod.metadata.namespace ?? 'default', ref, pod.metadata.labels['pod-template-hash']) : null;
+    return ref ? this.up(pod.metadata.namespace ?? 'default', ref, pod.metadata.labels['pod-template-hash'], pod.metadata.labels[ROLLOUT_HASH]) : null;
   }
 
   /**
@@ -74,6 +80,9 @@ export class Owners {
    */
   endpointWorkloads(): Workload[] {
     return [...this.byKey.values()].filter((w) => {
+      // Its template is a Deployment's the input does not hold: nothing says what its pods are
+      // (cluster.ts warns).
+      if (this.templateOf(w) === null) return false;
       const parent = controllerOf(w.metadata.ownerReferences);
       if ((w.kind === 'ReplicaSet' || w.kind === 'Job') && parent && TOP.has(parent.kind)) return false;
       if ('replicas' in w.spec && w.spec.replicas === 0) return false;
@@ -81,11 +90,30 @@ export class Owners {
       return true;
     });
   }
+
+  /**
+   * A workload's pod template: its own, or for a Rollout with `workloadRef` the one of the
+   * Deployment it names, in its namespace ("the Rollout will use the pod template of the
+   * referenced Deployment"); null when the input does not hold that Deployment.
+   */
+  templateOf(w: Workload): PodTemplate | null {
+    const own = podTemplateOf(w);
+    if (own !== null || w.kind !== 'Rollout' || w.spec.workloadRef === null) return own;
+    const ref = this.get(w.metadata.namespace ?? 'default', 'Deployment', w.spec.workloadRef.name);
+    return ref ? podTemplateOf(ref) : null;
+  }
+
+  /** Rollouts whose `workloadRef` names a Deployment the input does not hold. */
+  unresolvedRollouts(): { namespace: string; name: string; deployment: string }[] {
+    const out: { namespace: string; name: string; deployment: string }[] = [];
+    for (const w of this.byKey.values()) if (w.kind === 'Rollout' && w.spec.workloadRef && this.templateOf(w) === null) out.push({ namespace: w.metadata.namespace ?? 'default', name: w.metadata.name, deployment: w.spec.workloadRef.name });
+    return out;
+  }
 }
 
-/** Labels the pods of a workload carry: the template's, and for a Job the controller's own. */
-export function templateLabels(w: Workload): Labels {
-  const labels = podTemplateOf(w).metadata.labels;
+/** Labels the pods of a workload carry, from its template: the template's, and for a Job the controller's own. */
+export function templateLabels(w: Workload, template: PodTemplate): Labels {
+  const labels = template.metadata.labels;
   // "The Job controller adds the labels batch.kubernetes.io/job-name=<job-name> … For
   // backward compatibility, job-name … also" (unless manualSelector is set).
   if (w.kind === 'Job' && !w.spec.manualSelector) return { ...labels, 'batch.kubernetes.io/job-name': w.metadata.name, 'job-name': w.metadata.name };

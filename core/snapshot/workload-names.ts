@@ -13,6 +13,8 @@ const NAMES: Record<WorkloadKind, { resource: string; short: readonly string[]; 
   ReplicationController: { resource: 'replicationcontroller', short: ['rc'], group: '' },
   Job: { resource: 'job', short: [], group: 'batch' },
   CronJob: { resource: 'cronjob', short: ['cj'], group: 'batch' },
+  // Argo Rollouts' CRD: plural rollouts, short name ro.
+  Rollout: { resource: 'rollout', short: ['ro'], group: 'argoproj.io' },
 };
 
 const ALIASES = new Map<string, WorkloadKind>();

@@ -1,5 +1,6 @@
 // Workloads a GitOps repository holds instead of pods: Deployment, StatefulSet, DaemonSet,
-// ReplicaSet (apps/v1), ReplicationController (v1), Job and CronJob (batch/v1). Only what
+// ReplicaSet (apps/v1), ReplicationController (v1), Job and CronJob (batch/v1), and Argo
+// Rollouts' Rollout (argoproj.io/v1alpha1), "a drop-in replacement for the Deployment". Only what
 // makes their pods endpoints is read: the pod template's labels and container ports.
 // Unknown fields are dropped, as for the other kinds.
 import { z } from '../zod.js';
@@ -66,6 +67,30 @@ export const CronJobSchema = sortedObject({
   spec: sortedObject({ jobTemplate: sortedObject({ metadata: sortedObject({ labels }).nullish(), spec: sortedObject({ template: PodTemplateSchema }) }) }),
 });
 
+// Argo Rollouts: "The Rollout … spec has the same fields as the Deployment spec" (selector,
+// template, replicas); its stable and canary pods are made from that one template. A Rollout
+// may instead take the template of a Deployment (`spec.workloadRef`, "Instead of removing
+// Deployment you can … reference it from the Rollout"): its pods are then that Deployment's,
+// which the input must hold (core/snapshot/owners.ts reads it from there).
+const WorkloadRefSchema = sortedObject({ apiVersion: z.string().nullish(), kind: z.string(), name: z.string().min(1) });
+export const RolloutSchema = sortedObject({
+  apiVersion: z.literal('argoproj.io/v1alpha1'),
+  kind: z.literal('Rollout'),
+  metadata: ObjectMetaSchema,
+  spec: sortedObject({
+    selector: LabelSelectorSchema.nullish().transform((v) => v ?? null),
+    template: PodTemplateSchema.nullish().transform((v) => v ?? null),
+    workloadRef: WorkloadRefSchema.nullish().transform((v) => v ?? null),
+    replicas,
+  }),
+}).superRefine((rollout, ctx) => {
+  const { template, workloadRef, selector } = rollout.spec;
+  // The Rollout's validation: "template and workloadRef may not be both specified", one is needed.
+  if ((template === null) === (workloadRef === null)) ctx.addIssue({ code: 'custom', path: ['spec', template === null ? 'template' : 'workloadRef'], message: template === null ? 'a Rollout needs spec.template or spec.workloadRef' : 'spec.template and spec.workloadRef may not both be set' });
+  if (workloadRef !== null && workloadRef.kind !== 'Deployment') ctx.addIssue({ code: 'custom', path: ['spec', 'workloadRef', 'kind'], message: `workloadRef must refer to a Deployment, not ${workloadRef.kind}` });
+  if (template !== null && selector === null) ctx.addIssue({ code: 'custom', path: ['spec', 'selector'], message: 'Required value' });
+});
+
 export const WORKLOAD_SCHEMAS = {
   'apps/v1/Deployment': DeploymentSchema,
   'apps/v1/StatefulSet': StatefulSetSchema,
@@ -74,18 +99,22 @@ export const WORKLOAD_SCHEMAS = {
   'v1/ReplicationController': ReplicationControllerSchema,
   'batch/v1/Job': JobSchema,
   'batch/v1/CronJob': CronJobSchema,
+  'argoproj.io/v1alpha1/Rollout': RolloutSchema,
 } as const;
 
 export type Workload = { [K in keyof typeof WORKLOAD_SCHEMAS]: z.infer<(typeof WORKLOAD_SCHEMAS)[K]> }[keyof typeof WORKLOAD_SCHEMAS];
 export type WorkloadKind = Workload['kind'];
-export const WORKLOAD_KIND_NAMES: readonly WorkloadKind[] = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'ReplicationController', 'Job', 'CronJob'];
+export const WORKLOAD_KIND_NAMES: readonly WorkloadKind[] = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'ReplicationController', 'Job', 'CronJob', 'Rollout'];
 
 export function isWorkload(o: { kind: string }): o is Workload {
   return (WORKLOAD_KIND_NAMES as readonly string[]).includes(o.kind);
 }
 
-/** The pod template of a workload; a CronJob's is `spec.jobTemplate.spec.template`. */
-export function podTemplateOf(w: Workload): PodTemplate {
+/**
+ * The pod template of a workload; a CronJob's is `spec.jobTemplate.spec.template`. Null for a
+ * Rollout that takes its template from a Deployment (`workloadRef`): Owners.templateOf reads it there.
+ */
+export function podTemplateOf(w: Workload): PodTemplate | null {
   return w.kind === 'CronJob' ? w.spec.jobTemplate.spec.template : w.spec.template;
 }
 

@@ -28,6 +28,13 @@ describe('cluster warnings', () => {
     expect(w).toEqual({ code: 'namespace-assumed', object: { kind: 'Namespace', name: 'z' }, message: expect.stringMatching(/^namespace "z" has pods or workloads but no Namespace object/) });
   });
 
+  it('rollout-template-missing: Rollouts whose workloadRef Deployment the input lacks, one warning for all', () => {
+    const ro = (name: string, deployment: string) => ({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', metadata: { name, namespace: 'x' }, spec: { selector: { matchLabels: { app: name } }, workloadRef: { kind: 'Deployment', name: deployment } } });
+    expect(ofCode(clusterOf([...smallCluster(), ro('b', 'gone-b'), ro('a', 'gone-a')]), 'rollout-template-missing')).toEqual([
+      { code: 'rollout-template-missing', message: '2 Rollouts take their pod template from a Deployment the input does not hold, so their pods are unknown and left out: x/a (workloadRef: Deployment gone-a), x/b (workloadRef: Deployment gone-b)' },
+    ]);
+  });
+
   it('address-shared: the pod that does not get the address', () => {
     const ws = ofCode(clusterOf([...smallCluster(), pod('y/dup', { ip: '10.0.1.10', node: 'n1' }), pod('y/on-node', { ip: '172.18.0.2', node: 'n1' })]), 'address-shared');
     expect(ws.map((w) => w.object)).toEqual([{ kind: 'Pod', namespace: 'y', name: 'dup' }, { kind: 'Pod', namespace: 'y', name: 'on-node' }]);

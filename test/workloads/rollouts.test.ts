@@ -1,0 +1,125 @@
+// Argo Rollouts (argoproj.io/v1alpha1 Rollout) are workloads like Deployments: their own
+// template, or a Deployment's through workloadRef; pods followed to them through their
+// ReplicaSets; validated as Argo validates them; previews retemplate their pods.
+import { describe, expect, it } from 'vitest';
+import { buildCluster } from '../../core/cluster.js';
+import { evaluate } from '../../core/evaluate/engine.js';
+import { resolveFlow } from '../../core/evaluate/resolve.js';
+import { preview } from '../../core/preview/preview.js';
+import { parseSnapshot } from '../../schemas/snapshot.js';
+import { deployment, namespace } from './support.js';
+
+type Obj = Record<string, any>;
+
+const parsed = (items: unknown[]) => {
+  const p = parseSnapshot({ items });
+  if (!p.ok) throw new Error(JSON.stringify(p.issues));
+  return p.snapshot;
+};
+const cluster = (items: unknown[]) => buildCluster(parsed(items));
+
+const ports = [{ name: 'grpc', containerPort: 9000 }];
+
+function rollout(ns: string, name: string, spec: Obj): Obj {
+  return { apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', metadata: { name, namespace: ns }, spec };
+}
+const withTemplate = (labels: Record<string, string>, extra: Obj = {}): Obj => ({
+  selector: { matchLabels: labels },
+  template: { metadata: { labels }, spec: { containers: [{ name: 'main', image: 'img', ports }] } },
+  strategy: { canary: { steps: [{ setWeight: 20 }, { pause: {} }] } },
+  ...extra,
+});
+
+/** Only the `api` pods admitted, on the grpc port, from `tier: front`. */
+const policy = {
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'NetworkPolicy',
+  metadata: { name: 'api-from-front', namespace: 'shop' },
+  spec: { podSelector: { matchLabels: { app: 'api' } }, ingress: [{ from: [{ podSelector: { matchLabels: { tier: 'front' } } }], ports: [{ port: 'grpc' }] }] },
+};
+const front = deployment('shop', 'web', { app: 'web', tier: 'front' });
+const other = deployment('shop', 'batch', { app: 'batch' });
+
+const allowed = (c: ReturnType<typeof cluster>, from: string, to: string, port: number | string) => evaluate(c, resolveFlow(c, { from: { pod: from }, to: { pod: to }, port, protocol: 'TCP' })).allowed;
+
+describe('Argo Rollouts as workloads', () => {
+  it('a Rollout with its own template is an endpoint with its labels and named ports, named rollout/ro/rollouts.argoproj.io', () => {
+    const c = cluster([namespace('shop'), front, other, policy, rollout('shop', 'api', withTemplate({ app: 'api' }))]);
+    const api = c.podByKey.get('shop/rollout/api')!;
+    expect([api.labels, api.namedPorts]).toEqual([{ app: 'api' }, [{ name: 'grpc', protocol: 'TCP', port: 9000 }]]);
+    for (const name of ['shop/rollout/api', 'shop/ro/api', 'shop/rollouts/api', 'shop/rollout.argoproj.io/api']) {
+      expect(allowed(c, 'shop/deploy/web', name, 'grpc')).toBe(true);
+      expect(allowed(c, 'shop/deploy/batch', name, 'grpc')).toBe(false);
+    }
+  });
+
+  it('replicas: 0 asks for no pods: no endpoint', () => {
+    const c = cluster([namespace('shop'), rollout('shop', 'api', withTemplate({ app: 'api' }, { replicas: 0 }))]);
+    expect(c.podByKey.has('shop/rollout/api')).toBe(false);
+  });
+
+  it("workloadRef: the Rollout's pods are the Deployment's template; the Deployment scaled to 0 is no endpoint", () => {
+    const ref = deployment('shop', 'api-ref', { app: 'api' }, ports);
+    ref.spec.replicas = 0;
+    const c = cluster([namespace('shop'), front, other, policy, ref, rollout('shop', 'api', { replicas: 3, selector: { matchLabels: { app: 'api' } }, workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'api-ref', scaleDown: 'onsuccess' } })]);
+    expect(c.pods.map((p) => p.key).sort()).toEqual(['shop/deployment/batch', 'shop/deployment/web', 'shop/rollout/api']);
+    expect(allowed(c, 'shop/deploy/web', 'shop/rollout/api', 'grpc')).toBe(true);
+    expect(allowed(c, 'shop/deploy/batch', 'shop/rollout/api', 9000)).toBe(false);
+    expect(c.warnings).toEqual([]);
+  });
+
+  it('workloadRef to a Deployment the input lacks: no endpoint, and a warning says why', () => {
+    const c = cluster([namespace('shop'), front, rollout('shop', 'api', { selector: { matchLabels: { app: 'api' } }, workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'gone' } })]);
+    expect(c.podByKey.has('shop/rollout/api')).toBe(false);
+    expect(c.warnings.map((w) => [w.code, w.message])).toEqual([['rollout-template-missing', '1 Rollout takes its pod template from a Deployment the input does not hold, so its pods are unknown and left out: shop/api (workloadRef: Deployment gone)']]);
+  });
+
+  it('validated as Argo validates it: one of template and workloadRef, a Deployment referenced, a selector matching the template', () => {
+    const issues = (spec: Obj) => {
+      const p = parseSnapshot({ items: [rollout('shop', 'api', spec)] });
+      return p.ok ? [] : p.issues.map((i) => [i.path, i.message]);
+    };
+    const ref = { kind: 'Deployment', name: 'api' };
+    expect(issues({ selector: { matchLabels: { app: 'api' } } })).toEqual([['$.items[0].spec.template', 'a Rollout needs spec.template or spec.workloadRef']]);
+    expect(issues({ ...withTemplate({ app: 'api' }), workloadRef: ref })).toEqual([['$.items[0].spec.workloadRef', 'spec.template and spec.workloadRef may not both be set']]);
+    expect(issues({ workloadRef: { kind: 'StatefulSet', name: 'api' } })).toEqual([['$.items[0].spec.workloadRef.kind', 'workloadRef must refer to a Deployment, not StatefulSet']]);
+    expect(issues({ ...withTemplate({ app: 'api' }), selector: undefined })).toEqual([['$.items[0].spec.selector', 'Required value']]);
+    expect(issues({ ...withTemplate({ app: 'api' }), selector: { matchLabels: { app: 'other' } } })).toEqual([['$.items[0].spec.template.metadata.labels', 'selector does not match template labels']]);
+    const wrongVersion = parseSnapshot({ items: [{ ...rollout('shop', 'api', withTemplate({ app: 'api' })), apiVersion: 'argoproj.io/v1' }] });
+    expect(wrongVersion.ok ? [] : wrongVersion.issues.map((i) => i.message)).toEqual(['unsupported apiVersion "argoproj.io/v1" for Rollout; supported: argoproj.io/v1alpha1']);
+  });
+});
+
+/** A running pod of Rollout `owner`, as Argo Rollouts makes it: ReplicaSet `<owner>-<hash>`, label rollouts-pod-template-hash. */
+function rolloutPod(owner: string, hash: string, suffix: string, labels: Record<string, string>, ip: string): Obj {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: `${owner}-${hash}-${suffix}`, namespace: 'shop', labels: { ...labels, 'rollouts-pod-template-hash': hash }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${owner}-${hash}`, uid: 'u', controller: true }] },
+    spec: { nodeName: 'node-1', containers: [{ name: 'main', ports }] },
+    status: { phase: 'Running', podIP: ip, podIPs: [{ ip }] },
+  };
+}
+
+describe("a Rollout's pods in a live snapshot", () => {
+  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, status: { addresses: [{ type: 'InternalIP', address: '172.18.0.2' }] } };
+  const stable = rolloutPod('api', '6d4f5b7c9', 'aaaaa', { app: 'api' }, '10.0.0.1');
+  const canary = rolloutPod('api', '7f8c9d0e1', 'bbbbb', { app: 'api' }, '10.0.0.2');
+
+  it('stand for it (followed through the ReplicaSet name and rollouts-pod-template-hash): the Rollout is its pods', () => {
+    const c = cluster([namespace('shop'), node, rollout('shop', 'api', withTemplate({ app: 'api' })), stable, canary]);
+    expect(c.pods.map((p) => [p.key, p.workload])).toEqual([
+      ['shop/api-6d4f5b7c9-aaaaa', 'rollout/api'],
+      ['shop/api-7f8c9d0e1-bbbbb', 'rollout/api'],
+    ]);
+  });
+
+  it('a preview whose head changes the Rollout template relabels them, as a new Deployment template does', () => {
+    const base = parsed([namespace('shop'), node, front, policy, rollout('shop', 'api', withTemplate({ app: 'api' })), stable, canary, { ...rolloutPod('web', '1a2b3c4d5', 'ccccc', { app: 'web', tier: 'front' }, '10.0.0.3'), metadata: { name: 'web-1', namespace: 'shop', labels: { app: 'web', tier: 'front' } } }]);
+    // The head: the repository, where the Rollout's pods lose the label the policy selects.
+    const head = parsed([namespace('shop'), front, policy, rollout('shop', 'api', withTemplate({ app: 'api-v2' }))]);
+    const p = preview({ base, head }, { tables: false, lint: false });
+    expect(p.workloads.retemplated).toEqual(['shop/rollout/api']);
+    expect(p.workloads.deleted).toEqual([]);
+  });
+});
