@@ -172,7 +172,14 @@ function bare(cluster: ClusterObjects, text: string, field: Field, port: Port, p
   const found = across(cluster, text, field, port, protocol);
   if (found) return found;
   if (cluster.nsByName.has(text)) return namespacePods(cluster, text, field);
-  throw new FlowError(field, `no pod or node "${text}" in the snapshot (nor a workload, Service or namespace of that name)${suggest(cluster, text, everywhere(cluster), field)}`);
+  const near = suggest(cluster, text, everywhere(cluster), field);
+  // `api.example.com`: a name outside the cluster (its second label no namespace, so no Service's
+  // short DNS name). Policies match its address, never its name: "ipBlock describes a particular
+  // CIDR", and a domainNames peer matches no flow here (a snapshot holds no DNS answers).
+  if (near === '' && ns !== undefined && !cluster.nsByName.has(ns) && /[a-z]/.test(text.slice(text.lastIndexOf('.') + 1))) {
+    throw new FlowError(field, `"${text}" is not in the snapshot; as a DNS name outside the cluster it cannot be answered by name: policies match the address it resolves to (ipBlock, networks), and a snapshot holds no DNS answers, so ask about that address (an IP or a CIDR)`);
+  }
+  throw new FlowError(field, `no pod or node "${text}" in the snapshot (nor a workload, Service or namespace of that name)${near}`);
 }
 
 /** `ns/shop`: every pod of the namespace (host-network pods are their node's, not the namespace's). */

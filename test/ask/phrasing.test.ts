@@ -158,6 +158,15 @@ describe('names without a namespace, collisions, namespaces and the internet', (
     expect(text('can prod/db reach the internet on 443')).toMatch(/prod\/statefulset\/db .* the internet .*a public address/);
   });
 
+  it('a DNS name outside the cluster: asked about its address instead, since policies match addresses', () => {
+    for (const q of ['can prod/frontend reach api.stripe.com on 443', 'can prod/backend reach google.com:443']) {
+      const a = ask(cluster, q);
+      expect(isParseFailure(a) ? a.error : a.text, q).toMatch(/^I can't answer that: "(api\.stripe|google)\.com" is not in the snapshot; as a DNS name outside the cluster it cannot be answered by name: policies match the address it resolves to/);
+    }
+    // A Service's short DNS name is still one (prod is a namespace), and a near miss still a suggestion.
+    expect((ask(cluster, 'can prod/frontend reach backend.prod on 8080') as { text: string }).text).toBe((ask(cluster, 'can prod/frontend reach prod/svc/backend on 8080') as { text: string }).text);
+  });
+
   it('ping: NetworkPolicy selects TCP, UDP and SCTP only', () => {
     const a = ask(cluster, 'can prod/frontend ping prod/backend?');
     expect(isParseFailure(a) && a.error).toMatch(/ICMP.*NetworkPolicyPort's protocol is TCP, UDP or SCTP/);
