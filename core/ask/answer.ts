@@ -6,7 +6,7 @@
 import type { Cluster } from '../cluster.js';
 import { expandFlow } from '../evaluate/expand.js';
 import { named } from '../evaluate/names.js';
-import { FlowError, NoVerdict } from '../evaluate/resolve.js';
+import { FlowError, NoVerdict, type EndpointSpec } from '../evaluate/resolve.js';
 import { groupItems, MAX_GROUPS_IN_TEXT, namedPort, nameOf, podOf, portPhrase, protocolAsked, reachGroups, type ReachGroup } from './describe.js';
 import { type Example } from './chain.js';
 import { answerCan, answerCanPorts, type Answered, type CanAnswer, type CanPortsAnswer, type ErrorAnswer, type NoVerdictAnswer } from './can.js';
@@ -17,7 +17,7 @@ import { answerGroup, type GroupAnswer } from './group.js';
 import { answerSetGroup, type SetGroupAnswer } from './set-group.js';
 import { answerPortList, answerSetPortList, type PortListAnswer, type SetListAnswer } from './port-list.js';
 import { hedge, hedged } from './hedge.js';
-import { isParseFailure, parseQuestion, type ParseFailure, type Query } from './parse.js';
+import { isParseFailure, readQuestion, type ParseFailure, type Query, type ReadQuestion } from './parse.js';
 import type { CanQuery } from './query.js';
 import { MAX_EVALUATIONS, newWork, reach, type ReachClass, type SetQuery } from './reach.js';
 
@@ -70,8 +70,26 @@ export function chainLines(a: Answer): string[] {
 
 /** Parse and answer; an unreadable question comes back as the parser's failure. */
 export function ask(cluster: Cluster, question: unknown): Answer | ParseFailure {
-  const q = parseQuestion(question);
-  return isParseFailure(q) ? q : answer(cluster, q);
+  const read = readQuestion(question);
+  return isParseFailure(read) ? read : answerRead(cluster, read);
+}
+
+const endpointAt = (q: Query, field: 'from' | 'to'): EndpointSpec | undefined => (field in q ? (q as unknown as Record<typeof field, EndpointSpec>)[field] : undefined);
+
+/**
+ * The answer to a question as read. A bare name the question's namespace went to (`-n shop`, `in
+ * shop`, "db in shop") that is not in that namespace is then read as written, as a name without
+ * one (in the one namespace that has it): "can prometheus reach db in shop" asks about the one
+ * prometheus there is, and the answer names where it is. When that fails too, the first error stands.
+ */
+export function answerRead(cluster: Cluster, read: ReadQuestion): Answer {
+  const first = answer(cluster, read.query);
+  if (first.kind !== 'error' || (first.error.field !== 'from' && first.error.field !== 'to')) return first;
+  const field = first.error.field;
+  const [asked, written] = [endpointAt(read.query, field), endpointAt(read.unscoped, field)];
+  if (asked === undefined || written === undefined || JSON.stringify(asked) === JSON.stringify(written)) return first;
+  const again = answer(cluster, { ...read.query, [field]: written } as Query);
+  return again.kind === 'error' && again.error.field === field ? first : again;
 }
 
 export function answer(cluster: Cluster, query: Query): Answer {

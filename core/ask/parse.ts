@@ -191,8 +191,20 @@ export function isParseFailure(x: unknown): x is ParseFailure {
   return typeof x === 'object' && x !== null && 'acceptedForms' in x;
 }
 
+/** A question as asked, and as written before the question's namespace went to its bare names (answer.ts falls back to it). */
+export interface ReadQuestion {
+  readonly query: Query;
+  readonly unscoped: Query;
+}
+
 /** Never throws: anything it cannot read comes back as {error, acceptedForms}. */
 export function parseQuestion(question: unknown): Query | ParseFailure {
+  const read = readQuestion(question);
+  return isParseFailure(read) ? read : read.query;
+}
+
+/** parseQuestion, with the names as written too. */
+export function readQuestion(question: unknown): ReadQuestion | ParseFailure {
   const fail = (error: string): ParseFailure => ({ error, acceptedForms: ACCEPTED_FORMS });
   if (typeof question !== 'string') return fail('the question must be text');
   if (question.length > MAX_QUESTION_LENGTH) return fail(`the question is ${question.length} characters long; at most ${MAX_QUESTION_LENGTH} are read`);
@@ -200,7 +212,8 @@ export function parseQuestion(question: unknown): Query | ParseFailure {
     const scope: Scope = { namespaces: new Set() };
     const tokens = namespaceFlags(tokenize(question), scope);
     if (tokens.length === 0) return fail('the question is empty');
-    return inScope(parseTokens(new Tokens(tokens), scope), scope);
+    const unscoped = parseTokens(new Tokens(tokens), scope);
+    return { query: inScope(unscoped, scope), unscoped };
   } catch (e) {
     // Unreadable is the expected path; anything else is still bad input, never a 500.
     return fail(e instanceof Unreadable ? e.message : `could not read the question (${String(e)})`);

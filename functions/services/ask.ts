@@ -2,7 +2,7 @@
 // cannot be answered (a form the grammar does not read, a pod or port the snapshot lacks), which
 // the route words for its client. "What changed … since version N" about a stored version loads
 // version N too (a 404 naming the latest when it is not stored).
-import { ACCEPTED_FORMS, answer, answerSince, isParseFailure, parseQuestion, type Answer } from '../../core/ask/index.js';
+import { ACCEPTED_FORMS, answerRead, answerSince, isParseFailure, readQuestion, type Answer } from '../../core/ask/index.js';
 import type { Cluster } from '../../core/cluster.js';
 import { ApiError } from '../errors.js';
 import type { StoredClusters } from './stored-clusters.js';
@@ -36,11 +36,12 @@ async function since(clusters: StoredClusters, name: string, version: string): P
 
 /** `stored` and `clusters`: the question is about a stored version, whose other versions "since" may name. */
 export async function askCluster(cluster: Cluster, question: string, stored: AnsweredFrom | null, clusters: StoredClusters | null): Promise<AskOutcome> {
-  const query = parseQuestion(question);
-  if (isParseFailure(query)) return { kind: 'unreadable', message: query.error, acceptedForms: query.acceptedForms };
+  const read = readQuestion(question);
+  if (isParseFailure(read)) return { kind: 'unreadable', message: read.error, acceptedForms: read.acceptedForms };
+  const query = read.query;
   const a: Answer = query.kind === 'changed' && stored && clusters
     ? answerSince(await since(clusters, stored.cluster, query.since), cluster, query, { since: query.since, version: stored.version })
-    : answer(cluster, query);
+    : answerRead(cluster, read);
   // A pod or named port that is not in the snapshot: the question's to fix.
   if (a.kind === 'error') return { kind: 'unreadable', message: a.text };
   return { kind: 'answer', answer: a, cluster, stored };

@@ -116,6 +116,9 @@ const SAME_ANSWER: [string, string][] = [
   ['can staging reach prod on 8080', 'can ns/staging reach ns/prod on 8080'],
   ['can prod/frontend reach backend.prod on 8080', 'can prod/frontend reach prod/svc/backend on 8080'],
   ['can prod/frontend reach postgres on 5432', 'can prod/frontend reach prod/svc/postgres on 5432'],
+  // The question's namespace goes to every bare name; one not there is read as written (the one namespace that has it).
+  ['can prometheus reach db in prod on 9187', 'can monitoring/prometheus reach prod/statefulset/db on 9187'],
+  ['can prometheus reach db -n prod', 'can monitoring/prometheus reach prod/statefulset/db'],
   ['can backend reach db -n prod', 'can prod/deployment/backend reach prod/statefulset/db'],
   ['can the frontend deployment reach the backend service on 8080 in the prod namespace', 'can prod/deploy/frontend reach prod/svc/backend on 8080'],
   ['why is prod/frontend blocked from reaching the backend service in prod on 8080?', 'can prod/frontend reach prod/svc/backend on 8080'],
@@ -140,6 +143,10 @@ describe('names without a namespace, collisions, namespaces and the internet', (
     expect(text('can prod/frontend reach prod/frontend on 80')).toMatch(/reach prod\/svc\/frontend on TCP 80 \(.*port 80 → targetPort http \(8080\)/);
     expect(text('can prod/backend reach prod/backend on 9999')).toMatch(/reach prod\/deployment\/backend on TCP 9999/);
     expect(text('can prod/backend reach prod/redis')).toMatch(/reach prod\/deployment\/redis/);
+  });
+
+  it("a bare name not in the question's namespace and in several others: the first error stands", () => {
+    expect(text('can frontend reach redis -n monitoring')).toMatch(/^I can't answer that: no pod "monitoring\/frontend" in the snapshot/);
   });
 
   it('a name in several namespaces lists each, and every name listed resolves', () => {
