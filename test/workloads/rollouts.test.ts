@@ -7,6 +7,8 @@ import { evaluate } from '../../core/evaluate/engine.js';
 import { resolveFlow } from '../../core/evaluate/resolve.js';
 import { preview } from '../../core/preview/preview.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
+import { createApp } from '../../functions/app.js';
+import { createMemoryStore } from '../../infra/store/memory.js';
 import { deployment, namespace } from './support.js';
 
 type Obj = Record<string, any>;
@@ -121,5 +123,49 @@ describe("a Rollout's pods in a live snapshot", () => {
     const p = preview({ base, head }, { tables: false, lint: false });
     expect(p.workloads.retemplated).toEqual(['shop/rollout/api']);
     expect(p.workloads.deleted).toEqual([]);
+  });
+});
+
+describe('versions from changes with Rollouts equal the same objects sent whole', () => {
+  const app = createApp({ store: createMemoryStore(), access: { kind: 'anonymous' }, logError: (e) => { throw e; } });
+  const put = async (cluster: string, version: string, body: unknown) => {
+    const res = await app.request(`/v1/clusters/${cluster}/snapshots/${version}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(res.status, await res.clone().text()).toBe(201);
+  };
+  /** A stored version's answer about every pod's reach, with the warnings its snapshot gave. */
+  const said = async (cluster: string, version: string) => {
+    const res = await app.request(`/v1/clusters/${cluster}/ask?q=${encodeURIComponent('what can shop/web-1 reach')}&version=${version}`);
+    const { text, warnings } = (await res.json()) as { text: string; warnings: string[] };
+    return { text, warnings };
+  };
+  const slice = async (cluster: string, version: string) => ((await (await app.request(`/v1/clusters/${cluster}/nodes/node-1/tables?version=${version}`)).json()) as { ir: unknown }).ir;
+  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, status: { addresses: [{ type: 'InternalIP', address: '172.18.0.2' }] } };
+  const ref = deployment('shop', 'api-ref', { app: 'api' }, ports);
+  ref.spec.replicas = 0;
+  const api = rollout('shop', 'api', { selector: { matchLabels: { app: 'api' } }, workloadRef: { kind: 'Deployment', name: 'api-ref' } });
+  const web = { ...rolloutPod('web', '1a2b3c4d5', 'ccccc', { app: 'web', tier: 'front' }, '10.0.0.3'), metadata: { name: 'web-1', namespace: 'shop', labels: { app: 'web', tier: 'front' } } };
+  const stable = rolloutPod('api', '6d4f5b7c9', 'aaaaa', { app: 'api' }, '10.0.0.1');
+  const base = [namespace('shop'), node, policy, ref, api, web, stable];
+
+  it('a Rollout pod relabelled, its Deployment deleted, a Rollout added without pods', async () => {
+    await put('rollouts', '1', { items: base });
+    const relabelled = { ...stable, metadata: { ...stable.metadata, labels: { ...stable.metadata.labels, tier: 'front' } } };
+    const added = rollout('shop', 'new', withTemplate({ app: 'new' }));
+    const steps: { changes: { apply?: unknown[]; delete?: unknown[] }; items: unknown[] }[] = [
+      { changes: { apply: [relabelled] }, items: [namespace('shop'), node, policy, ref, api, web, relabelled] },
+      { changes: { delete: [{ kind: 'Deployment', namespace: 'shop', name: 'api-ref' }] }, items: [namespace('shop'), node, policy, api, web, relabelled] },
+      { changes: { apply: [added] }, items: [namespace('shop'), node, policy, api, web, relabelled, added] },
+    ];
+    for (const [i, step] of steps.entries()) {
+      const version = String(i + 2);
+      await put('rollouts', version, { base: String(i + 1), changes: step.changes });
+      await put(`rollouts-whole-${version}`, version, { items: step.items });
+      expect(await slice('rollouts', version), `version ${version}`).toEqual(await slice(`rollouts-whole-${version}`, version));
+      const [fromChanges, whole] = [await said('rollouts', version), await said(`rollouts-whole-${version}`, version)];
+      expect(fromChanges).toEqual(whole);
+      expect(whole.text).toMatch(/^shop\/web-1 can reach/);
+      const pods = ((await slice('rollouts', version)) as { nodes: Record<string, { pods: Record<string, unknown> }> }).nodes['node-1']!.pods;
+      expect(Object.keys(pods).sort()).toEqual(['shop/api-6d4f5b7c9-aaaaa', 'shop/web-1']);
+    }
   });
 });
