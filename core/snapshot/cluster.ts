@@ -214,9 +214,9 @@ export function buildClusterObjects(objects: readonly SnapshotObject[], owners: 
   const withPods = new Set(facts.flatMap((f) => (f.workload ? [`${f.namespace}/${f.workload}`] : [])));
   const unknownRollouts = owners.unresolvedRollouts().filter((r) => !withPods.has(`${r.namespace}/${workloadName('Rollout', r.name)}`));
   if (unknownRollouts.length > 0) {
-    const list = unknownRollouts.map((r) => `${r.namespace}/${r.name} (workloadRef: Deployment ${r.deployment})`).sort();
+    const list = unknownRollouts.map((r) => `${r.namespace}/${r.name} (workloadRef: ${r.ref})`).sort();
     const one = list.length === 1;
-    warnings.push({ code: 'rollout-template-missing', message: `${list.length} Rollout${one ? ' takes its' : 's take their'} pod template from a Deployment the input does not hold, so ${one ? 'its' : 'their'} pods are unknown and left out: ${sample(list)}` });
+    warnings.push({ code: 'rollout-template-missing', message: `${list.length} Rollout${one ? ' takes its' : 's take their'} pod template from an object the input does not hold (a Deployment or ReplicaSet of ${one ? 'its' : 'their'} namespace; PodTemplates are not read), so ${one ? 'its' : 'their'} pods are unknown and left out: ${sample(list)}` });
   }
   const implicitNs = new Set<string>();
   for (const f of facts) if (!nsByName.has(f.namespace)) implicitNs.add(f.namespace);

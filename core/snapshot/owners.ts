@@ -93,20 +93,21 @@ export class Owners {
 
   /**
    * A workload's pod template: its own, or for a Rollout with `workloadRef` the one of the
-   * Deployment it names, in its namespace ("the Rollout will use the pod template of the
-   * referenced Deployment"); null when the input does not hold that Deployment.
+   * Deployment or ReplicaSet it names in its namespace (schemas/k8s/workload.ts); null when the
+   * input does not hold it (or it is a PodTemplate, a kind netpolc does not read).
    */
   templateOf(w: Workload): PodTemplate | null {
     const own = podTemplateOf(w);
     if (own !== null || w.kind !== 'Rollout' || w.spec.workloadRef === null) return own;
-    const ref = this.get(w.metadata.namespace ?? 'default', 'Deployment', w.spec.workloadRef.name);
+    const { kind, name } = w.spec.workloadRef;
+    const ref = kind === 'Deployment' || kind === 'ReplicaSet' ? this.get(w.metadata.namespace ?? 'default', kind, name) : undefined;
     return ref ? podTemplateOf(ref) : null;
   }
 
-  /** Rollouts whose `workloadRef` names a Deployment the input does not hold. */
-  unresolvedRollouts(): { namespace: string; name: string; deployment: string }[] {
-    const out: { namespace: string; name: string; deployment: string }[] = [];
-    for (const w of this.byKey.values()) if (w.kind === 'Rollout' && w.spec.workloadRef && this.templateOf(w) === null) out.push({ namespace: w.metadata.namespace ?? 'default', name: w.metadata.name, deployment: w.spec.workloadRef.name });
+  /** Rollouts whose `workloadRef` names an object whose template the input does not give. */
+  unresolvedRollouts(): { namespace: string; name: string; ref: string }[] {
+    const out: { namespace: string; name: string; ref: string }[] = [];
+    for (const w of this.byKey.values()) if (w.kind === 'Rollout' && w.spec.workloadRef && this.templateOf(w) === null) out.push({ namespace: w.metadata.namespace ?? 'default', name: w.metadata.name, ref: `${w.spec.workloadRef.kind} ${w.spec.workloadRef.name}` });
     return out;
   }
 }

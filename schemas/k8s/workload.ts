@@ -1,6 +1,6 @@
 // Workloads a GitOps repository holds instead of pods: Deployment, StatefulSet, DaemonSet,
 // ReplicaSet (apps/v1), ReplicationController (v1), Job and CronJob (batch/v1), and Argo
-// Rollouts' Rollout (argoproj.io/v1alpha1), "a drop-in replacement for the Deployment". Only what
+// Rollouts' Rollout (argoproj.io/v1alpha1). Only what
 // makes their pods endpoints is read: the pod template's labels and container ports.
 // Unknown fields are dropped, as for the other kinds.
 import { z } from '../zod.js';
@@ -67,11 +67,12 @@ export const CronJobSchema = sortedObject({
   spec: sortedObject({ jobTemplate: sortedObject({ metadata: sortedObject({ labels }).nullish(), spec: sortedObject({ template: PodTemplateSchema }) }) }),
 });
 
-// Argo Rollouts: "The Rollout … spec has the same fields as the Deployment spec" (selector,
+// Argo Rollouts: "the rollout spec has the same fields as a deployment spec" (selector,
 // template, replicas); its stable and canary pods are made from that one template. A Rollout
-// may instead take the template of a Deployment (`spec.workloadRef`, "Instead of removing
-// Deployment you can … reference it from the Rollout"): its pods are then that Deployment's,
-// which the input must hold (core/snapshot/owners.ts reads it from there).
+// may instead take the template of another object (`spec.workloadRef`: "Reference an existing
+// Deployment from a Rollout using workloadRef field"); Argo resolves a Deployment's or a
+// ReplicaSet's `spec.template` and a PodTemplate's `template` (its templateref.go), and
+// core/snapshot/owners.ts reads the first two from the input.
 const WorkloadRefSchema = sortedObject({ apiVersion: z.string().nullish(), kind: z.string(), name: z.string().min(1) });
 export const RolloutSchema = sortedObject({
   apiVersion: z.literal('argoproj.io/v1alpha1'),
@@ -85,9 +86,10 @@ export const RolloutSchema = sortedObject({
   }),
 }).superRefine((rollout, ctx) => {
   const { template, workloadRef, selector } = rollout.spec;
-  // The Rollout's validation: "template and workloadRef may not be both specified", one is needed.
-  if ((template === null) === (workloadRef === null)) ctx.addIssue({ code: 'custom', path: ['spec', template === null ? 'template' : 'workloadRef'], message: template === null ? 'a Rollout needs spec.template or spec.workloadRef' : 'spec.template and spec.workloadRef may not both be set' });
-  if (workloadRef !== null && workloadRef.kind !== 'Deployment') ctx.addIssue({ code: 'custom', path: ['spec', 'workloadRef', 'kind'], message: `workloadRef must refer to a Deployment, not ${workloadRef.kind}` });
+  // Argo's ValidateRolloutSpec: "template must be empty for workload reference rollout".
+  if (template !== null && workloadRef !== null) ctx.addIssue({ code: 'custom', path: ['spec', 'template'], message: 'template must be empty for workload reference rollout' });
+  if (template === null && workloadRef === null) ctx.addIssue({ code: 'custom', path: ['spec', 'template'], message: 'a Rollout needs spec.template or spec.workloadRef' });
+  // A selector may be left out only with workloadRef (it is then the referenced object's).
   if (template !== null && selector === null) ctx.addIssue({ code: 'custom', path: ['spec', 'selector'], message: 'Required value' });
 });
 

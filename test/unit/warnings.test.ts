@@ -28,10 +28,10 @@ describe('cluster warnings', () => {
     expect(w).toEqual({ code: 'namespace-assumed', object: { kind: 'Namespace', name: 'z' }, message: expect.stringMatching(/^namespace "z" has pods or workloads but no Namespace object/) });
   });
 
-  it('rollout-template-missing: Rollouts whose workloadRef Deployment the input lacks, one warning for all', () => {
+  it('rollout-template-missing: Rollouts whose workloadRef the input does not give a template for, one warning for all', () => {
     const ro = (name: string, deployment: string) => ({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', metadata: { name, namespace: 'x' }, spec: { selector: { matchLabels: { app: name } }, workloadRef: { kind: 'Deployment', name: deployment } } });
     expect(ofCode(clusterOf([...smallCluster(), ro('b', 'gone-b'), ro('a', 'gone-a')]), 'rollout-template-missing')).toEqual([
-      { code: 'rollout-template-missing', message: '2 Rollouts take their pod template from a Deployment the input does not hold, so their pods are unknown and left out: x/a (workloadRef: Deployment gone-a), x/b (workloadRef: Deployment gone-b)' },
+      { code: 'rollout-template-missing', message: '2 Rollouts take their pod template from an object the input does not hold (a Deployment or ReplicaSet of their namespace; PodTemplates are not read), so their pods are unknown and left out: x/a (workloadRef: Deployment gone-a), x/b (workloadRef: Deployment gone-b)' },
     ]);
   });
 

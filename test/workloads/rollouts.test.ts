@@ -70,21 +70,33 @@ describe('Argo Rollouts as workloads', () => {
     expect(c.warnings).toEqual([]);
   });
 
-  it('workloadRef to a Deployment the input lacks: no endpoint, and a warning says why', () => {
-    const c = cluster([namespace('shop'), front, rollout('shop', 'api', { selector: { matchLabels: { app: 'api' } }, workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'gone' } })]);
-    expect(c.podByKey.has('shop/rollout/api')).toBe(false);
-    expect(c.warnings.map((w) => [w.code, w.message])).toEqual([['rollout-template-missing', '1 Rollout takes its pod template from a Deployment the input does not hold, so its pods are unknown and left out: shop/api (workloadRef: Deployment gone)']]);
+  it('workloadRef to a ReplicaSet: its template too (Argo resolves Deployments, ReplicaSets and PodTemplates)', () => {
+    const rs = deployment('shop', 'api-rs', { app: 'api' }, ports, 'ReplicaSet');
+    const c = cluster([namespace('shop'), front, policy, rs, rollout('shop', 'api', { workloadRef: { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'api-rs' } })]);
+    expect(c.podByKey.get('shop/rollout/api')?.labels).toEqual({ app: 'api' });
+    expect(allowed(c, 'shop/deploy/web', 'shop/rollout/api', 'grpc')).toBe(true);
   });
 
-  it('validated as Argo validates it: one of template and workloadRef, a Deployment referenced, a selector matching the template', () => {
+  it('workloadRef to what the input lacks, or to a PodTemplate (not read): no endpoint, and a warning says why', () => {
+    const ref = (kind: string, name: string) => ({ selector: { matchLabels: { app: 'api' } }, workloadRef: { apiVersion: kind === 'PodTemplate' ? 'v1' : 'apps/v1', kind, name } });
+    const c = cluster([namespace('shop'), front, rollout('shop', 'api', ref('Deployment', 'gone')), rollout('shop', 'tpl', ref('PodTemplate', 'api-template'))]);
+    expect(c.podByKey.has('shop/rollout/api') || c.podByKey.has('shop/rollout/tpl')).toBe(false);
+    expect(c.warnings.map((w) => [w.code, w.message])).toEqual([
+      ['rollout-template-missing', '2 Rollouts take their pod template from an object the input does not hold (a Deployment or ReplicaSet of their namespace; PodTemplates are not read), so their pods are unknown and left out: shop/api (workloadRef: Deployment gone), shop/tpl (workloadRef: PodTemplate api-template)'],
+    ]);
+  });
+
+  it('validated as Argo validates it: one of template and workloadRef, a selector matching the template', () => {
     const issues = (spec: Obj) => {
       const p = parseSnapshot({ items: [rollout('shop', 'api', spec)] });
       return p.ok ? [] : p.issues.map((i) => [i.path, i.message]);
     };
     const ref = { kind: 'Deployment', name: 'api' };
     expect(issues({ selector: { matchLabels: { app: 'api' } } })).toEqual([['$.items[0].spec.template', 'a Rollout needs spec.template or spec.workloadRef']]);
-    expect(issues({ ...withTemplate({ app: 'api' }), workloadRef: ref })).toEqual([['$.items[0].spec.workloadRef', 'spec.template and spec.workloadRef may not both be set']]);
-    expect(issues({ workloadRef: { kind: 'StatefulSet', name: 'api' } })).toEqual([['$.items[0].spec.workloadRef.kind', 'workloadRef must refer to a Deployment, not StatefulSet']]);
+    expect(issues({ ...withTemplate({ app: 'api' }), workloadRef: ref })).toEqual([['$.items[0].spec.template', 'template must be empty for workload reference rollout']]);
+    // Without a selector, and of a kind Argo cannot take a template from: valid (the latter warned of when built).
+    expect(issues({ workloadRef: ref })).toEqual([]);
+    expect(issues({ workloadRef: { kind: 'StatefulSet', name: 'api' } })).toEqual([]);
     expect(issues({ ...withTemplate({ app: 'api' }), selector: undefined })).toEqual([['$.items[0].spec.selector', 'Required value']]);
     expect(issues({ ...withTemplate({ app: 'api' }), selector: { matchLabels: { app: 'other' } } })).toEqual([['$.items[0].spec.template.metadata.labels', 'selector does not match template labels']]);
     const wrongVersion = parseSnapshot({ items: [{ ...rollout('shop', 'api', withTemplate({ app: 'api' })), apiVersion: 'argoproj.io/v1' }] });
