@@ -19,7 +19,7 @@ import { answerPortList, answerSetPortList, type PortListAnswer, type SetListAns
 import { hedge, hedged } from './hedge.js';
 import { isParseFailure, readQuestion, type ParseFailure, type Query, type ReadQuestion } from './parse.js';
 import type { CanQuery } from './query.js';
-import { MAX_EVALUATIONS, newWork, reach, type ReachClass, type SetQuery } from './reach.js';
+import { MAX_EVALUATIONS, newWork, podsCounted, podsInText, reach, type ReachClass, type SetQuery } from './reach.js';
 
 export { MAX_EVALUATIONS, reach, type PortRanges, type ReachClass, type Work } from './reach.js';
 
@@ -150,9 +150,10 @@ function answerSet(cluster: Cluster, asked: SetQuery): SetAnswer | SetGroupAnswe
   const count = (why: ReachClass['skipped']) => classes.filter((c) => c.skipped === why).reduce((n, c) => n + c.members.length, 0);
   const [skippedPods, podsWithoutNamedPort] = [count('budget'), count('no-such-named-port')];
   const reachable = groups.reduce((n, g) => n + g.pods, 0);
-  const of = cluster.pods.length - (fixedPod ? 1 : 0);
+  const of = podsCounted(cluster, q.podsIn, fixedPod);
+  const within = podsInText(q.podsIn);
 
-  const pods = `${fixedPod ? 'other ' : ''}pod${of === 1 ? '' : 's'}`;
+  const pods = `${fixedPod && (q.podsIn === undefined || fixedPod.namespace === q.podsIn) ? 'other ' : ''}pod${of === 1 ? '' : 's'}`;
   // One port asked: it goes in the sentence once, unless named ports differ between destinations.
   const onePort = q.port !== null && groups.length === 1;
   // A named port: what it resolved to on the fixed destination, or on each destination.
@@ -168,8 +169,8 @@ function answerSet(cluster: Cluster, asked: SetQuery): SetAnswer | SetGroupAnswe
   const tail = `${listed.length > 0 ? `: ${listed.join('; ')}` : ''}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}.`;
   const name = nameOf(cluster, fixed);
   const said = q.kind === 'who'
-    ? reachable === 0 ? `No pod can reach ${name}${phrase} (0 of ${of} ${pods})${tail}` : `${reachable} of ${of} ${pods} can reach ${name}${phrase}${tail}`
-    : reachable === 0 ? `${name} can reach no pod${phrase} (0 of ${of} ${pods})${tail}` : `${name} can reach ${reachable} of ${of} ${pods}${phrase}${tail}`;
+    ? reachable === 0 ? `No pod${within} can reach ${name}${phrase} (0 of ${of} ${pods})${tail}` : `${reachable} of ${of} ${pods}${within} can reach ${name}${phrase}${tail}`
+    : reachable === 0 ? `${name} can reach no pod${within}${phrase} (0 of ${of} ${pods})${tail}` : `${name} can reach ${reachable} of ${of} ${pods}${within}${phrase}${tail}`;
   const text = hedged(said, hedge(cluster, null, [fixedPod]));
   return { kind: q.kind, text, query: asked, reachable, of, groups, work: { classes: classes.length, evaluations: work.evaluations, skippedPods, podsWithoutNamedPort } };
 }

@@ -64,7 +64,7 @@ function namespacePods(t: Tokens): string | null {
  * The namespace after "in": `prod`, `namespace prod`, `ns prod`, or `prod namespace` ("in the
  * prod namespace": "the" is a filler, tokens.ts).
  */
-function namespaceAfterIn(t: Tokens): string {
+export function namespaceAfterIn(t: Tokens): string {
   const named = t.accept(['namespace']) || t.accept(['ns']);
   const ns = t.next();
   if (ns === undefined || !DNS_LABEL.test(ns)) throw new Unreadable(`expected a namespace after "in", got ${quote(ns)}`);
@@ -183,13 +183,16 @@ export function namespaceFlags(words: readonly string[], scope: Scope): string[]
   return out;
 }
 
-/** After the destination: the port words, with "in prod" taken as the names' namespace; `from` reads "… from X" (passive forms). */
-export function tail(t: Tokens, scope: Scope, from?: (t: Tokens) => void): string[] {
+/**
+ * After the destination: the port words, with "in prod" taken as the names' namespace (or as
+ * `inNamespace` reads it); `from` reads "… from X" (passive forms).
+ */
+export function tail(t: Tokens, scope: Scope, from?: (t: Tokens) => void, inNamespace: (ns: string) => void = (ns) => scope.namespaces.add(ns)): string[] {
   const words: string[] = [];
   while (t.peek() !== undefined) {
     if (t.peek() === 'in') {
       t.next();
-      scope.namespaces.add(namespaceAfterIn(t));
+      inNamespace(namespaceAfterIn(t));
     } else if (t.peek() === 'from') {
       t.next();
       if (!from) throw new Unreadable(`"from" after the destination, but the source came first; ask "can X reach Y" or "is Y reachable from X"`);

@@ -2,7 +2,7 @@
 // Hand-written: the grammar is a handful of sentence shapes over a few dozen words (tokens.ts
 // splits them), smaller than any parser-generator setup, and it must name the part it could not
 // read rather than throw.
-import { DNS_LABEL, endpoint, isBare, namespaceFlags, qualify, tail, type Read, type Scope } from './endpoints.js';
+import { DNS_LABEL, endpoint, isBare, namespaceAfterIn, namespaceFlags, qualify, tail, type Read, type Scope } from './endpoints.js';
 import type { EndpointSpec } from '../evaluate/resolve.js';
 import { AUXILIARIES, can, reachQuestion, traffic, verb } from './forms.js';
 import { EVERY_PORT, joinPorts, portsAsked } from './ports.js';
@@ -35,6 +35,7 @@ export const ACCEPTED_FORMS: readonly string[] = [
   'who can reach payments/api?  (every port, answered as port ranges)',
   'what can shop/web reach?',
   'what can shop/web reach on 53/udp?',
+  'what can prometheus reach in shop?  (only the pods of shop; also: what pods in shop can prometheus reach, who in monitoring can reach shop/db)',
   'who can reach shop/svc/db on 5432?  (a name for several pods or a CIDR: what all share, and what differs)',
   'is anything exposed to the internet in ns shop?',
   'what is exposed to the internet in shop?  (also: is shop exposed to the internet?)',
@@ -53,19 +54,34 @@ function modal(t: Tokens, after: string): void {
 const METADATA = new Set(['cloud', 'instance', 'metadata']);
 const METADATA_NOUNS = new Set(['address', 'addresses', 'service', 'endpoint', 'server', 'api', 'ip']);
 
-/** After "who can reach": the cloud metadata address, or a destination. */
-function whoReaches(t: Tokens, scope: Scope): Query {
+/** `podsIn` as a query carries it: only when given. */
+const among = (podsIn: string | null) => (podsIn === null ? {} : { podsIn });
+
+/**
+ * "who in monitoring can reach", "which pods in monitoring …", "what pods in shop can X reach":
+ * the namespace whose pods are answered, right after the question word. ("pods" is a filler.)
+ */
+function podsInAfterHead(t: Tokens): string | null {
+  if (t.peek() !== 'in') return null;
+  t.next();
+  return namespaceAfterIn(t);
+}
+
+/** After "who can reach": the cloud metadata address, or a destination. `podsIn`: "who in monitoring can reach". */
+function whoReaches(t: Tokens, scope: Scope, podsIn: string | null = null): Query {
   if (!METADATA.has(t.peek() ?? '')) {
     const to = endpoint(t, 'destination', 'reach', scope);
     // "who can reach Y from the internet": whether the internet can.
     let from: Read | null = null;
     const words = tail(t, scope, (r) => {
+      if (podsIn !== null) throw new Unreadable(`the sources are the pods of ${podsIn} already; ask "who in ${podsIn} can reach …" without "from"`);
       from = endpoint(r, 'source', 'from', scope);
     });
     if (from !== null) return can(from, to, words);
     const ports = joinPorts(to.port, words);
-    return 'ports' in ports ? { kind: 'who-list', to: to.spec, ...ports } : { kind: 'who', to: to.spec, ...ports };
+    return 'ports' in ports ? { kind: 'who-list', to: to.spec, ...ports, ...among(podsIn) } : { kind: 'who', to: to.spec, ...ports, ...among(podsIn) };
   }
+  if (podsIn !== null) throw new Unreadable(`"who in ${podsIn} can reach the cloud metadata address" is not answered by namespace: ask "which pods can reach the cloud metadata address"`);
   while (METADATA.has(t.peek() ?? '') || METADATA_NOUNS.has(t.peek() ?? '')) t.next();
   const words = t.rest();
   const asked = portsAsked(words);
@@ -117,15 +133,26 @@ function changed(t: Tokens, scope: Scope): Query {
   return { kind: 'changed', subject, since, port: null, protocol: null };
 }
 
-/** "what can X reach", "what is X allowed to reach": the source's destinations. */
-function whatFrom(t: Tokens, scope: Scope, head: 'can' | 'is'): Query {
+/**
+ * "what can X reach", "what is X allowed to reach": the source's destinations. "in shop" after
+ * the verb ("what can prometheus reach in shop") names the destinations' namespace, as "what
+ * pods in shop can prometheus reach" does (`podsIn`); a bare source name is looked for there
+ * first too, as "-n shop" would (answer.ts falls back to the name as written).
+ */
+function whatFrom(t: Tokens, scope: Scope, head: 'can' | 'is', podsIn: string | null = null): Query {
   const from = endpoint(t, 'source', head, scope);
   t.accept(['not']);
   if (head === 'is' && !t.accept(['allowed', 'to']) && !t.accept(['able', 'to'])) throw new Unreadable(`expected "allowed to" after the source, got ${quote(t.peek())}`);
   verb(t, head === 'is' ? 'allowed to' : 'the source');
   if (from.port !== null) throw new Unreadable(`a port on the source (${quote(from.port)}): ask "what can X reach on ${from.port}?"`);
-  const ports = portsAsked(tail(t, scope));
-  return 'ports' in ports ? { kind: 'what-list', from: from.spec, ...ports } : { kind: 'what', from: from.spec, ...ports };
+  let within = podsIn;
+  const words = tail(t, scope, undefined, (ns) => {
+    if (within !== null && within !== ns) throw new Unreadable(`pods of one namespace at a time, not ${within} and ${ns}`);
+    within = ns;
+    scope.namespaces.add(ns);
+  });
+  const ports = portsAsked(words);
+  return 'ports' in ports ? { kind: 'what-list', from: from.spec, ...ports, ...among(within) } : { kind: 'what', from: from.spec, ...ports, ...among(within) };
 }
 
 function parseTokens(t: Tokens, scope: Scope): Query {
@@ -135,20 +162,29 @@ function parseTokens(t: Tokens, scope: Scope): Query {
     case 'who':
     case 'which': {
       t.next();
-      if ((t.peek() === 'is' || t.peek() === 'are') && t.list.includes('exposed')) return exposed(t, head);
+      if ((t.peek() === 'is' || t.peek() === 'are' || t.peek() === 'in') && t.list.includes('exposed')) return exposed(t, head);
+      const podsIn = podsInAfterHead(t);
       modal(t, head);
       t.accept(['not']);
       verb(t, head);
-      return whoReaches(t, scope);
+      return whoReaches(t, scope, podsIn);
     }
     case 'what':
     case 'where': {
       t.next();
+      // "what in shop is exposed to the internet": exposed() reads the namespace.
+      if (t.peek() === 'in' && t.list.includes('exposed')) return exposed(t, head);
+      const podsIn = podsInAfterHead(t);
       // "what can reach x/a" asks for sources; "what can x/a reach" for destinations.
       if (MODALS.some((m) => m.every((w, k) => t.peek(k) === w) && VERBS.some((v) => v.every((w, k) => t.peek(m.length + k) === w)))) {
         modal(t, head);
         verb(t, head);
-        return whoReaches(t, scope);
+        return whoReaches(t, scope, podsIn);
+      }
+      if (podsIn !== null) {
+        if (t.accept(['is'])) return whatFrom(t, scope, 'is', podsIn);
+        modal(t, `${head} in ${podsIn}`);
+        return whatFrom(t, scope, 'can', podsIn);
       }
       if (t.accept(['changed']) || t.accept(['has', 'changed'])) return changed(t, scope);
       if (t.peek() === 'is' && t.list.includes('exposed')) return exposed(t, head);

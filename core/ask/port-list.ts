@@ -120,14 +120,16 @@ export interface SetListAnswer<A extends Answered> extends Answered {
   readonly answers: readonly A[];
 }
 
+const podsInOf = (q: { readonly podsIn?: string }) => (q.podsIn === undefined ? {} : { podsIn: q.podsIn });
+
 /** The question about one port of a list. */
 function onePort(q: SetListQuery, port: number): OnePortQuery {
   const { protocol } = q;
   switch (q.kind) {
     case 'who-list':
-      return { kind: 'who', to: q.to, port, protocol };
+      return { kind: 'who', to: q.to, port, protocol, ...podsInOf(q) };
     case 'what-list':
-      return { kind: 'what', from: q.from, port, protocol };
+      return { kind: 'what', from: q.from, port, protocol, ...podsInOf(q) };
     case 'exposed-list':
       return { kind: 'exposed', namespace: q.namespace, port, protocol };
     case 'metadata-list':

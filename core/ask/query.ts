@@ -9,10 +9,10 @@ export type Query =
   /** "can X reach Y on 80 and 443": each port asked as its own "can" question (answer.ts). */
   | ({ readonly kind: 'can-list'; readonly from: EndpointSpec; readonly to: EndpointSpec } & PortList)
   /** "who can reach Y on 80 and 443", "what can X reach on 80 and 443": each port as its own question. */
-  | ({ readonly kind: 'who-list'; readonly to: EndpointSpec } & PortList)
-  | ({ readonly kind: 'what-list'; readonly from: EndpointSpec } & PortList)
-  | ({ readonly kind: 'who'; readonly to: EndpointSpec } & PortQuery)
-  | ({ readonly kind: 'what'; readonly from: EndpointSpec } & PortQuery)
+  | ({ readonly kind: 'who-list'; readonly to: EndpointSpec } & PortList & PodsIn)
+  | ({ readonly kind: 'what-list'; readonly from: EndpointSpec } & PortList & PodsIn)
+  | ({ readonly kind: 'who'; readonly to: EndpointSpec } & PortQuery & PodsIn)
+  | ({ readonly kind: 'what'; readonly from: EndpointSpec } & PortQuery & PodsIn)
   /** Pods of `namespace` that accept traffic from an address outside the cluster (exposed.ts). */
   | ({ readonly kind: 'exposed'; readonly namespace: string } & PortQuery)
   /** Pods that can send to the cloud metadata address (metadata.ts); TCP 80 unless asked otherwise. */
@@ -22,6 +22,14 @@ export type Query =
   | ({ readonly kind: 'metadata-list' } & PortList)
   /** `subject`'s verdicts in a stored version against those of version `since` (changed.ts). */
   | ({ readonly kind: 'changed'; readonly subject: EndpointSpec; readonly since: string } & PortQuery);
+
+/**
+ * "who in monitoring can reach shop/db", "what can web reach in shop": only the pods of this
+ * namespace are answered (the sources of "who", the destinations of "what"); all by default.
+ */
+export interface PodsIn {
+  readonly podsIn?: string;
+}
 
 export type CanQuery = Extract<Query, { kind: 'can' }>;
 /** What a reach question reads into: one port (or every port), or a list of ports. */

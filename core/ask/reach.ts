@@ -137,15 +137,15 @@ const KEPT_PARTITIONS = 16;
  * fixed endpoint's CIDR peers when it has rules (it tells peers apart), else null. `namedPort`:
  * the question names its port.
  */
-function classesOf(cluster: Cluster, who: boolean, fixed: EndpointSpec, fixedPod: PodInfo | null, fixedNode: { readonly name: string } | null, cidrPeers: readonly Extract<Peer, { type: 'cidrs' }>[] | null, namedPort: boolean): readonly PodClass[] {
+function classesOf(cluster: Cluster, who: boolean, fixed: EndpointSpec, fixedPod: PodInfo | null, fixedNode: { readonly name: string } | null, cidrPeers: readonly Extract<Peer, { type: 'cidrs' }>[] | null, namedPort: boolean, podsIn: string | undefined): readonly PodClass[] {
   const kept = partitions.get(cluster) ?? partitions.set(cluster, new Map()).get(cluster)!;
-  const memoKey = `${who}|${namedPort}|${JSON.stringify(fixed)}`;
+  const memoKey = `${who}|${namedPort}|${podsIn ?? ''}|${JSON.stringify(fixed)}`;
   const hit = kept.get(memoKey);
   if (hit) return hit;
   // A class key has two halves: what the pod's own side depends on (its policies: the group
   // signature) and what the fixed endpoint's side sees of it (its identity as a peer).
   const classes = new Map<string, PodClass>();
-  for (const pod of cluster.pods) {
+  for (const pod of podsAnswered(cluster, podsIn)) {
     if (pod === fixedPod) continue;
     const { group, signature: sig, peer } = podParts(cluster, pod, who ? 'egress' : 'ingress');
     const signature = `s${sig}`;
@@ -163,12 +163,27 @@ function classesOf(cluster: Cluster, who: boolean, fixed: EndpointSpec, fixedPod
   return out;
 }
 
+/** The pods a who/what question answers for: those of its namespace ("who in monitoring can reach …"), else every pod. */
+export function podsAnswered(cluster: Cluster, podsIn: string | undefined): readonly PodInfo[] {
+  return podsIn === undefined ? cluster.pods : (cluster.podsByNamespace.get(podsIn) ?? []);
+}
+
+/** How many pods a who/what question answers for, the fixed pod (never compared with itself) not counted. */
+export function podsCounted(cluster: Cluster, podsIn: string | undefined, fixedPod: PodInfo | null): number {
+  return podsAnswered(cluster, podsIn).length - (fixedPod && (podsIn === undefined || fixedPod.namespace === podsIn) ? 1 : 0);
+}
+
+/** How a sentence says which pods were answered: " in namespace shop", or "" for all. */
+export const podsInText = (podsIn: string | undefined): string => (podsIn === undefined ? '' : ` in namespace ${podsIn}`);
+
 /** Who reaches the fixed endpoint (or what it reaches), one evaluation per class and port segment. */
 export function reach(cluster: Cluster, q: SetQuery, work: Work = newWork()): ReachClass[] {
   const who = q.kind === 'who';
   const fixed = who ? q.to : q.from;
   const fixedPod = podOf(cluster, fixed);
   if ('pod' in fixed && !fixedPod && !nodeOf(cluster, fixed)) throw new FlowError(who ? 'to' : 'from', `no pod "${fixed.pod}" in the snapshot`);
+  // A namespace the snapshot does not hold is a typo, not "no pod": said, as an unknown name is.
+  if (q.podsIn !== undefined && !cluster.nsByName.has(q.podsIn) && !cluster.podsByNamespace.has(q.podsIn)) throw new FlowError(who ? 'from' : 'to', `no namespace "${q.podsIn}" in the snapshot`);
   const fixedRules = rulesOf(cluster, fixedPod, who ? 'ingress' : 'egress');
   const cidrPeers = fixedRules.flatMap((r) => r.peers.filter((p): p is Extract<Peer, { type: 'cidrs' }> => p.type === 'cidrs'));
   const fixedPort = who && q.port !== null ? portOn(cluster, fixed, q.port, q.protocol) : null;
@@ -182,7 +197,7 @@ export function reach(cluster: Cluster, q: SetQuery, work: Work = newWork()): Re
   // the destinations' named ports when one is asked by name.
   const seesPeers = fixedRules.length > 0;
 
-  const classes = classesOf(cluster, who, fixed, fixedPod, fixedNode, seesPeers ? cidrPeers : null, typeof q.port === 'string');
+  const classes = classesOf(cluster, who, fixed, fixedPod, fixedNode, seesPeers ? cidrPeers : null, typeof q.port === 'string', q.podsIn);
   return classes.map(({ members, rules, signature, identity }): ReachClass => {
     const rep = members[0]!;
     const [from, to] = who ? [{ pod: rep.key }, fixed] : [fixed, { pod: rep.key }];

@@ -13,7 +13,7 @@ import { groupItems, MAX_GROUPS_IN_TEXT, MAX_MEMBERS, namedPort, otherProtocolsN
 import { plural } from './group.js';
 import { hedge, hedged } from './hedge.js';
 import type { Query } from './parse.js';
-import { MAX_EVALUATIONS, newWork, reach, type ReachClass, type SetQuery } from './reach.js';
+import { MAX_EVALUATIONS, newWork, podsCounted, podsInText, reach, type ReachClass, type SetQuery } from './reach.js';
 
 /**
  * Members answered one by one at most: each is a "who"/"what" question of its own over every
@@ -171,7 +171,7 @@ export function answerSetGroup(cluster: Cluster, q: SetQuery): SetGroupAnswer {
   // Counted by endpoint: a backing pod of a Service with several ports is one pod.
   const answered = targets.map((t): SetMember => {
     const beyond = [...t.reached].filter(([p]) => !common.has(p));
-    return { member: t.label, ...(t.region ? { region: t.region } : {}), reachable: t.reached.size, of: cluster.pods.length - (t.pod ? 1 : 0), beyond: reachGroups(cluster, beyond, t.pod), beyondPods: beyond.length };
+    return { member: t.label, ...(t.region ? { region: t.region } : {}), reachable: t.reached.size, of: podsCounted(cluster, q.podsIn, t.pod), beyond: reachGroups(cluster, beyond, t.pod), beyondPods: beyond.length };
   });
   const skipped = (why: ReachClass['skipped']) => members.reduce((n, m) => n + m.classes.filter((c) => c.skipped === why).reduce((k, c) => k + c.members.length, 0), 0);
   const [skippedPods, podsWithoutNamedPort] = [skipped('budget'), skipped('no-such-named-port')];
@@ -194,9 +194,10 @@ export function answerSetGroup(cluster: Cluster, q: SetQuery): SetGroupAnswer {
   const differ = answered.filter((m) => m.beyondPods > 0);
   // Nothing shared and nothing beyond: no member has any pod.
   const any = n > 1 && differ.length === 0 ? `any of the ${n} ${plural(unit, n)} of ${r.side.name}` : every;
+  const within = podsInText(q.podsIn);
   const head = who
-    ? k === 0 ? `No pod can reach ${any}${phrase}` : `${pods} can reach ${every}${phrase}`
-    : k === 0 ? `No pod is reached by ${any}${phrase}` : `${every.charAt(0).toUpperCase()}${every.slice(1)} can reach ${pods}${phrase}`;
+    ? k === 0 ? `No pod${within} can reach ${any}${phrase}` : `${pods}${within} can reach ${every}${phrase}`
+    : k === 0 ? `No pod${within} is reached by ${any}${phrase}` : `${every.charAt(0).toUpperCase()}${every.slice(1)} can reach ${pods}${within}${phrase}`;
   const also = k === 0 ? '' : 'also ';
   const parts = differ.slice(0, MAX_GROUPS_IN_TEXT).map((m) => `${m.member} ${also}${who ? 'from' : 'reaches'} ${list(m.beyond.slice(0, MAX_GROUPS_IN_TEXT))}`);
   if (differ.length > MAX_GROUPS_IN_TEXT) parts.push(`and ${differ.length - MAX_GROUPS_IN_TEXT} more ${plural(unit, 2)} differ`);

@@ -1,7 +1,8 @@
 // Decorations change no question: a random canonical question about pods of a random snapshot,
 // dressed as people send it in chat (a greeting or mention before it, Slack markup or quotes on
 // the names, any case, trailing punctuation or "pls", the namespace given with -n, --namespace
-// or "in" instead of on each name), reads as the same question.
+// or "in" instead of on each name), reads as the same question ("what can X reach in ns" also
+// asks for the pods of ns only).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isParseFailure, parseQuestion } from '../../core/ask/parse.js';
@@ -48,13 +49,21 @@ function questions(q: QuestionCase): [string, string] {
   return [canonical, `${q.prefix}${CASES[q.casing]!(`${body}${ns ?? ''}`)}${q.ending}`];
 }
 
+/** The namespace of the question's first pod (what -n and "in" name). */
+const namespaceOf = (q: QuestionCase): string => {
+  const pods = (q.snapshot.items as unknown as PodItem[]).filter((i) => i.kind === 'Pod');
+  return pods[q.from % pods.length]!.metadata.namespace;
+};
+
 describe('decorated questions read as their canonical form', () => {
   it('on random snapshots, questions and decorations', () => {
     assertProperty(
       fc.property(questionArb, (q) => {
         const [canonical, decorated] = questions(q);
-        const want = parseQuestion(canonical);
-        expect(isParseFailure(want), canonical).toBe(false);
+        const canonicalRead = parseQuestion(canonical);
+        expect(isParseFailure(canonicalRead), canonical).toBe(false);
+        // "what can X reach in ns" also asks for the destinations of ns only (parse.ts whatFrom).
+        const want = q.kind === 'what' && q.namespaceStyle !== undefined && NAMESPACE_STYLES[q.namespaceStyle]!('ns').startsWith(' in ') ? { ...(canonicalRead as object), podsIn: namespaceOf(q) } : canonicalRead;
         expect(parseQuestion(decorated), `${decorated} (canonical: ${canonical})`).toEqual(want);
       }),
       { file: import.meta.url, numRuns: 500 },

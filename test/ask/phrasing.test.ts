@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ask } from '../../core/ask/answer.js';
 import { isParseFailure, parseQuestion } from '../../core/ask/parse.js';
+import type { SetQuery } from '../../core/ask/reach.js';
+import { reachEach } from '../../core/ask/set-group.js';
 import { clusterOf, loadYaml } from '../support/cluster-builders.js';
 
 const objects = (loadYaml(join(import.meta.dirname, '..', 'fixtures', 'ask-phrasing.yaml'))[0] as unknown as { items: unknown[] }).items;
@@ -196,6 +198,51 @@ describe('names without a namespace, collisions, namespaces and the internet', (
       const a = ask(cluster, q);
       expect(isParseFailure(a) && a.error, q).toMatch(why);
     }
+  });
+});
+
+describe('"who in ns", "what can X reach in ns": only the pods of that namespace', () => {
+  it('reads the namespace of the pods answered, wherever people put it', () => {
+    // After the verb, "in prod" is ambiguous: also the bare source's namespace, as -n is (read as
+    // written when it is not there). Before it, "pods in prod" are the destinations alone.
+    const what = { kind: 'what', from: { pod: 'prod/prometheus' }, port: null, protocol: null, podsIn: 'prod' };
+    for (const q of ['what can prometheus reach in prod', 'what can prometheus reach in the prod namespace']) expect(parseQuestion(q), q).toEqual(what);
+    for (const q of ['what pods in prod can prometheus reach', 'what in prod can prometheus reach']) expect(parseQuestion(q), q).toEqual({ ...what, from: { pod: 'prometheus' } });
+    // A source named with its namespace keeps it; the trailing namespace is the destinations'.
+    expect(parseQuestion('what can monitoring/prometheus reach in prod on 9187')).toEqual({ ...what, from: { pod: 'monitoring/prometheus' }, port: 9187 });
+    const who = { kind: 'who', to: { pod: 'prod/db' }, port: 9187, protocol: null, podsIn: 'monitoring' };
+    for (const q of ['who in monitoring can reach prod/db on 9187', 'which pods in monitoring can reach prod/db on 9187', 'what in monitoring can reach prod/db on 9187', 'which pods in the monitoring namespace can reach prod/db on 9187']) expect(parseQuestion(q), q).toEqual(who);
+    // -n names the names' namespace only, as kubectl's does.
+    expect(parseQuestion('what can prometheus reach -n monitoring')).not.toHaveProperty('podsIn');
+    // A list of ports asks each port about the same pods.
+    expect(parseQuestion('what can monitoring/prometheus reach in prod on 80 and 9187')).toMatchObject({ kind: 'what-list', ports: [80, 9187], podsIn: 'prod' });
+    // "which pods in prod are exposed …" is the exposed question about prod.
+    for (const q of ['which pods in prod are exposed to the internet', 'what in prod is exposed to the internet']) expect(parseQuestion(q), q).toEqual(parseQuestion('is anything exposed to the internet in ns prod'));
+  });
+
+  it('answers exactly the unrestricted answer\'s pods of that namespace, and says so', () => {
+    expect(text('what can prometheus reach in prod')).toBe(text('what pods in prod can prometheus reach'));
+    for (const [q, whole, ns] of [
+      ['what pods in prod can monitoring/prometheus reach', 'what can monitoring/prometheus reach', 'prod'],
+      ['what pods in staging can monitoring/prometheus reach on 8080', 'what can monitoring/prometheus reach on 8080', 'staging'],
+      ['who in monitoring can reach prod/db on 9187', 'who can reach prod/db on 9187', 'monitoring'],
+      ['which pods in prod can reach prod/db', 'who can reach prod/db', 'prod'],
+      ['which pods in prod can reach prod/deploy/backend', 'who can reach prod/deploy/backend', 'prod'],
+    ] as const) {
+      const [some, all] = [parseQuestion(q), parseQuestion(whole)] as SetQuery[];
+      expect(some!.podsIn, q).toBe(ns);
+      const [a, b] = [reachEach(cluster, some!), reachEach(cluster, all!)];
+      const reached = (r: typeof a) => r.members.map((m) => [...m.reached].map(([p, ports]) => `${p.key} ${ports}`).sort());
+      expect(reached(a), q).toEqual(reached(b).map((ms) => ms.filter((m) => m.startsWith(`${ns}/`))));
+      expect(text(q), q).toContain(`in namespace ${ns}`);
+    }
+    // One pod fixed: counted out of the namespace's pods, itself not among them.
+    const one = ask(cluster, 'which pods in prod can reach prod/db-0 on 5432') as { kind: string; of: number; text: string };
+    expect(one.kind).toBe('who');
+    expect(one.of).toBe(cluster.pods.filter((p) => p.namespace === 'prod' && p.key !== 'prod/db-0').length);
+    expect(one.text).toMatch(new RegExp(`^\\d+ of ${one.of} other pods in namespace prod can reach prod/db-0 on TCP 5432`));
+    expect(text('what can prometheus reach in nope')).toBe('I can\'t answer that: no namespace "nope" in the snapshot.');
+    expect(text('who in monitoring can reach prod/db from prod/backend')).toMatch(/^unreadable: the sources are the pods of monitoring already/);
   });
 });
 

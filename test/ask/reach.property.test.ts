@@ -37,11 +37,15 @@ describe('who/what classes and port segments equal per-pod verdicts', () => {
     const port = fc.option(fc.constantFrom<number | string>(53, 80, 444, 5432, 'web', 'dns', 'db'), { nil: null });
     const protocol = fc.option(fc.constantFrom(...PROTOCOLS), { nil: null });
     assertProperty(
-      fc.property(snapshotArb, fc.nat(), fc.boolean(), port, protocol, (snapshot, pick, who, p, proto) => {
+      fc.property(snapshotArb, fc.nat(), fc.boolean(), port, protocol, fc.option(fc.nat(), { nil: null }), (snapshot, pick, who, p, proto, nsPick) => {
         const cluster = generatedCluster(snapshot);
         const fixedChoices: EndpointSpec[] = [...cluster.pods.map((x) => ({ pod: x.key })), ...EXTERNAL.map((ip) => ({ ip })), { ip: NODES[0]!.v4 }];
         const fixed = fixedChoices[pick % fixedChoices.length]!;
-        const q: Query = who ? { kind: 'who', to: fixed, port: p, protocol: proto } : { kind: 'what', from: fixed, port: p, protocol: proto };
+        // "who in ns can reach …", "what can … reach in ns": only that namespace's pods.
+        const namespaces = [...cluster.nsByName.keys()];
+        const podsIn = nsPick === null || namespaces.length === 0 ? undefined : namespaces[nsPick % namespaces.length]!;
+        const among = podsIn === undefined ? {} : { podsIn };
+        const q: Query = who ? { kind: 'who', to: fixed, port: p, protocol: proto, ...among } : { kind: 'what', from: fixed, port: p, protocol: proto, ...among };
         let classes;
         try {
           classes = reach(cluster, q);
@@ -52,8 +56,8 @@ describe('who/what classes and port segments equal per-pod verdicts', () => {
         }
         const owner = 'ip' in fixed ? cluster.ipOwners.get(ipKey(parseIp(fixed.ip)!)) : undefined;
         const fixedPod = 'pod' in fixed ? cluster.podByKey.get(fixed.pod) : owner?.kind === 'pod' ? owner.pod : undefined;
-        // Every other pod in exactly one class.
-        expect(classes.flatMap((c) => c.members.map((m) => m.key)).sort()).toEqual(cluster.pods.filter((x) => x !== fixedPod).map((x) => x.key).sort());
+        // Every other pod (of the namespace asked) in exactly one class.
+        expect(classes.flatMap((c) => c.members.map((m) => m.key)).sort()).toEqual(cluster.pods.filter((x) => x !== fixedPod && (podsIn === undefined || x.namespace === podsIn)).map((x) => x.key).sort());
         for (const c of classes) {
           for (const m of c.members) {
             const [from, to] = who ? [{ pod: m.key }, fixed] : [fixed, { pod: m.key }];
