@@ -10,6 +10,7 @@ import { AdminNetworkPolicySchema, BaselineAdminNetworkPolicySchema } from './k8
 import { ClusterNetworkPolicySchema } from './k8s/cluster-network-policy.js';
 import { podTemplateOf, templatePath, WORKLOAD_KIND_NAMES, WORKLOAD_SCHEMAS, isWorkload } from './k8s/workload.js';
 import { compileSelector } from './k8s/label-selector.js';
+import { currentWorkload, legacyVersionsOf } from './k8s/legacy-workloads.js';
 import { inKeyOrder } from './k8s/meta.js';
 
 export const SNAPSHOT_LIMITS = {
@@ -214,7 +215,10 @@ export function parseSnapshot(raw: unknown, base = '$', options: ParseOptions = 
       issues.push({ path: apiVersion ? `${path}.kind` : `${path}.apiVersion`, message: 'apiVersion and kind must be set', object: identity });
       return;
     }
-    const schema = kindSchema(`${apiVersion}/${kind}`);
+    // An older version of a workload (extensions/v1beta1 Deployment): read as the API server stores it.
+    const current = currentWorkload(apiVersion, kind, item);
+    if (current) item = current;
+    const schema = kindSchema(`${current ? current.apiVersion : apiVersion}/${kind}`);
     if (!schema) {
       const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
       if (FOREIGN_POLICY_GROUPS.some((g) => group === g || group.endsWith(`.${g}`))) {
@@ -222,11 +226,15 @@ export function parseSnapshot(raw: unknown, base = '$', options: ParseOptions = 
         const key = `${kind} (${apiVersion})`;
         ignored[key] = (ignored[key] ?? 0) + 1;
       } else if (['NetworkPolicy', 'AdminNetworkPolicy', 'BaselineAdminNetworkPolicy', 'ClusterNetworkPolicy', ...WORKLOAD_KIND_NAMES].includes(kind)) {
-        issues.push({ path: `${path}.apiVersion`, message: `unsupported apiVersion "${apiVersion}" for ${kind}; supported: ${SUPPORTED_KINDS.filter((k) => k.endsWith(`/${kind}`)).map((k) => k.slice(0, -kind.length - 1)).join(', ')}`, object: identity });
+        const supported = [...SUPPORTED_KINDS.filter((k) => k.endsWith(`/${kind}`)).map((k) => k.slice(0, -kind.length - 1)), ...legacyVersionsOf(kind)];
+        issues.push({ path: `${path}.apiVersion`, message: `unsupported apiVersion "${apiVersion}" for ${kind}; supported: ${supported.join(', ')}`, object: identity });
       } else if (miscasedKind(kind)) {
         issues.push({ path: `${path}.kind`, message: miscasedKindMessage(kind), object: identity });
       } else {
-        ignored[kind] = (ignored[kind] ?? 0) + 1;
+        // A kind netpolc reads, of another API group (Knative's serving.knative.dev/v1 Service):
+        // named with its apiVersion, so the warning does not read as if Services were ignored.
+        const key = KIND_BY_LOWER.get(kind.toLowerCase()) === kind ? `${kind} of ${apiVersion}` : kind;
+        ignored[key] = (ignored[key] ?? 0) + 1;
       }
       return;
     }

@@ -176,9 +176,11 @@ describe('cluster warnings', () => {
       ...smallCluster(),
       { apiVersion: 'cilium.io/v2', kind: 'CiliumNetworkPolicy', metadata: { name: 'c', namespace: 'x' }, spec: {} },
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'x' } },
+      // Knative's Service is not the core kind: named with its apiVersion.
+      { apiVersion: 'serving.knative.dev/v1', kind: 'Service', metadata: { name: 'hello', namespace: 'x' }, spec: { template: { spec: { containers: [{ image: 'x' }] } } } },
     ]);
     expect(ofCode(cluster, 'policy-kinds-not-evaluated')).toEqual([{ code: 'policy-kinds-not-evaluated', message: 'policies of kinds netpolc does not evaluate: CiliumNetworkPolicy (cilium.io/v2) (1); not evaluated: answers ignore them' }]);
-    expect(ofCode(cluster, 'kinds-ignored')).toEqual([{ code: 'kinds-ignored', message: 'ignored objects of kinds policy evaluation does not read: ConfigMap (1)' }]);
+    expect(ofCode(cluster, 'kinds-ignored')).toEqual([{ code: 'kinds-ignored', message: 'ignored objects of kinds policy evaluation does not read: ConfigMap (1), Service of serving.knative.dev/v1 (1)' }]);
   });
 
   it('object-left-out: the object when it could be read, and where in the input', () => {
