@@ -7,4 +7,8 @@ import { z } from 'zod';
 
 extendZodWithOpenApi(z);
 
+// A required field left out is said as the API server says it (field.Required: "Required
+// value"), not as a type mismatch with undefined. A schema's own message still comes first.
+z.config({ customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'Required value' : undefined) });
+
 export { z };

@@ -18,8 +18,13 @@ export function readSources(paths: readonly string[], io: Pick<Io, 'stdin' | 'er
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-/** A document that is (or lists) Kubernetes objects: it has `kind` (a List does), or is an array of objects. */
-const looksKubernetes = (doc: unknown): boolean => (Array.isArray(doc) ? doc.some(isObject) : isObject(doc) && (typeof doc.kind === 'string' || (Array.isArray(doc.items) && doc.items.some(isObject))));
+/**
+ * A document that is (or lists) Kubernetes objects: it has `kind` (a List does), or is an array
+ * with an object that has one. An array of other records (a tool's JSON report beside the
+ * manifests) is not, and its file is skipped as any other non-Kubernetes file is.
+ */
+const hasKind = (v: unknown): boolean => isObject(v) && typeof v.kind === 'string';
+const looksKubernetes = (doc: unknown): boolean => (Array.isArray(doc) ? doc.some(hasKind) : isObject(doc) && (typeof doc.kind === 'string' || (Array.isArray(doc.items) && doc.items.some(isObject))));
 
 /** Every document of every source, with where it came from; a file none of whose documents is a Kubernetes object is skipped (one stderr line). */
 function documents(sources: readonly Source[], note: (line: string) => void, broken: ValidationIssue[] | null): { doc: unknown; origin: string }[] {

@@ -34,6 +34,8 @@ describe('netpolc on a repository', () => {
       'chart/templates/deployment.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n',
       '.github/workflows/ci.yml': 'on: push\njobs: {}\n',
       'renovate.json': '{"extends": ["config:base"]}',
+      // A tool's JSON report: an array of records, none with a kind.
+      'reports/connlist.json': '[{"src": "shop/web[Deployment]", "dst": "shop/db[Deployment]", "conn": "TCP 5432"}]',
     });
     const r = run(['verdict', '--from', 'shop/deploy/web', '--to', 'shop/deploy/db', '--port', 'postgres', '--expect', 'allow', dir]);
     expect(r.code, r.err).toBe(0);
@@ -46,6 +48,7 @@ describe('netpolc on a repository', () => {
       `skipped ${join(dir, 'chart/templates/deployment.yaml')}: a Helm template source ({{ … }}); read what helm template renders`,
       `skipped ${join(dir, 'chart/values.yaml')}: Helm values (helm template renders the objects)`,
       `skipped ${join(dir, 'renovate.json')}: no Kubernetes objects (no document has apiVersion and kind)`,
+      `skipped ${join(dir, 'reports/connlist.json')}: no Kubernetes objects (no document has apiVersion and kind)`,
     ]);
   });
 

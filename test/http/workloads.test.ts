@@ -38,7 +38,7 @@ describe('workloads over HTTP', () => {
     { name: 'bad container port', object: deployment('x', 'c', { app: 'c' }, [{ name: 'http', containerPort: 70000 }]), path: '$.snapshot.items[3].spec.template.spec.containers[0].ports[0].containerPort', message: /65535/ },
     { name: 'bad template label', object: { ...deployment('x', 'c', { app: 'c' }), spec: { selector: { matchLabels: { app: 'c' } }, template: { metadata: { labels: { app: 'c', 'bad key!': 'v' } } } } }, path: '$.snapshot.items[3].spec.template.metadata.labels["bad key!"]', message: /invalid label key/ },
     { name: 'CronJob without jobTemplate', object: { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'c', namespace: 'x' }, spec: { schedule: '* * * * *' } }, path: '$.snapshot.items[3].spec.jobTemplate', message: /./ },
-    { name: 'unsupported apiVersion', object: { ...deployment('x', 'c', { app: 'c' }), apiVersion: 'extensions/v1beta1' }, path: '$.snapshot.items[3].apiVersion', message: /supported: apps\/v1/ },
+    { name: 'unsupported apiVersion', object: { ...deployment('x', 'c', { app: 'c' }), apiVersion: 'apps/v1alpha1' }, path: '$.snapshot.items[3].apiVersion', message: /supported: apps\/v1, extensions\/v1beta1, apps\/v1beta1, apps\/v1beta2/ },
   ];
   for (const c of cases) {
     it(`422 for a workload: ${c.name}`, async () => {
