@@ -10,7 +10,7 @@ import { AdminNetworkPolicySchema, BaselineAdminNetworkPolicySchema } from './k8
 import { ClusterNetworkPolicySchema } from './k8s/cluster-network-policy.js';
 import { podTemplateOf, templatePath, WORKLOAD_KIND_NAMES, WORKLOAD_SCHEMAS, isWorkload } from './k8s/workload.js';
 import { compileSelector } from './k8s/label-selector.js';
-import { currentWorkload, legacyVersionsOf } from './k8s/legacy-workloads.js';
+import { currentWorkload, legacyVersionsOf } from './k8s/workload-versions.js';
 import { inKeyOrder } from './k8s/meta.js';
 
 export const SNAPSHOT_LIMITS = {
@@ -215,7 +215,7 @@ export function parseSnapshot(raw: unknown, base = '$', options: ParseOptions = 
       issues.push({ path: apiVersion ? `${path}.kind` : `${path}.apiVersion`, message: 'apiVersion and kind must be set', object: identity });
       return;
     }
-    // An older version of a workload (extensions/v1beta1 Deployment): read as the API server stores it.
+    // Another version of a workload (extensions/v1beta1 Deployment, Kruise's Advanced StatefulSet): read as its apps/v1 kind.
     const current = currentWorkload(apiVersion, kind, item);
     if (current) item = current;
     const schema = kindSchema(`${current ? current.apiVersion : apiVersion}/${kind}`);

@@ -1,6 +1,6 @@
 // Pods and the workloads that own them. A pod's controller is followed up to the workload a
 // repository holds (Pod → ReplicaSet → Deployment or Rollout, Pod → Job → CronJob, Pod →
-// StatefulSet, DaemonSet, ReplicationController); a workload whose pods are in the input is
+// StatefulSet, DaemonSet, ReplicationController, CloneSet); a workload whose pods are in the input is
 // represented by them, one without pods becomes one endpoint with no address, built from its
 // pod template.
 import type { Pod } from '../../schemas/k8s/core.js';
@@ -16,7 +16,7 @@ function controllerOf(refs: readonly OwnerRef[]): OwnerRef | null {
   return refs.find((r) => r.controller === true) ?? (refs.length === 1 ? refs[0]! : null);
 }
 
-const TOP: ReadonlySet<string> = new Set<WorkloadKind>(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicationController', 'CronJob', 'Rollout']);
+const TOP: ReadonlySet<string> = new Set<WorkloadKind>(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicationController', 'CronJob', 'Rollout', 'CloneSet']);
 
 /** The label Argo Rollouts puts on a Rollout's pods (and its ReplicaSets' names end with). */
 const ROLLOUT_HASH = 'rollouts-pod-template-hash';

@@ -15,6 +15,8 @@ const NAMES: Record<WorkloadKind, { resource: string; short: readonly string[]; 
   CronJob: { resource: 'cronjob', short: ['cj'], group: 'batch' },
   // Argo Rollouts' CRD: plural rollouts, short name ro.
   Rollout: { resource: 'rollout', short: ['ro'], group: 'argoproj.io' },
+  // OpenKruise's CRD: plural clonesets, short name clone.
+  CloneSet: { resource: 'cloneset', short: ['clone'], group: 'apps.kruise.io' },
 };
 
 const ALIASES = new Map<string, WorkloadKind>();

@@ -4,7 +4,7 @@ import type { Labels } from '../../schemas/k8s/label-selector.js';
 
 // Preferred when several labels pick out the same pods; hash and per-pod labels never name a workload.
 export const WORKLOAD_KEYS = ['app.kubernetes.io/name', 'app', 'k8s-app', 'name', 'app.kubernetes.io/component', 'component'];
-export const NOT_WORKLOAD = new Set(['pod-template-hash', 'rollouts-pod-template-hash', 'controller-revision-hash', 'pod-template-generation', 'statefulset.kubernetes.io/pod-name', 'apps.kubernetes.io/pod-index']);
+export const NOT_WORKLOAD = new Set(['pod-template-hash', 'rollouts-pod-template-hash', 'controller-revision-hash', 'pod-template-generation', 'statefulset.kubernetes.io/pod-name', 'apps.kubernetes.io/pod-index', 'apps.kruise.io/cloneset-instance-id']);
 
 /** "app=web" by the first workload key a pod has, else its labels without per-pod ones, else "". */
 export function workloadLabel(labels: Labels): string {

@@ -1,6 +1,7 @@
 // Workloads a GitOps repository holds instead of pods: Deployment, StatefulSet, DaemonSet,
-// ReplicaSet (apps/v1), ReplicationController (v1), Job and CronJob (batch/v1), and Argo
-// Rollouts' Rollout (argoproj.io/v1alpha1). Only what
+// ReplicaSet (apps/v1), ReplicationController (v1), Job and CronJob (batch/v1), Argo
+// Rollouts' Rollout (argoproj.io/v1alpha1) and OpenKruise's CloneSet (apps.kruise.io/v1alpha1).
+// Only what
 // makes their pods endpoints is read: the pod template's labels and container ports.
 // Unknown fields are dropped, as for the other kinds.
 import { z } from '../zod.js';
@@ -33,6 +34,10 @@ export const DeploymentSchema = sortedObject({ apiVersion: z.literal('apps/v1'),
 export const StatefulSetSchema = sortedObject({ apiVersion: z.literal('apps/v1'), kind: z.literal('StatefulSet'), metadata: ObjectMetaSchema, spec: appsSpec });
 export const DaemonSetSchema = sortedObject({ apiVersion: z.literal('apps/v1'), kind: z.literal('DaemonSet'), metadata: ObjectMetaSchema, spec: appsSpec });
 export const ReplicaSetSchema = sortedObject({ apiVersion: z.literal('apps/v1'), kind: z.literal('ReplicaSet'), metadata: ObjectMetaSchema, spec: appsSpec });
+// OpenKruise's CloneSet "manages stateless applications … comparable to the native
+// Deployment": selector, template and replicas as a Deployment has them, its pods made and
+// owned by the CloneSet itself (no ReplicaSet between).
+export const CloneSetSchema = sortedObject({ apiVersion: z.literal('apps.kruise.io/v1alpha1'), kind: z.literal('CloneSet'), metadata: ObjectMetaSchema, spec: appsSpec });
 export const ReplicationControllerSchema = sortedObject({
   apiVersion: z.literal('v1'),
   kind: z.literal('ReplicationController'),
@@ -102,11 +107,12 @@ export const WORKLOAD_SCHEMAS = {
   'batch/v1/Job': JobSchema,
   'batch/v1/CronJob': CronJobSchema,
   'argoproj.io/v1alpha1/Rollout': RolloutSchema,
+  'apps.kruise.io/v1alpha1/CloneSet': CloneSetSchema,
 } as const;
 
 export type Workload = { [K in keyof typeof WORKLOAD_SCHEMAS]: z.infer<(typeof WORKLOAD_SCHEMAS)[K]> }[keyof typeof WORKLOAD_SCHEMAS];
 export type WorkloadKind = Workload['kind'];
-export const WORKLOAD_KIND_NAMES: readonly WorkloadKind[] = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'ReplicationController', 'Job', 'CronJob', 'Rollout'];
+export const WORKLOAD_KIND_NAMES: readonly WorkloadKind[] = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'ReplicationController', 'Job', 'CronJob', 'Rollout', 'CloneSet'];
 
 export function isWorkload(o: { kind: string }): o is Workload {
   return (WORKLOAD_KIND_NAMES as readonly string[]).includes(o.kind);
