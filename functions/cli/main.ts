@@ -26,9 +26,10 @@ common: --output text|json|markdown (default text); inputs are YAML/JSON files, 
         --exclude GLOB (repeatable) leaves out files and directories of a repository;
         --keep-going reports invalid objects and documents and leaves them out instead of stopping
 endpoints: NS/POD, or a workload NS/KIND/NAME (deployment|deploy, statefulset|sts, daemonset|ds,
-        replicaset|rs, replicationcontroller|rc, job, cronjob|cj, Argo rollout|ro, Kruise cloneset|clone), e.g. shop/deploy/web; a Service
-        NS/svc/NAME; a label selector NS/KEY=VALUE[,…]; a node name; an IP; a CIDR (each region of
-        it that policies treat alike, at most 256), e.g. 10.244.0.0/16`;
+        replicaset|rs, replicationcontroller|rc, job, cronjob|cj, Argo rollout|ro, Kruise
+        cloneset|clone), e.g. shop/deploy/web; a Service NS/svc/NAME; a label selector
+        NS/KEY=VALUE[,…]; a node name; an IP; a CIDR (each region of it that policies treat alike,
+        at most 256), e.g. 10.244.0.0/16`;
 
 const COMMANDS: Record<string, Command> = { verdict: commandVerdict, matrix: commandMatrix, compile: commandCompile, lint: commandLint, ask: commandAsk, preview: commandPreview };
 
