@@ -5,7 +5,8 @@
 // address. Pairs with a host-network pod are not compared: "NetworkPolicy behaviour for
 // hostNetwork pods is undefined", and netpolc answers them as their node's traffic
 // (docs/semantics.md) where netpol-analyzer answers them as pods. The analyzer's
-// `{ingress-controller}` endpoint (Routes and Ingresses) has no counterpart here.
+// `{ingress-controller}` endpoint (Routes and Ingresses) has no counterpart here. Where pods
+// have addresses, both compiled forms (ir, ir-flat) are simulated at the edges of every range.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,14 +14,39 @@ import { buildCluster } from '../../core/cluster.js';
 import type { PodInfo } from '../../core/snapshot/cluster.js';
 import { InputError, loadSnapshot, readSources } from '../../functions/cli/input.js';
 import { allowed, analyzerNames, readConnlist } from '../support/connlist.js';
+import { compile } from '../../core/compile/compile.js';
+import { IrSimulator } from '../../core/compile/simulate.js';
+import { compileSets } from '../../core/sets/compile.js';
+import { SetIrSimulator } from '../../core/sets/simulate.js';
+import { formatIp } from '../../core/net/ip.js';
+import type { Protocol } from '../../core/policy/model.js';
 
 const ROOT = join(import.meta.dirname, '..', 'fixtures', 'netpol-analyzer');
 const ACCEPTED = readdirSync(join(ROOT, 'accepted')).sort();
 const quiet = { stdin: () => '', err: () => {} };
 
 const load = (dir: string) => loadSnapshot(readSources([dir], quiet)).snapshot;
-/** Pairs compared over every case (the cases run before the guard below, in this order). */
+/** Pairs compared over every case, and compiled-form simulations (the cases run before the guard below, in this order). */
 let compared_ = 0;
+let sims_ = 0;
+
+/** A connlist connection as port ranges per protocol ("All Connections": every port of all three). */
+function rangesOf(conn: string): Record<Protocol, [number, number][]> {
+  const out: Record<Protocol, [number, number][]> = { TCP: [], UDP: [], SCTP: [] };
+  if (conn === 'All Connections') return { TCP: [[1, 65535]], UDP: [[1, 65535]], SCTP: [[1, 65535]] };
+  if (conn === 'No Connections') return out;
+  let protocol: Protocol = 'TCP';
+  for (const part of conn.split(',')) {
+    const [head, rest] = part.includes(' ') ? [part.slice(0, part.indexOf(' ')), part.slice(part.indexOf(' ') + 1)] : [null, part];
+    if (head) protocol = head as Protocol;
+    const [lo, hi] = rest.split('-').map(Number);
+    out[protocol].push([lo!, hi ?? lo!]);
+  }
+  return out;
+}
+
+/** Ports to probe: 1, 65535, and each range's ends and the ports just outside them. */
+const edges = (ranges: readonly [number, number][]): number[] => [...new Set([1, 65535, ...ranges.flatMap(([lo, hi]) => [lo - 1, lo, hi, hi + 1])].filter((p) => p >= 1 && p <= 65535))];
 
 describe("netpol-analyzer's connlist cases", () => {
   it.each(ACCEPTED)('%s: every pair as the analyzer lists it', (name) => {
@@ -57,6 +83,29 @@ describe("netpol-analyzer's connlist cases", () => {
     }
     expect(differ).toEqual([]);
     compared_ += compared;
+
+    // The compiled forms say the same for pods with addresses: the set form and the flat tables,
+    // simulated at each edge of every range the analyzer allows (and just outside it).
+    const addressed = [...endpoints.values()].filter((p) => !p.hostNetwork && p.ips.some((ip) => ip.family === 4));
+    if (addressed.length < 2) return;
+    const [sets, flat] = [new SetIrSimulator(compileSets(cluster).ir), new IrSimulator(compile(cluster).ir)];
+    const v4 = (p: PodInfo) => formatIp(4, p.ips.find((ip) => ip.family === 4)!.value);
+    const wrong: string[] = [];
+    for (const a of addressed) {
+      for (const b of addressed) {
+        if (a === b) continue;
+        const conn = expected.get(`${nameOf(a)} => ${nameOf(b)}`) ?? 'No Connections';
+        for (const [protocol, ranges] of Object.entries(rangesOf(conn))) {
+          for (const port of edges(ranges)) {
+            const want = ranges.some(([lo, hi]) => lo <= port && port <= hi);
+            const [viaSets, viaFlat] = [sets.simulate(v4(a), v4(b), protocol as Protocol, port).allowed, flat.simulate(v4(a), v4(b), protocol, port).allowed];
+            sims_++;
+            if (viaSets !== want || viaFlat !== want) wrong.push(`${a.key} → ${b.key} ${protocol} ${port}: ${conn}; ir ${viaSets}, ir-flat ${viaFlat}`);
+          }
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
     // Cases made only of host-network pods compare nothing; every other one compares its pairs.
     if (cluster.pods.some((p) => !p.hostNetwork)) expect(compared).toBeGreaterThan(0);
   });
@@ -64,6 +113,8 @@ describe("netpol-analyzer's connlist cases", () => {
   it('compares thousands of pairs over the cases, not a handful', () => {
     // A guard on the comparison itself: were names mapped wrongly, pairs would silently drop out.
     expect(ACCEPTED.length).toBeGreaterThanOrEqual(70);
+    // 1,485 simulations of each compiled form at the commit the fixtures name.
+    expect(sims_).toBeGreaterThan(1000);
     // 5,004 pairs at the commit the fixtures name.
     expect(compared_).toBeGreaterThan(4000);
   });
