@@ -92,6 +92,22 @@ export interface ParseOptions {
   readonly leftOut?: readonly ValidationIssue[];
 }
 
+/**
+ * Counts by kind as `ignored` holds them, starting from `from`: an object without a prototype,
+ * so a kind written `__proto__` or `constructor` is counted like any other word, not read from
+ * (or written into) Object.prototype.
+ */
+export function kindCounts(from: Readonly<Record<string, number>> = {}): Record<string, number> {
+  return Object.assign(Object.create(null) as Record<string, number>, from);
+}
+
+/** The counts of a snapshot with changes applied: the base's, plus those of the objects applied. */
+export function addedKindCounts(base: Readonly<Record<string, number>>, applied: Readonly<Record<string, number>>): Record<string, number> {
+  const out = kindCounts(base);
+  for (const [kind, n] of Object.entries(applied)) out[kind] = (out[kind] ?? 0) + n;
+  return out;
+}
+
 export type SnapshotParse = { ok: true; snapshot: ParsedSnapshot } | { ok: false; issues: ValidationIssue[] };
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -176,7 +192,7 @@ export function parseSnapshot(raw: unknown, base = '$', options: ParseOptions = 
 
   const issues: ValidationIssue[] = [];
   const objects: SnapshotObject[] = [];
-  const ignored: Record<string, number> = {};
+  const ignored = kindCounts();
   const seen = new Map<string, string>();
 
   const leftOut: ValidationIssue[] = [...(options.leftOut ?? [])];

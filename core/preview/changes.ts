@@ -2,7 +2,7 @@
 // deleted by kind/namespace/name, then objects applied (upserted: an object with the same
 // kind/namespace/name replaces the old one, as `kubectl apply` does). Works on parsed objects,
 // so every object keeps the JSON path it came from (`$.base.items[3]`, `$.changes.apply[0]`).
-import { miscasedKind, miscasedKindMessage, NAMESPACED_KINDS, SUPPORTED_KINDS, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
+import { addedKindCounts, miscasedKind, miscasedKindMessage, NAMESPACED_KINDS, SUPPORTED_KINDS, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
 import { objectKey } from '../lint/types.js';
 import type { ObjectRef } from '../../schemas/object-key.js';
 import { WORKLOAD_KIND_NAMES, type WorkloadKind } from '../../schemas/k8s/workload.js';
@@ -63,7 +63,6 @@ export function applyChanges(base: ParsedSnapshot, changes: SnapshotChanges, del
     const at = changes.apply.paths.get(key);
     if (at !== undefined) paths.set(key, at);
   }
-  const ignored: Record<string, number> = { ...base.ignored };
-  for (const [kind, n] of Object.entries(changes.apply.ignored)) ignored[kind] = (ignored[kind] ?? 0) + n;
+  const ignored = addedKindCounts(base.ignored, changes.apply.ignored);
   return { ok: true, snapshot: { objects: [...byKey.values()], ignored, resourceVersion: undefined, paths } };
 }

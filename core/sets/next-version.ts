@@ -8,7 +8,7 @@ import { podKey } from '../snapshot/cluster.js';
 import type { Pod } from '../../schemas/k8s/core.js';
 import { byText, joinRuns } from '../sorted.js';
 import { applyChanges, refKey, type SnapshotChanges } from '../preview/changes.js';
-import type { ParsedSnapshot, ValidationIssue } from '../../schemas/snapshot.js';
+import { addedKindCounts, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
 import { compileSets, type SetCompileOptions, type SetCompileStats, type SetFormChange } from './compile.js';
 import { podChangeReuse, type ChangedObject } from './incremental.js';
 import { SetIndex } from './set-index.js';
@@ -156,8 +156,7 @@ function podsOnly(base: CompiledState, changes: SnapshotChanges): { base: Compil
   }
   parts.push(sorted.slice(next));
   const objects = joinRuns(parts);
-  const ignored: Record<string, number> = { ...base.snapshot.ignored };
-  for (const [kind, n] of Object.entries(changes.apply.ignored)) ignored[kind] = (ignored[kind] ?? 0) + n;
+  const ignored = addedKindCounts(base.snapshot.ignored, changes.apply.ignored);
   const snapshot: ParsedSnapshot = { objects, ignored, resourceVersion: undefined, paths: new Map() };
   return { base, snapshot, inPlace: replacements.length === edits.size, replacements, changes: { removed, added }, edits: keys };
 }
