@@ -1,4 +1,5 @@
 // Does a subject select a pod, a peer match an endpoint, a port match a flow.
+import { labelValue } from '../../schemas/k8s/label-selector.js';
 import type { SelectorCache } from '../select/cache.js';
 import { rangeContains } from '../net/ip.js';
 import type { NamespaceMatch, Peer, Policy, PortMatch } from '../policy/model.js';
@@ -48,7 +49,10 @@ export function namespaceMatches(cluster: MatchScope, m: NamespaceMatch, ns: Nam
 /** "To be selected a Namespace must have all of the labels defined in SameLabels, and they must all have the same value as the subject"; empty selects nothing. */
 function sameLabels(subjectNs: NamespaceInfo, ns: NamespaceInfo, keys: readonly string[]): boolean {
   if (keys.length === 0) return false;
-  return keys.every((k) => subjectNs.labels[k] !== undefined && ns.labels[k] === subjectNs.labels[k]);
+  return keys.every((k) => {
+    const value = labelValue(subjectNs.labels, k);
+    return value !== undefined && labelValue(ns.labels, k) === value;
+  });
 }
 
 export function peerMatches(cluster: MatchScope, peer: Peer, endpoint: Endpoint, subject: PodInfo): boolean {

@@ -8,6 +8,7 @@
 // on a NodePort, or one outside the cluster), a CIDR (its regions, cidr.ts), or the internet
 // (one public address per family, core/ask/internet.ts). A name that could be several things,
 // or none, is an error that says which forms would do.
+import { labelValue } from '../../schemas/k8s/label-selector.js';
 import type { Service } from '../../schemas/k8s/core.js';
 import type { Cluster } from '../cluster.js';
 import { isLabelValue, isQualifiedName } from '../../schemas/k8s/meta.js';
@@ -208,11 +209,11 @@ function selector(cluster: ClusterObjects, ns: string | null, text: string, fiel
   const all = ns === null ? cluster.pods : cluster.podsByNamespace.get(ns) ?? [];
   const where = ns === null ? 'in any namespace' : `in namespace ${ns}`;
   const prefix = ns === null ? '' : `${ns}/`;
-  const pods = all.filter((p) => pairs.every(([k, v]) => p.labels[k!] === v));
+  const pods = all.filter((p) => pairs.every(([k, v]) => labelValue(p.labels, k!) === v));
   const sel = pairs.map(([k, v]) => `${k}=${v}`).join(',');
   if (pods.length === 0) {
     const seen = new Set<string>();
-    for (const p of all) for (const [k] of pairs) if (p.labels[k!] !== undefined) seen.add(`${k}=${p.labels[k!]}`);
+    for (const p of all) for (const [k] of pairs) if (labelValue(p.labels, k!) !== undefined) seen.add(`${k}=${p.labels[k!]}`);
     const one = pairs.length === 1 ? [...seen].map((kv): [string, string] => [kv, `${prefix}${kv}`]) : [];
     throw new FlowError(field, `no pod ${where} has ${sel}${ns === null || namespaceKnown(cluster, ns) ? '' : ` (no namespace "${ns}" in the snapshot)`}${didYouMean(sel, one)}`);
   }

@@ -4,6 +4,7 @@
 // NetworkPolicy sees is addressed to a backing pod on its targetPort, so a flow to a Service is
 // answered for each of those pods. This file finds the Service a flow names and routes its port;
 // names.ts reads the names, expand.ts makes the flows.
+import { labelValue } from '../../schemas/k8s/label-selector.js';
 import type { Service } from '../../schemas/k8s/core.js';
 import type { IpAddr } from '../net/ip.js';
 import { parseIp } from '../net/ip.js';
@@ -94,7 +95,7 @@ export function selectedPods(cluster: ClusterObjects, s: Service): { ready: PodI
   const ready: PodInfo[] = [];
   const notReady: PodInfo[] = [];
   for (const p of cluster.podsByNamespace.get(s.metadata.namespace ?? 'default') ?? []) {
-    if (!sel.every(([k, v]) => p.labels[k] === v)) continue;
+    if (!sel.every(([k, v]) => labelValue(p.labels, k) === v)) continue;
     (p.ips.length > 0 || standsForPods(p) ? ready : notReady).push(p);
   }
   return { ready, notReady };

@@ -13,7 +13,7 @@ import type { PodTemplate, Workload } from '../../schemas/k8s/workload.js';
 import type { ParsedSnapshot, SnapshotObject } from '../../schemas/snapshot.js';
 import { Owners, templateLabels } from '../snapshot/owners.js';
 import { CONTROLLER_LABELS } from '../snapshot/workload.js';
-import type { Labels } from '../../schemas/k8s/label-selector.js';
+import { labelValue, type Labels } from '../../schemas/k8s/label-selector.js';
 import { objectKey } from '../lint/types.js';
 import type { Cluster } from '../cluster.js';
 import { answer } from '../ask/answer.js';
@@ -47,7 +47,7 @@ function retemplate(pod: Pod, head: Templated, base: Templated | undefined): Pod
     labels = Object.fromEntries(Object.entries(pod.metadata.labels).filter(([k, v]) => lBase[k] !== v));
   } else {
     portsChanged = portsKey(pod.spec) !== portsKey(tHead.spec);
-    if (!portsChanged && Object.entries(lHead).every(([k, v]) => pod.metadata.labels[k] === v)) return pod;
+    if (!portsChanged && Object.entries(lHead).every(([k, v]) => labelValue(pod.metadata.labels, k) === v)) return pod;
     labels = Object.fromEntries(Object.entries(pod.metadata.labels).filter(([k]) => CONTROLLER_LABELS.has(k)));
   }
   const spec = portsChanged ? { ...pod.spec, hostNetwork: tHead.spec.hostNetwork, containers: tHead.spec.containers, initContainers: tHead.spec.initContainers } : pod.spec;

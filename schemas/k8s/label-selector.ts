@@ -4,6 +4,13 @@
 
 export type Labels = Readonly<Record<string, string>>;
 
+/**
+ * The value of label `key`, or undefined when the object has no such label. Read as an own
+ * property: `constructor` is a valid label key, and `labels.constructor` of an object without
+ * that label is Object's, not undefined.
+ */
+export const labelValue = (labels: Labels, key: string): string | undefined => (Object.hasOwn(labels, key) ? labels[key] : undefined);
+
 export interface SelectorRequirement {
   readonly key: string;
   readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
@@ -41,7 +48,7 @@ export function compileSelector(sel: LabelSelectorSpec): CompiledSelector {
     isEmpty: labels.length === 0 && exprs.length === 0,
     keys: [...new Set([...labels.map(([k]) => k), ...exprs.map((e) => e.key)])].sort(),
     matches(target: Labels): boolean {
-      for (const [k, v] of labels) if (target[k] !== v) return false;
+      for (const [k, v] of labels) if (labelValue(target, k) !== v) return false;
       for (const e of exprs) {
         const has = Object.prototype.hasOwnProperty.call(target, e.key);
         switch (e.operator) {
