@@ -7,7 +7,7 @@
 // the definition), so an index stays true for every version holding those ids and grows with
 // the ids new versions add. Sets reading a label are grouped by their pod selector (thousands of
 // sets share a few selectors, one per app label), so a relabel tries each selector once.
-import type { CompiledSelector, Labels } from '../../schemas/k8s/label-selector.js';
+import { labelValue, type CompiledSelector, type Labels } from '../../schemas/k8s/label-selector.js';
 import type { IdRecord } from './id-record.js';
 import type { IrSet, SetDefinition, SetId } from './ir.js';
 import { compiledPodSelector } from './resolve.js';
@@ -100,10 +100,13 @@ function push(m: Map<string, SetId[]>, key: string, id: SetId): void {
   else m.set(key, [id]);
 }
 
-/** Label keys whose value differs between two label maps (added, removed or changed). */
+/**
+ * Label keys whose value differs between two label maps (added, removed or changed). Own keys
+ * only: `constructor` is a valid label key, and `'constructor' in a` is true of every object.
+ */
 export function changedLabelKeys(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): string[] {
   const out: string[] = [];
-  for (const k in a) if (a[k] !== b[k]) out.push(k);
-  for (const k in b) if (!(k in a)) out.push(k);
+  for (const k of Object.keys(a)) if (labelValue(b, k) !== a[k]) out.push(k);
+  for (const k of Object.keys(b)) if (!Object.hasOwn(a, k)) out.push(k);
   return out;
 }

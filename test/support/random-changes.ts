@@ -12,7 +12,7 @@ import { changeArb, changeOf, NODES, snapshotArb } from './random-snapshot.js';
 type PodItem = { kind: 'Pod'; metadata: { name: string; namespace: string; labels: Record<string, string>; ownerReferences?: object[] }; spec: { nodeName: string; hostNetwork: boolean; containers: { name: string; ports: object[] }[] }; status: { phase: string; podIP: string; podIPs: { ip: string }[] } };
 
 const podEdit = fc.oneof(
-  fc.record({ op: fc.constant('relabel' as const), pod: fc.nat(), labels: fc.dictionary(fc.constantFrom('app', 'team'), fc.constantFrom('x', 'y'), { maxKeys: 2 }) }),
+  fc.record({ op: fc.constant('relabel' as const), pod: fc.nat(), labels: fc.dictionary(fc.constantFrom('app', 'constructor'), fc.constantFrom('x', 'y'), { maxKeys: 2 }) }),
   fc.record({ op: fc.constant('move' as const), pod: fc.nat() }),
   fc.record({ op: fc.constant('readdress' as const), pod: fc.nat(), other: fc.nat(), fresh: fc.boolean() }),
   fc.record({ op: fc.constant('host' as const), pod: fc.nat() }),
@@ -20,7 +20,7 @@ const podEdit = fc.oneof(
   fc.record({ op: fc.constant('add' as const), pod: fc.nat(), ns: fc.constantFrom('a', 'b', 'c', 'new'), fresh: fc.boolean() }),
   fc.record({ op: fc.constant('ports' as const), pod: fc.nat(), other: fc.nat() }),
   fc.record({ op: fc.constant('finish' as const), pod: fc.nat() }),
-  fc.record({ op: fc.constant('recreate' as const), pod: fc.nat(), labels: fc.dictionary(fc.constantFrom('app', 'team'), fc.constantFrom('x', 'y'), { maxKeys: 2 }) }),
+  fc.record({ op: fc.constant('recreate' as const), pod: fc.nat(), labels: fc.dictionary(fc.constantFrom('app', 'constructor'), fc.constantFrom('x', 'y'), { maxKeys: 2 }) }),
   fc.record({ op: fc.constant('roll' as const), pod: fc.nat(), count: fc.integer({ min: 1, max: 3 }), hash: fc.constantFrom('h1', 'h2'), owned: fc.boolean() }),
 );
 /**

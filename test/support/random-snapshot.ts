@@ -8,7 +8,8 @@ import { evaluate, type Verdict } from '../../core/evaluate/engine.js';
 import { FlowError, resolveFlow } from '../../core/evaluate/resolve.js';
 
 const NS = ['a', 'b', 'c'];
-const KEYS = ['app', 'team'];
+// 'constructor' is a valid label key that every plain object answers for: labels must be read as own properties.
+const KEYS = ['app', 'constructor'];
 const VALS = ['x', 'y'];
 const PORTS = [53, 80, 81, 443, 5432, 8080];
 const NAMES = ['web', 'dns', 'db'];
