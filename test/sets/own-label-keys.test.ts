@@ -6,14 +6,9 @@ import { buildCluster } from '../../core/cluster.js';
 import { compileSets } from '../../core/sets/compile.js';
 import { compiledState, nextVersion } from '../../core/sets/next-version.js';
 import { changedLabelKeys } from '../../core/sets/set-index.js';
-import { parseSnapshot } from '../../schemas/snapshot.js';
-import { namespace, networkPolicy, node, pod } from '../support/cluster-builders.js';
+import { namespace, networkPolicy, node, pod, snapshotOf } from '../support/cluster-builders.js';
 
-const parsed = (items: unknown[]) => {
-  const p = parseSnapshot({ items });
-  if (!p.ok) throw new Error(JSON.stringify(p.issues));
-  return p.snapshot;
-};
+const parsed = snapshotOf;
 
 describe('label keys named like Object.prototype members', () => {
   it('changedLabelKeys sees a constructor label added, removed or changed', () => {

@@ -2,19 +2,15 @@
 // `constructor` and `hasOwnProperty` are words like any other, never Object.prototype's (a plain
 // object counted `constructor` as "function Object() … 1" and dropped `__proto__`).
 import { describe, expect, it } from 'vitest';
+import { snapshotOf } from '../support/cluster-builders.js';
 import { buildCluster } from '../../core/cluster.js';
 import { compiledState, nextVersion } from '../../core/sets/next-version.js';
-import { parseSnapshot } from '../../schemas/snapshot.js';
 
 const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } };
 const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'shop' }, spec: { nodeName: 'n1', containers: [{ name: 'c' }] }, status: { podIP: '10.0.0.1' } };
 const other = (kind: string, name: string) => ({ apiVersion: 'example.com/v1', kind, metadata: { name } });
 
-const parsed = (items: unknown[]) => {
-  const p = parseSnapshot({ items });
-  if (!p.ok) throw new Error(JSON.stringify(p.issues));
-  return p.snapshot;
-};
+const parsed = snapshotOf;
 
 describe('ignored kinds are counted by name', () => {
   it('__proto__, constructor and hasOwnProperty like any other kind', () => {

@@ -11,7 +11,7 @@ import { evaluate, type SideVerdict, type TraceTier, type Verdict } from '../../
 import { resolveFlow, type EndpointSpec } from '../../core/evaluate/resolve.js';
 import { formatIp } from '../../core/net/ip.js';
 import type { Protocol } from '../../core/policy/model.js';
-import { parseSnapshot } from '../../schemas/snapshot.js';
+import { parseSnapshot, type ParsedSnapshot } from '../../schemas/snapshot.js';
 
 export type { Protocol };
 export type Labels = Record<string, string>;
@@ -107,11 +107,16 @@ export function variant<T>(obj: T, edit: (copy: T) => void): T {
   return copy;
 }
 
-/** Parses and indexes objects as the API does; throws with the schema issues if they are invalid. */
-export function clusterOf(objects: readonly unknown[]): Cluster {
+/** Parses objects as the API does; throws with the schema issues if they are invalid. */
+export function snapshotOf(objects: readonly unknown[]): ParsedSnapshot {
   const parsed = parseSnapshot({ kind: 'List', items: objects });
   if (!parsed.ok) throw new Error(`snapshot invalid:\n${JSON.stringify(parsed.issues, null, 2)}`);
-  return buildCluster(parsed.snapshot);
+  return parsed.snapshot;
+}
+
+/** Parses and indexes objects as the API does; throws with the schema issues if they are invalid. */
+export function clusterOf(objects: readonly unknown[]): Cluster {
+  return buildCluster(snapshotOf(objects));
 }
 
 /**

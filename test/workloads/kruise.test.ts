@@ -2,32 +2,20 @@
 // ReplicaSet between); Advanced StatefulSet and DaemonSet are read as the apps/v1 kinds they
 // extend.
 import { describe, expect, it } from 'vitest';
+import { snapshotOf, clusterOf } from '../support/cluster-builders.js';
 import { buildCluster } from '../../core/cluster.js';
-import { evaluate } from '../../core/evaluate/engine.js';
-import { resolveFlow } from '../../core/evaluate/resolve.js';
 import { ask } from '../../core/ask/answer.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
-import { deployment, namespace, table } from './support.js';
+import { allowedTcp, API_FROM_FRONT, deployment, FRONT, GRPC, namespace, OTHER, table } from './support.js';
 
 type Obj = Record<string, any>;
 
-const parsed = (items: unknown[]) => {
-  const p = parseSnapshot({ items });
-  if (!p.ok) throw new Error(JSON.stringify(p.issues));
-  return p.snapshot;
-};
-const cluster = (items: unknown[]) => buildCluster(parsed(items));
-const allowed = (c: ReturnType<typeof cluster>, from: string, to: string, port: number | string) => evaluate(c, resolveFlow(c, { from: { pod: from }, to: { pod: to }, port, protocol: 'TCP' })).allowed;
+const parsed = snapshotOf;
+const cluster = clusterOf;
+const allowed = allowedTcp;
 
-const ports = [{ name: 'grpc', containerPort: 9000 }];
-const policy = {
-  apiVersion: 'networking.k8s.io/v1',
-  kind: 'NetworkPolicy',
-  metadata: { name: 'api-from-front', namespace: 'shop' },
-  spec: { podSelector: { matchLabels: { app: 'api' } }, ingress: [{ from: [{ podSelector: { matchLabels: { tier: 'front' } } }], ports: [{ port: 'grpc' }] }] },
-};
-const front = deployment('shop', 'web', { app: 'web', tier: 'front' });
-const other = deployment('shop', 'batch', { app: 'batch' });
+const ports = GRPC;
+const [policy, front, other] = [API_FROM_FRONT, FRONT, OTHER];
 const kruise = (w: Obj, apiVersion: string, kind = w.kind): Obj => ({ ...w, apiVersion, kind });
 
 describe('OpenKruise workloads', () => {

@@ -2,25 +2,19 @@
 // template, or a Deployment's through workloadRef; pods followed to them through their
 // ReplicaSets; validated as Argo validates them; previews retemplate their pods.
 import { describe, expect, it } from 'vitest';
-import { buildCluster } from '../../core/cluster.js';
-import { evaluate } from '../../core/evaluate/engine.js';
-import { resolveFlow } from '../../core/evaluate/resolve.js';
+import { snapshotOf, clusterOf } from '../support/cluster-builders.js';
 import { preview } from '../../core/preview/preview.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { createApp } from '../../functions/app.js';
 import { createMemoryStore } from '../../infra/store/memory.js';
-import { deployment, namespace } from './support.js';
+import { allowedTcp, API_FROM_FRONT, deployment, FRONT, GRPC, namespace, OTHER } from './support.js';
 
 type Obj = Record<string, any>;
 
-const parsed = (items: unknown[]) => {
-  const p = parseSnapshot({ items });
-  if (!p.ok) throw new Error(JSON.stringify(p.issues));
-  return p.snapshot;
-};
-const cluster = (items: unknown[]) => buildCluster(parsed(items));
+const parsed = snapshotOf;
+const cluster = clusterOf;
 
-const ports = [{ name: 'grpc', containerPort: 9000 }];
+const ports = GRPC;
 
 function rollout(ns: string, name: string, spec: Obj): Obj {
   return { apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', metadata: { name, namespace: ns }, spec };
@@ -32,17 +26,9 @@ const withTemplate = (labels: Record<string, string>, extra: Obj = {}): Obj => (
   ...extra,
 });
 
-/** Only the `api` pods admitted, on the grpc port, from `tier: front`. */
-const policy = {
-  apiVersion: 'networking.k8s.io/v1',
-  kind: 'NetworkPolicy',
-  metadata: { name: 'api-from-front', namespace: 'shop' },
-  spec: { podSelector: { matchLabels: { app: 'api' } }, ingress: [{ from: [{ podSelector: { matchLabels: { tier: 'front' } } }], ports: [{ port: 'grpc' }] }] },
-};
-const front = deployment('shop', 'web', { app: 'web', tier: 'front' });
-const other = deployment('shop', 'batch', { app: 'batch' });
+const [policy, front, other] = [API_FROM_FRONT, FRONT, OTHER];
 
-const allowed = (c: ReturnType<typeof cluster>, from: string, to: string, port: number | string) => evaluate(c, resolveFlow(c, { from: { pod: from }, to: { pod: to }, port, protocol: 'TCP' })).allowed;
+const allowed = allowedTcp;
 
 describe('Argo Rollouts as workloads', () => {
   it('a Rollout with its own template is an endpoint with its labels and named ports, named rollout/ro/rollouts.argoproj.io', () => {

@@ -2,7 +2,9 @@
 // small workload builders.
 import { join } from 'node:path';
 import { buildCluster, type Cluster } from '../../core/cluster.js';
+import { evaluate } from '../../core/evaluate/engine.js';
 import { matrix } from '../../core/evaluate/matrix.js';
+import { resolveFlow } from '../../core/evaluate/resolve.js';
 import { loadSnapshot, readSources } from '../../functions/cli/input.js';
 
 export const GITOPS = join(import.meta.dirname, '..', 'fixtures', 'gitops');
@@ -42,3 +44,20 @@ export function ownedPod(ns: string, owner: string, suffix: string, labels: Reco
 
 export const namespace = (name: string, labels: Record<string, string> = {}): Obj => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
 export const node = (name: string, ip: string): Obj => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { addresses: [{ type: 'InternalIP', address: ip }] } });
+
+/** A grpc port (9000) the scenes below admit by name. */
+export const GRPC = [{ name: 'grpc', containerPort: 9000 }];
+
+/** Only the `app: api` pods admitted, on the grpc port, from `tier: front`. */
+export const API_FROM_FRONT = {
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'NetworkPolicy',
+  metadata: { name: 'api-from-front', namespace: 'shop' },
+  spec: { podSelector: { matchLabels: { app: 'api' } }, ingress: [{ from: [{ podSelector: { matchLabels: { tier: 'front' } } }], ports: [{ port: 'grpc' }] }] },
+};
+/** A front-tier Deployment (admitted) and another (not), in shop. */
+export const FRONT = deployment('shop', 'web', { app: 'web', tier: 'front' });
+export const OTHER = deployment('shop', 'batch', { app: 'batch' });
+
+/** Whether TCP to `port` is allowed from one endpoint name to another. */
+export const allowedTcp = (c: Cluster, from: string, to: string, port: number | string): boolean => evaluate(c, resolveFlow(c, { from: { pod: from }, to: { pod: to }, port, protocol: 'TCP' })).allowed;
