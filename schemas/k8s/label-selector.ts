@@ -48,7 +48,8 @@ export function compileSelector(sel: LabelSelectorSpec): CompiledSelector {
     isEmpty: labels.length === 0 && exprs.length === 0,
     keys: [...new Set([...labels.map(([k]) => k), ...exprs.map((e) => e.key)])].sort(),
     matches(target: Labels): boolean {
-      for (const [k, v] of labels) if (labelValue(target, k) !== v) return false;
+      // Direct reads: a value is a string, which no inherited member (constructor, …) equals.
+      for (const [k, v] of labels) if (target[k] !== v) return false;
       for (const e of exprs) {
         const has = Object.prototype.hasOwnProperty.call(target, e.key);
         switch (e.operator) {
