@@ -11,7 +11,8 @@ import { exampleOf, type Example } from './chain.js';
 import { describePods, MAX_ITEMS_IN_TEXT, MAX_MEMBERS } from './describe.js';
 import { hedge, hedged } from './hedge.js';
 import type { Query } from './parse.js';
-import { formatPorts, newWork, probe, rulesOf, type PortRanges } from './reach.js';
+import { formatPorts, newWork, podsAnswered, podsInText, probe, rulesOf, type PortRanges } from './reach.js';
+import { FlowError } from '../evaluate/resolve.js';
 
 type MetadataQuery = Extract<Query, { kind: 'metadata' }>;
 
@@ -70,11 +71,22 @@ function classesOf(cluster: Cluster): readonly EgressClass[] {
   return classes;
 }
 
+/** The classes with only the pods of namespace `ns` (those that have any), or all of them. */
+function classesIn(cluster: Cluster, ns: string | undefined): readonly EgressClass[] {
+  if (ns === undefined) return classesOf(cluster);
+  return classesOf(cluster).flatMap((c) => {
+    const members = c.members.filter((p) => p.namespace === ns);
+    return members.length === 0 ? [] : [{ family: c.family, members }];
+  });
+}
+
 export function answerMetadata(cluster: Cluster, q: MetadataQuery): MetadataAnswer {
   const protocols: readonly Protocol[] = q.protocol ? [q.protocol] : PROTOCOLS;
   const work = newWork();
   const reaching = new Set<PodInfo>();
-  const classes = classesOf(cluster).map((c): MetadataClass & { all: PodInfo[] } => {
+  // A namespace the snapshot does not hold is a typo, not "no pod".
+  if (q.podsIn !== undefined && !cluster.nsByName.has(q.podsIn) && !cluster.podsByNamespace.has(q.podsIn)) throw new FlowError('from', `no namespace "${q.podsIn}" in the snapshot`);
+  const classes = classesIn(cluster, q.podsIn).map((c): MetadataClass & { all: PodInfo[] } => {
     const { family, members } = c;
     const rep = members[0]!;
     const [from, to] = [{ pod: rep.key }, { ip: METADATA_ADDRESSES[family] }];
@@ -105,15 +117,17 @@ export function answerMetadata(cluster: Cluster, q: MetadataQuery): MetadataAnsw
   const addresses = v6 ? [METADATA_ADDRESSES[4], METADATA_ADDRESSES[6]] : [METADATA_ADDRESSES[4]];
   const asked = typeof q.port === 'number' ? `${q.protocol ?? 'TCP'} ${q.port}` : q.protocol ? `any ${q.protocol} port` : 'any port';
   const target = `the cloud metadata address (${addresses.join(', ')}) on ${asked}`;
-  const of = cluster.pods.length;
+  const answered = podsAnswered(cluster, q.podsIn);
+  const of = answered.length;
   const listed = describePods(cluster, [...reaching], null);
   const portSets = new Set(classes.filter((c) => c.ports !== '').map((c) => c.ports));
   const which = `${listed.slice(0, MAX_ITEMS_IN_TEXT).join(', ')}${listed.length > MAX_ITEMS_IN_TEXT ? ` and ${listed.length - MAX_ITEMS_IN_TEXT} more` : ''}`;
   const ports = typeof q.port !== 'number' && portSets.size > 0 ? ` (${[...portSets].slice(0, 3).join('; ')}${portSets.size > 3 ? '; …' : ''})` : '';
-  const host = cluster.pods.filter((p) => p.hostNetwork).length;
+  const host = answered.filter((p) => p.hostNetwork).length;
+  const within = podsInText(q.podsIn);
   const said = reaching.size === 0
-    ? `No pod can reach ${target} (0 of ${of} pods).`
-    : `${reaching.size} of ${of} pods can reach ${target}: ${which}${ports}${host > 0 ? `; ${host} host-network pod${host === 1 ? ' is' : 's are'} answered as ${host === 1 ? 'its node' : 'their nodes'}` : ''}.`;
+    ? `No pod${within} can reach ${target} (0 of ${of} pods).`
+    : `${reaching.size} of ${of} pods${within} can reach ${target}: ${which}${ports}${host > 0 ? `; ${host} host-network pod${host === 1 ? ' is' : 's are'} answered as ${host === 1 ? 'its node' : 'their nodes'}` : ''}.`;
   return {
     kind: 'metadata',
     text: hedged(said, hedge(cluster, reaching.size === 0 ? false : reaching.size === of ? true : null, [])),

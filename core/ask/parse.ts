@@ -39,7 +39,7 @@ export const ACCEPTED_FORMS: readonly string[] = [
   'who can reach shop/svc/db on 5432?  (a name for several pods or a CIDR: what all share, and what differs)',
   'is anything exposed to the internet in ns shop?',
   'what is exposed to the internet in shop?  (also: is shop exposed to the internet?)',
-  'which pods can reach the cloud metadata address?  (TCP 80; "on any port" for port ranges)',
+  'which pods can reach the cloud metadata address?  (TCP 80; "on any port" for port ranges; "which pods in shop …" for one namespace)',
   'what changed for shop/web since version 3?  (a stored cluster: against the asked version, latest by default)',
 ];
 
@@ -81,14 +81,13 @@ function whoReaches(t: Tokens, scope: Scope, podsIn: string | null = null): Quer
     const ports = joinPorts(to.port, words);
     return 'ports' in ports ? { kind: 'who-list', to: to.spec, ...ports, ...among(podsIn) } : { kind: 'who', to: to.spec, ...ports, ...among(podsIn) };
   }
-  if (podsIn !== null) throw new Unreadable(`"who in ${podsIn} can reach the cloud metadata address" is not answered by namespace: ask "which pods can reach the cloud metadata address"`);
   while (METADATA.has(t.peek() ?? '') || METADATA_NOUNS.has(t.peek() ?? '')) t.next();
   const words = t.rest();
   const asked = portsAsked(words);
-  if ('ports' in asked) return { kind: 'metadata-list', ...asked };
+  if ('ports' in asked) return { kind: 'metadata-list', ...asked, ...among(podsIn) };
   // No port, protocol or "any port": TCP 80, where the metadata service answers.
   const bare = asked.port === null && asked.protocol === null && !words.some((w) => EVERY_PORT.has(w));
-  return { kind: 'metadata', ...(bare ? { port: 80, protocol: 'TCP' } : asked) };
+  return { kind: 'metadata', ...(bare ? { port: 80, protocol: 'TCP' } : asked), ...among(podsIn) };
 }
 
 // Words around the namespace in "is anything in ns shop exposed to the (public) internet".

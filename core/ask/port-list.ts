@@ -133,7 +133,7 @@ function onePort(q: SetListQuery, port: number): OnePortQuery {
     case 'exposed-list':
       return { kind: 'exposed', namespace: q.namespace, port, protocol };
     case 'metadata-list':
-      return { kind: 'metadata', port, protocol };
+      return { kind: 'metadata', port, protocol, ...podsInOf(q) };
   }
 }
 

@@ -16,16 +16,17 @@ export type Query =
   /** Pods of `namespace` that accept traffic from an address outside the cluster (exposed.ts). */
   | ({ readonly kind: 'exposed'; readonly namespace: string } & PortQuery)
   /** Pods that can send to the cloud metadata address (metadata.ts); TCP 80 unless asked otherwise. */
-  | ({ readonly kind: 'metadata' } & PortQuery)
+  | ({ readonly kind: 'metadata' } & PortQuery & PodsIn)
   /** "is anything exposed to the internet in ns shop on 80 and 443", "who can reach the metadata address on 80 and 443": each port as its own question. */
   | ({ readonly kind: 'exposed-list'; readonly namespace: string } & PortList)
-  | ({ readonly kind: 'metadata-list' } & PortList)
+  | ({ readonly kind: 'metadata-list' } & PortList & PodsIn)
   /** `subject`'s verdicts in a stored version against those of version `since` (changed.ts). */
   | ({ readonly kind: 'changed'; readonly subject: EndpointSpec; readonly since: string } & PortQuery);
 
 /**
- * "who in monitoring can reach shop/db", "what can web reach in shop": only the pods of this
- * namespace are answered (the sources of "who", the destinations of "what"); all by default.
+ * "who in monitoring can reach shop/db", "what can web reach in shop", "which pods in shop can
+ * reach the cloud metadata address": only the pods of this namespace are answered (the sources
+ * of "who" and of the metadata question, the destinations of "what"); all by default.
  */
 export interface PodsIn {
   readonly podsIn?: string;

@@ -241,6 +241,18 @@ describe('"who in ns", "what can X reach in ns": only the pods of that namespace
     expect(one.kind).toBe('who');
     expect(one.of).toBe(cluster.pods.filter((p) => p.namespace === 'prod' && p.key !== 'prod/db-0').length);
     expect(one.text).toMatch(new RegExp(`^\\d+ of ${one.of} other pods in namespace prod can reach prod/db-0 on TCP 5432`));
+    // The cloud metadata question, for one namespace's pods.
+    for (const ns of ['prod', 'monitoring', 'staging']) {
+      const q = parseQuestion(`which pods in ${ns} can reach the cloud metadata address`);
+      expect(q).toEqual({ kind: 'metadata', port: 80, protocol: 'TCP', podsIn: ns });
+      const [some, all] = [ask(cluster, `which pods in ${ns} can reach the cloud metadata address`), ask(cluster, 'which pods can reach the cloud metadata address')] as { allowed: number; of: number; text: string; namespaces: { namespace: string; pods: number }[] }[];
+      expect(some!.of).toBe(cluster.pods.filter((p) => p.namespace === ns).length);
+      expect(some!.allowed).toBe(all!.namespaces.find((n) => n.namespace === ns)?.pods ?? 0);
+      expect(some!.namespaces.every((n) => n.namespace === ns)).toBe(true);
+      expect(some!.text).toContain(`in namespace ${ns} can reach the cloud metadata address`);
+    }
+    expect(parseQuestion('which pods in prod can reach the cloud metadata address on 80 and 443')).toMatchObject({ kind: 'metadata-list', ports: [80, 443], podsIn: 'prod' });
+    expect(text('which pods in nope can reach the cloud metadata address')).toBe('I can\'t answer that: no namespace "nope" in the snapshot.');
     expect(text('what can prometheus reach in nope')).toBe('I can\'t answer that: no namespace "nope" in the snapshot.');
     expect(text('who in monitoring can reach prod/db from prod/backend')).toMatch(/^unreadable: the sources are the pods of monitoring already/);
   });
