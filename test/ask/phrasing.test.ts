@@ -245,7 +245,7 @@ describe('"who in ns", "what can X reach in ns": only the pods of that namespace
     for (const ns of ['prod', 'monitoring', 'staging']) {
       const q = parseQuestion(`which pods in ${ns} can reach the cloud metadata address`);
       expect(q).toEqual({ kind: 'metadata', port: 80, protocol: 'TCP', podsIn: ns });
-      const [some, all] = [ask(cluster, `which pods in ${ns} can reach the cloud metadata address`), ask(cluster, 'which pods can reach the cloud metadata address')] as { allowed: number; of: number; text: string; namespaces: { namespace: string; pods: number }[] }[];
+      const [some, all] = [ask(cluster, `which pods in ${ns} can reach the cloud metadata address`), ask(cluster, 'which pods can reach the cloud metadata address')] as unknown as { allowed: number; of: number; text: string; namespaces: { namespace: string; pods: number }[] }[];
       expect(some!.of).toBe(cluster.pods.filter((p) => p.namespace === ns).length);
       expect(some!.allowed).toBe(all!.namespaces.find((n) => n.namespace === ns)?.pods ?? 0);
       expect(some!.namespaces.every((n) => n.namespace === ns)).toBe(true);
