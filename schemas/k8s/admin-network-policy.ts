@@ -64,7 +64,7 @@ const NotV1alpha1Protocols = z.unknown().superRefine((v, ctx) => {
 });
 
 const peers = (peer: z.ZodType<ClusterPeer>) =>
-  z.array(peer, { error: 'must be a list of peers' }).min(1, 'must have at least 1 item').max(V1ALPHA1_LIMITS.peers, `must have at most ${V1ALPHA1_LIMITS.peers} items`);
+  z.array(peer, { error: (issue) => (issue.input === undefined ? 'Required value' : 'must be a list of peers') }).min(1, 'must have at least 1 item').max(V1ALPHA1_LIMITS.peers, `must have at most ${V1ALPHA1_LIMITS.peers} items`);
 
 function rules<A extends string>(actions: readonly [A, ...A[]], peerField: 'from' | 'to', peer: z.ZodType<ClusterPeer>) {
   const action = z.enum(actions, { error: `supported values: ${actions.map((a) => `"${a}"`).join(', ')}` });

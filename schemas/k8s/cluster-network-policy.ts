@@ -66,7 +66,7 @@ function rules(peerField: 'from' | 'to', peer: z.ZodType<ClusterPeer>) {
       sortedObject({
           name: z.string().max(V1ALPHA2_LIMITS.ruleName, `may not be more than ${V1ALPHA2_LIMITS.ruleName} characters`).optional(),
           action: z.enum(['Accept', 'Deny', 'Pass'], { error: 'supported values: "Accept", "Deny", "Pass"' }),
-          [peerField]: z.array(peer, { error: 'must be a list of peers' }).min(1, 'must have at least 1 item').max(V1ALPHA2_LIMITS.peers, `must have at most ${V1ALPHA2_LIMITS.peers} items`),
+          [peerField]: z.array(peer, { error: (issue) => (issue.input === undefined ? 'Required value' : 'must be a list of peers') }).min(1, 'must have at least 1 item').max(V1ALPHA2_LIMITS.peers, `must have at most ${V1ALPHA2_LIMITS.peers} items`),
           protocols: ProtocolsSchema,
           ports: NotV1alpha2Ports.optional(),
         })

@@ -165,7 +165,7 @@ export const Protocol = z.enum(['TCP', 'UDP', 'SCTP'], {
 export type Protocol = z.infer<typeof Protocol>;
 
 export const PortNumber = z
-  .number({ error: 'must be an integer between 1 and 65535, inclusive' })
+  .number({ error: (issue) => (issue.input === undefined ? 'Required value' : 'must be an integer between 1 and 65535, inclusive') })
   .int('must be an integer between 1 and 65535, inclusive')
   .min(1, 'must be between 1 and 65535, inclusive')
   .max(65535, 'must be between 1 and 65535, inclusive');

@@ -242,7 +242,7 @@ const CASES: Case[] = [
   { name: 'ANP more than 100 peers', object: anpIn({ from: times(101, () => ({ namespaces: {} })) }), path: `${AT}.spec.ingress[0].from`, id: ANP_ID, message: /at most 100 items/ },
   { name: 'ANP more than 100 ports', object: anpIn({ ports: times(101, (i) => ({ portNumber: { port: i + 1 } })) }), path: `${AT}.spec.ingress[0].ports`, id: ANP_ID, message: /at most 100 items/ },
   { name: 'ANP empty from list', object: anpIn({ from: [] }), path: `${AT}.spec.ingress[0].from`, id: ANP_ID, message: /at least 1/ },
-  { name: 'ANP rule without from', object: anp({ ingress: [{ action: 'Allow' }] }), path: `${AT}.spec.ingress[0].from`, id: ANP_ID, message: /list of peers/ },
+  { name: 'ANP rule without from', object: anp({ ingress: [{ action: 'Allow' }] }), path: `${AT}.spec.ingress[0].from`, id: ANP_ID, message: /^Required value$/ },
   { name: 'ANP ingress peer with nodes', object: anpIn({ from: [{ nodes: {} }] }), path: `${AT}.spec.ingress[0].from[0].nodes`, id: ANP_ID, message: /not allowed here/ },
   { name: 'ANP ingress peer with networks', object: anpIn({ from: [{ networks: ['10.0.0.0/8'] }] }), path: `${AT}.spec.ingress[0].from[0].networks`, id: ANP_ID, message: /not allowed here/ },
   { name: 'ANP bad action', object: anpIn({ action: 'Accept' }), path: `${AT}.spec.ingress[0].action`, id: ANP_ID, message: /"Allow", "Deny", "Pass"/ },
