@@ -3,13 +3,13 @@
 // reported with the item's identity and a JSON path, and nothing partial is returned.
 import { objectKey } from './object-key.js';
 import { z } from './zod.js';
-import { parseIp } from './k8s/ip.js';
-import { LEGACY_ISOLATION_ANNOTATION, NamespaceSchema, NodeSchema, PodSchema, ServiceSchema } from './k8s/core.js';
-import { LegacyIsolationAnnotationSchema, LegacyNetworkPolicySchema, NetworkPolicySchema } from './k8s/network-policy.js';
+import { NamespaceSchema, NodeSchema, PodSchema, ServiceSchema } from './k8s/core.js';
+import { LegacyNetworkPolicySchema, NetworkPolicySchema } from './k8s/network-policy.js';
 import { AdminNetworkPolicySchema, BaselineAdminNetworkPolicySchema } from './k8s/admin-network-policy.js';
 import { ClusterNetworkPolicySchema } from './k8s/cluster-network-policy.js';
-import { podTemplateOf, templatePath, WORKLOAD_KIND_NAMES, WORKLOAD_SCHEMAS, isWorkload } from './k8s/workload.js';
-import { compileSelector } from './k8s/label-selector.js';
+import { WORKLOAD_KIND_NAMES, WORKLOAD_SCHEMAS } from './k8s/workload.js';
+import { formatPath, type ValidationIssue } from './issues.js';
+import { semanticIssues } from './object-checks.js';
 import { currentWorkload, legacyVersionsOf } from './k8s/workload-versions.js';
 import { inKeyOrder } from './k8s/meta.js';
 
@@ -18,14 +18,7 @@ export const SNAPSHOT_LIMITS = {
   maxObjects: 250_000,
 } as const;
 
-export const ValidationIssueSchema = z.object({
-  path: z.string().describe('JSON path of the offending value, e.g. $.snapshot.items[3].spec.ingress[0].ports[0].endPort'),
-  message: z.string(),
-  object: z
-    .object({ apiVersion: z.string().optional(), kind: z.string().optional(), namespace: z.string().optional(), name: z.string().optional() })
-    .optional(),
-});
-export type ValidationIssue = z.infer<typeof ValidationIssueSchema>;
+export { formatPath, ValidationIssueSchema, type ValidationIssue } from './issues.js';
 
 /** The schema of each supported apiVersion/kind. */
 export const KIND_SCHEMAS = {
@@ -114,15 +107,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-export function formatPath(base: string, path: readonly PropertyKey[]): string {
-  let out = base;
-  for (const p of path) {
-    if (typeof p === 'number') out += `[${p}]`;
-    else if (typeof p === 'string' && /^[A-Za-z_$][\w$]*$/.test(p)) out += `.${p}`;
-    else out += `[${JSON.stringify(String(p))}]`;
-  }
-  return out;
-}
 
 const MAX_LIST_DEPTH = 8;
 
@@ -272,62 +256,4 @@ export function parseSnapshot(raw: unknown, base = '$', options: ParseOptions = 
     objects.push(obj);
     lastAccepted = obj;
   }
-}
-
-
-/** Checks that need more than one field or the address parser. */
-function semanticIssues(obj: SnapshotObject, path: string, object: ValidationIssue['object']): ValidationIssue[] {
-  const out: ValidationIssue[] = [];
-  if (obj.kind === 'Pod') {
-    if (obj.status.podIP !== undefined && !parseIp(obj.status.podIP)) out.push({ path: `${path}.status.podIP`, message: `invalid IP address "${obj.status.podIP}"`, object });
-    obj.status.podIPs.forEach((p, i) => {
-      if (!parseIp(p.ip)) out.push({ path: `${path}.status.podIPs[${i}].ip`, message: `invalid IP address "${p.ip}"`, object });
-    });
-  }
-  if (obj.kind === 'Node') {
-    obj.status.addresses.forEach((a, i) => {
-      if ((a.type === 'InternalIP' || a.type === 'ExternalIP') && !parseIp(a.address)) out.push({ path: `${path}.status.addresses[${i}].address`, message: `invalid IP address "${a.address}"`, object });
-    });
-  }
-  if (isWorkload(obj)) out.push(...selectorIssues(obj, path, object));
-  if (obj.kind === 'Namespace') {
-    const raw = obj.metadata.annotations[LEGACY_ISOLATION_ANNOTATION];
-    if (raw !== undefined) {
-      const at = `${path}.metadata.annotations[${JSON.stringify(LEGACY_ISOLATION_ANNOTATION)}]`;
-      let json: unknown;
-      try {
-        json = JSON.parse(raw);
-      } catch {
-        out.push({ path: at, message: 'must be JSON such as {"ingress": {"isolation": "DefaultDeny"}}', object });
-        return out;
-      }
-      const parsed = LegacyIsolationAnnotationSchema.safeParse(json);
-      if (!parsed.success) for (const i of parsed.error.issues) out.push({ path: formatPath(at, i.path), message: i.message, object });
-    }
-  }
-  return out;
-}
-
-/**
- * apps/v1 validation (ValidateDeploymentSpec and alike): "empty selector is invalid for
- * deployment" and "selector does not match template labels"; a ReplicationController's
- * selector, when set, must match its template's labels too.
- */
-function selectorIssues(obj: SnapshotObject, path: string, object: ValidationIssue['object']): ValidationIssue[] {
-  if (!isWorkload(obj) || obj.kind === 'CronJob' || obj.kind === 'Job') return [];
-  const selector = obj.kind === 'ReplicationController' ? (obj.spec.selector ? { matchLabels: obj.spec.selector } : null) : obj.spec.selector;
-  if (!selector) return [];
-  const compiled = compileSelector(selector);
-  if (compiled.isEmpty && obj.kind !== 'ReplicationController') return [{ path: `${path}.spec.selector`, message: `empty selector is invalid for ${obj.kind}`, object }];
-  // A Rollout with workloadRef has no template of its own: its selector is checked by Argo against the Deployment's.
-  const template = podTemplateOf(obj);
-  if (template === null || compiled.matches(template.metadata.labels)) return [];
-  return [{ path: formatPath(path, [...templatePath(obj), 'metadata', 'labels']), message: 'selector does not match template labels', object }];
-}
-
-export function legacyIngressIsolation(annotations: Record<string, string>): boolean {
-  const raw = annotations[LEGACY_ISOLATION_ANNOTATION];
-  if (raw === undefined) return false;
-  const parsed = LegacyIsolationAnnotationSchema.safeParse(JSON.parse(raw));
-  return parsed.success && parsed.data.ingress?.isolation === 'DefaultDeny';
 }

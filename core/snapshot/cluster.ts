@@ -1,7 +1,8 @@
 // Normalises parsed snapshot objects into an indexed cluster: pods by key and namespace,
 // addresses as integers, an owner index from address to pod or node.
 import type { Namespace, Node, Pod, Service } from '../../schemas/k8s/core.js';
-import { legacyIngressIsolation, type SnapshotObject } from '../../schemas/snapshot.js';
+import { legacyIngressIsolation } from '../../schemas/object-checks.js';
+import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { formatIp, parseIp, type Family, type IpAddr } from '../net/ip.js';
 import type { Lookup } from '../layered-map.js';
 import { sortOnce } from '../sorted.js';
