@@ -192,6 +192,22 @@ describe('tiers and Pass', () => {
         deny('x/b1', 'x/a', 80, 'same namespace: no Pass, Admin Deny', { ingress: { tier: 'admin', policy: 'admin-pass' } }),
       ],
     ));
+  // NetworkPolicySpec.policyTypes: "policies that contain an egress section are assumed to
+  // affect egress"; a pod selected only for ingress is not in the NetworkPolicy tier for egress,
+  // so the Baseline tier decides its egress (kube-network-policies' evaluator answers it in the
+  // NetworkPolicy tier instead: docs/semantics.md).
+  describe('an ingress-only NetworkPolicy leaves the pod\'s egress to the Baseline tier', () =>
+    itFlows(
+      () => [
+        ...base(),
+        networkPolicy('x/ingress-only', { podSelector: { matchLabels: { app: 'a' } }, ingress: [{ from: [{ podSelector: {} }] }] }),
+        cnp('base-deny-egress', 'Baseline', 1, { subject: { pods: { namespaceSelector: {}, podSelector: { matchLabels: { app: 'a' } } } }, egress: [{ action: 'Deny', to: [all] }] }),
+      ],
+      [
+        allow('x/b1', 'x/a', 80, 'ingress: the NetworkPolicy allows its namespace', { ingress: { tier: 'networkpolicy' } }),
+        deny('x/a', 'x/b1', 80, 'egress: no NetworkPolicy selects x/a for egress, Baseline Deny', { egress: { tier: 'baseline', policy: 'base-deny-egress' } }),
+      ],
+    ));
   it('orders same-priority policies by name and warns when they select a common pod', () => {
     const cluster = clusterOf([...base(), anp('b-allow', 5, { subject: all, ingress: [{ action: 'Allow', from: [all] }] }), anp('a-deny', 5, { subject: all, ingress: [{ action: 'Deny', from: [all] }] })]);
     expect(verdict(cluster, 'y/c', 'x/a', 80).ingress?.policy?.name).toBe('a-deny');
