@@ -27,6 +27,8 @@ const MARK_CLOSE = /([^\s*_~])[*_~]+(?=$|[\s)\]"'?!.,:;])/g;
 const CONTRACTION = /\b(can|is|are|does|do|did|could|would|should|was)n?'t\b/gi;
 const WONT = /\bwon't\b/gi;
 const CANNOT = /\bcannot\b/gi;
+// "what's", "who's", "where's": the question words' "is" ("what's blocking …", "who's allowed to …").
+const QUESTION_IS = /\b(what|who|where|which|that|there|it)'s\b/gi;
 
 /** The question as plain words: markup, links, typographic characters and contractions undone. */
 export function plainText(text: string): string {
@@ -45,6 +47,7 @@ export function plainText(text: string): string {
     .replace(WONT, 'will not')
     .replace(CONTRACTION, '$1 not')
     .replace(CANNOT, 'can not')
+    .replace(QUESTION_IS, '$1 is')
     // "on 5432, 9187": a list of ports; tokens.ts splits other commas away.
     .replace(/(\d)\s*,\s*(?=\d)/g, '$1 and ');
 }

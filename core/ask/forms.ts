@@ -6,6 +6,7 @@
 //   is X blocked|prevented|denied from [VERB-ing] Y …           "why is X blocked from reaching Y"
 //   is|can Y reachable|be reached from X …                       "is Y reachable from X on 443"
 //   is traffic from X to Y allowed, can traffic flow from X to Y, does anything block traffic from X to Y
+//   what is blocking X from reaching Y, does anything stop X from talking to Y
 //   is it possible for X to VERB Y
 //   from X to Y …, X -> Y …, X → Y …
 // VERB is one of words.ts's VERBS; "ping" is answered with why policies cannot say.
@@ -46,8 +47,18 @@ function fromTo(t: Tokens, scope: Scope, after: string): ReachQuery {
 // "does anything block traffic from X to Y", "is something blocking …", "what blocks …".
 const BLOCKS: readonly (readonly string[])[] = [['block'], ['blocks'], ['blocking'], ['stop'], ['stops'], ['stopping'], ['prevent'], ['prevents'], ['preventing'], ['deny'], ['denies'], ['denying'], ['drop'], ['drops'], ['dropping']];
 
-/** After "traffic" or a word that blocks it: "[flow|go|get] from X to Y …". */
+/**
+ * After "traffic" or a word that blocks it: "[flow|go|get] from X to Y …", or, after a word that
+ * blocks, "X from [reaching] Y …" ("what is blocking X from reaching Y", "does anything stop X
+ * from talking to Y").
+ */
 export function traffic(t: Tokens, scope: Scope): ReachQuery {
+  if (!t.sees(['traffic']) && !t.sees(['from'])) {
+    const from = endpoint(t, 'source', 'block', scope);
+    if (!t.accept(['from'])) throw new Unreadable(`expected "X from reaching Y" (or "traffic from X to Y"), got ${quote(t.peek())}`);
+    t.acceptAny(GERUNDS);
+    return can(from, endpoint(t, 'destination', 'from', scope), tail(t, scope));
+  }
   t.accept(['traffic']);
   t.acceptAny([['flow'], ['go'], ['get'], ['pass'], ['be', 'sent']]);
   if (!t.accept(['from'])) throw new Unreadable(`expected "traffic from X to Y", got ${quote(t.peek())}`);
