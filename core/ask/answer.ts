@@ -5,7 +5,7 @@
 // writes the sentences.
 import type { Cluster } from '../cluster.js';
 import { expandFlow } from '../evaluate/expand.js';
-import { named } from '../evaluate/names.js';
+import { INTERNET, named } from '../evaluate/names.js';
 import { FlowError, NoVerdict, type EndpointSpec } from '../evaluate/resolve.js';
 import { groupItems, MAX_GROUPS_IN_TEXT, namedPort, nameOf, podOf, portPhrase, protocolAsked, reachGroups, type ReachGroup } from './describe.js';
 import { type Example } from './chain.js';
@@ -84,12 +84,25 @@ const endpointAt = (q: Query, field: 'from' | 'to'): EndpointSpec | undefined =>
  */
 export function answerRead(cluster: Cluster, read: ReadQuestion): Answer {
   const first = answer(cluster, read.query);
+  if (first.kind === 'error' && (read.query.kind === 'exposed' || read.query.kind === 'exposed-list')) return exposedByName(cluster, read.query, first);
   if (first.kind !== 'error' || (first.error.field !== 'from' && first.error.field !== 'to')) return first;
   const field = first.error.field;
   const [asked, written] = [endpointAt(read.query, field), endpointAt(read.unscoped, field)];
   if (asked === undefined || written === undefined || JSON.stringify(asked) === JSON.stringify(written)) return first;
   const again = answer(cluster, { ...read.query, [field]: written } as Query);
   return again.kind === 'error' && again.error.field === field ? first : again;
+}
+
+/**
+ * "is web exposed to the internet", where web is no namespace: whether the internet reaches what
+ * the name stands for (a pod, a workload, a Service), as "can the internet reach web" asks. The
+ * namespace's error stands when the name is not an endpoint either.
+ */
+function exposedByName(cluster: Cluster, q: Extract<Query, { kind: 'exposed' | 'exposed-list' }>, first: ErrorAnswer): Answer {
+  if (cluster.nsByName.has(q.namespace) || cluster.podsByNamespace.has(q.namespace)) return first;
+  const [from, to] = [{ ip: INTERNET }, { pod: q.namespace }];
+  const again = q.kind === 'exposed' ? answer(cluster, { kind: 'can', from, to, port: q.port, protocol: q.protocol }) : answer(cluster, { kind: 'can-list', from, to, ports: q.ports, protocol: q.protocol });
+  return again.kind === 'error' ? first : again;
 }
 
 export function answer(cluster: Cluster, query: Query): Answer {

@@ -5,6 +5,8 @@
 //   why can't|why can|why is|why does …                          "why can't X reach Y"
 //   is X blocked|prevented|denied from [VERB-ing] Y …           "why is X blocked from reaching Y"
 //   is|can Y reachable|be reached from X …                       "is Y reachable from X on 443"
+//   does|can Y accept connections|receive traffic from X …, is Y open to X …
+//   is there a path from X to Y …, is egress|a connection from X to Y allowed
 //   is traffic from X to Y allowed, can traffic flow from X to Y, does anything block traffic from X to Y
 //   what is blocking X from reaching Y, does anything stop X from talking to Y
 //   is it possible for X to VERB Y
@@ -14,7 +16,7 @@ import { endpoint, tail, type Read, type Scope } from './endpoints.js';
 import { joinPorts } from './ports.js';
 import type { ReachQuery } from './query.js';
 import { quote, Unreadable, type Tokens } from './tokens.js';
-import { ABLE, BLOCKED, GERUNDS, ICMP_VERBS, PASSIVE, VERBS } from './words.js';
+import { ABLE, BLOCKED, GERUNDS, ICMP_VERBS, OPEN_TO, PASSIVE, PATHS, RECEIVES, TRAFFIC_NOUNS, VERBS } from './words.js';
 
 /** The words a reach question may open with (after "why"). */
 export const AUXILIARIES = new Set(['can', 'could', 'may', 'might', 'will', 'would', 'should', 'is', 'are', 'does', 'do', 'did']);
@@ -53,13 +55,13 @@ const BLOCKS: readonly (readonly string[])[] = [['block'], ['blocks'], ['blockin
  * from talking to Y").
  */
 export function traffic(t: Tokens, scope: Scope): ReachQuery {
-  if (!t.sees(['traffic']) && !t.sees(['from'])) {
+  if (!TRAFFIC_NOUNS.some((n) => t.sees(n)) && !t.sees(['from'])) {
     const from = endpoint(t, 'source', 'block', scope);
     if (!t.accept(['from'])) throw new Unreadable(`expected "X from reaching Y" (or "traffic from X to Y"), got ${quote(t.peek())}`);
     t.acceptAny(GERUNDS);
     return can(from, endpoint(t, 'destination', 'from', scope), tail(t, scope));
   }
-  t.accept(['traffic']);
+  t.acceptAny(TRAFFIC_NOUNS);
   t.acceptAny([['flow'], ['go'], ['get'], ['pass'], ['be', 'sent']]);
   if (!t.accept(['from'])) throw new Unreadable(`expected "traffic from X to Y", got ${quote(t.peek())}`);
   return fromTo(t, scope, 'from');
@@ -74,16 +76,30 @@ export function reachQuestion(t: Tokens, scope: Scope): ReachQuery {
   if (!AUXILIARIES.has(aux)) throw new Unreadable(`a question starts with "can", "is", "who" or "what", not ${quote(aux)}`);
   t.accept(['not']);
   if ((t.accept(['anything']) || t.accept(['something'])) && t.acceptAny(BLOCKS)) return traffic(t, scope);
-  if (t.peek() === 'traffic') return traffic(t, scope);
+  if (t.peek() === 'traffic' || TRAFFIC_NOUNS.some((n) => t.sees(n) && t.peek(n.length) === 'from')) return traffic(t, scope);
   if (t.acceptAny([['it', 'possible', 'for'], ['it', 'allowed', 'for'], ['there', 'a', 'way', 'for']])) {
     const from = endpoint(t, 'source', 'for', scope);
     if (!t.accept(['to'])) throw new Unreadable(`expected "to" after the source, got ${quote(t.peek())}`);
     verb(t, 'to');
     return can(from, endpoint(t, 'destination', 'reach', scope), tail(t, scope));
   }
+  // "is there a path from X to Y".
+  if (t.acceptAny(PATHS)) {
+    if (!t.accept(['from'])) throw new Unreadable(`expected "from X to Y" after "is there a path", got ${quote(t.peek())}`);
+    return fromTo(t, scope, 'from');
+  }
   const first = endpoint(t, 'source', aux, scope);
   t.accept(['not']);
-  if (t.acceptAny(PASSIVE)) {
+  // "is Y open to X [on P]": the destination came first, the source right after.
+  if (t.acceptAny(OPEN_TO)) {
+    const from = endpoint(t, 'source', 'open to', scope);
+    return can(from, first, tail(t, scope));
+  }
+  // "is X allowed to reach Y", "will Y be able to accept connections from X".
+  let able = false;
+  while (t.acceptAny(ABLE)) able = true;
+  // "does Y accept connections from X", "can Y receive traffic from X": as PASSIVE.
+  if (t.acceptAny(PASSIVE) || t.acceptAny(RECEIVES)) {
     // "is Y reachable [on P] from X [on P]": the destination came first.
     let from: Read | null = null;
     const words = tail(t, scope, (r) => {
@@ -97,8 +113,6 @@ export function reachQuestion(t: Tokens, scope: Scope): ReachQuery {
     t.acceptAny(GERUNDS);
     return can(first, endpoint(t, 'destination', 'from', scope), tail(t, scope));
   }
-  let able = false;
-  while (t.acceptAny(ABLE)) able = true;
   if ((aux === 'is' || aux === 'are') && !able) throw new Unreadable(`expected "allowed to" (or "reachable from", "blocked from") after the source, got ${quote(t.peek())}`);
   verb(t, 'the source');
   const to = endpoint(t, 'destination', 'reach', scope);

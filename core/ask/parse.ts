@@ -4,11 +4,12 @@
 // read rather than throw.
 import { DNS_LABEL, endpoint, isBare, namespaceAfterIn, namespaceFlags, qualify, tail, type Read, type Scope } from './endpoints.js';
 import type { EndpointSpec } from '../evaluate/resolve.js';
+import { INTERNET } from '../evaluate/names.js';
 import { AUXILIARIES, can, reachQuestion, traffic, verb } from './forms.js';
 import { EVERY_PORT, joinPorts, portsAsked } from './ports.js';
 import type { ParseFailure, Query } from './query.js';
 import { quote, tokenize, Tokens, Unreadable } from './tokens.js';
-import { MODALS, VERBS } from './words.js';
+import { ICMP_VERBS, MODALS, VERBS } from './words.js';
 
 export type { ParseFailure, PortQuery, Query } from './query.js';
 
@@ -36,6 +37,7 @@ export const ACCEPTED_FORMS: readonly string[] = [
   'what can shop/web reach?',
   'what can shop/web reach on 53/udp?',
   'what can prometheus reach in shop?  (only the pods of shop; also: what pods in shop can prometheus reach, who in monitoring can reach shop/db)',
+  'which pods can shop/web talk to?  (also: does shop/db accept connections from shop/web, is shop/db open to shop/web, is there a path from shop/web to shop/db)',
   'who can reach shop/svc/db on 5432?  (a name for several pods or a CIDR: what all share, and what differs)',
   'is anything exposed to the internet in ns shop?',
   'what is exposed to the internet in shop?  (also: is shop exposed to the internet?)',
@@ -98,7 +100,8 @@ function exposed(t: Tokens, head: string): Query {
   const names: string[] = [];
   const take = (w: string) => {
     if (EXPOSED_WORDS.has(w)) return;
-    if (!DNS_LABEL.test(w)) throw new Unreadable(`expected a namespace in "${head} … exposed to the internet", got ${quote(w)}`);
+    // A namespace, or a pod, workload or Service by its path ("is shop/deploy/web exposed …").
+    if (!DNS_LABEL.test(w) && !(w.includes('/') && w.split('/').every((part) => DNS_LABEL.test(part)))) throw new Unreadable(`expected a namespace in "${head} … exposed to the internet", got ${quote(w)}`);
     names.push(w);
   };
   for (let w = t.next(); w !== undefined && w !== 'exposed'; w = t.next()) take(w);
@@ -114,6 +117,11 @@ function exposed(t: Tokens, head: string): Query {
   if (t.peek() === 'and' || t.peek() === 'or') names.push(t.peek(1) ?? '');
   if (names.length !== 1) throw new Unreadable(names.length === 0 ? 'which namespace? ask "is anything exposed to the internet in ns shop?"' : `one namespace at a time, not ${names.filter((n) => n !== '').join(' and ')}`);
   const asked = portsAsked(t.rest());
+  // A path names an endpoint: whether the internet reaches it (a bare name that is no namespace is asked so too, answer.ts).
+  if (names[0]!.includes('/')) {
+    const [from, to] = [{ ip: INTERNET }, { pod: names[0]! }];
+    return 'ports' in asked ? { kind: 'can-list', from, to, ...asked } : { kind: 'can', from, to, ...asked };
+  }
   return 'ports' in asked ? { kind: 'exposed-list', namespace: names[0]!, ...asked } : { kind: 'exposed', namespace: names[0]!, ...asked };
 }
 
@@ -165,6 +173,8 @@ function parseTokens(t: Tokens, scope: Scope): Query {
       const podsIn = podsInAfterHead(t);
       modal(t, head);
       t.accept(['not']);
+      // "which pods can shop/web talk to": the source's destinations, as "what can shop/web reach".
+      if (!VERBS.some((v) => t.sees(v)) && !ICMP_VERBS.has(t.peek() ?? '')) return whatFrom(t, scope, 'can', podsIn);
       verb(t, head);
       return whoReaches(t, scope, podsIn);
     }

@@ -17,6 +17,18 @@ export const ICMP_VERBS = new Set(['ping', 'icmp', 'traceroute']);
 /** "is Y reachable from X", "can Y be reached from X": the destination first. */
 export const PASSIVE: readonly (readonly string[])[] = [['reachable'], ['accessible'], ['be', 'reached'], ['be', 'accessed'], ['be', 'called'], ['be', 'scraped'], ['be', 'hit'], ['be', 'contacted']];
 
+/** "does Y accept connections from X", "can Y receive traffic from X": the destination first, as PASSIVE. */
+export const RECEIVES: readonly (readonly string[])[] = [
+  ['accept', 'connections'], ['accepts', 'connections'], ['accept', 'traffic'], ['accepts', 'traffic'], ['accept', 'requests'], ['accepts', 'requests'],
+  ['receive', 'connections'], ['receives', 'connections'], ['receive', 'traffic'], ['receives', 'traffic'], ['receive', 'requests'], ['receives', 'requests'],
+];
+/** "is Y open to X", "is Y reachable by X": the destination, one of these, then the source. */
+export const OPEN_TO: readonly (readonly string[])[] = [['open', 'to'], ['accessible', 'to'], ['accessible', 'by'], ['reachable', 'by']];
+/** What "is … from X to Y allowed" is about: "is traffic / egress / a connection from X to Y allowed". */
+export const TRAFFIC_NOUNS: readonly (readonly string[])[] = [['traffic'], ['egress'], ['ingress'], ['connectivity'], ['connections'], ['a', 'connection'], ['network', 'access']];
+/** "is there a path from X to Y": a reach question. */
+export const PATHS: readonly (readonly string[])[] = [['there', 'a', 'path'], ['there', 'a', 'route'], ['there', 'a', 'way'], ['there', 'a', 'network', 'path'], ['there', 'connectivity'], ['there', 'network', 'connectivity']];
+
 /** "why is X blocked from reaching Y", "is X denied access to Y": the source, then one of these, then the destination. */
 export const BLOCKED: readonly (readonly string[])[] = [
   ['blocked', 'from'], ['prevented', 'from'], ['stopped', 'from'], ['kept', 'from'], ['denied', 'from'], ['denied', 'access', 'to'], ['blocked', 'access', 'to'],
@@ -29,6 +41,6 @@ export const GERUNDS: readonly (readonly string[])[] = [
 
 /** Words of the grammar are never a bare (node) name. */
 export const GRAMMAR_WORDS = new Set([
-  ...MODALS.flat(), ...VERBS.flat(), ...ABLE.flat(), ...PASSIVE.flat(), ...BLOCKED.flat(), ...GERUNDS.flat(), ...ICMP_VERBS, ...PORT_INTROS, ...EVERY_PORT, ...PROTOCOL_WORDS.keys(),
+  ...MODALS.flat(), ...VERBS.flat(), ...ABLE.flat(), ...PASSIVE.flat(), ...RECEIVES.flat(), ...OPEN_TO.flat(), ...TRAFFIC_NOUNS.flat(), ...BLOCKED.flat(), ...GERUNDS.flat(), ...ICMP_VERBS, ...PORT_INTROS, ...EVERY_PORT, ...PROTOCOL_WORDS.keys(),
   'who', 'which', 'what', 'where', 'why', 'does', 'do', 'did', 'from', 'traffic', 'allowed', 'able', 'exposed', 'changed', 'since', 'metadata', 'anything', 'everything', 'something', 'in', 'namespace', 'ns', 'and', 'or', '→', '-n',
 ].filter((w) => w !== 'a'));

@@ -61,6 +61,17 @@ const SAME: [string, string][] = [
   ['does anything stop prod/frontend from talking to prod/db on 5432', 'can prod/frontend reach prod/db on 5432'],
   ["who's allowed to reach prod/db on 5432?", 'who can reach prod/db on 5432'],
   ["what's prod/frontend allowed to reach?", 'what can prod/frontend reach'],
+  ['is there a path from prod/frontend to prod/db on 5432?', 'can prod/frontend reach prod/db on 5432'],
+  ['is egress from prod/frontend to 10.0.0.0/8 allowed', 'can prod/frontend reach 10.0.0.0/8'],
+  ['is a connection from prod/frontend to prod/db on 5432 allowed?', 'can prod/frontend reach prod/db on 5432'],
+  ['does prod/db accept connections from prod/backend on 5432', 'can prod/backend reach prod/db on 5432'],
+  ['can prod/db receive traffic from prod/backend on 5432?', 'can prod/backend reach prod/db on 5432'],
+  ['will prod/db be able to accept connections from prod/backend', 'can prod/backend reach prod/db'],
+  ['is prod/db open to prod/backend on 5432', 'can prod/backend reach prod/db on 5432'],
+  ['is prod/db reachable by prod/backend', 'can prod/backend reach prod/db'],
+  ['which pods can prod/frontend talk to?', 'what can prod/frontend reach'],
+  ['which pods in staging can monitoring/prometheus reach on 8080', 'what pods in staging can monitoring/prometheus reach on 8080'],
+  ['is prod/deploy/backend exposed to the internet on 8080', 'can the internet reach prod/deploy/backend on 8080'],
   ['will prod/frontend be able to reach prod/backend', 'can prod/frontend reach prod/backend'],
   ['hey, can prod/frontend reach prod/backend', 'can prod/frontend reach prod/backend'],
   ['hi can prod/frontend reach prod/backend', 'can prod/frontend reach prod/backend'],
@@ -223,6 +234,17 @@ describe('"who in ns", "what can X reach in ns": only the pods of that namespace
     expect(parseQuestion('what can monitoring/prometheus reach in prod on 80 and 9187')).toMatchObject({ kind: 'what-list', ports: [80, 9187], podsIn: 'prod' });
     // "which pods in prod are exposed …" is the exposed question about prod.
     for (const q of ['which pods in prod are exposed to the internet', 'what in prod is exposed to the internet']) expect(parseQuestion(q), q).toEqual(parseQuestion('is anything exposed to the internet in ns prod'));
+  });
+
+  it('asks "is X exposed to the internet" of a name that is no namespace as whether the internet reaches it', () => {
+    // A Deployment, not a namespace: the internet's reach of its pods, as asked directly.
+    const direct = ask(cluster, 'can the internet reach redis on 6379');
+    expect((direct as { kind: string }).kind).not.toBe('error');
+    expect(ask(cluster, 'is redis exposed to the internet on 6379')).toEqual(direct);
+    expect((ask(cluster, 'is redis exposed to the internet on 6379 and 80') as { kind: string }).kind).toBe('can-list');
+    // A namespace stays the namespace question; a name that is neither keeps the namespace's error.
+    expect((ask(cluster, 'is prod exposed to the internet') as { kind: string }).kind).toBe('exposed');
+    expect(ask(cluster, 'is nosuch exposed to the internet')).toMatchObject({ kind: 'error', text: expect.stringContaining('no namespace "nosuch"') });
   });
 
   it('answers exactly the unrestricted answer\'s pods of that namespace, and says so', () => {
