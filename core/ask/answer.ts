@@ -18,6 +18,7 @@ import { answerSetGroup, type SetGroupAnswer } from './set-group.js';
 import { answerPortList, answerSetPortList, type PortListAnswer, type SetListAnswer } from './port-list.js';
 import { hedge, hedged } from './hedge.js';
 import { isParseFailure, readQuestion, type ParseFailure, type Query, type ReadQuestion } from './parse.js';
+import { CLUSTER_DNS } from './endpoints.js';
 import type { CanQuery } from './query.js';
 import { MAX_EVALUATIONS, newWork, podsCounted, podsInText, reach, type ReachClass, type SetQuery } from './reach.js';
 
@@ -74,6 +75,7 @@ export function ask(cluster: Cluster, question: unknown): Answer | ParseFailure 
   return isParseFailure(read) ? read : answerRead(cluster, read);
 }
 
+const isClusterDns = (spec: EndpointSpec | undefined) => spec !== undefined && 'pod' in spec && spec.pod === CLUSTER_DNS;
 const endpointAt = (q: Query, field: 'from' | 'to'): EndpointSpec | undefined => (field in q ? (q as unknown as Record<typeof field, EndpointSpec>)[field] : undefined);
 
 /**
@@ -85,6 +87,10 @@ const endpointAt = (q: Query, field: 'from' | 'to'): EndpointSpec | undefined =>
 export function answerRead(cluster: Cluster, read: ReadQuestion): Answer {
   const first = answer(cluster, read.query);
   if (first.kind === 'error' && (read.query.kind === 'exposed' || read.query.kind === 'exposed-list')) return exposedByName(cluster, read.query, first);
+  if (first.kind === 'error' && first.error.field === 'to' && isClusterDns(endpointAt(read.query, 'to'))) {
+    const message = `the snapshot has no Service ${CLUSTER_DNS.replace('/svc/', '/')}, the name most clusters give their DNS; ask about your cluster's DNS Service by its name (e.g. openshift-dns/svc/dns-default)`;
+    return { ...first, text: `I can't answer that: ${message}.`, error: { field: 'to', message } };
+  }
   if (first.kind !== 'error' || (first.error.field !== 'from' && first.error.field !== 'to')) return first;
   const field = first.error.field;
   const [asked, written] = [endpointAt(read.query, field), endpointAt(read.unscoped, field)];

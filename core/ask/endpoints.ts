@@ -24,6 +24,8 @@ const NAME_KINDS = new Set(['pod', 'pods', 'po', 'svc', 'service', 'services']);
 export interface Read {
   readonly spec: EndpointSpec;
   readonly port: string | null;
+  /** Named as "dns", "the cluster DNS": the question means DNS traffic (forms.ts). */
+  readonly dns?: true;
 }
 
 /** The namespaces a question gives apart from its names: `-n prod`, `in prod`. */
@@ -36,6 +38,18 @@ function internet(t: Tokens): boolean {
   if (!(t.acceptAny([['public', 'internet'], ['internet'], ['outside', 'world'], ['anywhere', 'outside'], ['outside']]))) return false;
   t.accept(['of', 'cluster']) || t.accept(['cluster']);
   return true;
+}
+
+/**
+ * The cluster's DNS: the Service kube-system/kube-dns, the name kubeadm, kind, k3s, GKE, EKS and
+ * AKS give it (CoreDNS included, for compatibility); a cluster naming it otherwise is asked about
+ * by that name.
+ */
+export const CLUSTER_DNS = 'kube-system/svc/kube-dns';
+
+/** "dns", "the cluster dns", "the dns server": the cluster's DNS Service. */
+function clusterDns(t: Tokens): boolean {
+  return t.acceptAny([['cluster', 'dns'], ['dns', 'servers'], ['dns', 'server'], ['dns', 'service'], ['dns']]);
 }
 
 const SOME = [['anything'], ['everything'], ['something'], ['all'], ['any'], ['every']];
@@ -118,6 +132,7 @@ export function qualify(spec: EndpointSpec, ns: string): EndpointSpec {
 /** One endpoint (`role` and `after` word the message when there is none). */
 export function endpoint(t: Tokens, role: 'source' | 'destination' | 'pod', after: string, scope: Scope): Read {
   if (internet(t)) return { spec: { ip: INTERNET }, port: null };
+  if (clusterDns(t)) return { spec: { pod: CLUSTER_DNS }, port: null, dns: true };
   const ns = namespacePods(t);
   if (ns !== null) return { spec: { pod: `ns/${ns}` }, port: null };
   let raw = t.next();

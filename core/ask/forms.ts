@@ -7,12 +7,13 @@
 //   is|can Y reachable|be reached from X …                       "is Y reachable from X on 443"
 //   does|can Y accept connections|receive traffic from X …, is Y open to X …
 //   is there a path from X to Y …, is egress|a connection from X to Y allowed
+//   can X resolve DNS, can X reach DNS                              the cluster's DNS Service, UDP 53
 //   is traffic from X to Y allowed, can traffic flow from X to Y, does anything block traffic from X to Y
 //   what is blocking X from reaching Y, does anything stop X from talking to Y
 //   is it possible for X to VERB Y
 //   from X to Y …, X -> Y …, X → Y …
 // VERB is one of words.ts's VERBS; "ping" is answered with why policies cannot say.
-import { endpoint, tail, type Read, type Scope } from './endpoints.js';
+import { CLUSTER_DNS, endpoint, tail, type Read, type Scope } from './endpoints.js';
 import { joinPorts } from './ports.js';
 import type { ReachQuery } from './query.js';
 import { quote, Unreadable, type Tokens } from './tokens.js';
@@ -35,8 +36,15 @@ export function verb(t: Tokens, after: string): void {
 export function can(from: Read, to: Read, words: readonly string[]): ReachQuery {
   if (from.port !== null) throw new Unreadable(`a port on the source (${quote(from.port)}): policies match the destination's port, so write it on the destination`);
   const asked = joinPorts(to.port, words);
-  return 'ports' in asked ? { kind: 'can-list', from: from.spec, to: to.spec, ...asked } : { kind: 'can', from: from.spec, to: to.spec, ...asked };
+  if ('ports' in asked) return { kind: 'can-list', from: from.spec, to: to.spec, ...asked };
+  // "can X resolve DNS": DNS is port 53, over UDP unless the question says TCP.
+  const dns = to.dns && asked.port === null ? { port: 53, protocol: asked.protocol ?? 'UDP' } : {};
+  return { kind: 'can', from: from.spec, to: to.spec, ...asked, ...dns };
 }
+
+// "can X resolve DNS (names)", "can X do DNS lookups": a reach question to the cluster's DNS.
+const RESOLVES: readonly (readonly string[])[] = [['resolve'], ['do', 'dns', 'lookups'], ['do', 'dns', 'queries'], ['make', 'dns', 'queries'], ['look', 'up']];
+const RESOLVED: readonly (readonly string[])[] = [['dns', 'names'], ['dns'], ['names'], ['hostnames'], ['host', 'names'], ['domains'], ['domain', 'names'], ['anything']];
 
 /** "X to Y …", "X → Y …": after "from" (or at the start, for the arrow). */
 function fromTo(t: Tokens, scope: Scope, after: string): ReachQuery {
@@ -98,6 +106,10 @@ export function reachQuestion(t: Tokens, scope: Scope): ReachQuery {
   // "is X allowed to reach Y", "will Y be able to accept connections from X".
   let able = false;
   while (t.acceptAny(ABLE)) able = true;
+  if (t.acceptAny(RESOLVES)) {
+    t.acceptAny(RESOLVED);
+    return can(first, { spec: { pod: CLUSTER_DNS }, port: null, dns: true }, tail(t, scope));
+  }
   // "does Y accept connections from X", "can Y receive traffic from X": as PASSIVE.
   if (t.acceptAny(PASSIVE) || t.acceptAny(RECEIVES)) {
     // "is Y reachable [on P] from X [on P]": the destination came first.

@@ -38,6 +38,7 @@ export const ACCEPTED_FORMS: readonly string[] = [
   'what can shop/web reach on 53/udp?',
   'what can prometheus reach in shop?  (only the pods of shop; also: what pods in shop can prometheus reach, who in monitoring can reach shop/db)',
   'which pods can shop/web talk to?  (also: does shop/db accept connections from shop/web, is shop/db open to shop/web, is there a path from shop/web to shop/db)',
+  'can shop/web resolve DNS?  (the Service kube-system/kube-dns, UDP 53; also: can shop/web reach the cluster DNS over tcp)',
   'who can reach shop/svc/db on 5432?  (a name for several pods or a CIDR: what all share, and what differs)',
   'is anything exposed to the internet in ns shop?',
   'what is exposed to the internet in shop?  (also: is shop exposed to the internet?)',

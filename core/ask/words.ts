@@ -42,5 +42,5 @@ export const GERUNDS: readonly (readonly string[])[] = [
 /** Words of the grammar are never a bare (node) name. */
 export const GRAMMAR_WORDS = new Set([
   ...MODALS.flat(), ...VERBS.flat(), ...ABLE.flat(), ...PASSIVE.flat(), ...RECEIVES.flat(), ...OPEN_TO.flat(), ...TRAFFIC_NOUNS.flat(), ...BLOCKED.flat(), ...GERUNDS.flat(), ...ICMP_VERBS, ...PORT_INTROS, ...EVERY_PORT, ...PROTOCOL_WORDS.keys(),
-  'who', 'which', 'what', 'where', 'why', 'does', 'do', 'did', 'from', 'traffic', 'allowed', 'able', 'exposed', 'changed', 'since', 'metadata', 'anything', 'everything', 'something', 'in', 'namespace', 'ns', 'and', 'or', '→', '-n',
+  'who', 'which', 'what', 'where', 'why', 'dns', 'resolve', 'does', 'do', 'did', 'from', 'traffic', 'allowed', 'able', 'exposed', 'changed', 'since', 'metadata', 'anything', 'everything', 'something', 'in', 'namespace', 'ns', 'and', 'or', '→', '-n',
 ].filter((w) => w !== 'a'));

@@ -72,6 +72,13 @@ const SAME: [string, string][] = [
   ['which pods can prod/frontend talk to?', 'what can prod/frontend reach'],
   ['which pods in staging can monitoring/prometheus reach on 8080', 'what pods in staging can monitoring/prometheus reach on 8080'],
   ['is prod/deploy/backend exposed to the internet on 8080', 'can the internet reach prod/deploy/backend on 8080'],
+  // The cluster's DNS: its Service, UDP 53 unless the question says otherwise.
+  ['can prod/frontend resolve dns?', 'can prod/frontend reach kube-system/svc/kube-dns on udp 53'],
+  ['can prod/frontend do dns lookups', 'can prod/frontend reach kube-system/svc/kube-dns on udp 53'],
+  ['will prod/backend be able to resolve names', 'can prod/backend reach kube-system/svc/kube-dns on udp 53'],
+  ['can prod/frontend reach dns', 'can prod/frontend reach kube-system/svc/kube-dns on udp 53'],
+  ['can prod/frontend reach the cluster dns over tcp', 'can prod/frontend reach kube-system/svc/kube-dns on tcp 53'],
+  ['who can reach the dns server on 53/udp', 'who can reach kube-system/svc/kube-dns on 53/udp'],
   ['will prod/frontend be able to reach prod/backend', 'can prod/frontend reach prod/backend'],
   ['hey, can prod/frontend reach prod/backend', 'can prod/frontend reach prod/backend'],
   ['hi can prod/frontend reach prod/backend', 'can prod/frontend reach prod/backend'],
@@ -234,6 +241,12 @@ describe('"who in ns", "what can X reach in ns": only the pods of that namespace
     expect(parseQuestion('what can monitoring/prometheus reach in prod on 80 and 9187')).toMatchObject({ kind: 'what-list', ports: [80, 9187], podsIn: 'prod' });
     // "which pods in prod are exposed …" is the exposed question about prod.
     for (const q of ['which pods in prod are exposed to the internet', 'what in prod is exposed to the internet']) expect(parseQuestion(q), q).toEqual(parseQuestion('is anything exposed to the internet in ns prod'));
+  });
+
+  it('answers DNS questions about the kube-dns Service, and says so where a snapshot has none', () => {
+    expect(ask(cluster, 'can prod/frontend resolve dns')).toMatchObject({ text: expect.stringMatching(/^(Yes|No|Partly).* kube-system\/svc\/kube-dns on UDP 53/) });
+    const bare = clusterOf(objects.filter((o) => (o as { metadata: { namespace?: string; name: string } }).metadata.namespace !== 'kube-system' && (o as { metadata: { name: string } }).metadata.name !== 'kube-system'));
+    expect(ask(bare, 'can prod/frontend resolve dns')).toMatchObject({ kind: 'error', text: expect.stringContaining('no Service kube-system/kube-dns') });
   });
 
   it('asks "is X exposed to the internet" of a name that is no namespace as whether the internet reaches it', () => {
