@@ -163,6 +163,28 @@ function whatFrom(t: Tokens, scope: Scope, head: 'can' | 'is', podsIn: string | 
   return 'ports' in ports ? { kind: 'what-list', from: from.spec, ...ports, ...among(within) } : { kind: 'what', from: from.spec, ...ports, ...among(within) };
 }
 
+const EVERYTHING = new Set(['everything', 'anything', 'all', 'every']);
+// Modals a statement puts after its subject ("shop/web can reach shop/db").
+const DECLARATIVE_MODALS = new Set(['can', 'could', 'will', 'would', 'may', 'might', 'should']);
+
+/** "everything X can reach" (what X reaches), "everything that can reach Y" (who reaches Y). */
+function everything(t: Tokens, scope: Scope): Query {
+  t.next();
+  if (t.accept(['that']) || t.accept(['which']) || t.accept(['who'])) {
+    modal(t, 'everything that');
+    t.accept(['not']);
+    verb(t, 'everything that');
+    return whoReaches(t, scope);
+  }
+  const from = endpoint(t, 'source', 'everything', scope);
+  if (from.port !== null) throw new Unreadable(`a port on the source (${quote(from.port)}): ask "what can X reach on ${from.port}?"`);
+  if (!t.acceptAny(MODALS)) throw new Unreadable(`expected "can reach" after the source, got ${quote(t.peek())}`);
+  t.accept(['not']);
+  verb(t, 'the source');
+  const ports = portsAsked(tail(t, scope));
+  return 'ports' in ports ? { kind: 'what-list', from: from.spec, ...ports } : { kind: 'what', from: from.spec, ...ports };
+}
+
 function parseTokens(t: Tokens, scope: Scope): Query {
   const head = t.peek();
   if ((head === 'is' || head === 'are') && t.list.includes('exposed')) return exposed(t, t.next()!);
@@ -204,9 +226,15 @@ function parseTokens(t: Tokens, scope: Scope): Query {
       modal(t, head);
       return whatFrom(t, scope, 'can');
     }
-    default:
+    default: {
       if (head === 'why' || head === 'from' || AUXILIARIES.has(head ?? '') || t.list.includes('→')) return reachQuestion(t, scope);
+      // "everything shop/web can reach", "all pods that can reach shop/db" (after "list", "show me").
+      if (EVERYTHING.has(head ?? '')) return everything(t, scope);
+      // "shop/web can reach shop/db" (after "check if", "tell me whether"): the modal first, as asked.
+      const at = t.list.findIndex((w, i) => i > 0 && DECLARATIVE_MODALS.has(w));
+      if (at > 0) return reachQuestion(new Tokens([t.list[at]!, ...t.list.slice(0, at), ...t.list.slice(at + 1)]), scope);
       throw new Unreadable(`a question starts with "can", "is", "who" or "what", not ${quote(head)}`);
+    }
   }
 }
 

@@ -6,7 +6,9 @@ import { plainText } from './chat.js';
 // Words people add that change nothing: "can the pod shop/web reach port 80".
 const FILLERS = new Set(['the', 'pod', 'pods', 'port', 'ports', 'please', 'pls', 'plz', 'kindly', 'actually', 'really', 'still', 'even', 'ever', 'currently']);
 // Openings before the question itself: "hey @bot, quick question: can …".
-const OPENERS = new Set(['hey', 'hi', 'hello', 'yo', 'ok', 'okay', 'so', 'um', 'uh', 'quick', 'question', 'q', 'bot', 'netpolc', 'team', 'folks', 'everyone', 'there']);
+const OPENERS = new Set(['hey', 'hi', 'hello', 'yo', 'ok', 'okay', 'so', 'um', 'uh', 'quick', 'question', 'q', 'bot', 'netpolc', 'team', 'folks', 'everyone', 'there',
+  // "check if …", "tell me whether …", "i want to know if …", "show me …", "list …"
+  'check', 'tell', 'me', 'us', 'show', 'list', 'find', 'give', 'i', 'want', 'wanna', 'need', 'to', 'know', 'wonder', 'wondering', 'if', 'whether']);
 // …which end where one of the words a question starts with comes (parse.ts's heads).
 const QUESTION_STARTS = new Set(['can', 'could', 'may', 'might', 'will', 'would', 'should', 'is', 'are', 'does', 'do', 'did', 'who', 'which', 'what', 'where', 'why', 'how', 'from']);
 

@@ -72,6 +72,15 @@ const SAME: [string, string][] = [
   ['which pods can prod/frontend talk to?', 'what can prod/frontend reach'],
   ['which pods in staging can monitoring/prometheus reach on 8080', 'what pods in staging can monitoring/prometheus reach on 8080'],
   ['is prod/deploy/backend exposed to the internet on 8080', 'can the internet reach prod/deploy/backend on 8080'],
+  // Statements and requests: "check if", "tell me whether", "list", "show me".
+  ['check if prod/frontend can reach prod/db on 5432', 'can prod/frontend reach prod/db on 5432'],
+  ['tell me whether prod/frontend can talk to prod/backend', 'can prod/frontend reach prod/backend'],
+  ['i want to know if prod/frontend can reach prod/db', 'can prod/frontend reach prod/db'],
+  ['prod/frontend can reach prod/db on 5432?', 'can prod/frontend reach prod/db on 5432'],
+  ['list everything prod/frontend can reach', 'what can prod/frontend reach'],
+  ['everything prod/frontend can reach on 8080', 'what can prod/frontend reach on 8080'],
+  ['show me everything that can reach prod/db', 'who can reach prod/db'],
+  ['list all pods that can reach prod/db on 5432', 'who can reach prod/db on 5432'],
   // The cluster's DNS: its Service, UDP 53 unless the question says otherwise.
   ['can prod/frontend resolve dns?', 'can prod/frontend reach kube-system/svc/kube-dns on udp 53'],
   ['can prod/frontend do dns lookups', 'can prod/frontend reach kube-system/svc/kube-dns on udp 53'],
