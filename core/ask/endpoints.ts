@@ -35,7 +35,7 @@ export interface Scope {
 
 /** "the internet", "the outside world", "anywhere outside (the cluster)", "the public internet". */
 function internet(t: Tokens): boolean {
-  if (!(t.acceptAny([['public', 'internet'], ['internet'], ['outside', 'world'], ['anywhere', 'outside'], ['outside']]))) return false;
+  if (!(t.acceptAny([['public', 'internet'], ['internet'], ['outside', 'world'], ['anywhere', 'outside'], ['anything', 'outside'], ['something', 'outside'], ['outside']]))) return false;
   t.accept(['of', 'cluster']) || t.accept(['cluster']);
   return true;
 }

@@ -77,9 +77,15 @@ export function traffic(t: Tokens, scope: Scope): ReachQuery {
 
 /** A reach question from its first word (parse.ts sends every opening but "who" and "what" here). */
 export function reachQuestion(t: Tokens, scope: Scope): ReachQuery {
-  if (t.ahead().includes('→') && !t.sees(['from'])) return fromTo(t, scope, 'the start');
+  // "X → Y", "is X → Y allowed".
+  if (t.ahead().includes('→') && !t.sees(['from'])) {
+    if (AUXILIARIES.has(t.peek() ?? '')) t.next();
+    return fromTo(t, scope, 'the start');
+  }
   if (t.accept(['from'])) return fromTo(t, scope, 'from');
-  if (t.accept(['why']) && !AUXILIARIES.has(t.peek() ?? '')) throw new Unreadable(`expected "can", "is" or "does" after "why", got ${quote(t.peek())}`);
+  // "how can X reach Y" asks what allows it: the decision chain, as "why" does.
+  const head = t.peek();
+  if ((t.accept(['why']) || t.accept(['how'])) && !AUXILIARIES.has(t.peek() ?? '')) throw new Unreadable(`expected "can", "is" or "does" after "${head}", got ${quote(t.peek())}`);
   const aux = t.next()!;
   if (!AUXILIARIES.has(aux)) throw new Unreadable(`a question starts with "can", "is", "who" or "what", not ${quote(aux)}`);
   t.accept(['not']);

@@ -9,7 +9,7 @@ import { AUXILIARIES, can, reachQuestion, traffic, verb } from './forms.js';
 import { EVERY_PORT, joinPorts, portsAsked } from './ports.js';
 import type { ParseFailure, Query } from './query.js';
 import { quote, tokenize, Tokens, Unreadable } from './tokens.js';
-import { ICMP_VERBS, MODALS, VERBS } from './words.js';
+import { ABLE, ANYONE, ICMP_VERBS, MODALS, VERBS, VERBS_THIRD } from './words.js';
 
 export type { ParseFailure, PortQuery, Query } from './query.js';
 
@@ -164,6 +164,8 @@ function whatFrom(t: Tokens, scope: Scope, head: 'can' | 'is', podsIn: string | 
 }
 
 const EVERYTHING = new Set(['everything', 'anything', 'all', 'every']);
+// "which services can X reach", "what workloads talk to Y": the answers name pods and what they belong to.
+const ENDPOINT_NOUNS: readonly (readonly string[])[] = [['services'], ['workloads'], ['endpoints'], ['destinations'], ['sources'], ['things'], ['apps'], ['clients']];
 // Modals a statement puts after its subject ("shop/web can reach shop/db").
 const DECLARATIVE_MODALS = new Set(['can', 'could', 'will', 'would', 'may', 'might', 'should']);
 
@@ -193,7 +195,12 @@ function parseTokens(t: Tokens, scope: Scope): Query {
     case 'which': {
       t.next();
       if ((t.peek() === 'is' || t.peek() === 'are' || t.peek() === 'in') && t.list.includes('exposed')) return exposed(t, head);
+      t.acceptAny(ENDPOINT_NOUNS);
       const podsIn = podsInAfterHead(t);
+      // "who talks to Y", "which pods reach Y".
+      if (t.acceptAny(VERBS_THIRD) || t.acceptAny(VERBS)) return whoReaches(t, scope, podsIn);
+      // "who does X talk to": X's destinations.
+      if (t.accept(['does']) || t.accept(['do'])) return whatFrom(t, scope, 'can', podsIn);
       modal(t, head);
       t.accept(['not']);
       // "which pods can shop/web talk to": the source's destinations, as "what can shop/web reach".
@@ -206,7 +213,12 @@ function parseTokens(t: Tokens, scope: Scope): Query {
       t.next();
       // "what in shop is exposed to the internet": exposed() reads the namespace.
       if (t.peek() === 'in' && t.list.includes('exposed')) return exposed(t, head);
+      t.acceptAny(ENDPOINT_NOUNS);
       const podsIn = podsInAfterHead(t);
+      // "what talks to Y", "what reaches Y".
+      if (t.acceptAny(VERBS_THIRD)) return whoReaches(t, scope, podsIn);
+      // "what does X talk to", "where does X connect": X's destinations.
+      if (t.accept(['does']) || t.accept(['do'])) return whatFrom(t, scope, 'can', podsIn);
       // "what can reach x/a" asks for sources; "what can x/a reach" for destinations.
       if (MODALS.some((m) => m.every((w, k) => t.peek(k) === w) && VERBS.some((v) => v.every((w, k) => t.peek(m.length + k) === w)))) {
         modal(t, head);
@@ -227,7 +239,16 @@ function parseTokens(t: Tokens, scope: Scope): Query {
       return whatFrom(t, scope, 'can');
     }
     default: {
-      if (head === 'why' || head === 'from' || AUXILIARIES.has(head ?? '') || t.list.includes('→')) return reachQuestion(t, scope);
+      // "can anything reach Y", "does anyone talk to Y": who reaches Y.
+      if (AUXILIARIES.has(head ?? '') && ANYONE.has(t.peek(1) ?? '') && !t.list.includes('→')) {
+        const ahead = new Tokens(t.list.slice(2));
+        while (ahead.acceptAny(ABLE));
+        if (VERBS.some((v) => ahead.sees(v)) || VERBS_THIRD.some((v) => ahead.sees(v))) {
+          if (!ahead.acceptAny(VERBS_THIRD)) verb(ahead, t.peek(1)!);
+          return whoReaches(ahead, scope);
+        }
+      }
+      if (head === 'why' || head === 'how' || head === 'from' || AUXILIARIES.has(head ?? '') || t.list.includes('→')) return reachQuestion(t, scope);
       // "everything shop/web can reach", "all pods that can reach shop/db" (after "list", "show me").
       if (EVERYTHING.has(head ?? '')) return everything(t, scope);
       // "shop/web can reach shop/db" (after "check if", "tell me whether"): the modal first, as asked.

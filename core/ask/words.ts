@@ -10,12 +10,20 @@ export const ABLE: readonly (readonly string[])[] = [['be', 'able', 'to'], ['be'
 export const VERBS: readonly (readonly string[])[] = [
   ['open', 'a', 'connection', 'to'], ['open', 'connections', 'to'], ['make', 'requests', 'to'], ['send', 'requests', 'to'], ['send', 'traffic', 'to'], ['send', 'packets', 'to'],
   ['have', 'access', 'to'], ['has', 'access', 'to'], ['get', 'access', 'to'], ['talk', 'to'], ['talk', 'with'], ['speak', 'to'], ['connect', 'to'], ['get', 'to'], ['send', 'to'],
+  ['make', 'outbound', 'connections', 'to'], ['make', 'connections', 'to'], ['egress', 'to'],
   ['reach'], ['access'], ['call'], ['hit'], ['curl'], ['scrape'], ['query'], ['contact'], ['connect'], ['talk'],
 ];
+/** The same verbs in the third person: "who talks to Y", "what reaches Y". */
+export const VERBS_THIRD: readonly (readonly string[])[] = [
+  ['has', 'access', 'to'], ['talks', 'to'], ['talks', 'with'], ['speaks', 'to'], ['connects', 'to'], ['gets', 'to'], ['sends', 'traffic', 'to'], ['sends', 'requests', 'to'], ['sends', 'to'],
+  ['reaches'], ['accesses'], ['calls'], ['hits'], ['scrapes'], ['queries'], ['contacts'],
+];
+/** "can anything reach Y", "does anyone talk to Y": whoever reaches Y. */
+export const ANYONE = new Set(['anything', 'anyone', 'anybody', 'something', 'someone', 'somebody']);
 /** Verbs for traffic NetworkPolicy cannot select: ICMP ("ping"). */
 export const ICMP_VERBS = new Set(['ping', 'icmp', 'traceroute']);
 /** "is Y reachable from X", "can Y be reached from X": the destination first. */
-export const PASSIVE: readonly (readonly string[])[] = [['reachable'], ['accessible'], ['be', 'reached'], ['be', 'accessed'], ['be', 'called'], ['be', 'scraped'], ['be', 'hit'], ['be', 'contacted']];
+export const PASSIVE: readonly (readonly string[])[] = [['reachable'], ['accessible'], ['unreachable'], ['inaccessible'], ['be', 'reached'], ['be', 'accessed'], ['be', 'called'], ['be', 'scraped'], ['be', 'hit'], ['be', 'contacted']];
 
 /** "does Y accept connections from X", "can Y receive traffic from X": the destination first, as PASSIVE. */
 export const RECEIVES: readonly (readonly string[])[] = [
@@ -41,6 +49,6 @@ export const GERUNDS: readonly (readonly string[])[] = [
 
 /** Words of the grammar are never a bare (node) name. */
 export const GRAMMAR_WORDS = new Set([
-  ...MODALS.flat(), ...VERBS.flat(), ...ABLE.flat(), ...PASSIVE.flat(), ...RECEIVES.flat(), ...OPEN_TO.flat(), ...TRAFFIC_NOUNS.flat(), ...BLOCKED.flat(), ...GERUNDS.flat(), ...ICMP_VERBS, ...PORT_INTROS, ...EVERY_PORT, ...PROTOCOL_WORDS.keys(),
+  ...MODALS.flat(), ...VERBS.flat(), ...VERBS_THIRD.flat(), ...ANYONE, ...ABLE.flat(), ...PASSIVE.flat(), ...RECEIVES.flat(), ...OPEN_TO.flat(), ...TRAFFIC_NOUNS.flat(), ...BLOCKED.flat(), ...GERUNDS.flat(), ...ICMP_VERBS, ...PORT_INTROS, ...EVERY_PORT, ...PROTOCOL_WORDS.keys(),
   'who', 'which', 'what', 'where', 'why', 'dns', 'resolve', 'does', 'do', 'did', 'from', 'traffic', 'allowed', 'able', 'exposed', 'changed', 'since', 'metadata', 'anything', 'everything', 'something', 'in', 'namespace', 'ns', 'and', 'or', '→', '-n',
 ].filter((w) => w !== 'a'));
