@@ -13,6 +13,7 @@ import { answerCan, answerCanPorts, type Answered, type CanAnswer, type CanPorts
 import { answerChanged, type ChangedAnswer } from './changed.js';
 import { answerExposed, type ExposedAnswer } from './exposed.js';
 import { answerMetadata, type MetadataAnswer } from './metadata.js';
+import { answerPolicies, type PoliciesAnswer } from './policies.js';
 import { answerGroup, type GroupAnswer } from './group.js';
 import { answerSetGroup, type SetGroupAnswer } from './set-group.js';
 import { answerPortList, answerSetPortList, type PortListAnswer, type SetListAnswer } from './port-list.js';
@@ -38,7 +39,7 @@ export interface SetAnswer extends Answered {
   readonly groups: readonly ReachGroup[];
   readonly work: { readonly classes: number; readonly evaluations: number; readonly skippedPods: number; readonly podsWithoutNamedPort: number };
 }
-export type Answer = CanAnswer | CanPortsAnswer | PortListAnswer | SetListAnswer<SetAnswer | SetGroupAnswer | ExposedAnswer | MetadataAnswer> | GroupAnswer | SetAnswer | SetGroupAnswer | ExposedAnswer | MetadataAnswer | ChangedAnswer | NoVerdictAnswer | ErrorAnswer;
+export type Answer = PoliciesAnswer | CanAnswer | CanPortsAnswer | PortListAnswer | SetListAnswer<SetAnswer | SetGroupAnswer | ExposedAnswer | MetadataAnswer> | GroupAnswer | SetAnswer | SetGroupAnswer | ExposedAnswer | MetadataAnswer | ChangedAnswer | NoVerdictAnswer | ErrorAnswer;
 
 /** Under a text answer's sentence: the flow's decision chain, or each example flow's (as many as the sentence names groups). */
 export function chainLines(a: Answer): string[] {
@@ -121,6 +122,7 @@ export function answer(cluster: Cluster, query: Query): Answer {
   return answered(query, () => {
     if (query.kind === 'exposed') return answerExposed(cluster, query);
     if (query.kind === 'metadata') return answerMetadata(cluster, query);
+    if (query.kind === 'policies') return answerPolicies(cluster, query);
     // Two versions: only a stored cluster has them (answerSince, from functions/services/ask.ts).
     if (query.kind === 'changed') throw new FlowError('from', '"what changed … since version N" compares two stored versions of a cluster: ask it about a stored cluster (GET /v1/clusters/{cluster}/ask, or POST /v1/ask with cluster), not a snapshot sent along');
     return answerSet(cluster, query);

@@ -4,14 +4,12 @@
 // allowed and what became denied, grouped, with one example flow's decision chain in each
 // version. Pods in only one of the versions are counted, not compared.
 import type { Cluster } from '../cluster.js';
-import { named } from '../evaluate/names.js';
 import { FlowError, type EndpointSpec } from '../evaluate/resolve.js';
-import { selectedPods } from '../evaluate/service.js';
 import { subtractRanges } from '../evaluate/side-runs.js';
 import { PROTOCOLS } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import { exampleOf, type Example } from './chain.js';
-import { describePods, MAX_GROUPS_IN_TEXT, MAX_ITEMS_IN_TEXT, MAX_MEMBERS, podOf } from './describe.js';
+import { describePods, MAX_GROUPS_IN_TEXT, MAX_ITEMS_IN_TEXT, MAX_MEMBERS, NotPods, podsNamed } from './describe.js';
 import { hedge, hedged } from './hedge.js';
 import type { Query } from './parse.js';
 import { formatPorts, MAX_EVALUATIONS, newWork, reach, type PortRanges } from './reach.js';
@@ -47,18 +45,13 @@ export interface ChangedAnswer {
 
 /** The pods `spec` names in one version; null when it names nothing there. */
 function podsOf(cluster: Cluster, spec: EndpointSpec): PodInfo[] | null {
-  let n;
   try {
-    n = named(cluster, spec, 'to');
+    return podsNamed(cluster, spec, '"what changed"');
   } catch (e) {
-    if (e instanceof FlowError) return null;
+    // Named nothing in this version (the other may have it); not a pod at all is the asker's to fix.
+    if (e instanceof FlowError && !(e instanceof NotPods)) return null;
     throw e;
   }
-  if (n.kind === 'pods') return [...n.pods];
-  if (n.kind === 'service') return selectedPods(cluster, n.service).ready;
-  const pod = n.kind === 'one' ? podOf(cluster, n.spec) : null;
-  if (!pod) throw new FlowError('from', `"what changed" takes a pod, a workload or a Service, and ${'pod' in spec ? spec.pod : spec.ip} is not one`);
-  return [pod];
 }
 
 /** One budget of engine calls for the whole answer (reach.ts's MAX_EVALUATIONS), and the peers it left unexamined. */

@@ -2,6 +2,7 @@
 // pod sets by namespace and workload label (the deciding rule: evaluate/explain.ts).
 import type { Cluster } from '../cluster.js';
 import { named } from '../evaluate/names.js';
+import { selectedPods } from '../evaluate/service.js';
 import { FlowError, findEndpoint, type EndpointSpec } from '../evaluate/resolve.js';
 import { parseIp } from '../net/ip.js';
 import { PROTOCOLS, type Protocol } from '../policy/model.js';
@@ -42,6 +43,22 @@ export function nodeOf(cluster: Cluster, spec: EndpointSpec): NodeInfo | null {
   if (o?.kind === 'node') return o.node;
   return o?.pod.hostNetwork && o.pod.nodeName ? cluster.nodeByName.get(o.pod.nodeName) ?? null : null;
 }
+/** A name that stands for no pods (a node, an address outside the cluster) where pods are asked about. */
+export class NotPods extends FlowError {}
+
+/**
+ * The pods `spec` names: a pod, a workload's pods, a Service's ready backends, a selector's or a
+ * namespace's pods. `what` words the error for a name that is no pod ("what changed" takes …).
+ */
+export function podsNamed(cluster: Cluster, spec: EndpointSpec, what: string): PodInfo[] {
+  const n = named(cluster, spec, 'to');
+  if (n.kind === 'pods') return [...n.pods];
+  if (n.kind === 'service') return selectedPods(cluster, n.service).ready;
+  const pod = n.kind === 'one' ? podOf(cluster, n.spec) : null;
+  if (!pod) throw new NotPods('from', `${what} takes a pod, a workload or a Service, and ${'pod' in spec ? spec.pod : spec.ip} is not one`);
+  return [pod];
+}
+
 /** An address says whose it is: "10.0.0.7 (pod shop/web)". */
 export function nameOf(cluster: Cluster, spec: EndpointSpec): string {
   const o = ownerOf(cluster, spec);

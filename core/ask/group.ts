@@ -58,7 +58,7 @@ function answerMember(cluster: Cluster, m: MemberFlow): Answered {
   const member = { from: keyOf(m.from), to: keyOf(m.to), ...(m.regions ? { regions: m.regions } : {}) };
   if (m.port === null) {
     resolveFlow(cluster, { from: m.from, to: m.to, port: 1, protocol: m.protocol ?? 'TCP' });
-    const protocols = protocolsOf({ kind: 'can', from: m.from, to: m.to, port: null, protocol: m.protocol });
+    const protocols = protocolsOf({ protocol: m.protocol });
     const sides = { egress: rulesOf(cluster, podOf(cluster, m.from), 'egress'), ingress: rulesOf(cluster, podOf(cluster, m.to), 'ingress') };
     const ports = formatPorts(probe(cluster, m.from, m.to, protocols, newWork(), sides), protocols);
     const port = m.protocol ?? 'every port';

@@ -39,6 +39,7 @@ export const ACCEPTED_FORMS: readonly string[] = [
   'what can prometheus reach in shop?  (only the pods of shop; also: what pods in shop can prometheus reach, who in monitoring can reach shop/db)',
   'which pods can shop/web talk to?  (also: does shop/db accept connections from shop/web, is shop/db open to shop/web, is there a path from shop/web to shop/db)',
   'can shop/web resolve DNS?  (the Service kube-system/kube-dns, UDP 53; also: can shop/web reach the cluster DNS over tcp)',
+  'which policies apply to shop/db?  (per direction and tier; also: is shop/db isolated, does shop/web have a network policy)',
   'who can reach shop/svc/db on 5432?  (a name for several pods or a CIDR: what all share, and what differs)',
   'is anything exposed to the internet in ns shop?',
   'what is exposed to the internet in shop?  (also: is shop exposed to the internet?)',
@@ -187,6 +188,64 @@ function everything(t: Tokens, scope: Scope): Query {
   return 'ports' in ports ? { kind: 'what-list', from: from.spec, ...ports } : { kind: 'what', from: from.spec, ...ports };
 }
 
+// "which network policies apply to X", "is X isolated": the policies selecting X (policies.ts).
+const POLICY_NOUNS: readonly (readonly string[])[] = [['network', 'policies'], ['network', 'policy'], ['networkpolicies'], ['networkpolicy'], ['netpols'], ['netpol'], ['policies'], ['policy']];
+const APPLY: readonly (readonly string[])[] = [
+  ['apply', 'to'], ['applies', 'to'], ['are', 'applied', 'to'], ['is', 'applied', 'to'], ['select'], ['selects'], ['affect'], ['affects'], ['cover'], ['covers'],
+  ['protect'], ['protects'], ['govern'], ['governs'], ['target'], ['targets'], ['are', 'on'], ['is', 'on'], ['are', 'there', 'for'], ['are', 'there', 'on'], ['for'], ['on'],
+];
+// After the subject: "is X isolated", "is X protected by a network policy", "is X selected by any policy".
+const ISOLATED: readonly (readonly string[])[] = [['isolated'], ['protected'], ['locked', 'down']];
+const SELECTED: readonly (readonly string[])[] = [['selected', 'by'], ['covered', 'by']];
+// Words after those that say nothing more ("for ingress", "by any network policy").
+const POLICY_TAIL = new Set(['by', 'any', 'a', 'an', 'network', 'policy', 'policies', 'networkpolicy', 'networkpolicies', 'netpol', 'netpols', 'for', 'ingress', 'egress', 'traffic', 'at', 'all']);
+
+function policyTail(t: Tokens): void {
+  const rest = t.rest().filter((w) => !POLICY_TAIL.has(w));
+  if (rest.length > 0) throw new Unreadable(`expected the end of the question after the pod, got ${quote(rest[0])}`);
+}
+
+/** "which policies apply to X", "what network policies select X", "what policies does X have": after the question word. */
+function policiesOf(t: Tokens, scope: Scope): Query | null {
+  if (!POLICY_NOUNS.some((n) => t.sees(n))) return null;
+  t.acceptAny(POLICY_NOUNS);
+  if (t.accept(['does']) || t.accept(['do'])) {
+    const subject = endpoint(t, 'pod', 'policies does', scope).spec;
+    if (!t.accept(['have'])) throw new Unreadable(`expected "have" after the pod, got ${quote(t.peek())}`);
+    policyTail(t);
+    return { kind: 'policies', subject, isolation: false };
+  }
+  if (t.accept(['is']) || t.accept(['are'])) {
+    const subject = endpoint(t, 'pod', 'policies is', scope).spec;
+    if (!t.accept(['selected', 'by'])) throw new Unreadable(`expected "selected by" after the pod, got ${quote(t.peek())}`);
+    policyTail(t);
+    return { kind: 'policies', subject, isolation: false };
+  }
+  if (!t.acceptAny(APPLY)) throw new Unreadable(`expected "apply to" (or "select", "affect") after "policies", got ${quote(t.peek())}`);
+  const subject = endpoint(t, 'pod', 'apply to', scope).spec;
+  policyTail(t);
+  return { kind: 'policies', subject, isolation: false };
+}
+
+/** "is X isolated", "does X have a network policy": whole, or null when the question is not one of these. */
+function isolationOf(t: Tokens, scope: Scope): Query | null {
+  const aux = t.peek();
+  if (aux !== 'is' && aux !== 'are' && aux !== 'does' && aux !== 'do') return null;
+  const ahead = new Tokens(t.list.slice(1));
+  let subject: EndpointSpec;
+  try {
+    subject = endpoint(ahead, 'pod', aux, scope).spec;
+  } catch {
+    return null;
+  }
+  ahead.accept(['not']);
+  const isolation = (aux === 'is' || aux === 'are') && ahead.acceptAny(ISOLATED);
+  const asks = isolation || ((aux === 'is' || aux === 'are') ? ahead.acceptAny(SELECTED) : ahead.accept(['have']) && (ahead.acceptAny([['a'], ['any']]), ahead.acceptAny(POLICY_NOUNS)));
+  if (!asks) return null;
+  policyTail(ahead);
+  return { kind: 'policies', subject, isolation };
+}
+
 function parseTokens(t: Tokens, scope: Scope): Query {
   const head = t.peek();
   if ((head === 'is' || head === 'are') && t.list.includes('exposed')) return exposed(t, t.next()!);
@@ -195,6 +254,8 @@ function parseTokens(t: Tokens, scope: Scope): Query {
     case 'which': {
       t.next();
       if ((t.peek() === 'is' || t.peek() === 'are' || t.peek() === 'in') && t.list.includes('exposed')) return exposed(t, head);
+      const policies = policiesOf(t, scope);
+      if (policies) return policies;
       t.acceptAny(ENDPOINT_NOUNS);
       const podsIn = podsInAfterHead(t);
       // "who talks to Y", "which pods reach Y".
@@ -213,6 +274,8 @@ function parseTokens(t: Tokens, scope: Scope): Query {
       t.next();
       // "what in shop is exposed to the internet": exposed() reads the namespace.
       if (t.peek() === 'in' && t.list.includes('exposed')) return exposed(t, head);
+      const policies = policiesOf(t, scope);
+      if (policies) return policies;
       t.acceptAny(ENDPOINT_NOUNS);
       const podsIn = podsInAfterHead(t);
       // "what talks to Y", "what reaches Y".
@@ -239,6 +302,8 @@ function parseTokens(t: Tokens, scope: Scope): Query {
       return whatFrom(t, scope, 'can');
     }
     default: {
+      const isolation = isolationOf(t, scope);
+      if (isolation) return isolation;
       // "can anything reach Y", "does anyone talk to Y": who reaches Y.
       if (AUXILIARIES.has(head ?? '') && ANYONE.has(t.peek(1) ?? '') && !t.list.includes('→')) {
         const ahead = new Tokens(t.list.slice(2));
@@ -275,6 +340,7 @@ function inScope(q: Query, scope: Scope): Query {
     case 'what-list':
       return { ...q, from: f(q.from) };
     case 'changed':
+    case 'policies':
       return { ...q, subject: f(q.subject) };
     default:
       return q;

@@ -20,6 +20,8 @@ export type Query =
   /** "is anything exposed to the internet in ns shop on 80 and 443", "who can reach the metadata address on 80 and 443": each port as its own question. */
   | ({ readonly kind: 'exposed-list'; readonly namespace: string } & PortList)
   | ({ readonly kind: 'metadata-list' } & PortList & PodsIn)
+  /** The policies selecting `subject`'s pods per direction and tier; `isolation`: asked as "is X isolated" (policies.ts). */
+  | { readonly kind: 'policies'; readonly subject: EndpointSpec; readonly isolation: boolean }
   /** `subject`'s verdicts in a stored version against those of version `since` (changed.ts). */
   | ({ readonly kind: 'changed'; readonly subject: EndpointSpec; readonly since: string } & PortQuery);
 

@@ -86,7 +86,7 @@ export function probe(cluster: Cluster, from: EndpointSpec, to: EndpointSpec, pr
   }));
 }
 
-export const protocolsOf = (q: Query): readonly Protocol[] => (q.protocol ? [q.protocol] : PROTOCOLS);
+export const protocolsOf = (q: { readonly protocol: Protocol | null }): readonly Protocol[] => (q.protocol ? [q.protocol] : PROTOCOLS);
 
 /** Pods every rule treats alike, and what the one evaluated for them all found. */
 export interface ReachClass {
