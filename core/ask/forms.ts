@@ -55,7 +55,7 @@ function fromTo(t: Tokens, scope: Scope, after: string): ReachQuery {
 }
 
 // "does anything block traffic from X to Y", "is something blocking …", "what blocks …".
-const BLOCKS: readonly (readonly string[])[] = [['block'], ['blocks'], ['blocking'], ['stop'], ['stops'], ['stopping'], ['prevent'], ['prevents'], ['preventing'], ['deny'], ['denies'], ['denying'], ['drop'], ['drops'], ['dropping']];
+export const BLOCKS: readonly (readonly string[])[] = [['block'], ['blocks'], ['blocking'], ['stop'], ['stops'], ['stopping'], ['prevent'], ['prevents'], ['preventing'], ['deny'], ['denies'], ['denying'], ['drop'], ['drops'], ['dropping']];
 
 /**
  * After "traffic" or a word that blocks it: "[flow|go|get] from X to Y …", or, after a word that
@@ -73,6 +73,23 @@ export function traffic(t: Tokens, scope: Scope): ReachQuery {
   t.acceptAny([['flow'], ['go'], ['get'], ['pass'], ['be', 'sent']]);
   if (!t.accept(['from'])) throw new Unreadable(`expected "traffic from X to Y", got ${quote(t.peek())}`);
   return fromTo(t, scope, 'from');
+}
+
+// "which policy allows X to reach Y", "what rule lets traffic from X to Y through".
+const ALLOWS: readonly (readonly string[])[] = [['allows'], ['allow'], ['permits'], ['permit'], ['lets'], ['let']];
+
+/**
+ * "which policy blocks X from reaching Y", "which rule allows X to reach Y": whether X reaches Y,
+ * whose answer names the deciding policy and rule. Null when no such verb follows.
+ */
+export function whichPolicyDecides(t: Tokens, scope: Scope): ReachQuery | null {
+  if (t.acceptAny(BLOCKS)) return traffic(t, scope);
+  if (!t.acceptAny(ALLOWS)) return null;
+  if (TRAFFIC_NOUNS.some((n) => t.sees(n)) || t.sees(['from'])) return traffic(t, scope);
+  const from = endpoint(t, 'source', 'allows', scope);
+  if (!t.accept(['to'])) throw new Unreadable(`expected "to reach" after the source, got ${quote(t.peek())}`);
+  verb(t, 'to');
+  return can(from, endpoint(t, 'destination', 'reach', scope), tail(t, scope));
 }
 
 /** A reach question from its first word (parse.ts sends every opening but "who" and "what" here). */

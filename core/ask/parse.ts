@@ -5,7 +5,7 @@
 import { DNS_LABEL, endpoint, isBare, namespaceAfterIn, namespaceFlags, qualify, tail, type Read, type Scope } from './endpoints.js';
 import type { EndpointSpec } from '../evaluate/resolve.js';
 import { INTERNET } from '../evaluate/names.js';
-import { AUXILIARIES, can, reachQuestion, traffic, verb } from './forms.js';
+import { AUXILIARIES, can, reachQuestion, traffic, verb, whichPolicyDecides } from './forms.js';
 import { EVERY_PORT, joinPorts, portsAsked } from './ports.js';
 import type { ParseFailure, Query } from './query.js';
 import { quote, tokenize, Tokens, Unreadable } from './tokens.js';
@@ -190,6 +190,7 @@ function everything(t: Tokens, scope: Scope): Query {
 
 // "which network policies apply to X", "is X isolated": the policies selecting X (policies.ts).
 const POLICY_NOUNS: readonly (readonly string[])[] = [['network', 'policies'], ['network', 'policy'], ['networkpolicies'], ['networkpolicy'], ['netpols'], ['netpol'], ['policies'], ['policy']];
+const RULE_NOUNS: readonly (readonly string[])[] = [['rules'], ['rule']];
 const APPLY: readonly (readonly string[])[] = [
   ['apply', 'to'], ['applies', 'to'], ['are', 'applied', 'to'], ['is', 'applied', 'to'], ['select'], ['selects'], ['affect'], ['affects'], ['cover'], ['covers'],
   ['protect'], ['protects'], ['govern'], ['governs'], ['target'], ['targets'], ['are', 'on'], ['is', 'on'], ['are', 'there', 'for'], ['are', 'there', 'on'], ['for'], ['on'],
@@ -207,8 +208,11 @@ function policyTail(t: Tokens): void {
 
 /** "which policies apply to X", "what network policies select X", "what policies does X have": after the question word. */
 function policiesOf(t: Tokens, scope: Scope): Query | null {
-  if (!POLICY_NOUNS.some((n) => t.sees(n))) return null;
-  t.acceptAny(POLICY_NOUNS);
+  if (!POLICY_NOUNS.some((n) => t.sees(n)) && !RULE_NOUNS.some((n) => t.sees(n))) return null;
+  t.acceptAny(POLICY_NOUNS) || t.acceptAny(RULE_NOUNS);
+  // "which policy blocks X from reaching Y", "which rule allows X to reach Y".
+  const decides = whichPolicyDecides(t, scope);
+  if (decides) return decides;
   if (t.accept(['does']) || t.accept(['do'])) {
     const subject = endpoint(t, 'pod', 'policies does', scope).spec;
     if (!t.accept(['have'])) throw new Unreadable(`expected "have" after the pod, got ${quote(t.peek())}`);

@@ -97,6 +97,10 @@ const SAME: [string, string][] = [
   ['can prod/frontend egress to 8.8.8.8 on 443', 'can prod/frontend reach 8.8.8.8 on 443'],
   ['can prod/frontend make outbound connections to 1.1.1.1', 'can prod/frontend reach 1.1.1.1'],
   ['can prod/frontend reach anything outside the cluster', 'can prod/frontend reach the internet'],
+  // "Which policy decides": the reach question, whose answer names the policy and rule.
+  ['which policy blocks prod/frontend from reaching prod/db on 5432', 'can prod/frontend reach prod/db on 5432'],
+  ['what rule allows prod/frontend to reach prod/backend on 8080', 'can prod/frontend reach prod/backend on 8080'],
+  ['which network policy allows traffic from prod/frontend to prod/backend', 'can prod/frontend reach prod/backend'],
   // The cluster's DNS: its Service, UDP 53 unless the question says otherwise.
   ['can prod/frontend resolve dns?', 'can prod/frontend reach kube-system/svc/kube-dns on udp 53'],
   ['can prod/frontend do dns lookups', 'can prod/frontend reach kube-system/svc/kube-dns on udp 53'],
