@@ -27,8 +27,8 @@ export const EVERY_PORT = new Set(['all', 'any', 'every']);
 // "__proto__" must not find Object.prototype's members.
 export const PROTOCOL_WORDS: ReadonlyMap<string, Protocol> = new Map([['tcp', 'TCP'], ['udp', 'UDP'], ['sctp', 'SCTP']]);
 // Words after the question that ask nothing: "… on 5432 or not?", "… pls", "… thanks".
-// and the judgement a "traffic from X to Y" question ends with ("… allowed?", "… blocked?").
-const TRAILING: readonly (readonly string[])[] = [['or', 'not'], ['at', 'all'], ['thank', 'you'], ['thanks'], ['thx'], ['ty'], ['right'], ['allowed'], ['blocked'], ['denied'], ['permitted'], ['possible'], ['ok']];
+// and the judgement a "traffic from X to Y" question ends with ("… allowed?", "… blocked?", "does X → Y work?").
+const TRAILING: readonly (readonly string[])[] = [['or', 'not'], ['at', 'all'], ['thank', 'you'], ['thanks'], ['thx'], ['ty'], ['right'], ['allowed'], ['blocked'], ['denied'], ['permitted'], ['possible'], ['ok'], ['work'], ['works'], ['succeed'], ['go', 'through']];
 
 // Named ports are IANA service names (1-15 characters, at least one letter, no "--").
 const SERVICE_NAME = /^(?=.{1,15}$)(?=.*[a-z])[a-z0-9]+(-[a-z0-9]+)*$/;

@@ -5,7 +5,7 @@ import { EVERY_PORT, PORT_INTROS, PROTOCOL_WORDS } from './ports.js';
 
 export const MODALS: readonly (readonly string[])[] = [['can'], ['could'], ['may'], ['might'], ['will'], ['would'], ['should'], ['is', 'allowed', 'to'], ['are', 'allowed', 'to'], ['is', 'able', 'to']];
 /** Between the source and the verb: "is X allowed to reach", "will X be able to reach", "can X not reach". */
-export const ABLE: readonly (readonly string[])[] = [['be', 'able', 'to'], ['be', 'allowed', 'to'], ['allowed', 'to'], ['able', 'to'], ['permitted', 'to'], ['not']];
+export const ABLE: readonly (readonly string[])[] = [['be', 'able', 'to'], ['be', 'allowed', 'to'], ['allowed', 'to'], ['able', 'to'], ['unable', 'to'], ['permitted', 'to'], ['not']];
 // Longest first, so "talk to" wins over the bare "talk" that "where can x/a talk" needs.
 export const VERBS: readonly (readonly string[])[] = [
   ['open', 'a', 'connection', 'to'], ['open', 'connections', 'to'], ['make', 'requests', 'to'], ['send', 'requests', 'to'], ['send', 'traffic', 'to'], ['send', 'packets', 'to'],

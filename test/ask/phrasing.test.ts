@@ -97,6 +97,12 @@ const SAME: [string, string][] = [
   ['can prod/frontend egress to 8.8.8.8 on 443', 'can prod/frontend reach 8.8.8.8 on 443'],
   ['can prod/frontend make outbound connections to 1.1.1.1', 'can prod/frontend reach 1.1.1.1'],
   ['can prod/frontend reach anything outside the cluster', 'can prod/frontend reach the internet'],
+  // A port right after the destination, without "on": a number or a name, never part of the name.
+  ['can prod/frontend reach prod/db 5432', 'can prod/frontend reach prod/db on 5432'],
+  ['can prod/frontend reach db postgres -n prod', 'can prod/frontend reach prod/db on postgres'],
+  // A verdict asked as whether it works.
+  ['does prod/frontend → prod/backend work on 8080', 'can prod/frontend reach prod/backend on 8080'],
+  ['why is prod/frontend unable to reach prod/db', 'can prod/frontend reach prod/db'],
   // "Which policy decides": the reach question, whose answer names the policy and rule.
   ['which policy blocks prod/frontend from reaching prod/db on 5432', 'can prod/frontend reach prod/db on 5432'],
   ['what rule allows prod/frontend to reach prod/backend on 8080', 'can prod/frontend reach prod/backend on 8080'],
