@@ -18,10 +18,12 @@ import { SetIrSimulator } from '../../core/sets/simulate.js';
 import { formatIp } from '../../core/net/ip.js';
 import type { Protocol } from '../../core/policy/model.js';
 import type { PodInfo } from '../../core/snapshot/cluster.js';
-import { loadSnapshot } from '../../functions/cli/input.js';
+import { loadSnapshot, readSources } from '../../functions/cli/input.js';
+import { ask, chainLines, type Answer } from '../../core/ask/answer.js';
 
 const ROOT = join(import.meta.dirname, '..', 'fixtures', 'policy-assistant');
-const CASES = readdirSync(ROOT, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+// The numbered integration cases; walkthrough/ is the README demo (below).
+const CASES = readdirSync(ROOT, { withFileTypes: true }).filter((d) => d.isDirectory() && /^\d/.test(d.name)).map((d) => d.name).sort();
 
 type Flow = [from: string, to: string, port: number, protocol: Protocol];
 interface Expected {
@@ -102,5 +104,31 @@ describe("policy-assistant's integration cases", () => {
     // A guard on the comparison itself: a case whose pods went missing would compare nothing.
     expect(CASES.length).toBeGreaterThanOrEqual(21);
     expect(compared_).toBeGreaterThan(21 * 12 * 2);
+  });
+});
+
+/**
+ * policy-assistant's walkthrough demo (cmd/policy-assistant/examples/demos/walkthrough/README.md):
+ * its policies, Deployment a and Pod b as they are, read as a repository, and the three flows its
+ * README walks through, each with the verdict and the ingress walkthrough it prints there.
+ */
+describe("policy-assistant's walkthrough demo", () => {
+  const { snapshot } = loadSnapshot(readSources([join(ROOT, 'walkthrough')], { stdin: () => '', err: () => {} }));
+  const cluster = buildCluster(snapshot);
+  it.each([
+    // | demo/deployment/a -> demo/pod/b:80 (TCP) | Allowed | [ANP] Allow (allow-80) | no policies targeting egress |
+    ['can demo/deployment/a reach demo/pod/b on 80', true, /ingress of demo\/b\S*: Allow by AdminNetworkPolicy anp1 rule 0 "allow-80" ⇒ allowed/],
+    // | demo/deployment/a -> demo/pod/b:81 (TCP) | Denied | [ANP] No-Op -> [BANP] Deny (baseline-deny) |
+    ['can demo/deployment/a reach demo/pod/b on 81', false, /ingress of demo\/b\S*: no Admin-tier rule matches → no NetworkPolicy selects the pod for ingress → Deny by BaselineAdminNetworkPolicy default rule 0 "baseline-deny" ⇒ denied/],
+    // | demo2/[app=nginx] -> demo/deployment/a:81 (TCP) | Denied | [ANP] Pass (development-ns) -> [NPv1] Dropped (demo/deny-anything-to-pod-a) |
+    ['can demo2/nginx reach demo/deployment/a on 81', false, /ingress of demo\/(deployment\/)?a\S*: Pass by AdminNetworkPolicy anp2 rule 0 "development-ns" → isolated for ingress by deny-anything-to-pod-a; no rule allows this flow ⇒ denied/],
+  ] as const)('%s', (question, allowed, ingress) => {
+    const a = ask(cluster, question) as Answer & { text: string };
+    expect(a.kind, a.text).toMatch(/^can/);
+    expect(a.text.startsWith(allowed ? 'Yes' : 'No'), a.text).toBe(true);
+    // Each side's chain; the egress side is policy-assistant's "no policies targeting egress".
+    const chain = chainLines(a).join('\n');
+    expect(chain).toMatch(ingress);
+    expect(chain).toMatch(/egress of [^"]*: no Admin-tier rule matches → no NetworkPolicy selects the pod for egress → no Baseline-tier rule matches → no tier decided; default allow ⇒ allowed/);
   });
 });
