@@ -55,7 +55,7 @@ function fromTo(t: Tokens, scope: Scope, after: string): ReachQuery {
 }
 
 // "does anything block traffic from X to Y", "is something blocking …", "what blocks …".
-export const BLOCKS: readonly (readonly string[])[] = [['block'], ['blocks'], ['blocking'], ['stop'], ['stops'], ['stopping'], ['prevent'], ['prevents'], ['preventing'], ['deny'], ['denies'], ['denying'], ['drop'], ['drops'], ['dropping']];
+const BLOCKS: readonly (readonly string[])[] = [['block'], ['blocks'], ['blocking'], ['stop'], ['stops'], ['stopping'], ['prevent'], ['prevents'], ['preventing'], ['deny'], ['denies'], ['denying'], ['drop'], ['drops'], ['dropping']];
 
 /**
  * After "traffic" or a word that blocks it: "[flow|go|get] from X to Y …", or, after a word that
