@@ -5,7 +5,7 @@
 import { isBare, namespaceFlags, qualify, type Scope } from './endpoints.js';
 import type { EndpointSpec } from '../evaluate/resolve.js';
 import { AUXILIARIES, reachQuestion, traffic, verb } from './forms.js';
-import { isolationOf, policiesOf } from './policy-forms.js';
+import { blockedTo, isolationOf, policiesOf } from './policy-forms.js';
 import type { ParseFailure, Query } from './query.js';
 import { changed, ENDPOINT_NOUNS, everything, EVERYTHING, exposed, modal, podsInAfterHead, whatFrom, whoReaches } from './set-forms.js';
 import { quote, tokenize, Tokens, Unreadable } from './tokens.js';
@@ -104,7 +104,11 @@ function parseTokens(t: Tokens, scope: Scope): Query {
       if (t.accept(['changed']) || t.accept(['has', 'changed'])) return changed(t, scope);
       if (t.peek() === 'is' && t.list.includes('exposed')) return exposed(t, head);
       // "what blocks traffic from X to Y", "what is blocking …": whether anything does, and which rule.
-      if (t.acceptAny([['blocks'], ['is', 'blocking'], ['stops'], ['prevents'], ['denies'], ['drops']])) return traffic(t, scope);
+      if (t.acceptAny([['blocks'], ['is', 'blocking'], ['stops'], ['prevents'], ['denies'], ['drops']])) {
+        // "what is blocking traffic to Y" names no source: the policies that isolate Y.
+        if (t.acceptAny([['traffic', 'to'], ['traffic', 'into'], ['access', 'to'], ['connections', 'to']])) return blockedTo(t, scope);
+        return traffic(t, scope);
+      }
       if (t.accept(['is'])) return whatFrom(t, scope, 'is');
       modal(t, head);
       return whatFrom(t, scope, 'can');

@@ -1,7 +1,8 @@
 // "which policies apply to X", "is X isolated", "which policy blocks X from reaching Y": the
 // questions about policies, read after their question word (parse.ts dispatches to them).
 import type { EndpointSpec } from '../evaluate/resolve.js';
-import { endpoint, type Scope } from './endpoints.js';
+import { endpoint, tail, type Scope } from './endpoints.js';
+import { joinPorts } from './ports.js';
 import { whichPolicyDecides } from './forms.js';
 import type { Query } from './query.js';
 import { quote, Tokens, Unreadable } from './tokens.js';
@@ -66,4 +67,16 @@ export function isolationOf(t: Tokens, scope: Scope): Query | null {
   if (!asks) return null;
   policyTail(ahead);
   return { kind: 'policies', subject, isolation };
+}
+
+/**
+ * After "what is blocking traffic to": the destination, answered as "is Y isolated" (which
+ * policies isolate it); with a port ("… to Y on 5432"), as who can reach Y there.
+ */
+export function blockedTo(t: Tokens, scope: Scope): Query {
+  const to = endpoint(t, 'destination', 'traffic to', scope);
+  const words = tail(t, scope);
+  if (to.port === null && words.length === 0) return { kind: 'policies', subject: to.spec, isolation: true };
+  const ports = joinPorts(to.port, words);
+  return 'ports' in ports ? { kind: 'who-list', to: to.spec, ...ports } : { kind: 'who', to: to.spec, ...ports };
 }

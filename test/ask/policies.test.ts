@@ -24,7 +24,9 @@ describe('which policies apply to a pod', () => {
   it('reads the ways people ask it as one question', () => {
     const q = { kind: 'policies', subject: { pod: 'prod/db' }, isolation: false };
     for (const s of ['which policies apply to prod/db', 'what network policies select prod/db?', 'which netpols affect prod/db', 'what policies does prod/db have', 'what policies is prod/db selected by', 'does prod/db have a network policy', 'is prod/db selected by any policy', 'which policies apply to db -n prod']) expect(parseQuestion(s), s).toEqual(q);
-    for (const s of ['is prod/db isolated?', 'is prod/db protected by a network policy', 'is prod/db locked down for ingress']) expect(parseQuestion(s), s).toEqual({ ...q, isolation: true });
+    for (const s of ['is prod/db isolated?', 'is prod/db protected by a network policy', 'is prod/db locked down for ingress', 'what is blocking traffic to prod/db', 'what blocks access to db in prod']) expect(parseQuestion(s), s).toEqual({ ...q, isolation: true });
+    // With a port, "what blocks traffic to Y on P" asks who can reach Y there.
+    expect(parseQuestion('what is blocking traffic to prod/db on 5432')).toEqual(parseQuestion('who can reach prod/db on 5432'));
     // Reach questions keep their reading.
     expect(parseQuestion('is prod/db reachable from prod/backend')).toMatchObject({ kind: 'can' });
   });
