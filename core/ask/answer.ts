@@ -88,7 +88,8 @@ const endpointAt = (q: Query, field: 'from' | 'to'): EndpointSpec | undefined =>
 export function answerRead(cluster: Cluster, read: ReadQuestion): Answer {
   const first = answer(cluster, read.query);
   if (first.kind === 'error' && (read.query.kind === 'exposed' || read.query.kind === 'exposed-list')) return exposedByName(cluster, read.query, first);
-  if (first.kind === 'error' && first.error.field === 'to' && isClusterDns(endpointAt(read.query, 'to'))) {
+  const dns = read.query.kind === 'policies' ? read.query.subject : endpointAt(read.query, 'to');
+  if (first.kind === 'error' && first.error.field === 'to' && isClusterDns(dns)) {
     const message = `the snapshot has no Service ${CLUSTER_DNS.replace('/svc/', '/')}, the name most clusters give their DNS; ask about your cluster's DNS Service by its name (e.g. openshift-dns/svc/dns-default)`;
     return { ...first, text: `I can't answer that: ${message}.`, error: { field: 'to', message } };
   }

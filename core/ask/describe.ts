@@ -1,7 +1,7 @@
 // How answers name things: endpoints ("10.0.0.7 (pod shop/web)"), ports on a destination, and
 // pod sets by namespace and workload label (the deciding rule: evaluate/explain.ts).
 import type { Cluster } from '../cluster.js';
-import { named } from '../evaluate/names.js';
+import { INTERNET, named } from '../evaluate/names.js';
 import { selectedPods } from '../evaluate/service.js';
 import { FlowError, findEndpoint, type EndpointSpec } from '../evaluate/resolve.js';
 import { parseIp } from '../net/ip.js';
@@ -55,7 +55,7 @@ export function podsNamed(cluster: Cluster, spec: EndpointSpec, what: string): P
   if (n.kind === 'pods') return [...n.pods];
   if (n.kind === 'service') return selectedPods(cluster, n.service).ready;
   const pod = n.kind === 'one' ? podOf(cluster, n.spec) : null;
-  if (!pod) throw new NotPods('from', `${what} takes a pod, a workload or a Service, and ${'pod' in spec ? spec.pod : spec.ip} is not one`);
+  if (!pod) throw new NotPods('from', `${what} takes a pod, a workload or a Service, and ${'pod' in spec ? spec.pod : spec.ip === INTERNET ? 'the internet' : spec.ip} is not one`);
   return [pod];
 }
 

@@ -66,5 +66,6 @@ describe('which policies apply to a pod', () => {
   it('refuses what no policy selects, saying why', () => {
     expect(ask(cluster, 'which policies apply to 8.8.8.8')).toMatchObject({ kind: 'error', text: expect.stringContaining('takes a pod, a workload or a Service') });
     expect(ask(cluster, 'which policies apply to prod/nosuch')).toMatchObject({ kind: 'error' });
+    expect(ask(cluster, 'is the internet isolated')).toMatchObject({ kind: 'error', text: expect.stringContaining('and the internet is not one') });
   });
 });
