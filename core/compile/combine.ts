@@ -8,12 +8,12 @@
 //    egress rules of local source pods into each pod's ingress table; the global table
 //    applies local pods' egress rules to traffic that leaves the node.
 import { parsedAddresses, type IpAddr } from '../net/ip.js';
-import { PROTOCOLS } from '../policy/model.js';
+import { PROTOCOLS, type Protocol } from '../policy/model.js';
 import type { IrNode, IrRule } from './ir.js';
 import { CanonicalChunks, canonicalRules } from './table-id.js';
 import { appendRules, canonicalRun, rulesOfRuns, type RuleRun } from './runs.js';
-import { parsedTable, type ParsedRule } from './parsed-table.js';
-import { permits, segmentsOf } from './table-eval.js';
+import { parsedTable } from './parsed-table.js';
+import { portVerdicts, segmentStarts } from './table-eval.js';
 
 export type CombineMode = 'from-pod' | 'to-pod';
 
@@ -25,28 +25,40 @@ export interface CombinedNode {
 
 const host = (ip: string) => `${ip}/${ip.includes(':') ? 128 : 32}`;
 
+/** A table's decision per port segment for one address pair and protocol (table-eval.ts portVerdicts). */
+interface PortVerdicts {
+  readonly starts: readonly number[];
+  readonly allowed: readonly boolean[];
+}
+
 /**
  * CombineRules for one (own, other) pair: "if egressTCP is not subset of ingressTCP …
  * insert … (pod2-IP, ANY, ANY, port, TCP, PERMIT) … insert (pod2-IP, ANY, ANY, ANY, ANY, DENY)".
+ * `own` and `other`: each table's decisions for this pair, per protocol (from-pod: own sends to
+ * the other pod's address, the other pod receives from own's). Both are uniform within their
+ * own segments, so the pair is read on the union of their segment starts.
  * Returns the rules to put first in the own table, or [] when the own table already decides alike.
  */
-function pairRules(own: readonly ParsedRule[], other: readonly ParsedRule[], ownIp: IpAddr, otherIp: string, peer: IpAddr, mode: CombineMode): IrRule[] {
-  // from-pod: own sends to other (own egress: dst=peer; other's ingress: src=own).
+function pairRules(own: (p: Protocol) => PortVerdicts, other: (p: Protocol) => PortVerdicts, otherIp: string, mode: CombineMode): IrRule[] {
   const permitted: IrRule[] = [];
   let differs = false;
   for (const proto of PROTOCOLS) {
-    const cuts = [...segmentsOf(own, proto), ...segmentsOf(other, proto)].flatMap(([lo, hi]) => [lo, hi + 1]);
-    const bounds = [...new Set([1, ...cuts.filter((c) => c >= 1 && c <= 65535)])].sort((a, b) => a - b);
-    bounds.forEach((lo, i) => {
-      const hi = i + 1 < bounds.length ? bounds[i + 1]! - 1 : 65535;
-      const a = mode === 'from-pod' ? permits(own, null, peer, proto, lo) : permits(own, peer, null, proto, lo);
-      const both = a && (mode === 'from-pod' ? permits(other, ownIp, null, proto, lo) : permits(other, null, ownIp, proto, lo));
-      if (a !== both) differs = true;
-      if (!both) return;
+    const [a, b] = [own(proto), other(proto)];
+    let [i, j] = [0, 0];
+    while (i < a.starts.length || j < b.starts.length) {
+      // The next start of either table (both begin at 1); the segment runs to the one after.
+      const lo = Math.min(a.starts[i] ?? 65536, b.starts[j] ?? 65536);
+      if (a.starts[i] === lo) i++;
+      if (b.starts[j] === lo) j++;
+      const hi = Math.min(a.starts[i] ?? 65536, b.starts[j] ?? 65536) - 1;
+      const ownAllows = a.allowed[i - 1]!;
+      const both = ownAllows && b.allowed[j - 1]!;
+      if (ownAllows !== both) differs = true;
+      if (!both) continue;
       const last = permitted[permitted.length - 1];
       if (last && last.protocol === proto && last.dstPortRange && last.dstPortRange[1] + 1 === lo) permitted[permitted.length - 1] = { ...last, dstPortRange: [last.dstPortRange[0], hi] };
       else permitted.push({ action: 'PERMIT', protocol: proto, srcNetwork: mode === 'to-pod' ? host(otherIp) : '', srcPortRange: null, dstNetwork: mode === 'from-pod' ? host(otherIp) : '', dstPortRange: [lo, hi] });
-    });
+    }
   }
   if (!differs) return [];
   const deny: IrRule = { action: 'DENY', protocol: 'ANY', srcNetwork: mode === 'to-pod' ? host(otherIp) : '', srcPortRange: null, dstNetwork: mode === 'from-pod' ? host(otherIp) : '', dstPortRange: null };
@@ -79,9 +91,22 @@ export function combineNode(node: IrNode, mode: CombineMode): CombinedNode {
   const ownSide = mode === 'from-pod' ? 'egress' : 'ingress';
   const otherSide = mode === 'from-pod' ? 'ingress' : 'egress';
 
+  // A table's decisions for one address on one side, per protocol: pods share tables, so each
+  // (table, address) is read once per node, not once per pod pair (100 pods: 10⁴ pairs).
+  const decided = new Map<string, PortVerdicts>();
+  const verdictsAt = (id: string, side: 'src' | 'dst', ip: IpAddr, text: string) => (proto: Protocol): PortVerdicts => {
+    const key = `${id}|${side}|${text}|${proto}`;
+    let v = decided.get(key);
+    if (!v) {
+      const rules = table(id);
+      decided.set(key, (v = { starts: segmentStarts(rules, proto), allowed: side === 'src' ? portVerdicts(rules, ip, null, proto) : portVerdicts(rules, null, ip, proto) }));
+    }
+    return v;
+  };
+  // from-pod: own sends to the peer (own egress: dst = peer; the other's ingress: src = own).
+  const [ownPeerSide, otherPeerSide] = mode === 'from-pod' ? (['dst', 'src'] as const) : (['src', 'dst'] as const);
   const local: Record<string, IrRule[]> = {};
   for (const [key, pod] of pods) {
-    const own = table(pod[ownSide]);
     const ownAddresses = parsedAddresses(pod.ips);
     const front: IrRule[] = [];
     for (const [otherKey, other] of pods) {
@@ -89,8 +114,10 @@ export function combineNode(node: IrNode, mode: CombineMode): CombinedNode {
       const otherAddresses = parsedAddresses(other.ips);
       for (let i = 0; i < other.ips.length; i++) {
         const peer = otherAddresses[i]!;
-        const ownIp = ownAddresses.find((ip) => ip!.family === peer.family);
-        if (ownIp) for (const r of pairRules(own, table(other[otherSide]), ownIp, other.ips[i]!, peer, mode)) front.push(r);
+        const own = ownAddresses.findIndex((ip) => ip!.family === peer.family);
+        if (own < 0) continue;
+        const rules = pairRules(verdictsAt(pod[ownSide], ownPeerSide, peer, other.ips[i]!), verdictsAt(other[otherSide], otherPeerSide, ownAddresses[own]!, pod.ips[own]!), other.ips[i]!, mode);
+        for (const r of rules) front.push(r);
       }
     }
     local[key] = [...front, ...node.tables[pod[ownSide]]!];

@@ -27,6 +27,30 @@ export function segmentsOf(rules: readonly ParsedRule[], protocol: Protocol): [n
   return portSegments(rules.filter((r) => (r.rule.protocol === 'ANY' || r.rule.protocol === protocol) && r.rule.dstPortRange).map((r) => r.rule.dstPortRange!));
 }
 
+const startsCache = new WeakMap<readonly ParsedRule[], Partial<Record<Protocol, readonly number[]>>>();
+
+/** The first port of each of segmentsOf(rules, protocol), ascending from 1: once per table and protocol. */
+export function segmentStarts(rules: readonly ParsedRule[], protocol: Protocol): readonly number[] {
+  let byProtocol = startsCache.get(rules);
+  if (!byProtocol) startsCache.set(rules, (byProtocol = {}));
+  return (byProtocol[protocol] ??= segmentsOf(rules, protocol).map(([lo]) => lo));
+}
+
+/**
+ * What the table decides in each segment of segmentStarts(rules, protocol) for packets from
+ * `src` to `dst` (null: any). The rules that can match these addresses are picked once, not
+ * scanned again for every segment.
+ */
+export function portVerdicts(rules: readonly ParsedRule[], src: IpAddr | null, dst: IpAddr | null, protocol: Protocol): boolean[] {
+  const candidates = candidateRules(rules, src, dst, protocol);
+  return segmentStarts(rules, protocol).map((port) => permits(candidates, src, dst, protocol, port));
+}
+
+/** The rules that can match packets from `src` to `dst` of `protocol` on some port, in table order: first match among them is first match in the table. */
+export function candidateRules(rules: readonly ParsedRule[], src: IpAddr | null, dst: IpAddr | null, protocol: Protocol): ParsedRule[] {
+  return rules.filter((r) => (r.rule.protocol === 'ANY' || r.rule.protocol === protocol) && covers(r.src, src) && covers(r.dst, dst));
+}
+
 export interface Region {
   readonly protocol: Protocol;
   readonly ports: readonly [number, number];

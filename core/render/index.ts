@@ -16,7 +16,7 @@ import { vppSession } from './vpp-session.js';
 export { iptablesDelta } from './iptables-delta.js';
 export { nftables } from './nftables.js';
 export { nftDelta } from './nftables-delta.js';
-export { RenderLimitError } from './vpp-session.js';
+export { RenderLimitError } from './limits.js';
 
 export type AnyDataplane = (Dataplane<unknown> & { readonly input?: 'flat' }) | SetDataplane<unknown>;
 

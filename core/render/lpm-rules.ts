@@ -6,6 +6,7 @@
 // rules always beat the family default's, so the default's port exceptions need no copies.
 import { elementaryIntervals, mergeAdjacent } from '../net/intervals.js';
 import { formatIp, rangeToBlocks, type Family, type IpAddr, type IpRange } from '../net/ip.js';
+import { spend, type RenderBudget } from './limits.js';
 
 export type LpmProtocol = 'TCP' | 'UDP';
 
@@ -27,6 +28,7 @@ export interface DecisionSpace {
   readonly points: readonly IpAddr[];
   /** Port boundaries per protocol, as inclusive ranges. */
   readonly segments: Record<LpmProtocol, readonly (readonly [number, number])[]>;
+  /** Asked for one address on every port segment in turn, then the next address. */
   decide(ip: IpAddr, protocol: LpmProtocol, port: number): boolean;
 }
 
@@ -39,8 +41,12 @@ function majority(fn: PortFn, segs: readonly (readonly [number, number])[]): boo
   return yes >= no;
 }
 
-function portRules(fn: PortFn, segs: readonly (readonly [number, number])[], base: Omit<LpmRule, 'port' | 'allow'>): LpmRule[] {
+function portRules(fn: PortFn, segs: readonly (readonly [number, number])[], base: Omit<LpmRule, 'port' | 'allow'>, budget: RenderBudget | undefined): LpmRule[] {
   const dflt = majority(fn, segs);
+  // Counted before any is built: one wide range can expand to 65,535 rules.
+  let count = 1;
+  fn.forEach((v, i) => (count += v === dflt ? 0 : segs[i]![1] - segs[i]![0] + 1));
+  spend(budget, 'rules', count);
   const out: LpmRule[] = [{ ...base, port: 0, allow: dflt }];
   fn.forEach((v, i) => {
     if (v === dflt) return;
@@ -49,9 +55,13 @@ function portRules(fn: PortFn, segs: readonly (readonly [number, number])[], bas
   return out;
 }
 
-export function lpmRules(space: DecisionSpace): LpmRule[] {
+/**
+ * The rules, charging `budget` each rule before it is built (past it, the budget's refusal is
+ * thrown). `families`: the address families to build (both by default).
+ */
+export function lpmRules(space: DecisionSpace, budget?: RenderBudget, families: readonly Family[] = [4, 6]): LpmRule[] {
   const out: LpmRule[] = [];
-  for (const family of [4, 6] as Family[]) {
+  for (const family of families) {
 
     const ranges = [...space.cuts.filter((c) => c.family === family), ...space.points.filter((p) => p.family === family).map((p) => ({ family, lo: p.value, hi: p.value }))];
     const atoms = elementaryIntervals(family, ranges);
@@ -62,7 +72,7 @@ export function lpmRules(space: DecisionSpace): LpmRule[] {
       const largest = atoms.reduce((a, b) => (b.hi - b.lo > a.hi - a.lo ? b : a));
       const worldFn = fnOf(largest.lo);
       const zero = family === 4 ? '0.0.0.0' : '::';
-      for (const r of portRules(worldFn, segs, { family, prefix: zero, plen: 0, protocol })) out.push(r);
+      for (const r of portRules(worldFn, segs, { family, prefix: zero, plen: 0, protocol }, budget)) out.push(r);
       // Blocks whose decision differs from the world's, merged when adjacent and alike.
       const differing = atoms.map((a) => ({ a, fn: fnOf(a.lo) })).filter(({ fn }) => fn.some((v, i) => v !== worldFn[i]));
       const groups = new Map<string, { lo: bigint; hi: bigint }[]>();
@@ -75,7 +85,7 @@ export function lpmRules(space: DecisionSpace): LpmRule[] {
         for (const m of mergeAdjacent(list)) {
           for (const block of rangeToBlocks({ family, lo: m.lo, hi: m.hi })) {
             // No spread: a block may expand to tens of thousands of single-port rules.
-            for (const r of portRules(fn, segs, { family, prefix: formatIp(family, block.lo), plen: block.prefix, protocol })) out.push(r);
+            for (const r of portRules(fn, segs, { family, prefix: formatIp(family, block.lo), plen: block.prefix, protocol }, budget)) out.push(r);
           }
         }
       }

@@ -7,11 +7,12 @@
 // SCTP is not handled by the VPP session layer (reported in `warnings`).
 import type { Ir, IrNode } from '../compile/ir.js';
 import { parsedTable, type ParsedRule } from '../compile/parsed-table.js';
-import { permits, segmentsOf } from '../compile/table-eval.js';
+import { candidateRules, permits, segmentsOf } from '../compile/table-eval.js';
 import { portSegments } from '../net/intervals.js';
 import { parseCidr, parsedAddresses, parseIp, type IpAddr, type IpRange } from '../net/ip.js';
 import { lpmRules, type LpmProtocol, type LpmRule } from './lpm-rules.js';
 import type { Dataplane, DataplaneSimulator } from './types.js';
+import { RenderLimitError, spend, type RenderBudget } from './limits.js';
 import { printable } from '../printable.js';
 
 export interface SessionRule {
@@ -36,10 +37,33 @@ export interface VppSessionNode {
 
 const ANY_IP = { 4: '0.0.0.0', 6: '::' } as const;
 
-/** Single-port expansion of wide ranges can explode; past this many rules on a node we refuse. */
-export const VPP_SESSION_MAX_RULES_PER_NODE = 50_000;
+/** What one node's session rules may cost; past either, the render is refused (RenderLimitError). */
+export interface VppSessionLimits {
+  /** Session rules on a node: single-port expansion of wide port ranges can explode. */
+  readonly rules: number;
+  /**
+   * Table rules read to build them: many excepted addresses crossed with many port boundaries
+   * ask 10⁴ addresses × 10² port segments of tables of 10⁵ rules on a one-megabyte snapshot,
+   * minutes and gigabytes before the rule limit could be seen.
+   */
+  readonly lookups: number;
+}
 
-export class RenderLimitError extends Error {}
+export const VPP_SESSION_LIMITS: VppSessionLimits = { rules: 50_000, lookups: 500_000_000 };
+
+/** A node's budget: the rule limit less the four defaults every node gets, and the lookup limit. */
+function nodeBudget(limits: VppSessionLimits): RenderBudget {
+  return {
+    rules: limits.rules - 4,
+    lookups: limits.lookups,
+    exceeded: (what) =>
+      new RenderLimitError(
+        what === 'rules'
+          ? `vpp-session needs more than ${limits.rules} session rules on this node (the limit): VPPTCP session rules take single ports, and port ranges expand to one rule per port`
+          : `vpp-session would read more than ${limits.lookups} table rules to build this node's session rules (the limit): its policies cut addresses and ports too finely for single-port session rules; vpp-acl and nftables take port ranges`,
+      ),
+  };
+}
 
 function ranges(rules: readonly ParsedRule[], side: 'src' | 'dst'): IpRange[] {
   return rules.flatMap((r) => (r[side] ? [r[side]!] : []));
@@ -61,7 +85,29 @@ function refined(base: Segments, table: readonly ParsedRule[]): Segments {
 
 const addressKey = (a: IpAddr) => `${a.family}|${a.value}`;
 
-function renderNode(node: IrNode): VppSessionNode {
+type Permits = (src: IpAddr | null, dst: IpAddr | null, protocol: LpmProtocol, port: number) => boolean;
+
+/**
+ * permits() over one table in the order lpmRules asks: one address on every port segment, then
+ * the next. The rules that can match the addresses are picked once per address (one pass over
+ * the table), and each segment reads only those. Every rule read is charged to the budget.
+ */
+function permitsByAddress(rules: readonly ParsedRule[], budget: RenderBudget): Permits {
+  let last: { src: IpAddr | null; dst: IpAddr | null; protocol: LpmProtocol } | null = null;
+  let candidates: readonly ParsedRule[] = [];
+  const same = (a: IpAddr | null, b: IpAddr | null) => a === b || (a !== null && b !== null && a.family === b.family && a.value === b.value);
+  return (src, dst, protocol, port) => {
+    if (!last || last.protocol !== protocol || !same(last.src, src) || !same(last.dst, dst)) {
+      spend(budget, 'lookups', rules.length);
+      candidates = candidateRules(rules, src, dst, protocol);
+      last = { src, dst, protocol };
+    }
+    spend(budget, 'lookups', candidates.length);
+    return permits(candidates, src, dst, protocol, port);
+  };
+}
+
+function renderNode(node: IrNode, limits: VppSessionLimits): VppSessionNode {
   const pods = Object.entries(node.pods).sort(([a], [b]) => (a < b ? -1 : 1));
   const table = (id: string) => parsedTable(node.tables[id]!);
   const local = pods.map(([pod, p], i) => ({ pod, index: i + 1, ips: parsedAddresses(p.ips) as readonly IpAddr[], egress: table(p.egress), ingress: table(p.ingress) }));
@@ -89,34 +135,36 @@ function renderNode(node: IrNode): VppSessionNode {
   const ingressSegments = segments([...new Set(local.map((q) => q.ingress))]);
   const ownerOf = new Map<string, (typeof local)[number]>();
   for (const q of local) for (const ip of q.ips) if (!ownerOf.has(addressKey(ip))) ownerOf.set(addressKey(ip), q);
+  const budget = nodeBudget(limits);
   for (const p of local) {
     // What the pod initiates: its egress decision, and for a local destination that pod's ingress too.
+    const egress = permitsByAddress(p.egress, budget);
+    // Local destinations' ingress from this pod's address: one reader per table, as pods share them.
+    const ingressOf = new Map<readonly ParsedRule[], Permits>();
+    const ingress = (q: (typeof local)[number]) => ingressOf.get(q.ingress) ?? ingressOf.set(q.ingress, permitsByAddress(q.ingress, budget)).get(q.ingress)!;
     const lr = lpmRules({
       cuts: ranges(p.egress, 'dst'),
       points: local.filter((q) => q !== p).flatMap((q) => q.ips),
       segments: refined(ingressSegments, p.egress),
       decide(dst, protocol, port) {
-        if (!permits(p.egress, null, dst, protocol, port)) return false;
+        if (!egress(null, dst, protocol, port)) return false;
         const q = otherOwner(p, dst);
         const own = p.ips.find((ip) => ip.family === dst.family) ?? null;
-        return !q || (own !== null && permits(q.ingress, own, null, protocol, port));
+        return !q || (own !== null && ingress(q)(own, null, protocol, port));
       },
-    });
+    }, budget);
     for (const r of lr) rules.push(toRule(r, 'local', p.index, null, printable(p.pod)));
   }
   for (const q of local) {
     // Connections arriving from outside the node to this pod: its ingress decision.
-    const gr = lpmRules({ cuts: ranges(q.ingress, 'src'), points: [], segments: segments([q.ingress]), decide: (src, protocol, port) => permits(q.ingress, src, null, protocol, port) });
-    for (const r of gr) {
-      const own = q.ips.findIndex((ip) => ip.family === r.family);
-      if (own >= 0) rules.push(toRule(r, 'global', 0, node.pods[q.pod]!.ips[own]!, printable(q.pod)));
-    }
+    // Only the families the pod has an address of: a global rule names the pod's own address.
+    const families = ([4, 6] as const).filter((f) => q.ips.some((ip) => ip.family === f));
+    const ingress = permitsByAddress(q.ingress, budget);
+    const space = { cuts: ranges(q.ingress, 'src'), points: [], segments: segments([q.ingress]), decide: (src: IpAddr, protocol: LpmProtocol, port: number) => ingress(src, null, protocol, port) };
+    for (const r of lpmRules(space, budget, families)) rules.push(toRule(r, 'global', 0, node.pods[q.pod]!.ips[q.ips.findIndex((ip) => ip.family === r.family)]!, printable(q.pod)));
   }
   // Traffic for anything else entering the node is not ours to filter.
   for (const family of [4, 6] as const) for (const proto of ['TCP', 'UDP'] as const) rules.push({ transport_proto: proto, lcl_ip: ANY_IP[family], lcl_plen: 0, rmt_ip: ANY_IP[family], rmt_plen: 0, lcl_port: 0, rmt_port: 0, action_index: 'ALLOW', appns_index: 0, scope: 'global', tag: 'netpolc:default' });
-  if (rules.length > VPP_SESSION_MAX_RULES_PER_NODE) {
-    throw new RenderLimitError(`vpp-session needs ${rules.length} session rules on this node (limit ${VPP_SESSION_MAX_RULES_PER_NODE}): VPPTCP session rules take single ports, and port ranges expand to one rule per port`);
-  }
   const sctp = Object.values(node.tables).some((t) => t.some((r) => r.protocol === 'SCTP'));
   return {
     app_namespaces: local.map((p) => ({ index: p.index, pod: p.pod, ips: node.pods[p.pod]!.ips })),
@@ -125,11 +173,12 @@ function renderNode(node: IrNode): VppSessionNode {
   };
 }
 
-function render(ir: Ir): Record<string, VppSessionNode> {
+/** Every node's session rules, each within `limits` (VPP_SESSION_LIMITS as the format renders). */
+export function renderVppSession(ir: Ir, limits: VppSessionLimits = VPP_SESSION_LIMITS): Record<string, VppSessionNode> {
   return Object.fromEntries(
     Object.entries(ir.nodes).map(([name, node]) => {
       try {
-        return [name, renderNode(node)];
+        return [name, renderNode(node, limits)];
       } catch (e) {
         if (e instanceof RenderLimitError) throw new RenderLimitError(`node ${name}: ${e.message}`);
         throw e;
@@ -183,4 +232,4 @@ function simulator(rendered: Record<string, VppSessionNode>): DataplaneSimulator
   };
 }
 
-export const vppSession: Dataplane<VppSessionNode> = { format: 'vpp-session', contentType: 'application/json', render, simulator };
+export const vppSession: Dataplane<VppSessionNode> = { format: 'vpp-session', contentType: 'application/json', render: (ir) => renderVppSession(ir), simulator };

@@ -9,6 +9,7 @@ import { commandMatrix } from './commands/matrix.js';
 import { commandPreview } from './commands/preview.js';
 import { commandVerdict } from './commands/verdict.js';
 import { InputError } from './input.js';
+import { RenderLimitError } from '../../core/render/index.js';
 import { UsageError, type Command, type InputOptions, type Io } from './io.js';
 
 export type { Io } from './io.js';
@@ -74,7 +75,8 @@ export function main(argv: readonly string[], io: Io): number {
       io.err(`${(e as Error).message}\n${USAGE}`);
       return 2;
     }
-    if (e instanceof InputError) {
+    // Bad input, or a format that cannot express it within its documented limits: a message, not a stack.
+    if (e instanceof InputError || e instanceof RenderLimitError) {
       io.err((e as Error).message);
       return 2;
     }

@@ -1,7 +1,7 @@
 // POST /v1/compile: the set form (ir), flat tables (ir-flat) or a rendered dataplane format.
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { compile } from '../../core/compile/index.js';
-import { DATAPLANES, renderFormat, RenderLimitError } from '../../core/render/index.js';
+import { DATAPLANES } from '../../core/render/index.js';
 import { compileSets } from '../../core/sets/index.js';
 import { unknownNodes } from '../../core/snapshot/index.js';
 import { warningMessages } from '../../core/warnings.js';
@@ -10,6 +10,7 @@ import type { AppEnv } from '../context.js';
 import { ApiError, invalid } from '../errors.js';
 import { bodyErrorResponses, json, jsonBody, LenientQuery, requestBody } from '../openapi.js';
 import { readClusterRequest } from '../request.js';
+import { renderAsked } from '../render-asked.js';
 
 export function compileRoutes(app: OpenAPIHono<AppEnv>): void {
   const route = createRoute({
@@ -56,14 +57,7 @@ export function compileRoutes(app: OpenAPIHono<AppEnv>): void {
       stats = { ...out.stats };
       return out.ir;
     };
-    let nodes: Record<string, unknown>;
-    try {
-      nodes = renderFormat(dataplane, setIr, flatIr);
-    } catch (e) {
-      // A format that cannot express this snapshot within its limits: the client's choice to change.
-      if (e instanceof RenderLimitError) throw invalid([{ path: '$.format', message: e.message }]);
-      throw e;
-    }
+    const nodes = renderAsked(dataplane, setIr, flatIr, '$.format');
     return c.json(jsonBody({ format: req.format, nodes, stats, warnings: warningMessages(cluster.warnings) }), 200);
   });
 }

@@ -3,7 +3,8 @@
 // (tables, format, part), so an unchanged poll is a 304 answered from memory (poll-index.ts).
 import type { IrNode } from '../../core/compile/index.js';
 import { diffNode, nodeDelta, type NodeBindings, type NodeSlice } from '../../core/diff/index.js';
-import { DATAPLANES, iptablesDelta, nftables, nftDelta, renderFormat, rendersSets } from '../../core/render/index.js';
+import { DATAPLANES, iptablesDelta, nftables, nftDelta, rendersSets } from '../../core/render/index.js';
+import { renderAsked } from '../render-asked.js';
 import { IdRecord, SET_IR_VERSION, type SetIr } from '../../core/sets/index.js';
 import type { CompileFormat } from '../../schemas/formats.js';
 import { StoreCorruptionError, type NodeTables, type SnapshotStore } from '../../infra/store/types.js';
@@ -170,7 +171,7 @@ export class NodeTablesReader {
     const whole: Record<string, string> = format === 'nftables' ? { 'x-netpolc-full': 'true' } : {};
     const dataplane = DATAPLANES[format]!;
     const flat: IrNode | null = rendersSets(dataplane) ? null : await this.clusters.flatNode(cluster, version, node);
-    const rendered = renderFormat(dataplane, () => asSetIr(node, slice), () => ({ nodes: { [node]: flat! } }))[node];
+    const rendered = renderAsked(dataplane, () => asSetIr(node, slice), () => ({ nodes: { [node]: flat! } }), '$.query.format')[node];
     if (typeof rendered === 'string') return text(rendered, whole);
     if (part) return text(partText(rendered as object, part), { 'x-netpolc-full': 'true' });
     // nftables renders text: a JSON artifact never carries x-netpolc-full.

@@ -211,6 +211,22 @@ describe('/v1/clusters: snapshots and node tables', () => {
     expect(await res.text()).toContain('table inet netpolc {');
   });
 
+  it('answers 422 at $.query.format when a stored node cannot be rendered as vpp-session within its limits', async () => {
+    const { put, tables } = setup();
+    // Ports 1000-30999 from a /24 to three pods: VPPTCP session rules take single ports, 30,000 per pod.
+    const items = [
+      ...['a', 'b', 'c'].map((n, i) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: n, namespace: 'x' }, spec: { nodeName: 'n1' }, status: { phase: 'Running', podIP: `10.1.0.${i + 1}` } })),
+      { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'wide', namespace: 'x' }, spec: { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: '192.0.2.0/24' } }], ports: [{ port: 1000, endPort: 30999 }] }] } },
+    ];
+    expect((await put('1', { apiVersion: 'v1', kind: 'List', items })).status).toBe(201);
+    const res = await tables('n1', '?format=vpp-session');
+    expect(res.status).toBe(422);
+    const body = (await res.json()) as any;
+    expect(body.issues).toEqual([{ path: '$.query.format', message: expect.stringContaining('node n1: vpp-session needs more than 50000 session rules on this node') }]);
+    // The formats that take port ranges render the same node.
+    expect((await tables('n1', '?format=vpp-acl')).status).toBe(200);
+  });
+
   it('takes the version from the List on POST, and answers 503 without a store', async () => {
     const { app } = setup();
     const res = await app.request('/v1/clusters/prod/snapshots', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...v1, metadata: { resourceVersion: '42' } }) });

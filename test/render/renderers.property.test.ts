@@ -5,7 +5,7 @@ import { buildCluster } from '../../core/cluster.js';
 import { compile } from '../../core/compile/compile.js';
 import { compileSets } from '../../core/sets/compile.js';
 import { DATAPLANES, renderFormat } from '../../core/render/index.js';
-import { RenderLimitError } from '../../core/render/vpp-session.js';
+import { RenderLimitError } from '../../core/render/limits.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { checkedFlows, flowArb, snapshotArb } from '../support/random-snapshot.js';
 import { assertProperty, propertyRuns } from '../support/property.js';
