@@ -1,7 +1,7 @@
 // First-match evaluation of one IR table and its decision regions: which (protocol, port
 // range, peer addresses) it permits. Renderers that cannot express DENY or ranges derive
 // their rules from these regions; CombineRules uses the point lookups.
-import { elementaryIntervals, mergeAdjacent, portSegments, type Interval } from '../net/intervals.js';
+import { mergeAdjacent, portSegments, type Interval } from '../net/intervals.js';
 import type { Family, IpAddr, IpRange } from '../net/ip.js';
 import { PROTOCOLS, type Protocol } from '../policy/model.js';
 import type { ParsedRule } from './parsed-table.js';
@@ -59,48 +59,49 @@ export interface Region {
 }
 
 /**
- * What a single-peer-axis table (every rule leaves the other network "") permits, as
- * disjoint regions: per protocol, maximal port ranges with the same permitted peer set.
- */
-export function permittedRegions(rules: readonly ParsedRule[], peer: 'src' | 'dst'): Region[] {
-  const ranges = rules.flatMap((r) => (r[peer] ? [r[peer]!] : []));
-  const intervals = { 4: elementaryIntervals(4, ranges), 6: elementaryIntervals(6, ranges) };
-  return regionsOf(
-    (protocol) => segmentsOf(rules, protocol),
-    intervals,
-    (family, address, protocol, port) => {
-      const ip = { family, value: address };
-      return permits(rules, peer === 'src' ? ip : null, peer === 'dst' ? ip : null, protocol, port);
-    },
-  );
-}
-
-/**
  * Regions from a decision per cell: for each protocol and port segment, the elementary intervals
  * whose first address is allowed (every address of a cell is decided alike), merged; consecutive
- * segments with the same peers make one region, and empty ones none.
+ * segments with the same peers make one region, and empty ones none. `allowedAt` is asked once
+ * per cell and protocol, and what it answers once per port segment: a table reads which of its
+ * rules a cell's address matches once, not once per segment.
  */
 export function regionsOf(
   segments: (protocol: Protocol) => readonly (readonly [number, number])[],
   intervals: Readonly<Record<Family, readonly Interval[]>>,
-  allowed: (family: Family, address: bigint, protocol: Protocol, port: number) => boolean,
+  allowedAt: (family: Family, address: bigint, protocol: Protocol) => (port: number) => boolean,
 ): Region[] {
   const out: Region[] = [];
+  const cells = ([4, 6] as Family[]).flatMap((family) => intervals[family].map((iv) => ({ family, iv })));
+  const n = cells.length;
   for (const protocol of PROTOCOLS) {
-    let open: { ports: [number, number]; key: string; peers: (Interval & { family: Family })[] } | null = null;
-    for (const [lo, hi] of segments(protocol)) {
+    const segs = segments(protocol);
+    // Row s: which cells segment s allows. Equal rows are equal peers (cells are disjoint).
+    const allowed = new Uint8Array(segs.length * n);
+    cells.forEach(({ family, iv }, c) => {
+      const at = allowedAt(family, iv.lo, protocol);
+      for (let s = 0; s < segs.length; s++) if (at(segs[s]![0])) allowed[s * n + c] = 1;
+    });
+    const row = (s: number) => allowed.subarray(s * n, (s + 1) * n);
+    const emit = (ports: [number, number], cellsAllowed: Uint8Array) => {
       const peers: (Interval & { family: Family })[] = [];
-      for (const family of [4, 6] as Family[]) {
-        for (const m of mergeAdjacent(intervals[family].filter((iv) => allowed(family, iv.lo, protocol, lo)))) peers.push({ family, ...m });
-      }
-      const key = peers.map((p) => `${p.family}:${p.lo}-${p.hi}`).join(',');
-      if (open && open.key === key) open.ports = [open.ports[0], hi];
+      for (const family of [4, 6] as Family[]) for (const m of mergeAdjacent(cells.flatMap((cell, c) => (cell.family === family && cellsAllowed[c] ? [cell.iv] : [])))) peers.push({ family, ...m });
+      if (peers.length > 0) out.push({ protocol, ports, peers });
+    };
+    let open: { ports: [number, number]; row: Uint8Array } | null = null;
+    segs.forEach(([lo, hi], s) => {
+      const r = row(s);
+      if (open && sameRow(open.row, r)) open.ports = [open.ports[0], hi];
       else {
-        if (open && open.key !== '') out.push({ protocol, ports: open.ports, peers: open.peers });
-        open = { ports: [lo, hi], key, peers };
+        if (open) emit(open.ports, open.row);
+        open = { ports: [lo, hi], row: r };
       }
-    }
-    if (open && open.key !== '') out.push({ protocol, ports: open.ports, peers: open.peers });
+    });
+    if (open) emit((open as { ports: [number, number] }).ports, (open as { row: Uint8Array }).row);
   }
   return out;
+}
+
+function sameRow(a: Uint8Array, b: Uint8Array): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -33,6 +33,9 @@ export function permittedRegionsOfTable(ir: SetIr, table: RuleTable, sim: SetIrS
   return regionsOf(
     (protocol) => portSegments(cuts[protocol]!),
     intervals,
-    (family, address, protocol, port) => sim.evaluateTableAt(table, { family, value: address }, protocol, port).allowed,
+    (family, address, protocol) => {
+      const at = sim.tableAt(table, { family, value: address }, protocol);
+      return (port) => at(port).allowed;
+    },
   );
 }

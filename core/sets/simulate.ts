@@ -29,15 +29,47 @@ interface PodEntry {
   readonly egress: string;
 }
 
-const within = (r: IpRange, ip: IpAddr) => r.family === ip.family && r.lo <= ip.value && ip.value <= r.hi;
-/** A ports set element by number, so a peer given as numbers needs no printing to be looked up. */
-const elementKey = (ip: IpAddr, protocol: Protocol, port: number) => `${ip.family}|${ip.value}|${protocol}|${port}`;
+type Decision = Pick<SetSide, 'allowed' | 'tier' | 'rule'>;
+
+/** A ports set's elements by peer and protocol, so a peer given as numbers needs no printing to be looked up. */
+const peerKey = (ip: IpAddr, protocol: Protocol) => `${ip.family}|${ip.value}|${protocol}`;
+
+const portsMatch = (rule: SetRule, protocol: Protocol, port: number) => rule.ports === null || rule.ports.some(([p, lo, hi]) => p === protocol && lo <= port && port <= hi);
+
+/** An address set's members as sorted disjoint ranges: membership by binary search, not a scan of 10³ pod addresses. */
+class AddressBlocks {
+  private readonly ranges: readonly IpRange[];
+  constructor(blocks: readonly IpRange[]) {
+    const sorted = [...blocks].sort((a, b) => a.family - b.family || (a.lo < b.lo ? -1 : a.lo > b.lo ? 1 : 0));
+    const merged: IpRange[] = [];
+    for (const r of sorted) {
+      const last = merged[merged.length - 1];
+      if (last && last.family === r.family && r.lo <= last.hi) merged[merged.length - 1] = { ...last, hi: r.hi > last.hi ? r.hi : last.hi };
+      else merged.push(r);
+    }
+    this.ranges = merged;
+  }
+
+  has(ip: IpAddr): boolean {
+    // The last range starting at or before ip, in (family, lo) order.
+    let [lo, hi] = [0, this.ranges.length - 1];
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const r = this.ranges[mid]!;
+      if (r.family < ip.family || (r.family === ip.family && r.lo <= ip.value)) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    const r = this.ranges[hi];
+    return r !== undefined && r.family === ip.family && ip.value <= r.hi;
+  }
+}
 
 export class SetIrSimulator {
   private readonly pods = new Map<string, PodEntry>();
   private readonly nodeAddresses = new Map<string, Set<string>>();
-  private readonly ranges = new Map<string, readonly IpRange[]>();
-  private readonly elements = new Map<string, Set<string>>();
+  private readonly blocks = new Map<string, AddressBlocks>();
+  /** Per ports set: the ports it holds for each peer and protocol (peerKey). */
+  private readonly elements = new Map<string, Map<string, Set<number>>>();
 
   constructor(private readonly ir: SetIr) {
     for (const [node, n] of Object.entries(ir.nodes)) {
@@ -45,44 +77,70 @@ export class SetIrSimulator {
       for (const [pod, p] of Object.entries(n.pods)) for (const ip of p.ips) this.pods.set(ip, { pod, node, ingress: p.ingress, egress: p.egress });
     }
     for (const [id, s] of ir.sets.entries()) {
-      if (s.kind === 'addresses') this.ranges.set(id, memberBlocks(s));
+      if (s.kind === 'addresses') this.blocks.set(id, new AddressBlocks(memberBlocks(s)));
       else {
         const addresses = elementAddresses(s);
-        this.elements.set(id, new Set(s.elements.map(([, p, n], i) => elementKey(addresses[i]!, p, n))));
+        const byPeer = new Map<string, Set<number>>();
+        s.elements.forEach(([, p, n], i) => {
+          const key = peerKey(addresses[i]!, p);
+          (byPeer.get(key) ?? byPeer.set(key, new Set()).get(key)!).add(n);
+        });
+        this.elements.set(id, byPeer);
       }
     }
   }
 
-  private matches(rule: SetRule, peer: IpAddr, protocol: Protocol, port: number): boolean {
-    if (rule.set !== null) {
-      const elements = this.elements.get(rule.set);
-      if (elements) return elements.has(elementKey(peer, protocol, port));
-      if (!this.ranges.get(rule.set)!.some((r) => within(r, peer))) return false;
-    }
-    return rule.ports === null || rule.ports.some(([p, lo, hi]) => p === protocol && lo <= port && port <= hi);
+  /**
+   * What a rule needs of the port once its set is read for a peer and protocol: null when the
+   * peer is not in its set (it cannot match), 'ports' when its own ports decide, or the ports a
+   * ports set holds for the peer (a ports set's elements are what it matches).
+   */
+  private peerPart(rule: SetRule, peer: IpAddr, protocol: Protocol): null | 'ports' | ReadonlySet<number> {
+    if (rule.set === null) return 'ports';
+    const byPeer = this.elements.get(rule.set);
+    if (byPeer) return byPeer.get(peerKey(peer, protocol)) ?? null;
+    return this.blocks.get(rule.set)!.has(peer) ? 'ports' : null;
   }
 
-  private first(rules: readonly SetRule[], peer: IpAddr, protocol: Protocol, port: number): number {
-    for (let i = 0; i < rules.length; i++) if (this.matches(rules[i]!, peer, protocol, port)) return i;
+  /** One tier's first matching rule on a port, its sets read for one peer (`parts`, peerPart). */
+  private static first(rules: readonly SetRule[], parts: readonly (null | 'ports' | ReadonlySet<number>)[], protocol: Protocol, port: number): number {
+    for (let i = 0; i < rules.length; i++) {
+      const part = parts[i]!;
+      if (part === null) continue;
+      if (part === 'ports' ? portsMatch(rules[i]!, protocol, port) : part.has(port)) return i;
+    }
     return -1;
   }
 
   /** One table, tier by tier (evaluate/decide.ts walkTiers). */
-  evaluateTable(table: RuleTable, peerText: string, protocol: Protocol, port: number): Pick<SetSide, 'allowed' | 'tier' | 'rule'> {
+  evaluateTable(table: RuleTable, peerText: string, protocol: Protocol, port: number): Decision {
     return this.evaluateTableAt(table, parseIp(peerText)!, protocol, port);
   }
 
   /** evaluateTable for a peer given as numbers. */
-  evaluateTableAt(table: RuleTable, peer: IpAddr, protocol: Protocol, port: number): Pick<SetSide, 'allowed' | 'tier' | 'rule'> {
-    const a = this.first(table.admin, peer, protocol, port);
-    if (a >= 0 && table.admin[a]!.action !== 'pass') return { allowed: table.admin[a]!.action === 'allow', tier: 'admin', rule: a };
-    if (table.networkPolicy.isolated) {
-      const n = this.first(table.networkPolicy.rules, peer, protocol, port);
-      return { allowed: n >= 0, tier: 'networkpolicy', rule: n >= 0 ? n : null };
-    }
-    const b = this.first(table.baseline, peer, protocol, port);
-    if (b >= 0 && table.baseline[b]!.action !== 'pass') return { allowed: table.baseline[b]!.action === 'allow', tier: 'baseline', rule: b };
-    return { allowed: true, tier: 'default', rule: null };
+  evaluateTableAt(table: RuleTable, peer: IpAddr, protocol: Protocol, port: number): Decision {
+    return this.tableAt(table, peer, protocol)(port);
+  }
+
+  /**
+   * evaluateTableAt for one peer and protocol, on any port: set membership is read once for the
+   * peer, then each port reads only the rules' ports (regions ask every port segment of a cell).
+   */
+  tableAt(table: RuleTable, peer: IpAddr, protocol: Protocol): (port: number) => Decision {
+    const parts = (rules: readonly SetRule[]) => rules.map((r) => this.peerPart(r, peer, protocol));
+    const [admin, np, baseline] = [parts(table.admin), parts(table.networkPolicy.rules), parts(table.baseline)];
+    const first = SetIrSimulator.first;
+    return (port) => {
+      const a = first(table.admin, admin, protocol, port);
+      if (a >= 0 && table.admin[a]!.action !== 'pass') return { allowed: table.admin[a]!.action === 'allow', tier: 'admin', rule: a };
+      if (table.networkPolicy.isolated) {
+        const n = first(table.networkPolicy.rules, np, protocol, port);
+        return { allowed: n >= 0, tier: 'networkpolicy', rule: n >= 0 ? n : null };
+      }
+      const b = first(table.baseline, baseline, protocol, port);
+      if (b >= 0 && table.baseline[b]!.action !== 'pass') return { allowed: table.baseline[b]!.action === 'allow', tier: 'baseline', rule: b };
+      return { allowed: true, tier: 'default', rule: null };
+    };
   }
 
   simulate(src: string, dst: string, protocol: Protocol, port: number): SetSimulation {
