@@ -12,6 +12,7 @@ import type { RuleTable, SetIr, SetRule } from '../sets/ir.js';
 import { permittedRegionsOfTable } from '../sets/regions.js';
 import { SetIrSimulator } from '../sets/simulate.js';
 import type { DataplaneSimulator, FlowQuery, SetDataplane } from './types.js';
+import { RenderLimitError, spend, type RenderBudget } from './limits.js';
 import { printable } from '../printable.js';
 
 export interface SecurityGroupRule {
@@ -46,11 +47,22 @@ export interface SecurityGroupsNode {
   readonly ports: readonly { readonly pod: string; readonly fixed_ips: readonly string[]; readonly security_groups: readonly string[] }[];
 }
 
+/**
+ * Security group rules on a node's ports (its groups together). Deny and Pass over sets become
+ * the regions they leave allowed, written as CIDR rules: one AdminNetworkPolicy of 40 rules with
+ * port ranges over dual-stack pods and networks can need 10⁵ per group, far past what Neutron
+ * serves (its default quota is 100 rules per project), so a node past this is refused instead.
+ * The generated M snapshot's busiest node has 9,312.
+ */
+export const OPENSTACK_SG_MAX_RULES_PER_NODE = 100_000;
+
+const tooManyRules = (what: string) => new RenderLimitError(`openstack-sg needs ${what} (the limit per node is ${OPENSTACK_SG_MAX_RULES_PER_NODE}): Deny and Pass over these sets leave regions that take that many CIDR rules in allow-only security groups; nftables and iptables keep the sets and the tiers`);
+
 const ANY_PREFIX: Record<Family, string> = { 4: '0.0.0.0/0', 6: '::/0' };
 const FULL: Record<Family, bigint> = { 4: (1n << 32n) - 1n, 6: (1n << 128n) - 1n };
 
 /** Rules for the regions a table permits (CIDR remotes). */
-function regionRules(regions: readonly Region[], direction: 'ingress' | 'egress'): SecurityGroupRule[] {
+function regionRules(regions: readonly Region[], direction: 'ingress' | 'egress', budget: RenderBudget): SecurityGroupRule[] {
   const out: SecurityGroupRule[] = [];
   // All three protocols permitting the same full-port peers collapse into one protocol-less rule.
   const full = (r: Region) => r.ports[0] === 1 && r.ports[1] === 65535;
@@ -65,6 +77,7 @@ function regionRules(regions: readonly Region[], direction: 'ingress' | 'egress'
     if (collapse) emitted.add(key(r));
     for (const peer of r.peers) {
       const prefixes = peer.lo === 0n && peer.hi === FULL[peer.family] ? [ANY_PREFIX[peer.family]] : rangeToCidrs({ family: peer.family, lo: peer.lo, hi: peer.hi });
+      spend(budget, 'rules', prefixes.length);
       for (const prefix of prefixes) {
         out.push({
           direction,
@@ -125,12 +138,24 @@ function render(ir: SetIr): Record<string, SecurityGroupsNode> {
       const table = ir.tables.get(id)!;
       const allows = unionOfAllows(table);
       const sets = new Set<string>();
-      made = { rules: allows ? setRules(ir, allows, table.direction, sets) : regionRules(permittedRegionsOfTable(ir, table, sim), table.direction), sets };
+      // One table past a node's limit is refused as it is written, not once all of it is.
+      const budget: RenderBudget = { rules: OPENSTACK_SG_MAX_RULES_PER_NODE, lookups: Infinity, exceeded: () => tooManyRules(`more than ${OPENSTACK_SG_MAX_RULES_PER_NODE} security group rules for table ${id}`) };
+      made = { rules: allows ? setRules(ir, allows, table.direction, sets) : regionRules(permittedRegionsOfTable(ir, table, sim), table.direction, budget), sets };
       tableRules.set(id, made);
     }
     return made;
   };
   for (const nodeName of Object.keys(ir.nodes).sort()) {
+    try {
+      out[nodeName] = renderNode(nodeName);
+    } catch (e) {
+      if (e instanceof RenderLimitError) throw new RenderLimitError(`node ${printable(nodeName)}: ${e.message}`);
+      throw e;
+    }
+  }
+  return out;
+
+  function renderNode(nodeName: string): SecurityGroupsNode {
     const node = ir.nodes[nodeName]!;
     const groups = new Map<string, SecurityGroup>();
     const used = new Set<string>();
@@ -152,13 +177,15 @@ function render(ir: SetIr): Record<string, SecurityGroupsNode> {
       security_group_rules: node.addresses.map((a) => ({ direction: 'ingress' as const, ethertype: a.includes(':') ? ('IPv6' as const) : ('IPv4' as const), protocol: null, port_range_min: null, port_range_max: null, remote_ip_prefix: `${a}/${a.includes(':') ? 128 : 32}`, remote_address_group_id: null })),
     });
     const ports = Object.entries(node.pods).map(([pod, p]) => ({ pod, fixed_ips: p.ips, security_groups: [group(p.ingress), group(p.egress), local] }));
+    let rules = 0;
+    for (const g of groups.values()) rules += g.security_group_rules.length;
+    if (rules > OPENSTACK_SG_MAX_RULES_PER_NODE) throw tooManyRules(`${rules} security group rules`);
     const addressGroups = [...used].sort().map((id) => {
       const set = ir.sets.get(id)!;
       return { name: groupName(id), description: `netpolc set ${id}`, addresses: set.kind === 'addresses' ? [...set.v4, ...set.v6] : [] };
     });
-    out[nodeName] = { address_groups: addressGroups, security_groups: [...groups.values()].sort((a, b) => (a.name < b.name ? -1 : 1)), ports };
+    return { address_groups: addressGroups, security_groups: [...groups.values()].sort((a, b) => (a.name < b.name ? -1 : 1)), ports };
   }
-  return out;
 }
 
 function simulator(rendered: Record<string, SecurityGroupsNode>): DataplaneSimulator {

@@ -80,6 +80,11 @@ export function main(argv: readonly string[], io: Io): number {
       io.err((e as Error).message);
       return 2;
     }
+    // An answer longer than the runtime's largest string: too much asked at once, as the API's 413 says.
+    if (e instanceof RangeError && /string length/i.test(e.message)) {
+      io.err('the answer is larger than this runtime can write as one text (about 512 MiB of JSON); ask for --format ir (shared sets), one --node, or a smaller snapshot');
+      return 2;
+    }
     throw e;
   }
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { CLUSTER, run, tempDir } from '../support/cli.js';
+import { main } from '../../functions/cli/main.js';
 
 describe('netpolc CLI', () => {
   it('answers a verdict from a file with both decision chains', () => {
@@ -72,5 +73,15 @@ describe('netpolc CLI', () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain('usage: netpolc');
     expect(run(['frobnicate']).code).toBe(2);
+  });
+});
+
+describe('the CLI on an answer too large to write', () => {
+  it('says what to ask for instead and exits 2, as the API answers 413', () => {
+    const err: string[] = [];
+    // What JSON.stringify throws past the runtime's longest string (~512 MiB).
+    const io = { out: () => { throw new RangeError('Invalid string length'); }, err: (s: string) => void err.push(s), stdin: () => '' };
+    expect(main(['compile', '--format', 'ir', CLUSTER], io)).toBe(2);
+    expect(err.at(-1)).toBe('the answer is larger than this runtime can write as one text (about 512 MiB of JSON); ask for --format ir (shared sets), one --node, or a smaller snapshot');
   });
 });
