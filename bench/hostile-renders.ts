@@ -1,0 +1,90 @@
+// Small snapshots that are hard for the formats without sets or ranges, each compiled through the
+// CLI in its own process (as a pipeline runs it), per format: wall time, exit code, output bytes
+// and the last line of stderr (a refusal names its limit). Run it from two checkouts to compare.
+//   node --import tsx bench/hostile-renders.ts [--timeout-s N] [--only NAME] [--formats a,b]
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const argv = process.argv.slice(2);
+const opt = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
+const timeoutS = Number(opt('--timeout-s') ?? 300);
+const formats = (opt('--formats') ?? 'ir,ir-flat,nftables,iptables,openstack-sg,vpp-acl,vpp-session').split(',');
+
+/** The C library's LCG, seeded: the same snapshots on every run. */
+function lcg(seed: number): () => number {
+  let r = seed;
+  return () => (r = (r * 1103515245 + 12345) % 2147483648);
+}
+const list = (items: object[]) => ({ apiVersion: 'v1', kind: 'List', items });
+const node = (name: string, cidr: string, ip: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { podCIDR: cidr }, status: { addresses: [{ type: 'InternalIP', address: ip }] } });
+
+/** 200 pods, 150 NetworkPolicies: each rule 30 excepted /32s of 0.0.0.0/0 and a port to 65535 (endPort). */
+function exceptsAndRanges() {
+  const rnd = lcg(1);
+  const items: object[] = [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a', labels: { 'kubernetes.io/metadata.name': 'a' } } }, node('n1', '10.0.0.0/24', '172.16.0.1')];
+  for (let i = 0; i < 200; i++) items.push({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${i}`, namespace: 'a', labels: { app: `x${i % 50}`, i: String(i) } }, spec: { nodeName: 'n1', containers: [{ name: 'c', ports: [{ name: `h${i % 7}`, containerPort: 1000 + i }] }] }, status: { phase: 'Running', podIP: `10.0.0.${i + 1}`, podIPs: [{ ip: `10.0.0.${i + 1}` }] } });
+  for (let p = 0; p < 150; p++) {
+    const rules = [];
+    for (let k = 0; k < 5; k++) {
+      const except = Array.from({ length: 30 }, () => `${(rnd() % 223) + 1}.${rnd() % 256}.${rnd() % 256}.${rnd() % 256}/32`);
+      rules.push({ from: [{ ipBlock: { cidr: '0.0.0.0/0', except } }, { podSelector: { matchLabels: { app: `x${rnd() % 50}` } } }], ports: [{ port: (rnd() % 60000) + 1, endPort: 65535, protocol: 'TCP' }, { port: `h${rnd() % 7}` }] });
+    }
+    items.push({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: `np${p}`, namespace: 'a' }, spec: { podSelector: { matchLabels: { app: `x${p % 50}` } }, ingress: rules, egress: rules.map((r) => ({ to: r.from, ports: r.ports })), policyTypes: ['Ingress', 'Egress'] } });
+  }
+  return list(items);
+}
+
+/** 100 pods, one NetworkPolicy: 400 excepted /32s of 192.168.0.0/16 on 100 single ports. */
+function exceptsAndPorts() {
+  const items: object[] = [node('n1', '10.0.0.0/24', '172.16.0.1')];
+  for (let i = 0; i < 100; i++) items.push({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${i}`, namespace: 'a', labels: { app: 'x' } }, spec: { nodeName: 'n1' }, status: { phase: 'Running', podIP: `10.0.0.${i + 1}` } });
+  const except = Array.from({ length: 400 }, (_, e) => `192.168.${e >> 8}.${e & 255}/32`);
+  const ports = Array.from({ length: 100 }, (_, k) => ({ port: 1000 + k * 3, protocol: 'TCP' }));
+  items.push({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'np', namespace: 'a' }, spec: { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: '192.168.0.0/16', except } }], ports }] } });
+  return list(items);
+}
+
+/** 300 dual-stack pods on 5 nodes; `anps` AdminNetworkPolicies of 40 ingress and 40 egress rules (Allow/Deny/Pass, port ranges, named ports, /16 and /48 networks). */
+function adminRules(anps: number) {
+  const rnd = lcg(7);
+  const items: object[] = [];
+  for (let n = 0; n < 5; n++) items.push(node(`n${n}`, `10.${n}.0.0/24`, `172.16.0.${n + 1}`));
+  for (let ns = 0; ns < 10; ns++) items.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `ns${ns}`, labels: { 'kubernetes.io/metadata.name': `ns${ns}`, team: `t${ns % 3}` } } });
+  for (let i = 0; i < 300; i++) {
+    const [v4, v6] = [`10.${i % 5}.0.${Math.floor(i / 5) + 2}`, `fd00:${i % 5}::${(Math.floor(i / 5) + 2).toString(16)}`];
+    items.push({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${i}`, namespace: `ns${i % 10}`, labels: { app: `a${i % 20}`, tier: `t${i % 4}` } }, spec: { nodeName: `n${i % 5}`, containers: [{ name: 'c', ports: [{ name: 'web', containerPort: 8000 + (i % 13) }] }] }, status: { phase: 'Running', podIP: v4, podIPs: [{ ip: v4 }, { ip: v6 }] } });
+  }
+  for (let a = 0; a < anps; a++) {
+    const [ingress, egress] = [[] as object[], [] as object[]];
+    for (let k = 0; k < 40; k++) {
+      const lo = 1 + (rnd() % 60000);
+      const action = ['Allow', 'Deny', 'Pass'][rnd() % 3];
+      ingress.push({ name: `i${k}`, action, from: [{ namespaces: { matchLabels: { team: `t${rnd() % 3}` } } }, { pods: { namespaceSelector: {}, podSelector: { matchLabels: { app: `a${rnd() % 20}` } } } }], ports: [{ portRange: { protocol: 'TCP', start: lo, end: Math.min(65535, lo + 1 + (rnd() % 3000)) } }, { namedPort: 'web' }] });
+      egress.push({ name: `e${k}`, action, to: [{ networks: [`${rnd() % 224}.${rnd() % 256}.0.0/16`, `2001:db8:${(rnd() % 65536).toString(16)}::/48`] }, { pods: { namespaceSelector: { matchLabels: { team: `t${rnd() % 3}` } }, podSelector: { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: [`t${rnd() % 4}`] }] } } }], ports: [{ portRange: { protocol: ['TCP', 'UDP', 'SCTP'][rnd() % 3], start: lo, end: Math.min(65535, lo + 1 + (rnd() % 5000)) } }] });
+    }
+    items.push({ apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'AdminNetworkPolicy', metadata: { name: `anp${a}` }, spec: { priority: a, subject: { namespaces: { matchLabels: { team: `t${a % 3}` } } }, ingress, egress } });
+  }
+  return list(items);
+}
+
+const SNAPSHOTS: Record<string, () => object> = { 'excepts-ranges': exceptsAndRanges, 'excepts-ports': exceptsAndPorts, 'admin-1': () => adminRules(1), 'admin-60': () => adminRules(60) };
+const dir = mkdtempSync(join(tmpdir(), 'netpolc-hostile-'));
+const bin = join(import.meta.dirname, '..', 'bin', 'netpolc.mjs');
+const rows: object[] = [];
+for (const [name, make] of Object.entries(SNAPSHOTS)) {
+  if (opt('--only') && opt('--only') !== name) continue;
+  const text = JSON.stringify(make());
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, text);
+  for (const format of formats) {
+    const started = performance.now();
+    const r = spawnSync(process.execPath, ['--max-old-space-size=8192', bin, 'compile', '--format', format, file], { encoding: 'buffer', timeout: timeoutS * 1000, maxBuffer: 2 ** 31 - 1, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
+    const seconds = (performance.now() - started) / 1000;
+    const last = r.stderr.toString().trim().split('\n').filter((l) => !/^\s+at /.test(l) && l.trim() !== '').at(-1) ?? '';
+    rows.push({ snapshot: name, kB: Math.round(text.length / 1024), format, s: Number(seconds.toFixed(1)), exit: r.status ?? r.signal ?? 'timeout', outMB: Number((r.stdout.length / 2 ** 20).toFixed(1)), last: last.slice(0, 110) });
+    console.log(JSON.stringify(rows.at(-1)));
+  }
+}
+console.table(rows);
