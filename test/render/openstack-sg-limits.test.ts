@@ -1,9 +1,9 @@
 // openstack-sg writes a table with Deny or Pass that matter as the regions it leaves allowed, in
-// CIDR rules; a small policy can need more than a node's limit, and is refused as it is written.
+// CIDR rules; a small policy can need more than a group's limit, and is refused as it is written.
 import { describe, expect, it } from 'vitest';
 import { buildCluster } from '../../core/cluster.js';
 import { RenderLimitError } from '../../core/render/limits.js';
-import { OPENSTACK_SG_MAX_RULES_PER_NODE, openstackSg } from '../../core/render/openstack-sg.js';
+import { OPENSTACK_SG_MAX_RULES_PER_GROUP, openstackSg } from '../../core/render/openstack-sg.js';
 import { compileSets } from '../../core/sets/compile.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 
@@ -26,7 +26,7 @@ function snapshot(allows: number) {
   return compileSets(buildCluster(parsed.snapshot)).ir;
 }
 
-describe('openstack-sg rules per node', () => {
+describe('openstack-sg rules per security group', () => {
   it('writes the regions one such rule leaves: a rule per allowed port range and network', () => {
     const groups = openstackSg.render(snapshot(1)).n1!.security_groups;
     const rules = groups.reduce((n, g) => n + g.security_group_rules.length, 0);
@@ -36,9 +36,9 @@ describe('openstack-sg rules per node', () => {
     expect(rules).toBe(100 * 26 + 101 + 2 + 2);
   });
 
-  it(`refuses a 50 kB snapshot whose regions need more than ${OPENSTACK_SG_MAX_RULES_PER_NODE} rules on a node, naming the node and the limit`, () => {
+  it(`refuses a 50 kB snapshot whose regions need more than ${OPENSTACK_SG_MAX_RULES_PER_GROUP} rules in one group, naming the node, the table and the limit`, () => {
     const ir = snapshot(8);
     expect(() => openstackSg.render(ir)).toThrow(RenderLimitError);
-    expect(() => openstackSg.render(ir)).toThrow(new RegExp(`^node n1: openstack-sg needs more than ${OPENSTACK_SG_MAX_RULES_PER_NODE} security group rules for table r[0-9a-f]{16} \\(the limit per node is ${OPENSTACK_SG_MAX_RULES_PER_NODE}\\)`));
+    expect(() => openstackSg.render(ir)).toThrow(new RegExp(`^node n1: openstack-sg needs more than ${OPENSTACK_SG_MAX_RULES_PER_GROUP} security group rules for table r[0-9a-f]{16} \\(the limit per group\\)`));
   });
 });
