@@ -1,4 +1,4 @@
-// Render times (median of 3) and SHA-256 of the output of the vpp-session and openstack-sg
+// Render times (median of 3) and SHA-256 of the output of the vpp-session, vpp-acl and openstack-sg
 // renderers on a generated snapshot, to compare two checkouts: output byte-identical, time
 // before/after. Run it from each checkout, alternating:
 //   node --expose-gc --import tsx bench/render-ab.ts [S|M] [pods]
@@ -32,7 +32,7 @@ const sets = compileSets(cluster, { sha256Hex: nodeSha256Hex }).ir;
 const flat = compile(cluster, { sha256Hex: nodeSha256Hex }).ir;
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const out: string[] = [];
-for (const [format, input] of [['vpp-session', flat], ['openstack-sg', sets]] as const) {
+for (const [format, input] of [['vpp-session', flat], ['vpp-acl', flat], ['openstack-sg', sets]] as const) {
   const d = DATAPLANES[format]!;
   const times: number[] = [];
   let hash = '';

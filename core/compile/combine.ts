@@ -14,6 +14,7 @@ import { CanonicalChunks, canonicalRules } from './table-id.js';
 import { appendRules, canonicalRun, rulesOfRuns, type RuleRun } from './runs.js';
 import { parsedTable } from './parsed-table.js';
 import { portVerdicts, segmentStarts } from './table-eval.js';
+import { spend, type WorkBudget } from '../limits.js';
 
 export type CombineMode = 'from-pod' | 'to-pod';
 
@@ -39,11 +40,12 @@ interface PortVerdicts {
  * own segments, so the pair is read on the union of their segment starts.
  * Returns the rules to put first in the own table, or [] when the own table already decides alike.
  */
-function pairRules(own: (p: Protocol) => PortVerdicts, other: (p: Protocol) => PortVerdicts, otherIp: string, mode: CombineMode): IrRule[] {
+function pairRules(own: (p: Protocol) => PortVerdicts, other: (p: Protocol) => PortVerdicts, otherIp: string, mode: CombineMode, budget: WorkBudget | undefined): IrRule[] {
   const permitted: IrRule[] = [];
   let differs = false;
   for (const proto of PROTOCOLS) {
     const [a, b] = [own(proto), other(proto)];
+    spend(budget, 'lookups', a.starts.length + b.starts.length);
     let [i, j] = [0, 0];
     while (i < a.starts.length || j < b.starts.length) {
       // The next start of either table (both begin at 1); the segment runs to the one after.
@@ -85,7 +87,12 @@ function scoped(rules: readonly IrRule[], podIps: readonly string[], mode: Combi
   return out;
 }
 
-export function combineNode(node: IrNode, mode: CombineMode): CombinedNode {
+/**
+ * CombineRules on one node. With a budget, the table rules read deciding (and the segments of
+ * every pod pair) are spent as `lookups`, and each local table's rules as `rules` once per
+ * distinct table (a pod whose table gains no pair rules shares its table's).
+ */
+export function combineNode(node: IrNode, mode: CombineMode, budget?: WorkBudget): CombinedNode {
   const pods = Object.entries(node.pods).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const table = (id: string) => parsedTable(node.tables[id]!);
   const ownSide = mode === 'from-pod' ? 'egress' : 'ingress';
@@ -99,6 +106,7 @@ export function combineNode(node: IrNode, mode: CombineMode): CombinedNode {
     let v = decided.get(key);
     if (!v) {
       const rules = table(id);
+      spend(budget, 'lookups', rules.length);
       decided.set(key, (v = { starts: segmentStarts(rules, proto), allowed: side === 'src' ? portVerdicts(rules, ip, null, proto) : portVerdicts(rules, null, ip, proto) }));
     }
     return v;
@@ -106,6 +114,7 @@ export function combineNode(node: IrNode, mode: CombineMode): CombinedNode {
   // from-pod: own sends to the peer (own egress: dst = peer; the other's ingress: src = own).
   const [ownPeerSide, otherPeerSide] = mode === 'from-pod' ? (['dst', 'src'] as const) : (['src', 'dst'] as const);
   const local: Record<string, IrRule[]> = {};
+  const unchangedTables = new Set<string>();
   for (const [key, pod] of pods) {
     const ownAddresses = parsedAddresses(pod.ips);
     const front: IrRule[] = [];
@@ -116,24 +125,30 @@ export function combineNode(node: IrNode, mode: CombineMode): CombinedNode {
         const peer = otherAddresses[i]!;
         const own = ownAddresses.findIndex((ip) => ip!.family === peer.family);
         if (own < 0) continue;
-        const rules = pairRules(verdictsAt(pod[ownSide], ownPeerSide, peer, other.ips[i]!), verdictsAt(other[otherSide], otherPeerSide, ownAddresses[own]!, pod.ips[own]!), other.ips[i]!, mode);
+        const rules = pairRules(verdictsAt(pod[ownSide], ownPeerSide, peer, other.ips[i]!), verdictsAt(other[otherSide], otherPeerSide, ownAddresses[own]!, pod.ips[own]!), other.ips[i]!, mode, budget);
         for (const r of rules) front.push(r);
       }
     }
-    local[key] = [...front, ...node.tables[pod[ownSide]]!];
+    const own = node.tables[pod[ownSide]]!;
+    const shared = front.length === 0 && unchangedTables.has(pod[ownSide]);
+    if (front.length === 0) unchangedTables.add(pod[ownSide]);
+    spend(budget, 'rules', front.length + (shared ? 0 : own.length));
+    local[key] = [...front, ...own];
   }
-  return { local, global: globalTable(node, mode) };
+  return { local, global: globalTable(node, mode, budget) };
 }
 
 // "add rule to allow the rest of the traffic"
 const PERMIT_REST: RuleRun = { action: 'PERMIT', protocol: 'ANY', srcPortRange: null, dstPortRange: null, varies: 'srcNetwork', fixed: '', networks: [''] };
 
 /** BuildGlobalTable alone: the other side's rules of every local pod, scoped to its addresses, then PERMIT. */
-export function globalTable(node: IrNode, mode: CombineMode): IrRule[] {
+export function globalTable(node: IrNode, mode: CombineMode, budget?: WorkBudget): IrRule[] {
   const otherSide = mode === 'from-pod' ? 'ingress' : 'egress';
   const global: IrRule[] = [];
   for (const [, pod] of Object.entries(node.pods).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    for (const r of scoped(node.tables[pod[otherSide]]!, pod.ips, mode)) global.push(r);
+    const some = scoped(node.tables[pod[otherSide]]!, pod.ips, mode);
+    spend(budget, 'rules', some.length);
+    for (const r of some) global.push(r);
   }
   appendRules(global, PERMIT_REST);
   return global;
@@ -165,8 +180,9 @@ function kept(run: RuleRun, v6: boolean): readonly string[] {
  * globalTable(node, mode) and its canonical form (in pieces), from the runs of the local pods'
  * tables, pods given in key order. A single-address pod's share of a run is the same run with
  * the pod's address as the fixed network: no rule is scoped or encoded one by one.
+ * `tooMany()` is thrown once the rules and the closing PERMIT would pass `maxRules`.
  */
-export function globalOfRuns(pods: readonly GlobalPod[], mode: CombineMode): { rules: IrRule[]; canonical: string[] } {
+export function globalOfRuns(pods: readonly GlobalPod[], mode: CombineMode, maxRules: number, tooMany: () => Error): { rules: IrRule[]; canonical: string[] } {
   const scopedSide = mode === 'from-pod' ? 'dstNetwork' : 'srcNetwork';
   const rules: IrRule[] = [];
   const canonical = new CanonicalChunks();
@@ -188,6 +204,8 @@ export function globalOfRuns(pods: readonly GlobalPod[], mode: CombineMode): { r
         canonical.add(canonicalRun(run, fixed, networks));
       }
     }
+    // Checked per pod: a pod's share is its own table once per address, each within the limit.
+    if (rules.length + 1 > maxRules) throw tooMany();
   }
   appendRules(rules, PERMIT_REST);
   canonical.add(canonicalRun(PERMIT_REST));

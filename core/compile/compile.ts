@@ -10,6 +10,7 @@ import type { PodInfo } from '../snapshot/cluster.js';
 import { addressIndex } from './address-index.js';
 import { baseClassing, featuresOf, isBroad, refineClassing, type BaseClassing, type Feature } from './classes.js';
 import { emitTable } from './emit.js';
+import { FLAT_LIMITS, nodeOverLimit, TableOverLimit, tableOverLimit, type FlatLimits } from './flat-limits.js';
 import { CompileScratch } from './scratch.js';
 import { groupsByIdentity, type Group } from './group.js';
 import type { Ir, IrNode, IrPod, IrRule } from './ir.js';
@@ -24,6 +25,8 @@ export interface CompileOptions {
   readonly nodes?: readonly string[];
   /** SHA-256 for table ids; the portable one by default (table-id.ts). */
   readonly sha256Hex?: Sha256Hex;
+  /** What the flat form may cost (flat-limits.ts); FLAT_LIMITS by default. */
+  readonly limits?: FlatLimits;
 }
 
 export interface CompileStats {
@@ -49,7 +52,7 @@ interface Pending {
  * One table per policy signature. Signatures are compiled ordered by their set of broad
  * features, so each base classing is built once and dropped once its signatures are done.
  */
-function compileSignatures(cluster: Cluster, pending: ReadonlyMap<string, Pending>): Map<string, SignatureTable> {
+function compileSignatures(cluster: Cluster, pending: ReadonlyMap<string, Pending>, limits: FlatLimits): Map<string, SignatureTable> {
   const index = addressIndex(cluster);
   const order = [...pending.entries()].sort(([ka, a], [kb, b]) => (a.broadKey < b.broadKey ? -1 : a.broadKey > b.broadKey ? 1 : ka < kb ? -1 : ka > kb ? 1 : 0));
   const out = new Map<string, SignatureTable>();
@@ -58,7 +61,13 @@ function compileSignatures(cluster: Cluster, pending: ReadonlyMap<string, Pendin
   for (const [signature, { group, features, broadKey }] of order) {
     if (base?.key !== broadKey) base = { key: broadKey, classing: baseClassing(cluster, features.filter((f) => isBroad(index, f)), scratch) };
     const classing = refineClassing(cluster, base.classing, features.filter((f) => !isBroad(index, f)), scratch);
-    const runs = emitTable(partition(cluster, group, classing), group.dir, scratch);
+    let runs: RuleRun[];
+    try {
+      runs = emitTable(partition(cluster, group, classing, limits.verdictsPerTable), group.dir, scratch, limits.rulesPerNode);
+    } catch (e) {
+      if (e instanceof TableOverLimit) throw tableOverLimit(group.dir, group.representative.key, e);
+      throw e;
+    }
     out.set(signature, { runs, rules: rulesOfRuns(runs) });
   }
   return out;
@@ -93,7 +102,8 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
   }
 
   // Pass 2: each signature's table, once.
-  const bySignature = compileSignatures(cluster, pending);
+  const limits = opts.limits ?? FLAT_LIMITS;
+  const bySignature = compileSignatures(cluster, pending, limits);
   const hash = opts.sha256Hex;
   // Canonical forms of the shared tables, encoded once: a node's ingress tables are its
   // node-address rules followed by a shared table.
@@ -131,6 +141,9 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
     const nodeRules = rulesOfRuns(nodeRuns);
     const nodeCanonical = canonicalOfRuns(nodeRuns);
     const ingressIds = new Map<string, string>();
+    // Rules in the node's distinct tables so far, and then in its global table, against the limit.
+    let ruleTotal = 0;
+    const tooMany = () => nodeOverLimit(nodeName, limits);
     const tableFor = (signature: string, dir: Direction): string => {
       const prefixed = dir === 'ingress' && nodeRules.length > 0;
       const ids = prefixed ? ingressIds : egressIds;
@@ -139,7 +152,11 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
         id = idOfCanonical(prefixed ? concatCanonical(nodeCanonical, canonicalOf(signature)) : canonicalOf(signature), hash);
         ids.set(signature, id);
       }
-      if (!tables[id]) tables[id] = prefixed ? nodeRules.concat(bySignature.get(signature)!.rules) : bySignature.get(signature)!.rules;
+      if (!tables[id]) {
+        const table = prefixed ? nodeRules.concat(bySignature.get(signature)!.rules) : bySignature.get(signature)!.rules;
+        tables[id] = table;
+        if ((ruleTotal += table.length) > limits.rulesPerNode) throw tooMany();
+      }
       return id;
     };
     const globalPods: [string, GlobalPod][] = [];
@@ -152,7 +169,7 @@ export function compile(cluster: Cluster, opts: CompileOptions = {}): { ir: Ir; 
     }
     // Contiv's node-global table (from-pod orientation): local pods' ingress rules for traffic entering the node.
     globalPods.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const global = globalOfRuns(globalPods.map(([, p]) => p), 'from-pod');
+    const global = globalOfRuns(globalPods.map(([, p]) => p), 'from-pod', limits.rulesPerNode - ruleTotal, tooMany);
     const globalId = idOfCanonical(global.canonical, hash);
     tables[globalId] = global.rules;
     const sortedTables = Object.fromEntries(Object.keys(tables).sort().map((id) => [id, tables[id]!]));

@@ -10,6 +10,7 @@ import type { RuleRun } from './runs.js';
 import type { AddressIndex } from './address-index.js';
 import { copyPoints, type Partition } from './partition.js';
 import type { CompileScratch } from './scratch.js';
+import { TableOverLimit } from './flat-limits.js';
 
 /** A merged address range; `point` is set when it is one pod's or node's address (the common case). */
 type Range = Interval & { readonly family: Family; readonly point?: number | undefined };
@@ -256,8 +257,11 @@ function runsOf(p: Partition, entries: readonly Entry[], action: IrAction, dir: 
 
 const catchAll = (action: IrAction): RuleRun => ({ action, protocol: 'ANY', srcPortRange: null, dstPortRange: null, varies: 'srcNetwork', fixed: '', networks: [''] });
 
-/** The table as runs (runs.ts): the peer network varies along each, the pod's own side is "". */
-export function emitTable(p: Partition, dir: Direction, scratch: CompileScratch): RuleRun[] {
+/**
+ * The table as runs (runs.ts): the peer network varies along each, the pod's own side is "".
+ * Throws TableOverLimit when the shorter list passes `maxRules`, counted before it is written.
+ */
+export function emitTable(p: Partition, dir: Direction, scratch: CompileScratch, maxRules = Infinity): RuleRun[] {
   const pats = patterns(p);
   // Permit list: PERMIT what is allowed, then DENY the rest; deny list: the other way round.
   // The shorter one wins (counted before printing; a tie keeps the permit list).
@@ -265,12 +269,19 @@ export function emitTable(p: Partition, dir: Direction, scratch: CompileScratch)
   const denies = exceptionEntries(scratch, p, pats, '0');
   // Count the likelier winner in full, the other only as far as it could still win.
   let denyWins: boolean;
+  let exceptions: number;
   if (ruleLowerBound(denies) < ruleLowerBound(permits)) {
     const d = ruleCount(denies);
-    denyWins = d < ruleCount(permits, d + 1);
+    const n = ruleCount(permits, d + 1);
+    denyWins = d < n;
+    exceptions = denyWins ? d : n;
   } else {
     const n = ruleCount(permits);
-    denyWins = ruleLowerBound(denies) < n && ruleCount(denies, n) < n;
+    const d = ruleLowerBound(denies) < n ? ruleCount(denies, n) : n;
+    denyWins = d < n;
+    exceptions = denyWins ? d : n;
   }
+  // The exceptions and the catch-all.
+  if (exceptions + 1 > maxRules) throw new TableOverLimit(`more than ${maxRules} rules (the limit per node)`);
   return denyWins ? [...runsOf(p, denies, 'DENY', dir), catchAll('PERMIT')] : [...runsOf(p, permits, 'PERMIT', dir), catchAll('DENY')];
 }

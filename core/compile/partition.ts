@@ -12,6 +12,7 @@ import type { Family, IpRange } from '../net/ip.js';
 import { PROTOCOLS, type Protocol } from '../policy/model.js';
 import { addressIndex, lowerBound, type AddressIndex } from './address-index.js';
 import type { Classing } from './classes.js';
+import { TableOverLimit } from './flat-limits.js';
 import type { Group } from './group.js';
 
 /**
@@ -186,7 +187,8 @@ function familyCells(index: AddressIndex, classing: Classing, family: Family, ra
   return { intervals, pointLo, cellsOf };
 }
 
-export function partition(cluster: Cluster, group: Group, classing: Classing): Partition {
+/** Throws TableOverLimit when cells × port segments would pass `maxVerdicts`, before deciding any. */
+export function partition(cluster: Cluster, group: Group, classing: Classing, maxVerdicts = Infinity): Partition {
   const index = addressIndex(cluster);
   const subject = group.representative;
   const ranges: IpRange[] = [];
@@ -216,6 +218,7 @@ export function partition(cluster: Cluster, group: Group, classing: Classing): P
 
   // Cells whose peers match the same rules decide alike on every port: one verdict row per
   // distinct candidate list (and, for egress named ports, per destination class).
+  if (cells.length * segmentCount > maxVerdicts) throw new TableOverLimit(`more than ${maxVerdicts} verdicts, one per address cell and port segment (${cells.length} × ${segmentCount}; the limit per table)`);
   const sp = group.sp;
   const verdicts = new Uint8Array(cells.length * segmentCount);
   const rows = new Map<string, number>();

@@ -11,12 +11,10 @@ import type { Dataplane, SetDataplane } from './types.js';
 import { vppAcl } from './vpp-acl.js';
 import { vppSession } from './vpp-session.js';
 
-// The rest of the stage's door for other layers: the node deltas the stored-node route serves,
-// and the limit a render can hit.
+// The rest of the stage's door for other layers: the node deltas the stored-node route serves.
 export { iptablesDelta } from './iptables-delta.js';
 export { nftables } from './nftables.js';
 export { nftDelta } from './nftables-delta.js';
-export { RenderLimitError } from './limits.js';
 
 export type AnyDataplane = (Dataplane<unknown> & { readonly input?: 'flat' }) | SetDataplane<unknown>;
 

@@ -6,7 +6,7 @@
 // rules always beat the family default's, so the default's port exceptions need no copies.
 import { elementaryIntervals, mergeAdjacent } from '../net/intervals.js';
 import { formatIp, rangeToBlocks, type Family, type IpAddr, type IpRange } from '../net/ip.js';
-import { spend, type RenderBudget } from './limits.js';
+import { spend, type WorkBudget } from '../limits.js';
 
 export type LpmProtocol = 'TCP' | 'UDP';
 
@@ -41,7 +41,7 @@ function majority(fn: PortFn, segs: readonly (readonly [number, number])[]): boo
   return yes >= no;
 }
 
-function portRules(fn: PortFn, segs: readonly (readonly [number, number])[], base: Omit<LpmRule, 'port' | 'allow'>, budget: RenderBudget | undefined): LpmRule[] {
+function portRules(fn: PortFn, segs: readonly (readonly [number, number])[], base: Omit<LpmRule, 'port' | 'allow'>, budget: WorkBudget | undefined): LpmRule[] {
   const dflt = majority(fn, segs);
   // Counted before any is built: one wide range can expand to 65,535 rules.
   let count = 1;
@@ -59,7 +59,7 @@ function portRules(fn: PortFn, segs: readonly (readonly [number, number])[], bas
  * The rules, charging `budget` each rule before it is built (past it, the budget's refusal is
  * thrown). `families`: the address families to build (both by default).
  */
-export function lpmRules(space: DecisionSpace, budget?: RenderBudget, families: readonly Family[] = [4, 6]): LpmRule[] {
+export function lpmRules(space: DecisionSpace, budget?: WorkBudget, families: readonly Family[] = [4, 6]): LpmRule[] {
   const out: LpmRule[] = [];
   for (const family of families) {
 

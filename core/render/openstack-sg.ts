@@ -12,7 +12,7 @@ import type { RuleTable, SetIr, SetRule } from '../sets/ir.js';
 import { permittedRegionsOfTable } from '../sets/regions.js';
 import { SetIrSimulator } from '../sets/simulate.js';
 import type { DataplaneSimulator, FlowQuery, SetDataplane } from './types.js';
-import { RenderLimitError, spend, type RenderBudget } from './limits.js';
+import { LimitError, spend, type WorkBudget } from '../limits.js';
 import { printable } from '../printable.js';
 
 export interface SecurityGroupRule {
@@ -57,13 +57,13 @@ export interface SecurityGroupsNode {
  */
 export const OPENSTACK_SG_MAX_RULES_PER_GROUP = 50_000;
 
-const tooManyRules = (table: string) => new RenderLimitError(`openstack-sg needs more than ${OPENSTACK_SG_MAX_RULES_PER_GROUP} security group rules for table ${table} (the limit per group): Deny and Pass over these sets leave regions that take that many CIDR rules in allow-only security groups; nftables and iptables keep the sets and the tiers`);
+const tooManyRules = (table: string) => new LimitError(`openstack-sg needs more than ${OPENSTACK_SG_MAX_RULES_PER_GROUP} security group rules for table ${table} (the limit per group): Deny and Pass over these sets leave regions that take that many CIDR rules in allow-only security groups; nftables and iptables keep the sets and the tiers`);
 
 const ANY_PREFIX: Record<Family, string> = { 4: '0.0.0.0/0', 6: '::/0' };
 const FULL: Record<Family, bigint> = { 4: (1n << 32n) - 1n, 6: (1n << 128n) - 1n };
 
 /** Rules for the regions a table permits (CIDR remotes). */
-function regionRules(regions: readonly Region[], direction: 'ingress' | 'egress', budget: RenderBudget): SecurityGroupRule[] {
+function regionRules(regions: readonly Region[], direction: 'ingress' | 'egress', budget: WorkBudget): SecurityGroupRule[] {
   const out: SecurityGroupRule[] = [];
   // All three protocols permitting the same full-port peers collapse into one protocol-less rule.
   const full = (r: Region) => r.ports[0] === 1 && r.ports[1] === 65535;
@@ -140,7 +140,7 @@ function render(ir: SetIr): Record<string, SecurityGroupsNode> {
       const allows = unionOfAllows(table);
       const sets = new Set<string>();
       // Refused as it is written, not once all of it is.
-      const budget: RenderBudget = { rules: OPENSTACK_SG_MAX_RULES_PER_GROUP, lookups: Infinity, exceeded: () => tooManyRules(id) };
+      const budget: WorkBudget = { rules: OPENSTACK_SG_MAX_RULES_PER_GROUP, lookups: Infinity, exceeded: () => tooManyRules(id) };
       made = { rules: allows ? setRules(ir, allows, table.direction, sets) : regionRules(permittedRegionsOfTable(ir, table, sim), table.direction, budget), sets };
       tableRules.set(id, made);
     }
@@ -150,7 +150,7 @@ function render(ir: SetIr): Record<string, SecurityGroupsNode> {
     try {
       out[nodeName] = renderNode(nodeName);
     } catch (e) {
-      if (e instanceof RenderLimitError) throw new RenderLimitError(`node ${printable(nodeName)}: ${e.message}`);
+      if (e instanceof LimitError) throw new LimitError(`node ${printable(nodeName)}: ${e.message}`);
       throw e;
     }
   }

@@ -6,7 +6,8 @@
 // number without ports, and a table that restricts SCTP ports is reported in `warnings`.
 import { combineNode } from '../compile/combine.js';
 import { tableId } from '../compile/table-id.js';
-import type { Ir, IrRule } from '../compile/ir.js';
+import type { Ir, IrNode, IrRule } from '../compile/ir.js';
+import { LimitError, type WorkBudget } from '../limits.js';
 import { parseRules, type ParsedRule } from '../compile/parsed-table.js';
 import { permits } from '../compile/table-eval.js';
 import { parseIp } from '../net/ip.js';
@@ -70,27 +71,68 @@ function aclRule(r: IrRule): AclRule {
   };
 }
 
-function render(ir: Ir): Record<string, VppAclNode> {
+/** What one node's ACLs may cost; past either, the render is refused (LimitError). */
+export interface VppAclLimits {
+  /** ACL rules on a node: CombineRules gives each pod its own copy of its table with pair rules in front. */
+  readonly rules: number;
+  /** Table rules read (and port segments walked per pod pair) combining them. */
+  readonly lookups: number;
+}
+
+export const VPP_ACL_LIMITS: VppAclLimits = { rules: 1_000_000, lookups: 500_000_000 };
+
+function nodeBudget(limits: VppAclLimits): WorkBudget {
+  return {
+    rules: limits.rules,
+    lookups: limits.lookups,
+    exceeded: (what) =>
+      new LimitError(
+        what === 'rules'
+          ? `vpp-acl needs more than ${limits.rules} ACL rules on this node (the limit): CombineRules folds the other pods' rules into a copy of each pod's table; nftables and iptables keep one table per policy group over shared sets`
+          : `vpp-acl would read more than ${limits.lookups} table rules combining this node's tables (the limit): its pods' tables are too large to combine pair by pair; nftables and iptables keep one table per policy group over shared sets`,
+      ),
+  };
+}
+
+/** ACL rules of a flat rule (aclRules), counted without building them. */
+const aclRuleCount = (r: IrRule) => (r.protocol === 'ANY' && r.dstPortRange !== null ? 3 : 1);
+
+/** Every node's ACLs, each within `limits` (VPP_ACL_LIMITS as the format renders). */
+export function renderVppAcl(ir: Ir, limits: VppAclLimits = VPP_ACL_LIMITS): Record<string, VppAclNode> {
   const out: Record<string, VppAclNode> = {};
   for (const [nodeName, node] of Object.entries(ir.nodes)) {
-    const { local, global } = combineNode(node, 'to-pod');
-    const byTable = new Map<string, { rules: IrRule[]; taps: string[] }>();
-    for (const pod of Object.keys(local).sort()) {
-      const id = tableId(local[pod]!);
-      const entry = byTable.get(id) ?? byTable.set(id, { rules: local[pod]!, taps: [] }).get(id)!;
-      entry.taps.push(tapName(pod));
+    try {
+      out[nodeName] = renderNode(node, limits);
+    } catch (e) {
+      if (e instanceof LimitError) throw new LimitError(`node ${printable(nodeName)}: ${e.message}`);
+      throw e;
     }
-    const warnings = [...byTable.values()].some((t) => t.rules.some((r) => (r.protocol === 'SCTP' || r.protocol === 'ANY') && r.dstPortRange)) ? ['SCTP port ranges cannot be expressed in the vpp-agent ACL model (no sctp port match); those rules match every SCTP port'] : [];
-    const taps = Object.keys(node.pods).sort().map(tapName);
-    const acls: Acl[] = [
-      ...[...byTable.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, t]) => ({ name: `netpolc-local-${id}`, rules: t.rules.flatMap(aclRules), interfaces: { ingress: [], egress: t.taps } })),
-      { name: `netpolc-global-${tableId(global)}`, rules: global.flatMap(aclRules), interfaces: { ingress: [], egress: [UPLINK] } },
-      // Contiv: "the egress ACL of the source pod should not block the replied SYN-ACK" — reflexive ACL on TAP ingress.
-      { name: 'netpolc-reflect', rules: [{ action: 'REFLECT', ip_rule: { ip: { source_network: '', destination_network: '', protocol: 0 } } }], interfaces: { ingress: taps, egress: [] } },
-    ];
-    out[nodeName] = { acls, interfaces: Object.entries(node.pods).sort(([a], [b]) => (a < b ? -1 : 1)).map(([pod, p]) => ({ name: tapName(pod), pod, ips: p.ips })), uplink: UPLINK, warnings };
   }
   return out;
+}
+
+function renderNode(node: IrNode, limits: VppAclLimits): VppAclNode {
+  const budget = nodeBudget(limits);
+  const { local, global } = combineNode(node, 'to-pod', budget);
+  const byTable = new Map<string, { rules: IrRule[]; taps: string[] }>();
+  for (const pod of Object.keys(local).sort()) {
+    const id = tableId(local[pod]!);
+    const entry = byTable.get(id) ?? byTable.set(id, { rules: local[pod]!, taps: [] }).get(id)!;
+    entry.taps.push(tapName(pod));
+  }
+  const warnings = [...byTable.values()].some((t) => t.rules.some((r) => (r.protocol === 'SCTP' || r.protocol === 'ANY') && r.dstPortRange)) ? ['SCTP port ranges cannot be expressed in the vpp-agent ACL model (no sctp port match); those rules match every SCTP port'] : [];
+  // The ACL rules themselves, exactly, before they are written: the budget above counted flat rules.
+  let written = 1; // the REFLECT rule
+  for (const t of [...byTable.values(), { rules: global }]) for (const r of t.rules) written += aclRuleCount(r);
+  if (written > limits.rules) throw budget.exceeded('rules');
+  const taps = Object.keys(node.pods).sort().map(tapName);
+  const acls: Acl[] = [
+    ...[...byTable.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, t]) => ({ name: `netpolc-local-${id}`, rules: t.rules.flatMap(aclRules), interfaces: { ingress: [], egress: t.taps } })),
+    { name: `netpolc-global-${tableId(global)}`, rules: global.flatMap(aclRules), interfaces: { ingress: [], egress: [UPLINK] } },
+    // Contiv: "the egress ACL of the source pod should not block the replied SYN-ACK" — reflexive ACL on TAP ingress.
+    { name: 'netpolc-reflect', rules: [{ action: 'REFLECT', ip_rule: { ip: { source_network: '', destination_network: '', protocol: 0 } } }], interfaces: { ingress: taps, egress: [] } },
+  ];
+  return { acls, interfaces: Object.entries(node.pods).sort(([a], [b]) => (a < b ? -1 : 1)).map(([pod, p]) => ({ name: tapName(pod), pod, ips: p.ips })), uplink: UPLINK, warnings };
 }
 
 /** Reads the ACLs back into first-match tables, without the IR. */
@@ -131,4 +173,4 @@ function simulator(rendered: Record<string, VppAclNode>): DataplaneSimulator {
   };
 }
 
-export const vppAcl: Dataplane<VppAclNode> = { format: 'vpp-acl', contentType: 'application/json', render, simulator };
+export const vppAcl: Dataplane<VppAclNode> = { format: 'vpp-acl', contentType: 'application/json', render: (ir) => renderVppAcl(ir), simulator };

@@ -12,7 +12,7 @@ import { portSegments } from '../net/intervals.js';
 import { parseCidr, parsedAddresses, parseIp, type IpAddr, type IpRange } from '../net/ip.js';
 import { lpmRules, type LpmProtocol, type LpmRule } from './lpm-rules.js';
 import type { Dataplane, DataplaneSimulator } from './types.js';
-import { RenderLimitError, spend, type RenderBudget } from './limits.js';
+import { LimitError, spend, type WorkBudget } from '../limits.js';
 import { printable } from '../printable.js';
 
 export interface SessionRule {
@@ -37,7 +37,7 @@ export interface VppSessionNode {
 
 const ANY_IP = { 4: '0.0.0.0', 6: '::' } as const;
 
-/** What one node's session rules may cost; past either, the render is refused (RenderLimitError). */
+/** What one node's session rules may cost; past either, the render is refused (LimitError). */
 export interface VppSessionLimits {
   /** Session rules on a node: single-port expansion of wide port ranges can explode. */
   readonly rules: number;
@@ -52,12 +52,12 @@ export interface VppSessionLimits {
 export const VPP_SESSION_LIMITS: VppSessionLimits = { rules: 50_000, lookups: 500_000_000 };
 
 /** A node's budget: the rule limit less the four defaults every node gets, and the lookup limit. */
-function nodeBudget(limits: VppSessionLimits): RenderBudget {
+function nodeBudget(limits: VppSessionLimits): WorkBudget {
   return {
     rules: limits.rules - 4,
     lookups: limits.lookups,
     exceeded: (what) =>
-      new RenderLimitError(
+      new LimitError(
         what === 'rules'
           ? `vpp-session needs more than ${limits.rules} session rules on this node (the limit): VPPTCP session rules take single ports, and port ranges expand to one rule per port`
           : `vpp-session would read more than ${limits.lookups} table rules to build this node's session rules (the limit): its policies cut addresses and ports too finely for single-port session rules; vpp-acl and nftables take port ranges`,
@@ -92,7 +92,7 @@ type Permits = (src: IpAddr | null, dst: IpAddr | null, protocol: LpmProtocol, p
  * the next. The rules that can match the addresses are picked once per address (one pass over
  * the table), and each segment reads only those. Every rule read is charged to the budget.
  */
-function permitsByAddress(rules: readonly ParsedRule[], budget: RenderBudget): Permits {
+function permitsByAddress(rules: readonly ParsedRule[], budget: WorkBudget): Permits {
   let last: { src: IpAddr | null; dst: IpAddr | null; protocol: LpmProtocol } | null = null;
   let candidates: readonly ParsedRule[] = [];
   const same = (a: IpAddr | null, b: IpAddr | null) => a === b || (a !== null && b !== null && a.family === b.family && a.value === b.value);
@@ -180,7 +180,7 @@ export function renderVppSession(ir: Ir, limits: VppSessionLimits = VPP_SESSION_
       try {
         return [name, renderNode(node, limits)];
       } catch (e) {
-        if (e instanceof RenderLimitError) throw new RenderLimitError(`node ${name}: ${e.message}`);
+        if (e instanceof LimitError) throw new LimitError(`node ${name}: ${e.message}`);
         throw e;
       }
     }),

@@ -9,7 +9,7 @@ import { commandMatrix } from './commands/matrix.js';
 import { commandPreview } from './commands/preview.js';
 import { commandVerdict } from './commands/verdict.js';
 import { InputError } from './input.js';
-import { RenderLimitError } from '../../core/render/index.js';
+import { LimitError } from '../../core/limits.js';
 import { UsageError, type Command, type InputOptions, type Io } from './io.js';
 
 export type { Io } from './io.js';
@@ -76,7 +76,7 @@ export function main(argv: readonly string[], io: Io): number {
       return 2;
     }
     // Bad input, or a format that cannot express it within its documented limits: a message, not a stack.
-    if (e instanceof InputError || e instanceof RenderLimitError) {
+    if (e instanceof InputError || e instanceof LimitError) {
       io.err((e as Error).message);
       return 2;
     }

@@ -10,7 +10,7 @@ import type { AppEnv } from '../context.js';
 import { ApiError, invalid } from '../errors.js';
 import { bodyErrorResponses, json, jsonBody, LenientQuery, requestBody } from '../openapi.js';
 import { readClusterRequest } from '../request.js';
-import { renderAsked } from '../render-asked.js';
+import { askedWithin, renderAsked } from '../render-asked.js';
 
 export function compileRoutes(app: OpenAPIHono<AppEnv>): void {
   const route = createRoute({
@@ -47,7 +47,7 @@ export function compileRoutes(app: OpenAPIHono<AppEnv>): void {
       return out.ir;
     };
     if (req.format === 'ir-flat') {
-      const nodes = flatIr().nodes;
+      const nodes = askedWithin('$.format', flatIr).nodes;
       return c.json(jsonBody({ format: req.format, nodes, stats, warnings: warningMessages(cluster.warnings) }), 200);
     }
     const dataplane = DATAPLANES[req.format];

@@ -93,7 +93,7 @@ const route = createRoute({
     304: { description: 'nothing changed for the node' },
     ...ACCESS_RESPONSES,
     404: errorResponse('unknown cluster, version or node'),
-    422: errorResponse('invalid parameters: `issues` lists each with its JSON path'),
+    422: errorResponse('invalid parameters: `issues` lists each with its JSON path; or a format this node cannot be rendered in within its documented limits (`$.query.format`)'),
     503: errorResponse('no store configured, the store failed, or no tokens on a serverless deployment'),
   },
 });

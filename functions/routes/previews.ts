@@ -10,6 +10,7 @@ import { invalid } from '../errors.js';
 import { apiFinding } from '../findings.js';
 import { bodyErrorResponses, FLAG_MESSAGE, flagQuery, isFlag, LenientQuery, queryValue, requestBody } from '../openapi.js';
 import { isLenient, parseOptions, readRequest } from '../request.js';
+import { askedWithin } from '../render-asked.js';
 
 /** Base and head as parsed snapshots, every problem with its path into the request. */
 function snapshotsOf(req: PreviewRequest, lenient: boolean): { base: ParsedSnapshot; head: ParsedSnapshot } {
@@ -94,7 +95,8 @@ export function previewRoutes(app: OpenAPIHono<AppEnv>): void {
       }
     };
     const { sha256Hex } = c.get('services');
-    const p = preview(snapshots, { tables, lint, stage, headFromChanges: req.head === undefined, ...(sha256Hex ? { sha256Hex } : {}) });
+    // The per-node table delta compiles flat tables: past their limits the client leaves it out.
+    const p = askedWithin('$.tables', () => preview(snapshots, { tables, lint, stage, headFromChanges: req.head === undefined, ...(sha256Hex ? { sha256Hex } : {}) }), '; ask with tables=false (or ?tables=false) to preview connectivity without the per-node table delta');
     c.header('Server-Timing', timings.join(', '));
     if ((c.req.header('accept') ?? '').includes('text/markdown')) return c.body(previewMarkdown(p), 200, { 'content-type': 'text/markdown; charset=utf-8' });
     return c.json(previewJson(p, detail), 200);

@@ -4,7 +4,7 @@
 import type { IrNode } from '../../core/compile/index.js';
 import { diffNode, nodeDelta, type NodeBindings, type NodeSlice } from '../../core/diff/index.js';
 import { DATAPLANES, iptablesDelta, nftables, nftDelta, rendersSets } from '../../core/render/index.js';
-import { renderAsked } from '../render-asked.js';
+import { refusedAt, renderAsked } from '../render-asked.js';
 import { IdRecord, SET_IR_VERSION, type SetIr } from '../../core/sets/index.js';
 import type { CompileFormat } from '../../schemas/formats.js';
 import { StoreCorruptionError, type NodeTables, type SnapshotStore } from '../../infra/store/types.js';
@@ -133,10 +133,12 @@ export class NodeTablesReader {
 
     // An unknown or expired `since` gets the full artifact: an agent can always act on the answer.
     const previous: NodeTables | null = since && (format === 'ir' || format === 'ir-flat' || format === 'nftables' || format === 'iptables') ? await storeErrors(polls.nodeTables(cluster, since, node, null)) : null;
+    // Flat tables past their limits (core/compile/flat-limits.ts) are a 422 at the format asked for.
+    const flatNode = (v: string) => this.clusters.flatNode(cluster, v, node).catch(refusedAt('$.query.format'));
     if (format === 'ir-flat') {
-      const flat = await this.clusters.flatNode(cluster, version, node);
+      const flat = await flatNode(version);
       if (previous) {
-        const d = diffNode(flatBindings(await this.clusters.flatNode(cluster, since!, node)), flatBindings(flat));
+        const d = diffNode(flatBindings(await flatNode(since!)), flatBindings(flat));
         return json({ cluster, node, from: since, to: version, full: false, tablesAdded: Object.fromEntries(d.tablesAdded.map((id) => [id, flat.tables[id]!])), tablesRemoved: d.tablesRemoved, bindingsChanged: d.bindingsChanged, global: flat.global });
       }
       return json({ cluster, node, version, full: true, ...flat });
@@ -170,7 +172,7 @@ export class NodeTablesReader {
     // Otherwise the whole artifact.
     const whole: Record<string, string> = format === 'nftables' ? { 'x-netpolc-full': 'true' } : {};
     const dataplane = DATAPLANES[format]!;
-    const flat: IrNode | null = rendersSets(dataplane) ? null : await this.clusters.flatNode(cluster, version, node);
+    const flat: IrNode | null = rendersSets(dataplane) ? null : await flatNode(version);
     const rendered = renderAsked(dataplane, () => asSetIr(node, slice), () => ({ nodes: { [node]: flat! } }), '$.query.format')[node];
     if (typeof rendered === 'string') return text(rendered, whole);
     if (part) return text(partText(rendered as object, part), { 'x-netpolc-full': 'true' });

@@ -2,7 +2,7 @@
 // CIDR rules; a small policy can need more than a group's limit, and is refused as it is written.
 import { describe, expect, it } from 'vitest';
 import { buildCluster } from '../../core/cluster.js';
-import { RenderLimitError } from '../../core/render/limits.js';
+import { LimitError } from '../../core/limits.js';
 import { OPENSTACK_SG_MAX_RULES_PER_GROUP, openstackSg } from '../../core/render/openstack-sg.js';
 import { compileSets } from '../../core/sets/compile.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
@@ -38,7 +38,7 @@ describe('openstack-sg rules per security group', () => {
 
   it(`refuses a 50 kB snapshot whose regions need more than ${OPENSTACK_SG_MAX_RULES_PER_GROUP} rules in one group, naming the node, the table and the limit`, () => {
     const ir = snapshot(8);
-    expect(() => openstackSg.render(ir)).toThrow(RenderLimitError);
+    expect(() => openstackSg.render(ir)).toThrow(LimitError);
     expect(() => openstackSg.render(ir)).toThrow(new RegExp(`^node n1: openstack-sg needs more than ${OPENSTACK_SG_MAX_RULES_PER_GROUP} security group rules for table r[0-9a-f]{16} \\(the limit per group\\)`));
   });
 });

@@ -5,7 +5,7 @@ import { buildCluster } from '../../core/cluster.js';
 import { compile } from '../../core/compile/compile.js';
 import { compileSets } from '../../core/sets/compile.js';
 import { DATAPLANES, renderFormat } from '../../core/render/index.js';
-import { RenderLimitError } from '../../core/render/limits.js';
+import { LimitError } from '../../core/limits.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { checkedFlows, flowArb, snapshotArb } from '../support/random-snapshot.js';
 import { assertProperty, propertyRuns } from '../support/property.js';
@@ -34,7 +34,7 @@ describe('renderers equal the verdict engine', () => {
             out = renderFormat(dp, () => sets, () => ir);
           } catch (e) {
             // A documented refusal (vpp-session's per-node rule limit), not a wrong answer.
-            if (e instanceof RenderLimitError) return (refused++, []);
+            if (e instanceof LimitError) return (refused++, []);
             throw e;
           }
           if (checkDeterminism) expect(JSON.stringify(renderFormat(dp, () => sets, () => ir)), `${format} is deterministic`).toBe(JSON.stringify(out));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildCluster } from '../../core/cluster.js';
 import { compile } from '../../core/compile/compile.js';
-import { RenderLimitError } from '../../core/render/limits.js';
+import { LimitError } from '../../core/limits.js';
 import { renderVppSession, VPP_SESSION_LIMITS, vppSession } from '../../core/render/vpp-session.js';
 import { run } from '../support/cli.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
@@ -33,7 +33,7 @@ describe('vpp-session limits', () => {
     const n = rulesOn(node);
     const only = { nodes: { [node]: ir.nodes[node]! } };
     expect(renderVppSession(only, { ...VPP_SESSION_LIMITS, rules: n })[node]).toEqual(vppSession.render(only)[node]);
-    expect(() => renderVppSession(only, { ...VPP_SESSION_LIMITS, rules: n - 1 })).toThrow(new RenderLimitError(`node ${node}: vpp-session needs more than ${n - 1} session rules on this node (the limit): VPPTCP session rules take single ports, and port ranges expand to one rule per port`));
+    expect(() => renderVppSession(only, { ...VPP_SESSION_LIMITS, rules: n - 1 })).toThrow(new LimitError(`node ${node}: vpp-session needs more than ${n - 1} session rules on this node (the limit): VPPTCP session rules take single ports, and port ranges expand to one rule per port`));
   });
 
   it('refuses a node whose tables would be read past the lookup limit', () => {

@@ -41,3 +41,18 @@ export function crowdedNode(pods = 20000, groups = 2000): K8sObject[] {
   }
   return objects;
 }
+
+/**
+ * Three pods and one NetworkPolicy of a few kilobytes: ingress from a /16 less `excepted` /32s on
+ * `ports` single ports. The /16 less the /32s is ~2,000 CIDRs for 400 of them, once per port run in a
+ * flat table: 1,000 ports make two million flat rules, over every flat limit, while the set form
+ * is one set and one rule.
+ */
+export function exceptedPorts(excepted = 400, ports = 1000): K8sObject[] {
+  const except = Array.from({ length: excepted }, (_, e) => `192.168.${e & 255}.${1 + 2 * (e >> 8)}/32`);
+  const objects: K8sObject[] = [node('n1', '172.18.0.2')];
+  for (let i = 0; i < 3; i++) objects.push(pod(`x/p${i}`, { ip: `10.1.0.${i + 1}`, node: 'n1' }));
+  const from = [{ ipBlock: { cidr: '192.168.0.0/16', except } }];
+  objects.push(networkPolicy('x/np', { podSelector: {}, ingress: [{ from, ports: Array.from({ length: ports }, (_, k) => ({ port: 1000 + 2 * k, protocol: 'TCP' })) }] }));
+  return objects;
+}

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { yamlDocuments } from '../../yaml-documents.js';
 import { applyChanges, groupText, preview, previewMarkdown, withoutParts, type ObjectRef, type Preview, type PreviewStage } from '../../../core/preview/index.js';
 import { noEndpointObjects } from '../../../core/cluster.js';
+import { LimitError } from '../../../core/limits.js';
 import { ObjectRefSchema } from '../../../schemas/api/preview.js';
 import { formatPath, listItems, parseSnapshot, type ParsedSnapshot } from '../../../schemas/snapshot.js';
 import { InputError, issueLines, loadSnapshot, printWarnings, readSources } from '../input.js';
@@ -135,7 +136,16 @@ export function commandPreview(args: string[], io: Io): number {
     if (large) io.err(`${name}: ${Math.round(performance.now() - t0)} ms`);
     return out;
   };
-  const p = locateFindings(preview({ base: loaded.base, head: loaded.head }, { tables: !values['no-tables'], lint: !values['no-lint'], stage, sha256Hex: nodeSha256Hex, headFromChanges: values.changes !== undefined }), loaded.where);
+  const previewed = () => {
+    try {
+      return preview({ base: loaded.base, head: loaded.head }, { tables: !values['no-tables'], lint: !values['no-lint'], stage, sha256Hex: nodeSha256Hex, headFromChanges: values.changes !== undefined });
+    } catch (e) {
+      // The per-node table delta compiles flat tables; past their limits, the advice is to leave it out.
+      if (e instanceof LimitError) throw new LimitError(`${e.message}; preview with --no-tables to leave the per-node table delta out`);
+      throw e;
+    }
+  };
+  const p = locateFindings(previewed(), loaded.where);
   printWarnings(p.warnings, io.err);
   if (large) {
     const { classes, work } = p.summary;
