@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exceptedPorts } from '../test/support/hostile.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
@@ -69,7 +70,7 @@ function adminRules(anps: number) {
   return list(items);
 }
 
-const SNAPSHOTS: Record<string, () => object> = { 'excepts-ranges': exceptsAndRanges, 'excepts-ports': exceptsAndPorts, 'admin-1': () => adminRules(1), 'admin-60': () => adminRules(60) };
+const SNAPSHOTS: Record<string, () => object> = { 'excepts-ranges': exceptsAndRanges, 'excepts-ports': exceptsAndPorts, 'excepted-1000-ports': () => list(exceptedPorts()), 'admin-1': () => adminRules(1), 'admin-60': () => adminRules(60) };
 const dir = mkdtempSync(join(tmpdir(), 'netpolc-hostile-'));
 const bin = join(import.meta.dirname, '..', 'bin', 'netpolc.mjs');
 const rows: object[] = [];

@@ -69,6 +69,7 @@ export function regionsOf(
   segments: (protocol: Protocol) => readonly (readonly [number, number])[],
   intervals: Readonly<Record<Family, readonly Interval[]>>,
   allowedAt: (family: Family, address: bigint, protocol: Protocol) => (port: number) => boolean,
+  cellKeys?: readonly string[],
 ): Region[] {
   const out: Region[] = [];
   const cells = ([4, 6] as Family[]).flatMap((family) => intervals[family].map((iv) => ({ family, iv })));
@@ -77,9 +78,18 @@ export function regionsOf(
     const segs = segments(protocol);
     // Row s: which cells segment s allows. Equal rows are equal peers (cells are disjoint).
     const allowed = new Uint8Array(segs.length * n);
+    // Cells with equal keys (cellKeys: the IPv4 intervals' then the IPv6 ones') decide alike: read once.
+    const columns = new Map<string, Uint8Array>();
     cells.forEach(({ family, iv }, c) => {
-      const at = allowedAt(family, iv.lo, protocol);
-      for (let s = 0; s < segs.length; s++) if (at(segs[s]![0])) allowed[s * n + c] = 1;
+      const key = cellKeys?.[c];
+      let column = key === undefined ? undefined : columns.get(key);
+      if (!column) {
+        const at = allowedAt(family, iv.lo, protocol);
+        column = new Uint8Array(segs.length);
+        for (let s = 0; s < segs.length; s++) if (at(segs[s]![0])) column[s] = 1;
+        if (key !== undefined) columns.set(key, column);
+      }
+      for (let s = 0; s < segs.length; s++) if (column[s]) allowed[s * n + c] = 1;
     });
     const row = (s: number) => allowed.subarray(s * n, (s + 1) * n);
     const emit = (ports: [number, number], cellsAllowed: Uint8Array) => {

@@ -2,12 +2,14 @@
 // form. Security groups are allow-only and unordered. A table whose tiers are a union of allows
 // over its sets (no Deny, no Pass that matters) is written as such: a Neutron address group per
 // set and rules with `remote_address_group_id`, so a member change edits an address group, not
-// the rules. Any other table becomes the regions it permits (core/sets/regions.ts) as CIDR rules:
-// "the ip-range should be broken into pieces that cover the all ip-block without the exception"
-// — here for any number of overlapping excepts and any Deny or Pass. Node-local traffic is a
-// group per node, on every port of the node.
+// the rules. Any other table becomes the regions it permits (core/sets/regions.ts): "the ip-range
+// should be broken into pieces that cover the all ip-block without the exception" — here for any
+// number of overlapping excepts and any Deny or Pass, the pieces kept in an address group named
+// by its content, one rule per port range naming it. Node-local traffic is a group per node, on
+// every port of the node.
 import type { Region } from '../compile/table-eval.js';
 import { parseAddressOrCidr, parseCidr, rangeToCidrs, type Family } from '../net/ip.js';
+import { portableSha256Hex } from '../compile/table-id.js';
 import type { RuleTable, SetIr, SetRule } from '../sets/ir.js';
 import { permittedRegionsOfTable } from '../sets/regions.js';
 import { SetIrSimulator } from '../sets/simulate.js';
@@ -48,22 +50,47 @@ export interface SecurityGroupsNode {
 }
 
 /**
- * Rules in one security group (one table). Deny and Pass over sets become the regions they leave
- * allowed, written as CIDR rules: 60 AdminNetworkPolicies of 40 rules with port ranges over
- * dual-stack pods and networks need over 10⁵ in one group, far past what Neutron serves (its
- * default quota is 100 rules per project), and cost minutes to write; such a table is refused
- * as it is written. The generated M snapshot's largest group has 487. A node's groups are not
+ * Rules in one security group (one table), and the addresses of the region address groups it
+ * adds. Deny and Pass over sets become the regions they leave allowed: a region's addresses are
+ * written once, as an address group, and each of its port ranges is one rule naming it. 60
+ * AdminNetworkPolicies of 40 rules with port ranges over dual-stack pods and networks still need
+ * more than this in one group, and cost seconds to write; such a table is refused as it is
+ * written. The generated M snapshot's largest group has 20 rules. A node's groups are not
  * limited together: a crowded node has many groups of ordinary size.
  */
 export const OPENSTACK_SG_MAX_RULES_PER_GROUP = 50_000;
 
-const tooManyRules = (table: string) => new LimitError(`openstack-sg needs more than ${OPENSTACK_SG_MAX_RULES_PER_GROUP} security group rules for table ${table} (the limit per group): Deny and Pass over these sets leave regions that take that many CIDR rules in allow-only security groups; nftables and iptables keep the sets and the tiers`);
+const tooManyRules = (table: string) => new LimitError(`openstack-sg needs more than ${OPENSTACK_SG_MAX_RULES_PER_GROUP} security group rules and region addresses for table ${table} (the limit per group): Deny and Pass over these sets leave that many regions and addresses for allow-only security groups; nftables and iptables keep the sets and the tiers`);
 
 const ANY_PREFIX: Record<Family, string> = { 4: '0.0.0.0/0', 6: '::/0' };
 const FULL: Record<Family, bigint> = { 4: (1n << 32n) - 1n, 6: (1n << 128n) - 1n };
 
-/** Rules for the regions a table permits (CIDR remotes). */
-function regionRules(regions: readonly Region[], direction: 'ingress' | 'egress', budget: WorkBudget): SecurityGroupRule[] {
+/**
+ * A region's addresses of one family: one CIDR as the rule's remote_ip_prefix, more as a Neutron
+ * address group named by its content, so every region, table and node that permits the same
+ * addresses shares one group (a region's peers repeat across its port ranges: written once, not
+ * once per range).
+ */
+type RegionRemote = { readonly prefix: string } | { readonly group: AddressGroup };
+
+/** The remotes of peer lists already seen, by their ranges. */
+type RemoteCache = Map<string, RegionRemote>;
+
+function regionRemote(peers: readonly Region['peers'][number][], family: Family, cache: RemoteCache): RegionRemote {
+  const key = peers.map((p) => `${p.lo}-${p.hi}`).join(',') + `/${family}`;
+  let remote = cache.get(key);
+  if (!remote) {
+    const whole = peers.length === 1 && peers[0]!.lo === 0n && peers[0]!.hi === FULL[family];
+    const cidrs = whole ? [ANY_PREFIX[family]] : peers.flatMap((p) => rangeToCidrs({ family, lo: p.lo, hi: p.hi }));
+    const name = `netpolc-region-${portableSha256Hex(cidrs.join(',')).slice(0, 16)}`;
+    remote = cidrs.length === 1 ? { prefix: cidrs[0]! } : { group: { name, description: 'netpolc addresses a table permits on some ports (its regions)', addresses: cidrs } };
+    cache.set(key, remote);
+  }
+  return remote;
+}
+
+/** Rules for the regions a table permits; `groups` gets the address groups they name. */
+function regionRules(regions: readonly Region[], direction: 'ingress' | 'egress', budget: WorkBudget, cache: RemoteCache, groups: Map<string, AddressGroup>): SecurityGroupRule[] {
   const out: SecurityGroupRule[] = [];
   // All three protocols permitting the same full-port peers collapse into one protocol-less rule.
   const full = (r: Region) => r.ports[0] === 1 && r.ports[1] === 65535;
@@ -76,20 +103,25 @@ function regionRules(regions: readonly Region[], direction: 'ingress' | 'egress'
     const collapse = full(r) && anyProto.has(key(r));
     if (collapse && emitted.has(key(r))) continue;
     if (collapse) emitted.add(key(r));
-    for (const peer of r.peers) {
-      const prefixes = peer.lo === 0n && peer.hi === FULL[peer.family] ? [ANY_PREFIX[peer.family]] : rangeToCidrs({ family: peer.family, lo: peer.lo, hi: peer.hi });
-      spend(budget, 'rules', prefixes.length);
-      for (const prefix of prefixes) {
-        out.push({
-          direction,
-          ethertype: peer.family === 4 ? 'IPv4' : 'IPv6',
-          protocol: collapse ? null : (r.protocol.toLowerCase() as 'tcp' | 'udp' | 'sctp'),
-          port_range_min: collapse || full(r) ? null : r.ports[0],
-          port_range_max: collapse || full(r) ? null : r.ports[1],
-          remote_ip_prefix: prefix,
-          remote_address_group_id: null,
-        });
+    for (const family of [4, 6] as const) {
+      const peers = r.peers.filter((p) => p.family === family);
+      if (peers.length === 0) continue;
+      const remote = regionRemote(peers, family, cache);
+      if ('group' in remote && !groups.has(remote.group.name)) {
+        // A new group's addresses are written too: counted with the rules.
+        spend(budget, 'rules', remote.group.addresses.length);
+        groups.set(remote.group.name, remote.group);
       }
+      spend(budget, 'rules', 1);
+      out.push({
+        direction,
+        ethertype: family === 4 ? 'IPv4' : 'IPv6',
+        protocol: collapse ? null : (r.protocol.toLowerCase() as 'tcp' | 'udp' | 'sctp'),
+        port_range_min: collapse || full(r) ? null : r.ports[0],
+        port_range_max: collapse || full(r) ? null : r.ports[1],
+        remote_ip_prefix: 'prefix' in remote ? remote.prefix : null,
+        remote_address_group_id: 'group' in remote ? remote.group.name : null,
+      });
     }
   }
   return out;
@@ -132,16 +164,18 @@ function render(ir: SetIr): Record<string, SecurityGroupsNode> {
   const out: Record<string, SecurityGroupsNode> = {};
   const sim = new SetIrSimulator(ir);
   // A table's rules are the same on every node that uses it: made once, with the sets they name.
-  const tableRules = new Map<string, { readonly rules: SecurityGroupRule[]; readonly sets: ReadonlySet<string> }>();
+  const tableRules = new Map<string, { readonly rules: SecurityGroupRule[]; readonly sets: ReadonlySet<string>; readonly regionGroups: ReadonlyMap<string, AddressGroup> }>();
+  const remotes: RemoteCache = new Map();
   const rulesOf = (id: string) => {
     let made = tableRules.get(id);
     if (!made) {
       const table = ir.tables.get(id)!;
       const allows = unionOfAllows(table);
       const sets = new Set<string>();
+      const regionGroups = new Map<string, AddressGroup>();
       // Refused as it is written, not once all of it is.
       const budget: WorkBudget = { rules: OPENSTACK_SG_MAX_RULES_PER_GROUP, lookups: Infinity, exceeded: () => tooManyRules(id) };
-      made = { rules: allows ? setRules(ir, allows, table.direction, sets) : regionRules(permittedRegionsOfTable(ir, table, sim), table.direction, budget), sets };
+      made = { rules: allows ? setRules(ir, allows, table.direction, sets) : regionRules(permittedRegionsOfTable(ir, table, sim), table.direction, budget, remotes, regionGroups), sets, regionGroups };
       tableRules.set(id, made);
     }
     return made;
@@ -160,12 +194,14 @@ function render(ir: SetIr): Record<string, SecurityGroupsNode> {
     const node = ir.nodes[nodeName]!;
     const groups = new Map<string, SecurityGroup>();
     const used = new Set<string>();
+    const regionGroups = new Map<string, AddressGroup>();
     const group = (id: string) => {
       const table = ir.tables.get(id)!;
       const name = `netpolc-${id}`;
       if (!groups.has(name)) {
-        const { rules, sets } = rulesOf(id);
+        const { rules, sets, regionGroups: regional } = rulesOf(id);
         for (const set of sets) used.add(set);
+        for (const [groupName, g] of regional) regionGroups.set(groupName, g);
         groups.set(name, { name, description: `netpolc table ${id} (${table.direction})`, security_group_rules: rules });
       }
       return name;
@@ -178,10 +214,11 @@ function render(ir: SetIr): Record<string, SecurityGroupsNode> {
       security_group_rules: node.addresses.map((a) => ({ direction: 'ingress' as const, ethertype: a.includes(':') ? ('IPv6' as const) : ('IPv4' as const), protocol: null, port_range_min: null, port_range_max: null, remote_ip_prefix: `${a}/${a.includes(':') ? 128 : 32}`, remote_address_group_id: null })),
     });
     const ports = Object.entries(node.pods).map(([pod, p]) => ({ pod, fixed_ips: p.ips, security_groups: [group(p.ingress), group(p.egress), local] }));
-    const addressGroups = [...used].sort().map((id) => {
+    const addressGroups: AddressGroup[] = [...used].sort().map((id) => {
       const set = ir.sets.get(id)!;
       return { name: groupName(id), description: `netpolc set ${id}`, addresses: set.kind === 'addresses' ? [...set.v4, ...set.v6] : [] };
     });
+    for (const name of [...regionGroups.keys()].sort()) addressGroups.push(regionGroups.get(name)!);
     return { address_groups: addressGroups, security_groups: [...groups.values()].sort((a, b) => (a.name < b.name ? -1 : 1)), ports };
   }
 }

@@ -7,7 +7,8 @@
 // cell and segment by the reference reading (simulate.ts).
 import { regionsOf, type Region } from '../compile/table-eval.js';
 import { elementaryIntervals, portSegments } from '../net/intervals.js';
-import type { IpRange } from '../net/ip.js';
+import type { Interval } from '../net/intervals.js';
+import type { Family, IpRange } from '../net/ip.js';
 import type { RuleTable, SetIr } from './ir.js';
 import { elementAddresses, memberBlocks } from './parsed-sets.js';
 import { SetIrSimulator } from './simulate.js';
@@ -37,5 +38,35 @@ export function permittedRegionsOfTable(ir: SetIr, table: RuleTable, sim: SetIrS
       const at = sim.tableAt(table, { family, value: address }, protocol);
       return (port) => at(port).allowed;
     },
+    [...cellKeys(ir, table, 4, intervals[4]), ...cellKeys(ir, table, 6, intervals[6])],
   );
+}
+
+/**
+ * Per cell, which of the table's rules its addresses can match: the rules whose address set holds
+ * it, and for a cell that is a ports set's element its own address (those elements decide per
+ * address). Cells with equal keys get equal decisions on every port, so a table is read once per
+ * key, not once per cell: one class of pods is one key, however many addresses it has. Found by
+ * one sweep of each set's blocks along the cells, not a search per cell.
+ */
+function cellKeys(ir: SetIr, table: RuleTable, family: Family, cells: readonly Interval[]): string[] {
+  const keys = cells.map(() => '');
+  const rules = [...table.admin, ...table.networkPolicy.rules, ...table.baseline];
+  rules.forEach((rule, i) => {
+    const set = rule.set === null ? null : ir.sets.get(rule.set);
+    if (set?.kind === 'addresses') {
+      const blocks = memberBlocks(set).filter((b) => b.family === family).sort((a, b) => (a.lo < b.lo ? -1 : a.lo > b.lo ? 1 : 0));
+      let b = 0;
+      cells.forEach((cell, c) => {
+        while (b < blocks.length && blocks[b]!.hi < cell.lo) b++;
+        if (b < blocks.length && blocks[b]!.lo <= cell.lo) keys[c] += `${i},`;
+      });
+    } else if (set?.kind === 'ports') {
+      const points = new Set(elementAddresses(set).filter((a) => a.family === family).map((a) => a.value));
+      cells.forEach((cell, c) => {
+        if (points.has(cell.lo)) keys[c] += `${i}@${cell.lo},`;
+      });
+    }
+  });
+  return keys;
 }
