@@ -1,7 +1,7 @@
 // Render times (median of 3) and SHA-256 of the output of the vpp-session, vpp-acl and openstack-sg
 // renderers on a generated snapshot, to compare two checkouts: output byte-identical, time
 // before/after. Run it from each checkout, alternating:
-//   node --expose-gc --import tsx bench/render-ab.ts [S|M] [pods]
+//   node --expose-gc --import tsx bench/render-ab.ts [S|M] [pods] [--formats a,b] [--runs N]
 // `pods` keeps that many pods (and everything else), to size a run between S and M. Port ranges
 // become their first port: VPPTCP session rules take single ports, and the generated ranges
 // expand past the per-node rule limit.
@@ -14,8 +14,12 @@ import { compile } from '../core/compile/index.js';
 import { DATAPLANES } from '../core/render/index.js';
 import { nodeSha256Hex } from '../functions/node-sha256.js';
 
-const size = (process.argv[2] ?? 'S') as SizeName;
-const keepPods = process.argv[3] === undefined ? Infinity : Number(process.argv[3]);
+const argv = process.argv.slice(2);
+const option = (name: string) => (argv.includes(name) ? argv.splice(argv.indexOf(name), 2)[1] : undefined);
+const formats = (option('--formats') ?? 'vpp-session,vpp-acl,openstack-sg').split(',');
+const runs = Number(option('--runs') ?? 3);
+const size = (argv[0] ?? 'S') as SizeName;
+const keepPods = argv[1] === undefined ? Infinity : Number(argv[1]);
 const all = GENERATORS[size]();
 let pods = 0;
 // endPort dropped; an AdminNetworkPolicy portRange becomes the portNumber of its start.
@@ -29,20 +33,24 @@ const parsed = parseSnapshot({ ...all, items });
 if (!parsed.ok) throw new Error('generated snapshot does not parse');
 const cluster = buildCluster(parsed.snapshot);
 const sets = compileSets(cluster, { sha256Hex: nodeSha256Hex }).ir;
-const flat = compile(cluster, { sha256Hex: nodeSha256Hex }).ir;
+const flat = formats.some((f) => f !== 'openstack-sg') ? compile(cluster, { sha256Hex: nodeSha256Hex }).ir : { nodes: {} };
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const out: string[] = [];
 for (const [format, input] of [['vpp-session', flat], ['vpp-acl', flat], ['openstack-sg', sets]] as const) {
+  if (!formats.includes(format)) continue;
   const d = DATAPLANES[format]!;
   const times: number[] = [];
   let hash = '';
-  for (let i = 0; i < 3; i++) {
+  let bytes = 0;
+  for (let i = 0; i < runs; i++) {
     (globalThis as { gc?: () => void }).gc?.();
     const started = performance.now();
     const rendered = d.render(input as never);
     times.push(performance.now() - started);
-    hash = createHash('sha256').update(JSON.stringify(rendered)).digest('hex').slice(0, 16);
+    const text = JSON.stringify(rendered);
+    bytes = text.length;
+    hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
   }
-  out.push(`${format} ${med(times).toFixed(0)} ms ${hash}`);
+  out.push(`${format} ${med(times).toFixed(0)} ms ${hash} ${(bytes / 1e6).toFixed(2)} MB`);
 }
 console.log(size, Math.min(pods, keepPods), 'pods', process.cwd(), out.join('  '));

@@ -21,3 +21,14 @@ export function spend(budget: WorkBudget | undefined, what: 'rules' | 'lookups',
   budget[what] -= n;
   if (budget[what] < 0) throw budget.exceeded(what);
 }
+
+/** What one node's render may spend: rules written and table rules read building them. */
+export interface RenderLimits {
+  readonly rules: number;
+  readonly lookups: number;
+}
+
+/** A node's budget under `limits`, less `reserved` rules every node gets; each refusal says why that format needs so much. */
+export function renderBudget(limits: RenderLimits, refusals: { readonly rules: string; readonly lookups: string }, reserved = 0): WorkBudget {
+  return { rules: limits.rules - reserved, lookups: limits.lookups, exceeded: (what) => new LimitError(refusals[what]) };
+}

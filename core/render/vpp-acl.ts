@@ -7,7 +7,7 @@
 import { combineNode } from '../compile/combine.js';
 import { tableId } from '../compile/table-id.js';
 import type { Ir, IrNode, IrRule } from '../compile/ir.js';
-import { LimitError, type WorkBudget } from '../limits.js';
+import { LimitError, renderBudget, type RenderLimits, type WorkBudget } from '../limits.js';
 import { parseRules, type ParsedRule } from '../compile/parsed-table.js';
 import { permits } from '../compile/table-eval.js';
 import { parseIp } from '../net/ip.js';
@@ -71,28 +71,20 @@ function aclRule(r: IrRule): AclRule {
   };
 }
 
-/** What one node's ACLs may cost; past either, the render is refused (LimitError). */
-export interface VppAclLimits {
-  /** ACL rules on a node: CombineRules gives each pod its own copy of its table with pair rules in front. */
-  readonly rules: number;
-  /** Table rules read (and port segments walked per pod pair) combining them. */
-  readonly lookups: number;
-}
+/**
+ * What one node's ACLs may cost; past either, the render is refused (LimitError). Rules: ACL
+ * rules on the node (CombineRules gives each pod its own copy of its table with pair rules in
+ * front); lookups: table rules read, and port segments walked per pod pair, combining them.
+ */
+export type VppAclLimits = RenderLimits;
 
 export const VPP_ACL_LIMITS: VppAclLimits = { rules: 1_000_000, lookups: 500_000_000 };
 
-function nodeBudget(limits: VppAclLimits): WorkBudget {
-  return {
-    rules: limits.rules,
-    lookups: limits.lookups,
-    exceeded: (what) =>
-      new LimitError(
-        what === 'rules'
-          ? `vpp-acl needs more than ${limits.rules} ACL rules on this node (the limit): CombineRules folds the other pods' rules into a copy of each pod's table; nftables and iptables keep one table per policy group over shared sets`
-          : `vpp-acl would read more than ${limits.lookups} table rules combining this node's tables (the limit): its pods' tables are too large to combine pair by pair; nftables and iptables keep one table per policy group over shared sets`,
-      ),
-  };
-}
+const nodeBudget = (limits: VppAclLimits): WorkBudget =>
+  renderBudget(limits, {
+    rules: `vpp-acl needs more than ${limits.rules} ACL rules on this node (the limit): CombineRules folds the other pods' rules into a copy of each pod's table; nftables and iptables keep one table per policy group over shared sets`,
+    lookups: `vpp-acl would read more than ${limits.lookups} table rules combining this node's tables (the limit): its pods' tables are too large to combine pair by pair; nftables and iptables keep one table per policy group over shared sets`,
+  });
 
 /** ACL rules of a flat rule (aclRules), counted without building them. */
 const aclRuleCount = (r: IrRule) => (r.protocol === 'ANY' && r.dstPortRange !== null ? 3 : 1);

@@ -12,7 +12,7 @@ import { portSegments } from '../net/intervals.js';
 import { parseCidr, parsedAddresses, parseIp, type IpAddr, type IpRange } from '../net/ip.js';
 import { lpmRules, type LpmProtocol, type LpmRule } from './lpm-rules.js';
 import type { Dataplane, DataplaneSimulator } from './types.js';
-import { LimitError, spend, type WorkBudget } from '../limits.js';
+import { LimitError, renderBudget, spend, type RenderLimits, type WorkBudget } from '../limits.js';
 import { printable } from '../printable.js';
 
 export interface SessionRule {
@@ -37,33 +37,27 @@ export interface VppSessionNode {
 
 const ANY_IP = { 4: '0.0.0.0', 6: '::' } as const;
 
-/** What one node's session rules may cost; past either, the render is refused (LimitError). */
-export interface VppSessionLimits {
-  /** Session rules on a node: single-port expansion of wide port ranges can explode. */
-  readonly rules: number;
-  /**
-   * Table rules read to build them: many excepted addresses crossed with many port boundaries
-   * ask 10⁴ addresses × 10² port segments of tables of 10⁵ rules on a one-megabyte snapshot,
-   * minutes and gigabytes before the rule limit could be seen.
-   */
-  readonly lookups: number;
-}
+/**
+ * What one node's session rules may cost; past either, the render is refused (LimitError).
+ * Rules: session rules on the node (single-port expansion of wide port ranges can explode);
+ * lookups: table rules read to build them (many excepted addresses crossed with many port
+ * boundaries ask 10⁴ addresses × 10² port segments of tables of 10⁵ rules on a one-megabyte
+ * snapshot, minutes and gigabytes before the rule limit could be seen).
+ */
+export type VppSessionLimits = RenderLimits;
 
 export const VPP_SESSION_LIMITS: VppSessionLimits = { rules: 50_000, lookups: 500_000_000 };
 
 /** A node's budget: the rule limit less the four defaults every node gets, and the lookup limit. */
-function nodeBudget(limits: VppSessionLimits): WorkBudget {
-  return {
-    rules: limits.rules - 4,
-    lookups: limits.lookups,
-    exceeded: (what) =>
-      new LimitError(
-        what === 'rules'
-          ? `vpp-session needs more than ${limits.rules} session rules on this node (the limit): VPPTCP session rules take single ports, and port ranges expand to one rule per port`
-          : `vpp-session would read more than ${limits.lookups} table rules to build this node's session rules (the limit): its policies cut addresses and ports too finely for single-port session rules; vpp-acl and nftables take port ranges`,
-      ),
-  };
-}
+const nodeBudget = (limits: VppSessionLimits): WorkBudget =>
+  renderBudget(
+    limits,
+    {
+      rules: `vpp-session needs more than ${limits.rules} session rules on this node (the limit): VPPTCP session rules take single ports, and port ranges expand to one rule per port`,
+      lookups: `vpp-session would read more than ${limits.lookups} table rules to build this node's session rules (the limit): its policies cut addresses and ports too finely for single-port session rules; vpp-acl and nftables take port ranges`,
+    },
+    4,
+  );
 
 function ranges(rules: readonly ParsedRule[], side: 'src' | 'dst'): IpRange[] {
   return rules.flatMap((r) => (r[side] ? [r[side]!] : []));
