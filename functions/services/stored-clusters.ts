@@ -4,6 +4,7 @@
 // itself as every stored-cluster use case reaches it: a 503 when the deployment has none.
 import { buildCluster, type Cluster } from '../../core/cluster.js';
 import { compile, type IrNode, type Sha256Hex } from '../../core/compile/index.js';
+import { LimitError } from '../../core/limits.js';
 import { own } from '../../core/names-record.js';
 import { StoreInputError, VersionConflictError, type SnapshotStore } from '../../infra/store/types.js';
 import { ApiError, invalid } from '../errors.js';
@@ -32,7 +33,8 @@ export class StoredClusters {
   // Keyed by the content hash too: a version that expired and was stored again with other content is another cluster.
   private readonly cache = new Map<string, Cluster>();
   /** Flat tables are derived on read, per node asked for, and kept with the loaded cluster: never stale. */
-  private readonly flatByCluster = new WeakMap<Cluster, Map<string, IrNode>>();
+  /** Per stored cluster: each node's flat tables as derived, or the limit it is past. */
+  private readonly flatByCluster = new WeakMap<Cluster, Map<string, IrNode | LimitError>>();
 
   constructor(
     private readonly store: SnapshotStore | undefined,
@@ -66,10 +68,17 @@ export class StoredClusters {
     const nodes = this.flatByCluster.get(stored.cluster) ?? this.flatByCluster.set(stored.cluster, new Map()).get(stored.cluster)!;
     let flat = nodes.get(node);
     if (!flat) {
-      flat = own(compile(stored.cluster, { nodes: [node], ...(this.sha256Hex ? { sha256Hex: this.sha256Hex } : {}) }).ir.nodes, node);
+      try {
+        flat = own(compile(stored.cluster, { nodes: [node], ...(this.sha256Hex ? { sha256Hex: this.sha256Hex } : {}) }).ir.nodes, node);
+      } catch (e) {
+        // A version's node past the flat limits stays past them: refused again without the work.
+        if (e instanceof LimitError) nodes.set(node, e);
+        throw e;
+      }
       if (!flat) throw new ApiError('not_found', `node ${node} is not part of version ${stored.version} of cluster ${name}`);
       nodes.set(node, flat);
     }
+    if (flat instanceof LimitError) throw flat;
     return flat;
   }
 }

@@ -39,6 +39,8 @@ describe('flat tables past their limits', () => {
     for (const format of ['ir-flat', 'vpp-session']) {
       expect(await issues(await send('GET', `/v1/clusters/heavy/nodes/n1/tables?format=${format}`))).toEqual({ status: 422, issues: [{ path: '$.query.format', message: expect.stringContaining(refusal) }] });
     }
+    // Asked again (the refusal is kept with the version's cluster): the same answer.
+    expect(await issues(await send('GET', '/v1/clusters/heavy/nodes/n1/tables?format=ir-flat'))).toEqual({ status: 422, issues: [{ path: '$.query.format', message: expect.stringContaining(refusal) }] });
     for (const format of ['ir', 'iptables']) expect((await send('GET', `/v1/clusters/heavy/nodes/n1/tables?format=${format}`)).status, format).toBe(200);
   });
 
