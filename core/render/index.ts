@@ -15,6 +15,9 @@ import { vppSession } from './vpp-session.js';
 export { iptablesDelta } from './iptables-delta.js';
 export { nftables } from './nftables.js';
 export { nftDelta } from './nftables-delta.js';
+export { OPENSTACK_SG_MAX_RULES_PER_GROUP } from './openstack-sg.js';
+export { VPP_ACL_LIMITS } from './vpp-acl.js';
+export { VPP_SESSION_LIMITS } from './vpp-session.js';
 
 export type AnyDataplane = (Dataplane<unknown> & { readonly input?: 'flat' }) | SetDataplane<unknown>;
 

@@ -4,6 +4,8 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../context.js';
 import { json } from '../openapi.js';
 import { API_LIMITS } from '../../schemas/api/verdicts.js';
+import { FLAT_LIMITS } from '../../core/compile/index.js';
+import { OPENSTACK_SG_MAX_RULES_PER_GROUP, VPP_ACL_LIMITS, VPP_SESSION_LIMITS } from '../../core/render/index.js';
 
 const OpenApiDocumentSchema = z.object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }).loose(), paths: z.record(z.string(), z.record(z.string(), z.unknown())), components: z.record(z.string(), z.unknown()).optional() }).loose();
 
@@ -35,6 +37,7 @@ export const OPENAPI_INFO = {
   description:
     'Network-policy compilation API. Reads a Kubernetes cluster snapshot (Namespaces, Pods, Nodes, Services; NetworkPolicy networking.k8s.io/v1 and the legacy extensions/v1beta1 proposal form; AdminNetworkPolicy/BaselineAdminNetworkPolicy v1alpha1; ClusterNetworkPolicy v1alpha2) and answers verdicts with their decision chain.' +
     ` Limits: request bodies ${API_LIMITS.maxBodyBytes / 1024 / 1024} MiB by default (MAX_BODY_BYTES); PUT /v1/clusters/{cluster}/latest and POST /v1/store/collect ${API_LIMITS.smallBodyBytes} bytes, checked before the body is read (413 naming the route's limit).` +
+    ` Forms that cannot keep sets have limits per node, counted as they are built: ${FLAT_LIMITS.rulesPerNode} flat rules (ir-flat, and the VPP formats made from it), ${VPP_ACL_LIMITS.rules} VPP ACL rules, ${VPP_SESSION_LIMITS.rules} VPP session rules, ${OPENSTACK_SG_MAX_RULES_PER_GROUP} rules and region addresses in one OpenStack security group; past one, a 422 at the field that asked for the form ($.format, $.query.format, a preview's $.tables) naming the node. The set form (format=ir), nftables and iptables keep sets and have none.` +
     ' Compression: a request body may be sent with Content-Encoding gzip or deflate (the limits hold once it is inflated; another coding is a 415, bytes not valid in their coding a 400); answers are gzip- or deflate-encoded when Accept-Encoding asks, on the Node server and Lambda, with a weak ETag (If-None-Match compares weakly).',
 };
 

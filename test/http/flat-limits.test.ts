@@ -44,6 +44,12 @@ describe('flat tables past their limits', () => {
     for (const format of ['ir', 'iptables']) expect((await send('GET', `/v1/clusters/heavy/nodes/n1/tables?format=${format}`)).status, format).toBe(200);
   });
 
+  it('the contract states the limits', async () => {
+    const { app } = setup();
+    const doc = (await (await app.request('/openapi.json')).json()) as { info: { description: string } };
+    expect(doc.info.description).toContain(`${FLAT_LIMITS.rulesPerNode} flat rules (ir-flat, and the VPP formats made from it)`);
+  });
+
   it('POST /v1/previews: the per-node table delta is a 422 at $.tables saying how to leave it out; without it, the preview is served', async () => {
     const { send } = setup();
     const body = { base: list(exceptedPorts(40, 20)), head: heavy };
