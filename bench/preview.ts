@@ -74,6 +74,7 @@ const { summary } = connectivity.result;
 console.log(`connectivity preview (no rule tables): ${connectivity.total} ms  ${JSON.stringify(connectivity.stages)}`);
 console.log(`  classes: ${summary.classes.pods} pod, ${summary.classes.nodes} node, ${summary.classes.external} external; candidate class pairs ${summary.work.pairs}; side evaluations ${summary.work.evaluations} (${summary.work.sides} sides computed, ${summary.work.sidesReused} reused)`);
 console.log(`  removed: ${summary.removed.aggregates} aggregates, ${summary.removed.pairs} endpoint pairs; added: ${summary.added.aggregates} aggregates, ${summary.added.pairs} endpoint pairs`);
+console.log(`  class changes (parts): ${connectivity.result.changes.reduce((n, a) => n + a.parts.length, 0)}`);
 for (const a of connectivity.result.changes.slice(0, 5)) console.log(`  ${a.change} ${a.pairs} pairs ${a.ports}: ${a.before.text} → ${a.after.text}`);
 if (withTables) {
   t0 = performance.now();

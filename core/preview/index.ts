@@ -14,3 +14,4 @@ export { applyChanges, type ObjectRef, type SnapshotChanges } from './changes.js
 export { groupText, type Aggregate, type EndpointGroup, type Explanation, type PartRef } from './aggregate.js';
 export type { TablesDelta, NodeTablesDelta } from './tables.js';
 export { previewMarkdown } from './markdown.js';
+export { PREVIEW_LIMITS } from './delta.js';

@@ -35,6 +35,8 @@ export interface PreviewOptions {
   readonly sha256Hex?: Sha256Hex;
   /** The head is the base with changes applied (applyChanges), not a snapshot or repository sent whole. */
   readonly headFromChanges?: boolean;
+  /** Class changes the delta may hold (PREVIEW_LIMITS.classChanges by default). */
+  readonly maxClassChanges?: number;
 }
 
 /** A class that aggregates' parts refer to, by id. */
@@ -115,7 +117,7 @@ export function preview(sent: Both<ParsedSnapshot>, options: PreviewOptions = {}
   const groups = new SubjectGroups(clusters);
   const contents: PolicyContents = { base: policyContents(snapshots.base), head: policyContents(snapshots.head) };
   const candidates = stage('candidates', () => findCandidates(classes, groups, contents));
-  const delta = stage('delta', () => connectivityDelta(classes, groups, candidates));
+  const delta = stage('delta', () => connectivityDelta(classes, groups, candidates, options.maxClassChanges));
   const changes = stage('aggregate', () => aggregate(classes, delta.changes));
   const lintResult = options.lint === false ? null : stage('lint', () => lintDelta(clusters, snapshots));
   const tables = options.tables === false ? null : stage('tables', () => tablesDelta(clusters, options.sha256Hex));

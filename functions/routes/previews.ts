@@ -86,17 +86,23 @@ export function previewRoutes(app: OpenAPIHono<AppEnv>): void {
     const { tables, lint, detail } = queryOptions(c.req.valid('query'), req);
     const snapshots = snapshotsOf(req, isLenient(c));
     const timings: string[] = [];
+    // A stage past its limit is a 422 at what asked for it: the per-node table delta (flat
+    // tables) at $.tables, which the client can leave out; the connectivity delta at the change.
+    const refusedAs: Partial<Record<PreviewStage, [string, string]>> = {
+      tables: ['$.tables', '; ask with tables=false (or ?tables=false) to preview connectivity without the per-node table delta'],
+      delta: [req.head === undefined ? '$.changes' : '$.head', ''],
+    };
     const stage = <T>(name: PreviewStage, run: () => T): T => {
       const t0 = performance.now();
       try {
-        return run();
+        const [path, advice] = refusedAs[name] ?? [];
+        return path === undefined ? run() : askedWithin(path, run, advice);
       } finally {
         timings.push(`${name};dur=${(performance.now() - t0).toFixed(1)}`);
       }
     };
     const { sha256Hex } = c.get('services');
-    // The per-node table delta compiles flat tables: past their limits the client leaves it out.
-    const p = askedWithin('$.tables', () => preview(snapshots, { tables, lint, stage, headFromChanges: req.head === undefined, ...(sha256Hex ? { sha256Hex } : {}) }), '; ask with tables=false (or ?tables=false) to preview connectivity without the per-node table delta');
+    const p = preview(snapshots, { tables, lint, stage, headFromChanges: req.head === undefined, ...(sha256Hex ? { sha256Hex } : {}) });
     c.header('Server-Timing', timings.join(', '));
     if ((c.req.header('accept') ?? '').includes('text/markdown')) return c.body(previewMarkdown(p), 200, { 'content-type': 'text/markdown; charset=utf-8' });
     return c.json(previewJson(p, detail), 200);

@@ -132,20 +132,18 @@ export function commandPreview(args: string[], io: Io): number {
   const large = loaded.base.objects.length + loaded.head.objects.length > LARGE;
   const stage = <T>(name: PreviewStage, run: () => T): T => {
     const t0 = performance.now();
-    const out = run();
+    let out: T;
+    try {
+      out = run();
+    } catch (e) {
+      // The per-node table delta compiles flat tables; past their limits, the advice is to leave it out.
+      if (e instanceof LimitError && name === 'tables') throw new LimitError(`${e.message}; preview with --no-tables to leave the per-node table delta out`);
+      throw e;
+    }
     if (large) io.err(`${name}: ${Math.round(performance.now() - t0)} ms`);
     return out;
   };
-  const previewed = () => {
-    try {
-      return preview({ base: loaded.base, head: loaded.head }, { tables: !values['no-tables'], lint: !values['no-lint'], stage, sha256Hex: nodeSha256Hex, headFromChanges: values.changes !== undefined });
-    } catch (e) {
-      // The per-node table delta compiles flat tables; past their limits, the advice is to leave it out.
-      if (e instanceof LimitError) throw new LimitError(`${e.message}; preview with --no-tables to leave the per-node table delta out`);
-      throw e;
-    }
-  };
-  const p = locateFindings(previewed(), loaded.where);
+  const p = locateFindings(preview({ base: loaded.base, head: loaded.head }, { tables: !values['no-tables'], lint: !values['no-lint'], stage, sha256Hex: nodeSha256Hex, headFromChanges: values.changes !== undefined }), loaded.where);
   printWarnings(p.warnings, io.err);
   if (large) {
     const { classes, work } = p.summary;

@@ -1,0 +1,64 @@
+// The connectivity delta's limit (core/preview/delta.ts PREVIEW_LIMITS): class changes counted as
+// they are found, refused past the limit with a message, never a heap run out after minutes.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LimitError } from '../../core/limits.js';
+import { PREVIEW_LIMITS, preview } from '../../core/preview/index.js';
+import { run as cli, tempDir } from '../support/cli.js';
+import { adminNetworkPolicy, namespace, node, pod, snapshotOf, type K8sObject } from '../support/cluster-builders.js';
+
+/** 40 pods in 4 namespaces; with `rules`, an AdminNetworkPolicy allowing and denying port ranges between them. */
+function cluster(rules: number): K8sObject[] {
+  const objects: K8sObject[] = [node('n1', '172.18.0.2')];
+  for (let n = 0; n < 4; n++) objects.push(namespace(`ns${n}`, { labels: { team: `t${n}` } }));
+  for (let i = 0; i < 40; i++) objects.push(pod(`ns${i % 4}/p${i}`, { ip: `10.1.0.${i + 1}`, node: 'n1', labels: { app: `a${i % 5}` } }));
+  if (rules > 0) {
+    const ingress = Array.from({ length: rules }, (_, r) => ({
+      name: `r${r}`,
+      action: r % 2 === 0 ? 'Deny' : 'Allow',
+      from: [{ pods: { namespaceSelector: { matchLabels: { team: `t${r % 4}` } }, podSelector: { matchLabels: { app: `a${r % 5}` } } } }],
+      ports: [{ portRange: { protocol: 'TCP', start: 1000 + 10 * r, end: 1005 + 10 * r } }],
+    }));
+    objects.push(adminNetworkPolicy('ranges', 1, { subject: { namespaces: {} }, ingress }));
+  }
+  return objects;
+}
+
+describe('preview limits', () => {
+  const sent = { base: snapshotOf(cluster(0)), head: snapshotOf(cluster(12)) };
+  const full = preview(sent, { tables: false, lint: false });
+  const classChanges = full.changes.reduce((n, a) => n + a.parts.length, 0);
+
+  it('previews a change at exactly its class changes as the limit, and refuses it one short', () => {
+    expect(classChanges).toBeGreaterThan(10);
+    expect(preview(sent, { tables: false, lint: false, maxClassChanges: classChanges })).toEqual(full);
+    expect(() => preview(sent, { tables: false, lint: false, maxClassChanges: classChanges - 1 })).toThrow(
+      new LimitError(`the change alters connectivity in more than ${classChanges - 1} ways (class pair, port range, decision before and after; the limit): preview it in smaller steps, a few policies at a time`),
+    );
+  });
+
+  it('the default limit is far above what this change needs, and the README states it', () => {
+    expect(PREVIEW_LIMITS.classChanges).toBeGreaterThan(1000 * classChanges);
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(readme).toContain(`${PREVIEW_LIMITS.classChanges.toLocaleString('en-US')} class changes (class pair, port range, decision before and after) in a preview's connectivity delta`);
+  });
+
+  it('the CLI gives a table-delta refusal its own advice, and no stack', () => {
+    // The head's flat tables pass their limit (test/compile/flat-limits.test.ts's snapshot); the base has no policy.
+    const dir = tempDir({ 'base.json': JSON.stringify({ items: cluster(0) }), 'head.json': JSON.stringify({ items: [...cluster(0), excepted()] }) });
+    const r = cli(['preview', '--base', `${dir}/base.json`, '--head', `${dir}/head.json`, '--no-lint']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('flat tables need more than');
+    expect(r.err).toContain('preview with --no-tables to leave the per-node table delta out');
+    expect(r.err).not.toMatch(/^\s+at /m);
+    expect(cli(['preview', '--base', `${dir}/base.json`, '--head', `${dir}/head.json`, '--no-lint', '--no-tables', '--allow-removed-flows']).code).toBe(0);
+  });
+});
+
+/** Ingress to every pod of ns0 from a /16 less 400 scattered /32s on 1,000 single ports: over a million flat rules. */
+function excepted(): K8sObject {
+  const except = Array.from({ length: 400 }, (_, e) => `192.168.${e & 255}.${1 + 2 * (e >> 8)}/32`);
+  const ports = Array.from({ length: 1000 }, (_, k) => ({ port: 1000 + 2 * k, protocol: 'TCP' }));
+  return { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'wide', namespace: 'ns0' }, spec: { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: '192.168.0.0/16', except } }], ports }] } };
+}
