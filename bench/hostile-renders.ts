@@ -6,18 +6,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exceptedPorts } from '../test/support/hostile.js';
+import { adminRules, exceptedPorts, lcg } from '../test/support/hostile.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const timeoutS = Number(opt('--timeout-s') ?? 300);
 const formats = (opt('--formats') ?? 'ir,ir-flat,nftables,iptables,openstack-sg,vpp-acl,vpp-session').split(',');
 
-/** The C library's LCG, seeded: the same snapshots on every run. */
-function lcg(seed: number): () => number {
-  let r = seed;
-  return () => (r = (r * 1103515245 + 12345) % 2147483648);
-}
 const list = (items: object[]) => ({ apiVersion: 'v1', kind: 'List', items });
 const node = (name: string, cidr: string, ip: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { podCIDR: cidr }, status: { addresses: [{ type: 'InternalIP', address: ip }] } });
 
@@ -47,30 +42,7 @@ function exceptsAndPorts() {
   return list(items);
 }
 
-/** 300 dual-stack pods on 5 nodes; `anps` AdminNetworkPolicies of 40 ingress and 40 egress rules (Allow/Deny/Pass, port ranges, named ports, /16 and /48 networks). */
-function adminRules(anps: number) {
-  const rnd = lcg(7);
-  const items: object[] = [];
-  for (let n = 0; n < 5; n++) items.push(node(`n${n}`, `10.${n}.0.0/24`, `172.16.0.${n + 1}`));
-  for (let ns = 0; ns < 10; ns++) items.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `ns${ns}`, labels: { 'kubernetes.io/metadata.name': `ns${ns}`, team: `t${ns % 3}` } } });
-  for (let i = 0; i < 300; i++) {
-    const [v4, v6] = [`10.${i % 5}.0.${Math.floor(i / 5) + 2}`, `fd00:${i % 5}::${(Math.floor(i / 5) + 2).toString(16)}`];
-    items.push({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${i}`, namespace: `ns${i % 10}`, labels: { app: `a${i % 20}`, tier: `t${i % 4}` } }, spec: { nodeName: `n${i % 5}`, containers: [{ name: 'c', ports: [{ name: 'web', containerPort: 8000 + (i % 13) }] }] }, status: { phase: 'Running', podIP: v4, podIPs: [{ ip: v4 }, { ip: v6 }] } });
-  }
-  for (let a = 0; a < anps; a++) {
-    const [ingress, egress] = [[] as object[], [] as object[]];
-    for (let k = 0; k < 40; k++) {
-      const lo = 1 + (rnd() % 60000);
-      const action = ['Allow', 'Deny', 'Pass'][rnd() % 3];
-      ingress.push({ name: `i${k}`, action, from: [{ namespaces: { matchLabels: { team: `t${rnd() % 3}` } } }, { pods: { namespaceSelector: {}, podSelector: { matchLabels: { app: `a${rnd() % 20}` } } } }], ports: [{ portRange: { protocol: 'TCP', start: lo, end: Math.min(65535, lo + 1 + (rnd() % 3000)) } }, { namedPort: 'web' }] });
-      egress.push({ name: `e${k}`, action, to: [{ networks: [`${rnd() % 224}.${rnd() % 256}.0.0/16`, `2001:db8:${(rnd() % 65536).toString(16)}::/48`] }, { pods: { namespaceSelector: { matchLabels: { team: `t${rnd() % 3}` } }, podSelector: { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: [`t${rnd() % 4}`] }] } } }], ports: [{ portRange: { protocol: ['TCP', 'UDP', 'SCTP'][rnd() % 3], start: lo, end: Math.min(65535, lo + 1 + (rnd() % 5000)) } }] });
-    }
-    items.push({ apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'AdminNetworkPolicy', metadata: { name: `anp${a}` }, spec: { priority: a, subject: { namespaces: { matchLabels: { team: `t${a % 3}` } } }, ingress, egress } });
-  }
-  return list(items);
-}
-
-const SNAPSHOTS: Record<string, () => object> = { 'excepts-ranges': exceptsAndRanges, 'excepts-ports': exceptsAndPorts, 'excepted-1000-ports': () => list(exceptedPorts()), 'admin-1': () => adminRules(1), 'admin-60': () => adminRules(60) };
+const SNAPSHOTS: Record<string, () => object> = { 'excepts-ranges': exceptsAndRanges, 'excepts-ports': exceptsAndPorts, 'excepted-1000-ports': () => list(exceptedPorts()), 'admin-1': () => list(adminRules(1)), 'admin-60': () => list(adminRules(60)) };
 const dir = mkdtempSync(join(tmpdir(), 'netpolc-hostile-'));
 const bin = join(import.meta.dirname, '..', 'bin', 'netpolc.mjs');
 const rows: object[] = [];
