@@ -1,6 +1,8 @@
-// Small snapshots that are hard for the formats without sets or ranges, each compiled through the
-// CLI in its own process (as a pipeline runs it), per format: wall time, exit code, output bytes
-// and the last line of stderr (a refusal names its limit). Run it from two checkouts to compare.
+// Small snapshots that are hard for the formats without sets or ranges, or for the lints, each
+// compiled (or linted: `--formats lint`) through the CLI in its own process (as a pipeline runs
+// it), per format: wall time, exit code, output bytes and the last line of stderr (a refusal
+// names its limit), or of stdout for lint (what its budgets left unchecked). Run it from two
+// checkouts to compare.
 //   node --import tsx bench/hostile-renders.ts [--timeout-s N] [--only NAME] [--formats a,b]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -11,7 +13,7 @@ import { adminRules, exceptedPorts, lcg } from '../test/support/hostile.js';
 const argv = process.argv.slice(2);
 const opt = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const timeoutS = Number(opt('--timeout-s') ?? 300);
-const formats = (opt('--formats') ?? 'ir,ir-flat,nftables,iptables,openstack-sg,vpp-acl,vpp-session').split(',');
+const formats = (opt('--formats') ?? 'ir,ir-flat,nftables,iptables,openstack-sg,vpp-acl,vpp-session,lint').split(',');
 
 const list = (items: object[]) => ({ apiVersion: 'v1', kind: 'List', items });
 const node = (name: string, cidr: string, ip: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { podCIDR: cidr }, status: { addresses: [{ type: 'InternalIP', address: ip }] } });
@@ -32,6 +34,19 @@ function exceptsAndRanges() {
   return list(items);
 }
 
+/** 100 pods, 50 NetworkPolicies of one egress rule to 0.0.0.0/0 less 450 /32s on 10 ports, all denied first by an AdminNetworkPolicy: np-rule-overridden walks ~10^6 cells per rule. */
+function overriddenByAdmin() {
+  const rnd = lcg(1);
+  const items: object[] = [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a', labels: { 'kubernetes.io/metadata.name': 'a' } } }, node('n1', '10.0.0.0/16', '172.16.0.1')];
+  for (let i = 0; i < 100; i++) items.push({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${i}`, namespace: 'a', labels: { app: 'x', i: String(i) } }, spec: { nodeName: 'n1' }, status: { phase: 'Running', podIP: `10.0.0.${i + 1}` } });
+  for (let p = 0; p < 50; p++) {
+    const except = Array.from({ length: 450 }, () => `${(rnd() % 223) + 1}.${rnd() % 256}.${rnd() % 256}.${rnd() % 256}/32`).filter((c) => !c.startsWith('10.'));
+    items.push({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: `np${p}`, namespace: 'a' }, spec: { podSelector: {}, policyTypes: ['Egress'], egress: [{ to: [{ ipBlock: { cidr: '0.0.0.0/0', except } }], ports: Array.from({ length: 10 }, (_, k) => ({ port: 100 + k * 7 + p })) }] } });
+  }
+  items.push({ apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'AdminNetworkPolicy', metadata: { name: 'guard' }, spec: { priority: 1, subject: { namespaces: {} }, egress: [{ name: 'deny', action: 'Deny', to: [{ networks: ['0.0.0.0/0'] }] }] } });
+  return list(items);
+}
+
 /** 100 pods, one NetworkPolicy: 400 excepted /32s of 192.168.0.0/16 on 100 single ports. */
 function exceptsAndPorts() {
   const items: object[] = [node('n1', '10.0.0.0/24', '172.16.0.1')];
@@ -42,7 +57,7 @@ function exceptsAndPorts() {
   return list(items);
 }
 
-const SNAPSHOTS: Record<string, () => object> = { 'excepts-ranges': exceptsAndRanges, 'excepts-ports': exceptsAndPorts, 'excepted-1000-ports': () => list(exceptedPorts()), 'admin-1': () => list(adminRules(1)), 'admin-60': () => list(adminRules(60)) };
+const SNAPSHOTS: Record<string, () => object> = { 'excepts-ranges': exceptsAndRanges, 'excepts-ports': exceptsAndPorts, 'excepted-1000-ports': () => list(exceptedPorts()), 'admin-1': () => list(adminRules(1)), 'admin-60': () => list(adminRules(60)), 'overridden-by-admin': overriddenByAdmin };
 const dir = mkdtempSync(join(tmpdir(), 'netpolc-hostile-'));
 const bin = join(import.meta.dirname, '..', 'bin', 'netpolc.mjs');
 const rows: object[] = [];
@@ -53,9 +68,10 @@ for (const [name, make] of Object.entries(SNAPSHOTS)) {
   writeFileSync(file, text);
   for (const format of formats) {
     const started = performance.now();
-    const r = spawnSync(process.execPath, ['--max-old-space-size=8192', bin, 'compile', '--format', format, file], { encoding: 'buffer', timeout: timeoutS * 1000, maxBuffer: 2 ** 31 - 1, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
+    const command = format === 'lint' ? ['lint', file] : ['compile', '--format', format, file];
+    const r = spawnSync(process.execPath, ['--max-old-space-size=8192', bin, ...command], { encoding: 'buffer', timeout: timeoutS * 1000, maxBuffer: 2 ** 31 - 1, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
     const seconds = (performance.now() - started) / 1000;
-    const last = r.stderr.toString().trim().split('\n').filter((l) => !/^\s+at /.test(l) && l.trim() !== '').at(-1) ?? '';
+    const last = (format === 'lint' ? r.stdout : r.stderr).toString().trim().split('\n').filter((l) => !/^\s+at /.test(l) && l.trim() !== '').at(-1) ?? '';
     rows.push({ snapshot: name, kB: Math.round(text.length / 1024), format, s: Number(seconds.toFixed(1)), exit: r.status ?? r.signal ?? 'timeout', outMB: Number((r.stdout.length / 2 ** 20).toFixed(1)), last: last.slice(0, 110) });
     console.log(JSON.stringify(rows.at(-1)));
   }

@@ -82,7 +82,7 @@ function traceOf(sp: SubjectPolicies, d: Decision): TraceStep[] {
 const subjectMemo = new WeakMap<Cluster, Record<Direction, Map<PodInfo, SubjectPolicies>>>();
 const MEMO_LIMIT = 50_000;
 
-function policiesOf(cluster: Cluster, dir: Direction, subject: PodInfo): SubjectPolicies {
+export function policiesOf(cluster: Cluster, dir: Direction, subject: PodInfo): SubjectPolicies {
   let byDir = subjectMemo.get(cluster);
   if (!byDir) subjectMemo.set(cluster, (byDir = { ingress: new Map(), egress: new Map() }));
   const memo = byDir[dir];

@@ -1,23 +1,23 @@
 // Cells: one (subject, peer endpoint, port/protocol) of a Universe (universe.ts), the unit in
 // which coverage questions are answered exactly for the snapshot. A rule's cells are found
 // by visiting only the peer endpoints its peers can match (by namespace where a peer names
-// namespaces), so narrow rules cost little in a large cluster. Work is bounded: past
-// MAX_PAIRS subject×peer visits or MAX_CELLS matched cells a question is abandoned and the
-// caller reports nothing (conservative: a lint may miss, it never guesses).
+// namespaces), so narrow rules cost little in a large cluster. Work is bounded (budget.ts):
+// a question with more subject×peer pairs or matched cells than its limits, or asked once the
+// run's steps are spent, is abandoned, and the caller counts it unchecked (a lint may miss,
+// it never guesses).
 import type { Cluster } from '../cluster.js';
 import type { Endpoint } from '../evaluate/endpoint.js';
 import { namespaceMatches, peerMatches, portMatches } from '../evaluate/match.js';
 import { formatIp } from '../net/ip.js';
 import type { Direction, Peer, Protocol, Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
+import type { LintBudget } from './budget.js';
 import type { Universe } from './universe.js';
 
 export { FULL_DETAIL } from '../classes/features.js';
 export { detailFor, subjectClasses } from '../classes/subjects.js';
 export { buildUniverse, selectedPods, type Universe } from './universe.js';
 
-export const MAX_PAIRS = 2_000_000;
-export const MAX_CELLS = 1_000_000;
 
 export interface Cell {
   readonly subject: PodInfo;
@@ -25,9 +25,6 @@ export interface Cell {
   readonly port: number;
   readonly protocol: Protocol;
 }
-
-/** Cell ids a rule matches, in visiting order. */
-export type CellSet = ReadonlySet<number>;
 
 /** A pod-to-pod (or pod-to-address) flow is evaluated in one family the subject has. */
 function familyCompatible(subject: PodInfo, peer: Endpoint): boolean {
@@ -81,37 +78,187 @@ export function cellAt(u: Universe, id: number): Cell {
 }
 
 /**
+ * The cells a rule matches, as (subject, peer) pairs each with the port representatives it
+ * matches there as a bitset. A rule's ports match the same way for every pair with the same
+ * destination (ranges for all of them, named ports per destination pod), so the bitsets are
+ * shared and a pair costs one match test, not one per port; coverage questions are word
+ * operations.
+ */
+export class CellSet {
+  /** Pair index (subject × peers + peer) → the ports matched there; never empty, in visiting order. */
+  readonly pairs = new Map<number, Uint32Array>();
+  /** Cells matched: Σ ports over pairs. */
+  size = 0;
+
+  constructor(readonly ports: number) {}
+
+  has(id: number): boolean {
+    const q = id % this.ports;
+    const bits = this.pairs.get((id - q) / this.ports);
+    return bits !== undefined && hasBit(bits, q);
+  }
+
+  /** Cell ids in visiting order (subjects, then peers, then ports ascending). */
+  *[Symbol.iterator](): IterableIterator<number> {
+    for (const [pair, bits] of this.pairs) {
+      for (let q = 0; q < this.ports; q++) if (hasBit(bits, q)) yield pair * this.ports + q;
+    }
+  }
+}
+
+const hasBit = (bits: Uint32Array, q: number): boolean => (bits[q >>> 5]! & (1 << (q & 31))) !== 0;
+
+export function popcount(bits: Uint32Array): number {
+  let n = 0;
+  for (let w of bits) {
+    w -= (w >>> 1) & 0x55555555;
+    w = (w & 0x33333333) + ((w >>> 2) & 0x33333333);
+    n += (((w + (w >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  }
+  return n;
+}
+
+interface PortBits {
+  readonly bits: Uint32Array;
+  readonly count: number;
+}
+
+const portIndexes = new WeakMap<Universe, ReadonlyMap<string, number>>();
+
+/** Representative index by "protocol/port". */
+function portIndex(u: Universe): ReadonlyMap<string, number> {
+  let m = portIndexes.get(u);
+  if (!m) portIndexes.set(u, (m = new Map(u.ports.map((q, i) => [`${q.protocol}/${q.port}`, i]))));
+  return m;
+}
+
+/** The port representatives `rule`'s port ranges match (all of them when it names no port). */
+function rangeBits(u: Universe, rule: Rule): Uint32Array {
+  const bits = new Uint32Array((u.ports.length + 31) >>> 5);
+  for (let qi = 0; qi < u.ports.length; qi++) {
+    const q = u.ports[qi]!;
+    if (rule.ports === null || rule.ports.some((m) => m.type === 'range' && portMatches(m, q.port, q.protocol, null))) bits[qi >>> 5]! |= 1 << (qi & 31);
+  }
+  return bits;
+}
+
+/**
+ * The port representatives `rule` matches towards `dest`: its ranges, and the numbers its
+ * named ports have on `dest` (portMatches). Every such number is a representative of its
+ * own: universe.ts cuts the port axis at each number a rule's port name resolves to.
+ */
+function withNamedPorts(u: Universe, rule: Rule, ranges: Uint32Array, dest: PodInfo | null): PortBits {
+  const bits = ranges.slice();
+  const index = portIndex(u);
+  for (const m of rule.ports ?? []) {
+    if (m.type !== 'named' || !dest) continue;
+    for (const np of dest.namedPorts) {
+      if (np.name !== m.name || (m.protocol !== null && m.protocol !== np.protocol)) continue;
+      const qi = index.get(`${np.protocol}/${np.port}`);
+      if (qi !== undefined) bits[qi >>> 5]! |= 1 << (qi & 31);
+    }
+  }
+  return { bits, count: popcount(bits) };
+}
+
+/** Steps testing an address against a CIDR peer: a scan of its ranges and excepts, a step per 32 (measured against a pod peer's selector test). */
+export const cidrCost = (p: { readonly ranges: readonly unknown[]; readonly except: readonly unknown[] }): number => 1 + Math.ceil((p.ranges.length + p.except.length) / 32);
+
+/** Steps one pair costs `rule`: peerMatches tests each of its peers. */
+function matchCost(rule: Rule): number {
+  let cost = 0;
+  for (const p of rule.peers) cost += p.type === 'cidrs' ? cidrCost(p) : 1;
+  return cost;
+}
+
+/**
  * The cells `rule` matches for the subjects `selects` accepts (a policy's own subject test,
  * when the universe holds subjects of several policies); null when over budget.
  */
-export function ruleCells(cluster: Cluster, u: Universe, dir: Direction, rule: Rule, selects: (s: PodInfo) => boolean = () => true): CellSet | null {
+export function ruleCells(cluster: Cluster, u: Universe, dir: Direction, rule: Rule, budget: LintBudget, selects: (s: PodInfo) => boolean = () => true): CellSet | null {
   const P = u.peers.all.length;
-  const Q = u.ports.length;
-  const out = new Set<number>();
+  const out = new CellSet(u.ports.length);
+  // Ports depend on the destination only through named ports; peers on the subject only
+  // through its namespace (Self, sameLabels…: namespaceMatches).
+  const byName = rule.ports !== null && rule.ports.some((m) => m.type === 'named');
+  const ranges = rangeBits(u, rule);
+  const shared: PortBits = { bits: ranges, count: popcount(ranges) };
+  const ports = new Map<PodInfo | null, PortBits>();
+  const portsTo = (dest: PodInfo | null): PortBits => {
+    if (!byName) return shared;
+    let p = ports.get(dest);
+    if (!p) ports.set(dest, (p = withNamedPorts(u, rule, ranges, dest)));
+    return p;
+  };
+  // The pairs to visit are known before any is matched: a question over budget is dropped
+  // before it costs anything.
+  const peersByNamespace = new Map<number, readonly number[]>();
+  const visits: [number, readonly number[]][] = [];
   let pairs = 0;
   for (let si = 0; si < u.subjects.length; si++) {
     const subject = u.subjects[si]!;
     if (!selects(subject)) continue;
-    for (const ei of peerIndexes(cluster, u, rule, subject)) {
-      if (++pairs > MAX_PAIRS) return null;
+    let peers = peersByNamespace.get(subject.nsIdx);
+    if (!peers) peersByNamespace.set(subject.nsIdx, (peers = peerIndexes(cluster, u, rule, subject)));
+    if ((pairs += peers.length) > budget.limits.pairsPerQuestion) return null;
+    visits.push([si, peers]);
+  }
+  if (!budget.take(pairs * matchCost(rule))) return null;
+  for (const [si, peers] of visits) {
+    const subject = u.subjects[si]!;
+    for (const ei of peers) {
       const peer = u.peers.all[ei]!;
       // engine.ts ruleMatches (module-private there): some peer matches, then some port on the destination.
       if (!familyCompatible(subject, peer) || !rule.peers.some((p) => peerMatches(cluster, p, peer, subject))) continue;
-      const dest = destinationPod(dir, subject, peer);
-      for (let qi = 0; qi < Q; qi++) {
-        const q = u.ports[qi]!;
-        if (rule.ports !== null && !rule.ports.some((m) => portMatches(m, q.port, q.protocol, dest))) continue;
-        out.add((si * P + ei) * Q + qi);
-        if (out.size > MAX_CELLS) return null;
-      }
+      const matched = portsTo(destinationPod(dir, subject, peer));
+      if (matched.count === 0) continue;
+      out.pairs.set(si * P + ei, matched.bits);
+      out.size += matched.count;
+      if (out.size > budget.limits.cellsPerQuestion) return null;
     }
   }
   return out;
 }
 
+/** Every cell of `a` is in `b`. */
 export function isCellSubset(a: CellSet, b: CellSet): boolean {
-  for (const id of a) if (!b.has(id)) return false;
+  for (const [pair, bits] of a.pairs) {
+    const other = b.pairs.get(pair);
+    if (!other) return false;
+    if (bits !== other) for (let w = 0; w < bits.length; w++) if ((bits[w]! & ~other[w]!) !== 0) return false;
+  }
   return true;
+}
+
+/** Some cell of `a` is in `b`. */
+export function cellsIntersect(a: CellSet, b: CellSet): boolean {
+  for (const [pair, bits] of a.pairs) {
+    const other = b.pairs.get(pair);
+    if (other) for (let w = 0; w < bits.length; w++) if ((bits[w]! & other[w]!) !== 0) return true;
+  }
+  return false;
+}
+
+/** The union of cell sets, grown one set at a time (a first-match list's earlier rules). */
+export class CellUnion {
+  private readonly pairs = new Map<number, Uint32Array>();
+
+  add(cells: CellSet): void {
+    for (const [pair, bits] of cells.pairs) {
+      const own = this.pairs.get(pair);
+      if (!own) this.pairs.set(pair, bits.slice());
+      else for (let w = 0; w < bits.length; w++) own[w]! |= bits[w]!;
+    }
+  }
+
+  covers(cells: CellSet): boolean {
+    for (const [pair, bits] of cells.pairs) {
+      const own = this.pairs.get(pair);
+      if (!own) return false;
+      for (let w = 0; w < bits.length; w++) if ((bits[w]! & ~own[w]!) !== 0) return false;
+    }
+    return true;
+  }
 }
 
 /** "peer → ns/pod on 80/TCP" (ingress) or "ns/pod → peer on 80/TCP" (egress), for messages. */

@@ -7,22 +7,23 @@
 // BaselineAdminNetworkPolicy rules", and only Pass rules "pass execution to any
 // NetworkPolicies that select the pod".
 //
-// Each cell the rule matches is put through the verdict engine (evaluateSide) and must end in
-// the admin tier. Exact for the snapshot (cells.ts); silent over budget, and a rule that
+// Each cell the rule matches is put through the verdict engine's tier walk (decide.ts, as
+// evaluateSide does) and must end in the admin tier. Exact for the snapshot (cells.ts); unchecked over budget, and a rule that
 // matches no cell (its peers match nothing here) is not reported. Severity: warning when some
 // of those connections are denied (the rule's allow is dead), info when the Admin tier only
 // allows them (the rule is redundant while that admin rule exists).
 import type { Cluster } from '../cluster.js';
-import { evaluateSide } from '../evaluate/engine.js';
-import type { Endpoint, Flow } from '../evaluate/endpoint.js';
+import { decide, destinationOf, peerCandidates, type SubjectPolicies } from '../evaluate/decide.js';
+import { policiesOf } from '../evaluate/engine.js';
 import { describePolicy, rulesFor, type Direction, type Policy, type Rule } from '../policy/model.js';
-import { addressOf, type PodInfo } from '../snapshot/cluster.js';
-import { buildUniverse, cellAt, ruleCells, selectedPods, type Cell } from './cells.js';
+import type { PodInfo } from '../snapshot/cluster.js';
+import type { LintBudget } from './budget.js';
+import { buildUniverse, cidrCost, popcount, ruleCells, selectedPods } from './cells.js';
 import { finding, listSome, matchesNothing, objectKey, ruleLabel, rulePath, type Finding } from './types.js';
 
 const DIRECTIONS: readonly Direction[] = ['ingress', 'egress'];
 
-export function overriddenNetworkPolicyRules(cluster: Cluster): Finding[] {
+export function overriddenNetworkPolicyRules(cluster: Cluster, budget: LintBudget): Finding[] {
   if (cluster.policies.admin.length === 0) return [];
   const adminRules = new Map(DIRECTIONS.map((dir) => [dir, cluster.policies.admin.flatMap((p) => rulesFor(p, dir) ?? [])]));
   const out: Finding[] = [];
@@ -35,8 +36,9 @@ export function overriddenNetworkPolicyRules(cluster: Cluster): Finding[] {
         if (admin.length === 0) continue;
         for (const rule of rulesFor(policy, dir) ?? []) {
           if (matchesNothing(rule)) continue;
-          const f = overridden(cluster, policy, dir, rule, subjects, admin);
-          if (f) out.push(f);
+          const f = overridden(cluster, policy, dir, rule, subjects, admin, budget);
+          if (f === 'unchecked') budget.skip('np-rule-overridden', policy, rulePath(dir, rule.index));
+          else if (f) out.push(f);
         }
       }
     }
@@ -44,29 +46,49 @@ export function overriddenNetworkPolicyRules(cluster: Cluster): Finding[] {
   return out;
 }
 
-/** The flow a cell stands for, in the family of the peer's address (else the subject's first). */
-function flowOf(dir: Direction, c: Cell): Flow {
-  const family = c.peer.ip?.family ?? c.subject.ips[0]?.family ?? null;
-  const self: Endpoint = { kind: 'pod', pod: c.subject, ip: family === null ? null : addressOf(c.subject.ips, family) };
-  const [from, to] = dir === 'ingress' ? [c.peer, self] : [self, c.peer];
-  return { from, to, port: c.port, protocol: c.protocol, family };
+/** Steps matching a pair's peer against the subject's admin rules (cells.ts matchCost). */
+function adminCost(sp: SubjectPolicies): number {
+  let cost = 0;
+  for (const h of sp.hits.admin) for (const p of h.rule.peers) cost += p.type === 'cidrs' ? cidrCost(p) : 1;
+  return cost;
 }
 
-function overridden(cluster: Cluster, policy: Policy, dir: Direction, rule: Rule, subjects: readonly PodInfo[], adminRules: readonly Rule[]): Finding | null {
+function overridden(cluster: Cluster, policy: Policy, dir: Direction, rule: Rule, subjects: readonly PodInfo[], adminRules: readonly Rule[], budget: LintBudget): Finding | null | 'unchecked' {
   // The universe must tell apart what the admin rules can, as well as what this rule can;
-  // subjects keep their labels (FULL_DETAIL): the engine consults every policy.
+  // subjects keep their labels (FULL_DETAIL): which admin policies select them depends on them.
   const u = buildUniverse(cluster, subjects, [rule, ...adminRules]);
-  const cells = ruleCells(cluster, u, dir, rule);
-  if (!cells || cells.size === 0) return null;
+  const cells = ruleCells(cluster, u, dir, rule, budget);
+  if (!cells) return 'unchecked';
+  if (cells.size === 0) return null;
+  const P = u.peers.all.length;
+  const adminOnly = new Map<PodInfo, SubjectPolicies>();
   const deciders = new Map<string, string>();
   let denies = false;
-  for (const id of cells) {
-    const c = cellAt(u, id);
-    const v = evaluateSide(cluster, dir, c.subject, c.peer, flowOf(dir, c));
-    if (v.tier !== 'admin' || !v.policy || !v.rule) return null;
-    denies ||= !v.allowed;
-    const name = v.rule.name ? ` "${v.rule.name}"` : '';
-    deciders.set(`${objectKey(v.policy)}#${v.rule.index}`, `${describePolicy(v.policy)} ${dir} rule ${v.rule.index}${name} (${v.allowed ? 'allows' : 'denies'})`);
+  // Cells in visiting order, a (subject, peer) pair at a time: the admin rules whose peers
+  // match are found once per pair, then each port is walked.
+  for (const [pair, bits] of cells.pairs) {
+    const subject = u.subjects[Math.floor(pair / P)]!;
+    const peer = u.peers.all[pair % P]!;
+    let sp = adminOnly.get(subject);
+    if (!sp) {
+      const all = policiesOf(cluster, dir, subject);
+      adminOnly.set(subject, (sp = { ...all, hits: { admin: all.hits.admin, np: [], baseline: [] } }));
+    }
+    if (!budget.take(adminCost(sp) + popcount(bits))) return 'unchecked';
+    const candidates = peerCandidates(cluster, sp, peer);
+    const dest = destinationOf(dir, subject, peer);
+    for (let q = 0; q < u.ports.length; q++) {
+      if ((bits[q >>> 5]! & (1 << (q & 31))) === 0) continue;
+      const { port, protocol } = u.ports[q]!;
+      // The tier walk evaluateSide takes; its admin step reads only the admin candidates, so
+      // leaving the other tiers out changes no admin decision.
+      const d = decide(sp, candidates, port, protocol, dest);
+      if (d.tier !== 'admin' || !d.admin) return null;
+      denies ||= !d.allowed;
+      const hit = d.admin;
+      const name = hit.rule.name ? ` "${hit.rule.name}"` : '';
+      deciders.set(`${objectKey(hit.policy.ref)}#${hit.rule.index}`, `${describePolicy(hit.policy.ref)} ${dir} rule ${hit.rule.index}${name} (${d.allowed ? 'allows' : 'denies'})`);
+    }
   }
   const by = listSome([...deciders.values()]);
   return finding(

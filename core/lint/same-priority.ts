@@ -10,24 +10,25 @@
 //
 // Overlap is decided per cell (cells.ts) with each policy's own first-match rule, so a rule
 // the policy already shadows does not count. Exact for the snapshot's pods (#222: "analyzed
-// only on the cluster's current set of Pods/labels"); silent over budget. Severity: error
+// only on the cluster's current set of Pods/labels"); unchecked over budget. Severity: error
 // when the two first-matching rules disagree on the action (the verdict depends on which one
 // an implementation picks), warning when they agree (ambiguous, same outcome today).
 import type { Cluster } from '../cluster.js';
 import { subjectSelects } from '../evaluate/match.js';
 import { rulesFor, type Direction, type Policy, type Rule } from '../policy/model.js';
+import type { LintBudget } from './budget.js';
 import { buildUniverse, cellAt, describeCell, detailFor, ruleCells, selectedPods, type Universe } from './cells.js';
 import { actionWord, finding, type Finding } from './types.js';
 
 const DIRECTIONS: readonly Direction[] = ['ingress', 'egress'];
 
-export function samePriorityOverlaps(cluster: Cluster): Finding[] {
+export function samePriorityOverlaps(cluster: Cluster, budget: LintBudget): Finding[] {
   const out: Finding[] = [];
   for (const tier of [cluster.policies.admin, cluster.policies.baseline]) {
     // Tiers are sorted by (priority, name, kind): equal priorities are adjacent.
     for (let i = 0; i < tier.length; i++) {
       for (let j = i + 1; j < tier.length && tier[j]!.priority === tier[i]!.priority; j++) {
-        const f = overlap(cluster, tier[i]!, tier[j]!);
+        const f = overlap(cluster, tier[i]!, tier[j]!, budget);
         if (f) out.push(f);
       }
     }
@@ -36,10 +37,10 @@ export function samePriorityOverlaps(cluster: Cluster): Finding[] {
 }
 
 /** Cell id → index of the first rule of `rules` matching it; null over budget. */
-function firstMatches(cluster: Cluster, u: Universe, dir: Direction, rules: readonly Rule[]): Map<number, number> | null {
+function firstMatches(cluster: Cluster, u: Universe, dir: Direction, rules: readonly Rule[], budget: LintBudget): Map<number, number> | null {
   const first = new Map<number, number>();
   for (let r = 0; r < rules.length; r++) {
-    const cells = ruleCells(cluster, u, dir, rules[r]!);
+    const cells = ruleCells(cluster, u, dir, rules[r]!, budget);
     if (!cells) return null;
     for (const id of cells) if (!first.has(id)) first.set(id, r);
   }
@@ -53,19 +54,24 @@ interface Example {
   readonly cell: string;
 }
 
-function overlap(cluster: Cluster, a: Policy, b: Policy): Finding | null {
+/** The finding for policies a and b; the pair is counted unchecked when a direction over budget may hide a conflict. */
+function overlap(cluster: Cluster, a: Policy, b: Policy, budget: LintBudget): Finding | null {
   const shared = selectedPods(cluster, a).filter((p) => subjectSelects(cluster, b, p));
   if (shared.length === 0) return null;
   let agreeing: Example | null = null;
   let conflicting: Example | null = null;
+  let unanswered = false;
   for (const dir of DIRECTIONS) {
     const ra = rulesFor(a, dir) ?? [];
     const rb = rulesFor(b, dir) ?? [];
     if (ra.length === 0 || rb.length === 0) continue;
     const u = buildUniverse(cluster, shared, [...ra, ...rb], detailFor([...ra, ...rb], dir, false));
-    const fa = firstMatches(cluster, u, dir, ra);
-    const fb = firstMatches(cluster, u, dir, rb);
-    if (!fa || !fb) continue;
+    const fa = firstMatches(cluster, u, dir, ra, budget);
+    const fb = fa && firstMatches(cluster, u, dir, rb, budget);
+    if (!fa || !fb) {
+      unanswered = true;
+      continue;
+    }
     for (const [id, ia] of fa) {
       const ib = fb.get(id);
       if (ib === undefined) continue;
@@ -78,6 +84,8 @@ function overlap(cluster: Cluster, a: Policy, b: Policy): Finding | null {
     }
     if (conflicting) break;
   }
+  // An agreeing overlap found in one direction may hide a conflicting one in the unanswered one.
+  if (unanswered && !conflicting) budget.skip('same-priority-overlap', b, 'spec.priority');
   const ex = conflicting ?? agreeing;
   if (!ex) return null;
   const rule = (p: Policy, r: Rule) => `${ex.dir} rule ${r.index}${r.name ? ` "${r.name}"` : ''} (${actionWord(p, r.action)})`;

@@ -14,7 +14,8 @@
 import type { Cluster } from '../cluster.js';
 import { subjectSelects } from '../evaluate/match.js';
 import { rulesFor, type Direction, type Policy, type Rule } from '../policy/model.js';
-import { buildUniverse, detailFor, isCellSubset, ruleCells, selectedPods, type CellSet } from './cells.js';
+import type { LintBudget } from './budget.js';
+import { buildUniverse, CellUnion, cellsIntersect, detailFor, isCellSubset, ruleCells, selectedPods, type CellSet } from './cells.js';
 import { npSubjectCovers, ruleCovers } from './structural.js';
 import { actionWord, finding, listSome, matchesNothing, ruleLabel, rulePath, type Finding } from './types.js';
 
@@ -22,35 +23,35 @@ const DIRECTIONS: readonly Direction[] = ['ingress', 'egress'];
 
 const IN_SNAPSHOT = ' with the pods, namespaces and nodes in this snapshot';
 
-export function shadowedRules(cluster: Cluster): Finding[] {
+export function shadowedRules(cluster: Cluster, budget: LintBudget): Finding[] {
   const out: Finding[] = [];
   for (const policy of [...cluster.policies.admin, ...cluster.policies.baseline]) {
-    for (const dir of DIRECTIONS) out.push(...shadowedInPolicy(cluster, policy, dir));
+    for (const dir of DIRECTIONS) out.push(...shadowedInPolicy(cluster, policy, dir, budget));
   }
   return out;
 }
 
-function shadowedInPolicy(cluster: Cluster, policy: Policy, dir: Direction): Finding[] {
+function shadowedInPolicy(cluster: Cluster, policy: Policy, dir: Direction, budget: LintBudget): Finding[] {
   const rules = rulesFor(policy, dir) ?? [];
   if (rules.length < 2) return [];
   const subjects = selectedPods(cluster, policy);
   // Within one policy only the rules look at the subject: its labels do not matter.
   const u = buildUniverse(cluster, subjects, rules, detailFor(rules, dir, false));
-  const cells = rules.map((r) => ruleCells(cluster, u, dir, r));
+  const cells = rules.map((r) => ruleCells(cluster, u, dir, r, budget));
+  // The union of the earlier rules' cells, grown rule by rule; unknown once one is over budget.
+  const earlier = new CellUnion();
+  let earlierKnown = cells[0] !== null;
+  if (cells[0]) earlier.add(cells[0]);
   const out: Finding[] = [];
   for (let j = 1; j < rules.length; j++) {
     const rule = rules[j]!;
-    if (matchesNothing(rule)) continue;
-    const structural = rules.slice(0, j).find((earlier) => ruleCovers(cluster, earlier, rule));
-    let by: Rule[] = structural ? [structural] : [];
-    if (!structural) {
-      const mine = cells[j];
-      if (!mine || mine.size === 0 || cells.slice(0, j).some((c) => c === null)) continue;
-      const earlier = cells.slice(0, j) as CellSet[];
-      if (![...mine].every((id) => earlier.some((c) => c.has(id)))) continue;
-      // Name the earlier rules that actually take some of this rule's connections.
-      by = rules.slice(0, j).filter((_, i) => [...mine].some((id) => earlier[i]!.has(id)));
-    }
+    const mine = cells[j];
+    const shadowed = !matchesNothing(rule) && shadowedBy(cluster, rules, cells, j, earlierKnown ? earlier : null);
+    if (mine) earlier.add(mine);
+    else earlierKnown = false;
+    if (shadowed === 'unchecked') budget.skip('rule-shadowed', policy, rulePath(dir, rule.index));
+    if (!shadowed || shadowed === 'unchecked') continue;
+    const { by, structural } = shadowed;
     const byText = listSome(by.map((r) => `${r.index}${r.name ? ` "${r.name}"` : ''} (${actionWord(policy, r.action)})`));
     out.push(
       finding(
@@ -66,6 +67,22 @@ function shadowedInPolicy(cluster: Cluster, policy: Policy, dir: Direction): Fin
   return out;
 }
 
+/**
+ * The earlier rules that take every connection of rule j: one structurally, else (in the
+ * snapshot) those sharing a cell with it; null when none do, 'unchecked' when its cells or an
+ * earlier rule's were over budget.
+ */
+function shadowedBy(cluster: Cluster, rules: readonly Rule[], cells: readonly (CellSet | null)[], j: number, earlier: CellUnion | null): { by: Rule[]; structural: boolean } | null | 'unchecked' {
+  const structural = rules.slice(0, j).find((r) => ruleCovers(cluster, r, rules[j]!));
+  if (structural) return { by: [structural], structural: true };
+  const mine = cells[j];
+  if (mine?.size === 0) return null;
+  if (!mine || !earlier) return 'unchecked';
+  if (!earlier.covers(mine)) return null;
+  // Name the earlier rules that actually take some of this rule's connections.
+  return { by: rules.slice(0, j).filter((_, i) => cellsIntersect(mine, cells[i]!)), structural: false };
+}
+
 interface NpRule {
   readonly policy: Policy;
   readonly rule: Rule;
@@ -73,15 +90,15 @@ interface NpRule {
   readonly order: number;
 }
 
-export function redundantNetworkPolicyRules(cluster: Cluster): Finding[] {
+export function redundantNetworkPolicyRules(cluster: Cluster, budget: LintBudget): Finding[] {
   const out: Finding[] = [];
   for (const policies of cluster.policies.byNamespace.values()) {
-    for (const dir of DIRECTIONS) out.push(...redundantInNamespace(cluster, policies, dir));
+    for (const dir of DIRECTIONS) out.push(...redundantInNamespace(cluster, policies, dir, budget));
   }
   return out;
 }
 
-function redundantInNamespace(cluster: Cluster, policies: readonly Policy[], dir: Direction): Finding[] {
+function redundantInNamespace(cluster: Cluster, policies: readonly Policy[], dir: Direction, budget: LintBudget): Finding[] {
   const entries: NpRule[] = [];
   for (const policy of policies) for (const rule of rulesFor(policy, dir) ?? []) entries.push({ policy, rule, order: entries.length });
   if (entries.length < 2) return [];
@@ -90,7 +107,9 @@ function redundantInNamespace(cluster: Cluster, policies: readonly Policy[], dir
   const rules = entries.map((e) => e.rule);
   // Labels matter here: each rule counts only for the pods its own policy selects.
   const u = buildUniverse(cluster, subjects, rules, detailFor(rules, dir, true));
-  const cells = entries.map((e) => ruleCells(cluster, u, dir, e.rule, (s) => subjectSelects(cluster, e.policy, s)));
+  const cells = entries.map((e) => ruleCells(cluster, u, dir, e.rule, budget, (s) => subjectSelects(cluster, e.policy, s)));
+  // A rule is unanswered when its cells, or those of a rule that might cover it, were over budget.
+  const unknown = entries.filter((e) => cells[e.order] === null && !matchesNothing(e.rule));
 
   // j is reported when some i covers it and j does not equally cover i earlier in order, so
   // of two identical rules only the later is reported and deleting every reported rule is safe.
@@ -109,7 +128,11 @@ function redundantInNamespace(cluster: Cluster, policies: readonly Policy[], dir
       structural = false;
       by = entries.find((i) => i !== j && inSnapshot(i, j) && !(inSnapshot(j, i) && j.order < i.order));
     }
-    if (!by) continue;
+    if (!by) {
+      const mine = cells[j.order];
+      if (mine === null || (mine!.size > 0 && unknown.some((i) => i !== j))) budget.skip('np-rule-redundant', j.policy, rulePath(dir, j.rule.index));
+      continue;
+    }
     const where = by.policy === j.policy ? `rule ${by.rule.index} of the same policy` : `NetworkPolicy ${by.policy.ref.name} ${ruleLabel(dir, by.rule)}`;
     out.push(
       finding(

@@ -43,6 +43,16 @@ export interface Finding {
   readonly snapshotPath?: string;
 }
 
+/** What a lint run may spend (budget.ts LINT_LIMITS holds the defaults and says why). */
+export interface LintLimits {
+  /** Subject × peer endpoint pairs one question (one rule's cells) may visit. */
+  readonly pairsPerQuestion: number;
+  /** Cells one question may hold. */
+  readonly cellsPerQuestion: number;
+  /** Steps a whole lint run may take: one per peer (per CIDR range and except) a pair is tested against, one per cell walked through the tiers. */
+  readonly stepsPerRun: number;
+}
+
 export interface LintOptions {
   /**
    * Where each object sits in the request, keyed by `objectKey(ref)` (the same
@@ -50,9 +60,15 @@ export interface LintOptions {
    * such as `$.items[3]`; findings then carry `snapshotPath` as well.
    */
   readonly objectPaths?: ReadonlyMap<string, string>;
+  /** The budgets of the run (budget.ts LINT_LIMITS by default). */
+  readonly limits?: LintLimits;
 }
 
-export { objectKey } from '../../schemas/object-key.js';
+import { objectKey } from '../../schemas/object-key.js';
+export { objectKey };
+
+/** A finding's identity across snapshots: code, object and path (a preview matches base and head by it). */
+export const findingKey = (f: { readonly code: LintCode; readonly object: Parameters<typeof objectKey>[0]; readonly path: string }): string => `${f.code}|${objectKey(f.object)}|${f.path}`;
 
 export function findingObject(ref: PolicyRef): FindingObject {
   return ref.namespace !== undefined

@@ -1,6 +1,7 @@
 // A preview as a pull-request comment: counts first, the changed flows as a table (removed
 // before added, biggest first), a Mermaid graph of the changed edges, the per-node rule-table
 // delta and the lints of the head (new ones first). Long lists are cut and say how much was cut.
+import { uncheckedText } from '../lint/budget.js';
 import { describePolicy } from '../policy/model.js';
 import { groupText, type Aggregate, type EndpointGroup } from './aggregate.js';
 import type { Preview } from './preview.js';
@@ -77,7 +78,8 @@ function lintSection(p: Preview, max: number): string[] {
   const counts = `${n(fresh.length)} new finding${fresh.length === 1 ? '' : 's'}, ${n(old)} already in the base, ${n(p.lint.resolved.length)} resolved.`;
   const list = fresh.slice(0, max).map(line);
   const more = fresh.length > max ? [`- … and ${n(fresh.length - max)} more`] : [];
-  return ['#### Lints of the head', '', counts, ...(list.length > 0 ? ['', ...list, ...more] : [])];
+  const unchecked = uncheckedText(p.lint.unchecked);
+  return ['#### Lints of the head', '', counts, ...(list.length > 0 ? ['', ...list, ...more] : []), ...(unchecked ? ['', `_${unchecked}._`] : [])];
 }
 
 function workloadsSection(p: Preview): string[] {

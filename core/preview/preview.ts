@@ -9,8 +9,9 @@
 //   markdown.ts    the pull-request comment
 // plus the lints of the head, each marked new or already present in the base.
 import { buildCluster, type Cluster } from '../cluster.js';
-import { lint } from '../lint/lint.js';
-import { objectKey, type Finding } from '../lint/types.js';
+import type { Unchecked } from '../lint/budget.js';
+import { lintRun } from '../lint/lint.js';
+import { findingKey, objectKey, type Finding, type LintLimits } from '../lint/types.js';
 import { canonical } from '../snapshot/hash.js';
 import type { ParsedSnapshot } from '../../schemas/snapshot.js';
 import { aggregate, pairKey, type Aggregate, type IpFamilyName } from './aggregate.js';
@@ -29,6 +30,8 @@ export interface PreviewOptions {
   readonly tables?: boolean;
   /** Lints of the head, marked new vs. the base. Default true. */
   readonly lint?: boolean;
+  /** The lints' budgets, for both snapshots (LINT_LIMITS by default). */
+  readonly lintLimits?: LintLimits;
   /** Runs each stage; callers time or log them here (the core keeps no clock). */
   readonly stage?: <T>(name: PreviewStage, run: () => T) => T;
   /** SHA-256 for table ids (compile's option); the portable one by default. */
@@ -48,8 +51,10 @@ export type EndpointRef =
 export interface LintDelta {
   /** Findings of the head; `new` when the base had none with the same code, object and path. */
   readonly findings: readonly (Finding & { readonly new: boolean })[];
-  /** Findings of the base the head no longer has. */
+  /** Findings of the base the head no longer has (a question the head left unchecked resolves nothing). */
   readonly resolved: readonly Finding[];
+  /** The head's questions left unanswered over the lint budgets. */
+  readonly unchecked: readonly Unchecked[];
 }
 
 export interface PreviewSummary {
@@ -88,14 +93,18 @@ function policyContents(s: ParsedSnapshot): Map<string, string> {
   return out;
 }
 
-const findingId = (f: Finding) => `${f.code}|${objectKey(f.object)}|${f.path}`;
-
-function lintDelta(clusters: Both<Cluster>, snapshots: Both<ParsedSnapshot>): LintDelta {
-  const base = lint(clusters.base, { objectPaths: snapshots.base.paths });
-  const head = lint(clusters.head, { objectPaths: snapshots.head.paths });
-  const before = new Set(base.map(findingId));
-  const after = new Set(head.map(findingId));
-  return { findings: head.map((f) => ({ ...f, new: !before.has(findingId(f)) })), resolved: base.filter((f) => !after.has(findingId(f))) };
+function lintDelta(clusters: Both<Cluster>, snapshots: Both<ParsedSnapshot>, limits: LintLimits | undefined): LintDelta {
+  const base = lintRun(clusters.base, { objectPaths: snapshots.base.paths, ...(limits ? { limits } : {}) });
+  const head = lintRun(clusters.head, { objectPaths: snapshots.head.paths, ...(limits ? { limits } : {}) });
+  const before = new Set(base.findings.map(findingKey));
+  const after = new Set(head.findings.map(findingKey));
+  // A base finding is resolved only if the head answered its question (new ones stay new when
+  // the base left theirs unchecked: they are not known to be there already).
+  return {
+    findings: head.findings.map((f) => ({ ...f, new: !before.has(findingKey(f)) })),
+    resolved: base.findings.filter((f) => !after.has(findingKey(f)) && !head.uncheckedKeys.has(findingKey(f))),
+    unchecked: head.unchecked,
+  };
 }
 
 function endpointRefs(classes: Classes, changes: readonly Aggregate[]): EndpointRef[] {
@@ -119,7 +128,7 @@ export function preview(sent: Both<ParsedSnapshot>, options: PreviewOptions = {}
   const candidates = stage('candidates', () => findCandidates(classes, groups, contents));
   const delta = stage('delta', () => connectivityDelta(classes, groups, candidates, options.maxClassChanges));
   const changes = stage('aggregate', () => aggregate(classes, delta.changes));
-  const lintResult = options.lint === false ? null : stage('lint', () => lintDelta(clusters, snapshots));
+  const lintResult = options.lint === false ? null : stage('lint', () => lintDelta(clusters, snapshots, options.lintLimits));
   const tables = options.tables === false ? null : stage('tables', () => tablesDelta(clusters, options.sha256Hex));
 
   const count = (change: Aggregate['change']) => {

@@ -65,7 +65,7 @@ function queryOptions(query: z.infer<typeof PreviewQuery>, req: PreviewRequest):
 
 function previewJson(p: Preview, detail: Detail) {
   const body = detail === 'parts' ? p : withoutParts(p);
-  return { ...body, lint: p.lint && { findings: p.lint.findings.map((f) => ({ ...apiFinding(f), new: f.new })), resolved: p.lint.resolved.map(apiFinding) } };
+  return { ...body, lint: p.lint && { findings: p.lint.findings.map((f) => ({ ...apiFinding(f), new: f.new })), resolved: p.lint.resolved.map(apiFinding), unchecked: p.lint.unchecked } };
 }
 
 export function previewRoutes(app: OpenAPIHono<AppEnv>): void {

@@ -61,6 +61,13 @@ export const AggregateSchema = z
   })
   .openapi('PreviewChange');
 
+const UncheckedSchema = z
+  .object({
+    code: z.string(),
+    questions: z.number().int().openapi({ description: 'questions of this lint (rules; policy pairs for same-priority-overlap) left unanswered over the lint budgets: no finding is given for them either way' }),
+  })
+  .openapi('LintUnchecked');
+
 const FindingSchema = z
   .object({
     code: z.string(),
@@ -84,7 +91,7 @@ export const PreviewResponseSchema = z.object({
   changes: z.array(AggregateSchema),
   endpoints: z.array(Json).optional().openapi({ description: 'detail=parts: the classes parts refer to, with their members' }),
   tables: z.object({ nodes: Json, unchangedNodes: z.number().int(), stats: Json }).nullable().openapi({ description: 'per node: tables added and removed (content ids), rules in them, pods rebound; null with tables=false' }),
-  lint: z.object({ findings: z.array(FindingSchema.extend({ new: z.boolean() })), resolved: z.array(FindingSchema) }).nullable(),
+  lint: z.object({ findings: z.array(FindingSchema.extend({ new: z.boolean() })), resolved: z.array(FindingSchema), unchecked: z.array(UncheckedSchema) }).nullable(),
   workloads: z
     .object({
       added: z.array(z.object({ endpoint: z.string(), reachedBy: z.string(), reaches: z.string() })),
@@ -99,6 +106,7 @@ export const LintRequestSchema = z.object({ snapshot: SnapshotField('the cluster
 
 export const LintResponseSchema = z.object({
   findings: z.array(FindingSchema),
+  unchecked: z.array(UncheckedSchema),
   counts: z.object({ error: z.number().int(), warning: z.number().int(), info: z.number().int() }),
   warnings: z.array(z.string()),
 });

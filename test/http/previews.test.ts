@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.js';
+import { exceptedNamespace } from '../support/hostile.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const cluster = JSON.parse(readFileSync(join(ROOT, 'examples', 'cluster.json'), 'utf8')) as { items: any[] };
@@ -41,7 +42,7 @@ describe('POST /v1/previews', () => {
     expect(body.changes[0].parts).toBeUndefined();
     expect(body.summary.added).toEqual({ aggregates: 1, pairs: 1 });
     expect(Object.keys(body.tables.nodes)).toEqual(['node-2']);
-    expect(body.lint).toEqual({ findings: [], resolved: [] });
+    expect(body.lint).toEqual({ findings: [], resolved: [], unchecked: [] });
     expect(res.headers.get('server-timing')).toMatch(/^build;dur=[\d.]+, classes;dur=.*, tables;dur=[\d.]+$/);
   });
 
@@ -143,6 +144,16 @@ describe('POST /v1/lint', () => {
       },
     ]);
     expect(body.counts).toEqual({ error: 0, warning: 1, info: 0 });
+  });
+
+  it('counts the questions left over the lint budgets in `unchecked`', async () => {
+    const clean = (await (await post('/v1/lint', { snapshot: cluster })).json()) as any;
+    expect(clean.unchecked).toEqual([]);
+    const res = await post('/v1/lint', { snapshot: { items: exceptedNamespace() } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body.findings.map((f: any) => `${f.code} ${f.object.name}`)).toEqual(['np-rule-redundant second']);
+    expect(body.unchecked).toEqual([{ code: 'np-rule-redundant', questions: 1 }]);
   });
 
   it('reports a bad snapshot as 422 with paths, and reads YAML', async () => {

@@ -3,7 +3,8 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildCluster } from '../../core/cluster.js';
-import { MAX_CELLS, ruleCells } from '../../core/lint/cells.js';
+import { LintBudget, LINT_LIMITS } from '../../core/lint/budget.js';
+import { ruleCells } from '../../core/lint/cells.js';
 import { LINTS, lint, objectKey } from '../../core/lint/index.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { clusterOf, namespace, networkPolicy, node, pod, type K8sObject } from '../support/cluster-builders.js';
@@ -54,14 +55,16 @@ describe('lint()', () => {
     }
   });
 
-  it('gives up (reports nothing) on a question over the cell budget instead of running unbounded', () => {
+  it('gives up (answers nothing) on a question over the cell limit instead of running unbounded', () => {
     const cluster = clusterOf(base());
-    // 1 subject × 1,001 peers × 1,000 ports: more matching cells than MAX_CELLS.
+    // 1 subject × 1,001 peers × 1,000 ports: more matching cells than one question may hold.
     const pods = Array.from({ length: 1001 }, (_, i) => i);
     const ports = Array.from({ length: 1000 }, (_, i) => ({ port: i + 1, protocol: 'TCP' as const }));
     const huge = { subjects: [cluster.pods[0]!], subjectCounts: [1], peers: { all: pods.map(() => ({ kind: 'pod' as const, pod: cluster.pods[1]!, ip: null })), byNamespace: new Map(), pods, nodes: [] }, ports };
-    expect(1001 * 1000).toBeGreaterThan(MAX_CELLS);
-    expect(ruleCells(cluster, huge, 'ingress', { index: 0, action: 'allow', peers: [{ type: 'any' }], ports: null })).toBeNull();
+    expect(1001 * 1000).toBeGreaterThan(LINT_LIMITS.cellsPerQuestion);
+    const rule = { index: 0, action: 'allow' as const, peers: [{ type: 'any' as const }], ports: null };
+    expect(ruleCells(cluster, huge, 'ingress', rule, new LintBudget())).toBeNull();
+    expect(ruleCells(cluster, huge, 'ingress', rule, new LintBudget({ ...LINT_LIMITS, cellsPerQuestion: 1001 * 1000 }))?.size).toBe(1001 * 1000);
   });
 
   it('on every upstream replay, each finding names an object of the snapshot and a path that exists in it', () => {

@@ -85,3 +85,17 @@ export function adminRules(anps: number): object[] {
   }
   return items;
 }
+
+/**
+ * 100 pods of distinct labels and two NetworkPolicies allowing ingress from 192.0.0.0/8 less
+ * `excepted` /32s (0.4 MB at 10,000): each rule's lint question is 100 subjects × ~20,000 address
+ * intervals, past the per-question pair limit. The second rule is the first one again, which the
+ * structural check answers without cells.
+ */
+export function exceptedNamespace(excepted = 10_000): K8sObject[] {
+  const objects: K8sObject[] = [namespace('a'), node('n1', '172.18.0.2')];
+  for (let i = 0; i < 100; i++) objects.push(pod(`a/p${i}`, { ip: `10.0.0.${i + 1}`, node: 'n1', labels: { i: String(i) } }));
+  const except = Array.from({ length: excepted }, (_, k) => `192.${168 + (k >> 14)}.${(k >> 6) & 255}.${(k & 63) * 4}/32`);
+  for (const name of ['first', 'second']) objects.push(networkPolicy(`a/${name}`, { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: '192.0.0.0/8', except } }] }] }));
+  return objects;
+}

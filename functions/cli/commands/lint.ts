@@ -2,7 +2,7 @@
 // as --fail-on (error by default), so a pipeline can gate on it.
 import { parseArgs } from 'node:util';
 import { buildCluster } from '../../../core/cluster.js';
-import { lint, type Finding, type Severity } from '../../../core/lint/index.js';
+import { lintRun, uncheckedText, type Finding, type Severity } from '../../../core/lint/index.js';
 import { describePolicy } from '../../../core/policy/index.js';
 import { warningMessages } from '../../../core/warnings.js';
 import { loadSnapshot, printWarnings, readSources } from '../input.js';
@@ -34,9 +34,10 @@ export function commandLint(args: string[], io: Io): number {
   const { snapshot, where } = loadSnapshot(readSources(positionals, io), io.err, 'snapshot', io.input?.keepGoing);
   const cluster = buildCluster(snapshot);
   printWarnings(warningMessages(cluster.warnings), io.err);
-  const findings = lint(cluster, { objectPaths: snapshot.paths });
-  if (format === 'json') io.out(JSON.stringify({ findings: findings.map((f) => ({ ...f, at: where(f.snapshotPath ?? f.path) })), warnings: warningMessages(cluster.warnings) }, null, 2));
-  else io.out([...findingLines(findings, where, format), ...(findings.length > 0 ? [''] : []), countText(findings)].join('\n'));
+  const { findings, unchecked } = lintRun(cluster, { objectPaths: snapshot.paths });
+  const notChecked = uncheckedText(unchecked);
+  if (format === 'json') io.out(JSON.stringify({ findings: findings.map((f) => ({ ...f, at: where(f.snapshotPath ?? f.path) })), unchecked, warnings: warningMessages(cluster.warnings) }, null, 2));
+  else io.out([...findingLines(findings, where, format), ...(findings.length > 0 ? [''] : []), countText(findings), ...(notChecked ? [notChecked] : [])].join('\n'));
   const failing = findings.filter((f) => RANK[f.severity] <= RANK[failOn]).length;
   if (failing > 0) {
     io.err(`${failing} finding${failing === 1 ? '' : 's'} at or above ${failOn} (--fail-on ${failOn})`);

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { yamlDocuments } from '../../yaml-documents.js';
 import { applyChanges, groupText, preview, previewMarkdown, withoutParts, type ObjectRef, type Preview, type PreviewStage } from '../../../core/preview/index.js';
 import { noEndpointObjects } from '../../../core/cluster.js';
+import { uncheckedText } from '../../../core/lint/index.js';
 import { LimitError } from '../../../core/limits.js';
 import { ObjectRefSchema } from '../../../schemas/api/preview.js';
 import { formatPath, listItems, parseSnapshot, type ParsedSnapshot } from '../../../schemas/snapshot.js';
@@ -100,7 +101,8 @@ function text(p: Preview, where: Loaded['where']): string {
   }
   if (p.lint) {
     const fresh = p.lint.findings.filter((f) => f.new);
-    lines.push('', `lints of the head: ${countText(p.lint.findings)}; ${fresh.length} new, ${p.lint.resolved.length} resolved`, ...findingLines(fresh, where.head, 'text'));
+    const unchecked = uncheckedText(p.lint.unchecked);
+    lines.push('', `lints of the head: ${countText(p.lint.findings)}; ${fresh.length} new, ${p.lint.resolved.length} resolved`, ...findingLines(fresh, where.head, 'text'), ...(unchecked ? [unchecked] : []));
   }
   return lines.join('\n');
 }
@@ -109,7 +111,7 @@ function text(p: Preview, where: Loaded['where']): string {
 function locateFindings(p: Preview, where: Loaded['where']): Preview {
   if (!p.lint) return p;
   const at = (w: (path: string) => string) => <F extends { snapshotPath?: string; path: string }>(f: F): F => ({ ...f, snapshotPath: w(f.snapshotPath ?? f.path) });
-  return { ...p, lint: { findings: p.lint.findings.map(at(where.head)), resolved: p.lint.resolved.map(at(where.base)) } };
+  return { ...p, lint: { ...p.lint, findings: p.lint.findings.map(at(where.head)), resolved: p.lint.resolved.map(at(where.base)) } };
 }
 
 export function commandPreview(args: string[], io: Io): number {
