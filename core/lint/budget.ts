@@ -65,6 +65,6 @@ const QUESTION: Record<LintCode, string> = {
 /** "not checked within the lint budgets: 12 rules (rule-shadowed), 1 policy pair (same-priority-overlap)"; null when all were. */
 export function uncheckedText(unchecked: readonly Unchecked[]): string | null {
   if (unchecked.length === 0) return null;
-  const parts = unchecked.map((u) => `${u.questions} ${QUESTION[u.code]}${u.questions === 1 ? '' : 's'} (${u.code})`);
+  const parts = unchecked.map((u) => `${u.questions.toLocaleString('en-US')} ${QUESTION[u.code]}${u.questions === 1 ? '' : 's'} (${u.code})`);
   return `not checked within the lint budgets: ${parts.join(', ')}`;
 }
