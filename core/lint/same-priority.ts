@@ -65,6 +65,10 @@ function overlap(cluster: Cluster, a: Policy, b: Policy, budget: LintBudget): Fi
     const ra = rulesFor(a, dir) ?? [];
     const rb = rulesFor(b, dir) ?? [];
     if (ra.length === 0 || rb.length === 0) continue;
+    if (budget.spent) {
+      unanswered = true;
+      continue;
+    }
     const u = buildUniverse(cluster, shared, [...ra, ...rb], detailFor([...ra, ...rb], dir, false));
     const fa = firstMatches(cluster, u, dir, ra, budget);
     const fb = fa && firstMatches(cluster, u, dir, rb, budget);

@@ -36,8 +36,9 @@ function shadowedInPolicy(cluster: Cluster, policy: Policy, dir: Direction, budg
   if (rules.length < 2) return [];
   const subjects = selectedPods(cluster, policy);
   // Within one policy only the rules look at the subject: its labels do not matter.
-  const u = buildUniverse(cluster, subjects, rules, detailFor(rules, dir, false));
-  const cells = rules.map((r) => ruleCells(cluster, u, dir, r, budget));
+  // Once the run's steps are spent no universe is built: only structural answers remain.
+  const u = budget.spent ? null : buildUniverse(cluster, subjects, rules, detailFor(rules, dir, false));
+  const cells = rules.map((r) => u && ruleCells(cluster, u, dir, r, budget));
   // The union of the earlier rules' cells, grown rule by rule; unknown once one is over budget.
   const earlier = new CellUnion();
   let earlierKnown = cells[0] !== null;
@@ -106,8 +107,8 @@ function redundantInNamespace(cluster: Cluster, policies: readonly Policy[], dir
   const subjects = new Set(withRules.flatMap((np) => selectedPods(cluster, np)));
   const rules = entries.map((e) => e.rule);
   // Labels matter here: each rule counts only for the pods its own policy selects.
-  const u = buildUniverse(cluster, subjects, rules, detailFor(rules, dir, true));
-  const cells = entries.map((e) => ruleCells(cluster, u, dir, e.rule, budget, (s) => subjectSelects(cluster, e.policy, s)));
+  const u = budget.spent ? null : buildUniverse(cluster, subjects, rules, detailFor(rules, dir, true));
+  const cells = entries.map((e) => u && ruleCells(cluster, u, dir, e.rule, budget, (s) => subjectSelects(cluster, e.policy, s)));
   // A rule is unanswered when its cells, or those of a rule that might cover it, were over budget.
   const unknown = entries.filter((e) => cells[e.order] === null && !matchesNothing(e.rule));
 
