@@ -11,7 +11,7 @@
 // none of the rule's peer pods. The protocol counts: a NetworkPolicy `port: dns` (TCP by
 // default) does not resolve on a UDP port named dns. Exact for the snapshot.
 import type { Cluster } from '../cluster.js';
-import { peerMatches } from '../evaluate/match.js';
+import { namespaceMatches, peerMatches } from '../evaluate/match.js';
 import { selectedPods } from './cells.js';
 import { rulesFor, type Direction, type PortMatch, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
@@ -64,15 +64,32 @@ function ingressProblem(subjects: readonly PodInfo[], m: Named): string | null {
   return `none of the ${subjects.length} pod${subjects.length > 1 ? 's' : ''} the policy selects (${listSome(subjects.map((p) => p.key))}) defines a ${portText(m)}`;
 }
 
+/**
+ * The pods `rule`'s peers can match from some viewpoint, a superset (as cells.ts candidates):
+ * a pods peer only looks in the namespaces it matches; an address peer may match any pod.
+ */
+function candidatePods(cluster: Cluster, rule: Rule, viewpoints: readonly PodInfo[]): readonly PodInfo[] {
+  const namespaces = new Set<number>();
+  for (const peer of rule.peers) {
+    if (peer.type === 'cidrs' || peer.type === 'any') return cluster.pods;
+    if (peer.type !== 'pods') continue;
+    for (const ns of cluster.namespaces) if (!namespaces.has(ns.idx) && viewpoints.some((s) => namespaceMatches(cluster, peer.namespaces, ns, s))) namespaces.add(ns.idx);
+  }
+  return cluster.namespaces.filter((ns) => namespaces.has(ns.idx)).flatMap((ns) => cluster.podsByNamespace.get(ns.name) ?? []);
+}
+
 function egressProblem(cluster: Cluster, rule: Rule, subjects: readonly PodInfo[], m: Named, definers: readonly PodInfo[]): string | null {
   if (definers.length === 0) return `no pod in the snapshot defines a ${portText(m)}`;
   // Peers may be relative to the subject's namespace (Self, sameLabels): one viewpoint per namespace.
   const viewpoints = [...new Map(subjects.map((s) => [s.nsIdx, s])).values()];
+  if (viewpoints.length === 0) return null;
   const isPeer = (pod: PodInfo) =>
     viewpoints.some((s) => (pod.ips.length > 0 ? pod.ips : [null]).some((ip) => rule.peers.some((peer) => peerMatches(cluster, peer, { kind: 'pod', pod, ip }, s))));
-  if (viewpoints.length === 0 || definers.some(isPeer)) return null;
+  // Only the pods a peer can match are tried: a rule towards one namespace costs that namespace.
+  const candidates = candidatePods(cluster, rule, viewpoints);
+  if (candidates.some((p) => !p.hostNetwork && defines(p, m) && isPeer(p))) return null;
   // Only now, with a finding to explain, list the destination pods.
-  const peers = cluster.pods.filter((p) => !p.hostNetwork && isPeer(p));
+  const peers = candidates.filter((p) => !p.hostNetwork && isPeer(p)).sort((a, b) => a.idx - b.idx);
   if (peers.length === 0) return null;
   return `none of the rule's ${peers.length} destination pod${peers.length > 1 ? 's' : ''} (${listSome(peers.map((p) => p.key))}) defines a ${portText(m)}; ${listSome(definers.map((p) => p.key))} do${definers.length > 1 ? '' : 'es'}`;
 }

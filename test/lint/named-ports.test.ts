@@ -1,7 +1,7 @@
 // named-port-unresolved: a named port that resolves on no destination pod.
 import { describe, expect, it } from 'vitest';
 import { lint, type Finding } from '../../core/lint/index.js';
-import { clusterOf, namespace, networkPolicy, node, pod, type K8sObject } from '../support/cluster-builders.js';
+import { adminNetworkPolicy, clusterOf, namespace, networkPolicy, node, pod, type K8sObject } from '../support/cluster-builders.js';
 
 const base = (): K8sObject[] => [
   namespace('x'),
@@ -53,5 +53,19 @@ describe('named-port-unresolved', () => {
     });
     expect(found(cnp('metrics')).map((x) => [x.object.name, x.path])).toEqual([['deny-metrics', 'spec.ingress[0].protocols[1]']]);
     expect(found(cnp('dns'))).toEqual([]);
+  });
+
+  it('egress: a peer relative to the subject (sameLabels) is looked for from every subject namespace', () => {
+    const objects = [
+      node('n1', '172.18.0.2'),
+      ...['a1', 'a2', 'b1', 'b2'].map((n) => namespace(n, { labels: { team: n[0]! } })),
+      pod('a1/p', { ip: '10.0.3.1', node: 'n1' }),
+      pod('b1/q', { ip: '10.0.3.2', node: 'n1' }),
+      pod('a2/x', { ip: '10.0.3.3', node: 'n1' }),
+      // Only team b's namespaces have a pod that names the port, seen from b1 alone.
+      pod('b2/y', { ip: '10.0.3.4', node: 'n1', ports: [{ name: 'web', containerPort: 8080 }] }),
+      adminNetworkPolicy('same-team', 5, { subject: { namespaces: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['a1', 'b1'] }] } }, egress: [{ action: 'Allow', to: [{ namespaces: { sameLabels: ['team'] } }], ports: [{ namedPort: 'web' }] }] }),
+    ];
+    expect(lint(clusterOf(objects)).filter((f) => f.code === 'named-port-unresolved')).toEqual([]);
   });
 });
