@@ -4,14 +4,15 @@
 // except entry describes CIDRs that should not be included within this rule") and the
 // `networks` peers of AdminNetworkPolicy, BaselineAdminNetworkPolicy and ClusterNetworkPolicy
 // ("Networks defines a way to select peers via CIDR blocks") — and by the endpoint an address
-// is. So the asked range is cut at every range and exception of every tier into the elementary
-// intervals that net/intervals.ts cuts the set form's regions with (core/sets/regions.ts), the
-// intervals inside the same ranges and exceptions make one region, and an address a pod or a
+// is. So the addresses of the asked range inside the same CIDR peers of every tier (each peer's
+// ranges less its exceptions: classes/addresses.ts, which the lints and previews class
+// addresses with) make one region, however many intervals apart, and an address a pod or a
 // node holds is that endpoint ("an IP that belongs to a pod or a node is that pod or node",
 // resolve.ts) and a Service's ClusterIP that Service (names.ts), as each is when asked about
 // alone: each is a region of its own.
 import type { Cluster } from '../cluster.js';
-import { elementaryIntervals, mergeAdjacent, type Interval } from '../net/intervals.js';
+import { addressSlots, cidrPeers, type AddressSlots } from '../classes/addresses.js';
+import { intervalIndex, mergeAdjacent, type Interval } from '../net/intervals.js';
 import { cidrHasHostBits, FAMILY_BITS, familyOfText, formatIp, parseCidr, rangeContains, rangeToCidrs, type Family, type IpAddr, type IpRange } from '../net/ip.js';
 import { ipKey } from '../snapshot/cluster.js';
 import { FlowError } from './resolve.js';
@@ -114,6 +115,15 @@ function heldIn(cluster: Cluster, range: IpRange): Map<bigint, { by: HeldBy; own
 const tooMany = (text: string, n: string, field: Field) =>
   new FlowError(field, `${text} stands for ${n} address regions that policies or endpoints tell apart; at most ${MAX_CIDR_REGIONS} are answered at once: ask about a smaller CIDR, or name the pods in it (namespace/label=value)`);
 
+const classesMemo = new WeakMap<Cluster, AddressSlots>();
+
+/** The cluster's address classes over every CIDR peer of every tier (classes/addresses.ts), memoised. */
+function addressClasses(cluster: Cluster): AddressSlots {
+  let slots = classesMemo.get(cluster);
+  if (!slots) classesMemo.set(cluster, (slots = addressSlots(cidrPeers(cluster.policies.all.flatMap((p) => [...(p.ingress ?? []), ...(p.egress ?? [])])))));
+  return slots;
+}
+
 /** The regions of `range` (asked as `text`); a FlowError past MAX_CIDR_REGIONS. */
 export function addressRegions(cluster: Cluster, range: IpRange, text: string, field: Field): AddressRegions {
   const { family } = range;
@@ -121,16 +131,34 @@ export function addressRegions(cluster: Cluster, range: IpRange, text: string, f
   if (held.size > MAX_CIDR_REGIONS) throw tooMany(text, `at least ${held.size}`, field);
   // A policy range that covers all of the asked one treats every address of it alike.
   const cuts = namedCidrs(cluster, family).filter((r) => overlaps(r, range) && !covers(r, range));
-  const points: IpRange[] = [...held.keys()].map((v) => ({ family, lo: v, hi: v }));
-  const cells = elementaryIntervals(family, [range, ...cuts, ...points]).filter((iv) => range.lo <= iv.lo && iv.hi <= range.hi);
-  // Cells inside the same ranges and exceptions are one region; a held address is its own.
+  // Addresses inside the same CIDR peers (their ranges less their excepts) are one region, however
+  // many intervals apart: the excepts of a /8 are one region, not one each. A held address is its own.
+  const slots = addressClasses(cluster);
+  const [intervals, classOf] = [slots.intervals[family], slots.classOf[family]];
+  const points = [...held.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const byKey = new Map<string, Interval[]>();
-  for (const cell of cells) {
-    const key = cell.lo === cell.hi && held.has(cell.lo) ? `@${cell.lo}` : cuts.map((r) => (r.lo <= cell.lo && cell.lo <= r.hi ? '1' : '0')).join('');
-    (byKey.get(key) ?? byKey.set(key, []).get(key)!).push(cell);
+  const add = (key: string, lo: bigint, hi: bigint) => {
+    let pieces = byKey.get(key);
+    if (!pieces) {
+      if (byKey.size === MAX_CIDR_REGIONS) throw tooMany(text, `more than ${MAX_CIDR_REGIONS}`, field);
+      byKey.set(key, (pieces = []));
+    }
+    pieces.push({ lo, hi });
+  };
+  let next = 0;
+  for (let i = intervalIndex(intervals, range.lo); i < intervals.length && intervals[i]!.lo <= range.hi; i++) {
+    let lo = intervals[i]!.lo > range.lo ? intervals[i]!.lo : range.lo;
+    const hi = intervals[i]!.hi < range.hi ? intervals[i]!.hi : range.hi;
+    for (; next < points.length && points[next]! <= hi; next++) {
+      const v = points[next]!;
+      if (v > lo) add(`c${classOf[i]}`, lo, v - 1n);
+      add(`@${v}`, v, v);
+      lo = v + 1n;
+    }
+    if (lo <= hi) add(`c${classOf[i]}`, lo, hi);
   }
-  if (byKey.size > MAX_CIDR_REGIONS) throw tooMany(text, String(byKey.size), field);
-  const regions = [...byKey.values()].map((pieces): AddressRegion => {
+  // Regions in address order of their first piece.
+  const regions = [...byKey.values()].sort((a, b) => (a[0]!.lo < b[0]!.lo ? -1 : 1)).map((pieces): AddressRegion => {
     const first = pieces[0]!.lo;
     const h = held.get(first);
     const owner = h?.owner ?? null;

@@ -3,10 +3,10 @@
 // question can tell apart, and one member of each class stands for it:
 //  - peer pods: namespace, labels, named ports and IP families are everything match.ts reads
 //    about a pod besides its address (core/classes/features.ts); the address only matters
-//    through which elementary interval of the rules' CIDRs (ranges and excepts) it falls in
+//    through which of the rules' CIDR peers (ranges less excepts) contain it
 //    (core/classes/addresses.ts);
-//  - nodes: labels and address interval; external addresses: one address no pod or node
-//    owns per elementary interval and family;
+//  - nodes: labels and address class; external addresses: one address no pod or node
+//    owns per address class and family;
 //  - ports: per protocol, the segments cut at every range boundary of the rules and at every
 //    number a named port of the rules resolves to on some pod;
 //  - subjects: only what the question can see (PodDetail, core/classes/subjects.ts): labels when other policies
@@ -14,7 +14,7 @@
 //    ports when ingress rules name ports.
 // Within the snapshot this is exact. Peer sets and name lookups are memoised per cluster:
 // every lint asks many questions of the same snapshot.
-import { addressSlots, cidrCuts, cutsKey, externalRepresentatives } from '../classes/addresses.js';
+import { addressSlots, cidrPeers, externalRepresentatives, peersKey } from '../classes/addresses.js';
 import { FULL_DETAIL, labelKey, type PodDetail } from '../classes/features.js';
 import { subjectClasses } from '../classes/subjects.js';
 import type { Cluster } from '../cluster.js';
@@ -73,12 +73,12 @@ export function selectedPods(cluster: Cluster, policy: Policy): readonly PodInfo
 }
 
 function peerSet(cluster: Cluster, rules: readonly Rule[]): PeerSet {
-  const cuts = cidrCuts(rules);
-  const key = cutsKey(cuts);
+  const peers = cidrPeers(rules);
+  const key = peersKey(peers);
   const m = memo(cluster);
   const cached = m.peerSets.get(key);
   if (cached) return cached;
-  const slots = addressSlots(cuts);
+  const slots = addressSlots(peers);
   const { slot } = slots;
   const all: Endpoint[] = [];
   const byNamespace = new Map<number, number[]>();

@@ -17,14 +17,18 @@ export function normalise(ranges: readonly IpRange[]): IpRange[] {
   return out;
 }
 
-/** a minus b. */
+/** a minus b, in one pass over both sorted lists (a /8 less 20,000 excepts is 20,000 steps, not 20,000²). */
 export function subtract(a: readonly IpRange[], b: readonly IpRange[]): IpRange[] {
   const cuts = normalise(b);
   const out: IpRange[] = [];
+  let first = 0;
   for (const r of normalise(a)) {
+    // Cuts wholly before r are before every later range too (both lists sorted and disjoint).
+    while (first < cuts.length && (cuts[first]!.family < r.family || (cuts[first]!.family === r.family && cuts[first]!.hi < r.lo))) first++;
     let lo = r.lo;
-    for (const c of cuts) {
-      if (c.family !== r.family || c.hi < lo || c.lo > r.hi) continue;
+    for (let k = first; k < cuts.length; k++) {
+      const c = cuts[k]!;
+      if (c.family !== r.family || c.lo > r.hi) break;
       if (c.lo > lo) out.push({ family: r.family, lo, hi: c.lo - 1n });
       lo = c.hi + 1n;
       if (lo > r.hi) break;

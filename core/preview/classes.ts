@@ -4,19 +4,20 @@
 //  - pods (policy subjects: not host-network, with an address or a workload without pods,
 //    present in both): namespace
 //    name, labels and isolation annotation, pod labels, named ports, and for each address its
-//    family and the elementary interval of every CIDR cut of both snapshots' rules (the keys
-//    of core/classes/features.ts and addresses.ts, which lint uses for one snapshot). The node only matters to
+//    family and which CIDR peers of both snapshots' rules contain it (the keys of
+//    core/classes/features.ts and addresses.ts, which lint uses for one snapshot). The node only matters to
 //    "traffic from the node where a Pod is running is always allowed", a relation between a
 //    node and a pod, so it is kept per member rather than in the key, except for pods that
 //    moved between snapshots;
-//  - node addresses present in both: family, interval, and which `nodes` peers of each
+//  - node addresses present in both: family, address class, and which `nodes` peers of each
 //    snapshot select the node (core/classes/peer-features.ts nodeFeatures);
-//  - external addresses: one address no pod or node owns, per family and interval.
+//  - external addresses: one address no pod or node owns, per family and address class (the
+//    addresses inside the same CIDR peers of both snapshots, however many intervals apart).
 // Pairs inside one pod class are between two different members (a pod to itself is loopback,
 // always allowed, never a change).
 import type { Cluster } from '../cluster.js';
 import type { Endpoint } from '../evaluate/endpoint.js';
-import { addressSlots, cidrCuts, externalRepresentatives } from '../classes/addresses.js';
+import { addressSlots, cidrPeers, externalRepresentatives } from '../classes/addresses.js';
 import { labelKey, namespaceKey, podKey } from '../classes/features.js';
 import { nodeFeatures, nodeSelected } from '../classes/peer-features.js';
 import type { Interval } from '../net/intervals.js';
@@ -64,8 +65,9 @@ export interface ExternalClass {
   readonly kind: 'external';
   readonly id: number;
   readonly family: Family;
-  readonly interval: Interval;
-  /** The interval as CIDRs, for people. */
+  /** Addresses every CIDR peer of both snapshots contains alike (classes/addresses.ts), in order. */
+  readonly intervals: readonly Interval[];
+  /** The intervals as CIDRs, for people. */
   readonly cidrs: readonly string[];
   readonly ip: IpAddr;
 }
@@ -99,8 +101,7 @@ const hasFamily = (p: PodInfo, f: Family) => p.ips.length === 0 || addressOf(p.i
 
 export function buildClasses(clusters: Both<Cluster>): Classes {
   const { base, head } = clusters;
-  const cuts = [...cidrCuts(allRules(base)), ...cidrCuts(allRules(head))];
-  const slots = addressSlots(cuts);
+  const slots = addressSlots([...cidrPeers(allRules(base)), ...cidrPeers(allRules(head))]);
   const { slot } = slots;
 
   const nsKeys = new Map<Cluster, string[]>();
@@ -158,8 +159,8 @@ export function buildClasses(clusters: Both<Cluster>): Classes {
 
   const nodes = nodeClasses(clusters, slot, all);
   const externals: ExternalClass[] = [];
-  for (const { family, interval: iv, ip } of externalRepresentatives([base, head], slots)) {
-    const cls: ExternalClass = { kind: 'external', id: all.length, family, interval: iv, cidrs: rangeToCidrs({ family, lo: iv.lo, hi: iv.hi }), ip };
+  for (const { family, intervals, ip } of externalRepresentatives([base, head], slots)) {
+    const cls: ExternalClass = { kind: 'external', id: all.length, family, intervals, cidrs: intervals.flatMap((iv) => rangeToCidrs({ family, lo: iv.lo, hi: iv.hi })), ip };
     all.push(cls);
     externals.push(cls);
   }
@@ -174,7 +175,7 @@ export function buildClasses(clusters: Both<Cluster>): Classes {
   return { all, pods, nodes, externals, podsByNamespace: { base: byNamespace('base'), head: byNamespace('head') }, podsAdded, podsRemoved, podsChanged, podsPerNamespace };
 }
 
-/** Node addresses present in both snapshots, classed by family, interval and which `nodes` peers select the node. */
+/** Node addresses present in both snapshots, classed by family, address class and which `nodes` peers select the node. */
 function nodeClasses(clusters: Both<Cluster>, slot: (ip: IpAddr) => string, all: EndpointClass[]): NodeClass[] {
   const features = { base: nodeFeatures(allRules(clusters.base)), head: nodeFeatures(allRules(clusters.head)) };
   const bits = (side: SnapshotSide, n: NodeInfo) => features[side].map((f) => (nodeSelected(clusters[side], f, n) ? 1 : 0)).join('');

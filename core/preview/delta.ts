@@ -158,7 +158,8 @@ const pairGroupsSplit = (from: EndpointClass, to: EndpointClass) => from.kind ==
  * allowed"); every other class pair is one group.
  */
 export function pairGroups(from: EndpointClass, to: EndpointClass): { locality?: Both<boolean>; pairs: number }[] {
-  const size = (c: EndpointClass) => (c.kind === 'external' ? 1 : c.members.length);
+  // An external class counts its ranges (elementary intervals), as it did with a class per range.
+  const size = (c: EndpointClass) => (c.kind === 'external' ? c.intervals.length : c.members.length);
   if (from.kind === 'nodes' && to.kind === 'pods') return nodeToPodGroups(from, to);
   if (from === to) return [{ pairs: size(from) * (size(from) - 1) }];
   return [{ pairs: size(from) * size(to) }];

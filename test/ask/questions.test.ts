@@ -221,6 +221,18 @@ describe('past the limits: a 422 naming the limit and how to narrow the question
     expect(ask(big, question)).toMatchObject({ kind: 'error', text: expect.stringMatching(said) });
   });
 
+  it('regions are counted by the CIDR peers that tell addresses apart: 300 /32 peers are too many, a /8 less 1,000 excepts is two', () => {
+    const peers = (from: object[]) => clusterOf([node('n1', '172.18.0.2'), namespace('big'), pod('big/p0', { ip: '10.1.0.1', node: 'n1' }), networkPolicy('big/np', { podSelector: {}, ingress: [{ from }] })]);
+    const singles = peers(Array.from({ length: 300 }, (_, i) => ({ ipBlock: { cidr: `10.9.${i >> 8}.${i & 255}/32` } })));
+    expect(ask(singles, 'can 10.9.0.0/16 reach big/p0 on 80')).toMatchObject({ kind: 'error', text: expect.stringMatching(`10\\.9\\.0\\.0/16 stands for more than ${MAX_CIDR_REGIONS} address regions that policies or endpoints tell apart`) });
+    const except = Array.from({ length: 1000 }, (_, i) => `10.${i >> 8}.${i & 255}.7/32`);
+    const excepted = peers([{ ipBlock: { cidr: '10.0.0.0/8', except } }]);
+    const a = ask(excepted, 'can 10.0.0.0/8 reach big/p0 on 80') as Answer & { kind: 'can-group' };
+    expect(a.kind).toBe('can-group');
+    expect(a.resolved).toEqual(['10.0.0.0/8 → 3 address regions (cut by 1000 policy CIDRs and 1 pod address)']);
+    expect(a.members.map((m) => [m.from, m.allowed])).toEqual([['10.0.0.0', true], ['10.0.0.7', false], ['10.1.0.1', true]]);
+  });
+
   it(`at the limit, ${MAX_CIDR_REGIONS} regions, it answers`, () => {
     const a = ask(big, 'can 10.1.0.0/24 reach big/p0 on 80') as Answer & { kind: 'can-group' };
     expect(a.kind).toBe('can-group');

@@ -1,0 +1,89 @@
+// The address algebra the lints and previews stand on, against plain point sets on a small
+// space: `subtract` (ipBlock less except) and the address classes of core/classes/addresses.ts,
+// which merge every interval the same CIDR peers contain, however far apart.
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { addressSlots, externalRepresentatives, type CidrPeer } from '../../core/classes/addresses.js';
+import type { Cluster } from '../../core/cluster.js';
+import type { Family, IpRange } from '../../core/net/ip.js';
+import { normalise, subtract } from '../../core/net/ranges.js';
+import { ipKey } from '../../core/snapshot/cluster.js';
+import { assertProperty, propertyRuns } from '../support/property.js';
+
+const RUNS = propertyRuns(1000);
+const SPACE = 64;
+const POINTS = [...Array.from({ length: SPACE + 8 }, (_, v) => BigInt(v)), 2n ** 31n, 2n ** 32n - 1n];
+
+const rangeArb = fc.record({ family: fc.constantFrom<Family>(4, 6), a: fc.nat(SPACE), b: fc.nat(SPACE) }).map(({ family, a, b }): IpRange => ({ family, lo: BigInt(Math.min(a, b)), hi: BigInt(Math.max(a, b)) }));
+const rangesArb = fc.array(rangeArb, { maxLength: 6 });
+const peerArb = fc.record({ ranges: rangesArb, except: rangesArb }).map(({ ranges, except }): CidrPeer => ({ type: 'cidrs', ranges, except }));
+
+const inRanges = (list: readonly IpRange[], family: Family, v: bigint) => list.some((r) => r.family === family && r.lo <= v && v <= r.hi);
+const inPeer = (p: CidrPeer, family: Family, v: bigint) => inRanges(p.ranges, family, v) && !inRanges(p.except, family, v);
+
+describe('address ranges (core/net/ranges.ts)', () => {
+  it(`subtract is a minus b, sorted, disjoint and merged, on ${RUNS} random pairs`, () => {
+    assertProperty(
+      fc.property(rangesArb, rangesArb, (a, b) => {
+        const out = subtract(a, b);
+        for (const family of [4, 6] as const) {
+          for (const v of POINTS) expect(inRanges(out, family, v), `IPv${family} ${v}`).toBe(inRanges(a, family, v) && !inRanges(b, family, v));
+        }
+        expect(normalise(out)).toEqual(out);
+      }),
+      { numRuns: RUNS, file: import.meta.url },
+    );
+  });
+});
+
+describe('address classes (core/classes/addresses.ts)', () => {
+  it(`two addresses share a class exactly when every peer contains both or neither, on ${RUNS} random peer lists`, () => {
+    assertProperty(
+      fc.property(fc.array(peerArb, { maxLength: 6 }), (peers) => {
+        const { slot } = addressSlots(peers);
+        for (const family of [4, 6] as const) {
+          const byInside = new Map<string, string>();
+          const bySlot = new Map<string, string>();
+          for (const value of POINTS) {
+            const inside = peers.map((p) => (inPeer(p, family, value) ? 1 : 0)).join('');
+            const s = slot({ family, value });
+            expect(s.startsWith(`${family}:`)).toBe(true);
+            // A function both ways: one class per membership vector, one vector per class.
+            expect(byInside.get(inside) ?? s, `IPv${family} ${value}: peers ${inside}`).toBe(s);
+            expect(bySlot.get(s) ?? inside, `IPv${family} ${value}: class ${s}`).toBe(inside);
+            byInside.set(inside, s);
+            bySlot.set(s, inside);
+          }
+        }
+      }),
+      { numRuns: RUNS, file: import.meta.url },
+    );
+  });
+
+  it(`external representatives: one per class, unowned, inside its class, its intervals exactly the class, on ${RUNS} random cases`, () => {
+    assertProperty(
+      fc.property(fc.array(peerArb, { maxLength: 6 }), fc.uniqueArray(fc.nat(SPACE), { maxLength: 20 }), (peers, owned) => {
+        const ipOwners = new Map(owned.map((v) => [ipKey({ family: 4, value: BigInt(v) }), { kind: 'pod' }]));
+        const cluster = { ipOwners } as unknown as Cluster;
+        const slots = addressSlots(peers);
+        const reps = externalRepresentatives([cluster], slots);
+        const seen = new Set<string>();
+        for (const { family, intervals, ip } of reps) {
+          const s = slots.slot(ip);
+          expect(seen.has(s), `class ${s} twice`).toBe(false);
+          seen.add(s);
+          expect(ip.family).toBe(family);
+          expect(ipOwners.has(ipKey(ip))).toBe(false);
+          expect(intervals.some((iv) => iv.lo <= ip.value && ip.value <= iv.hi)).toBe(true);
+          for (const value of POINTS) {
+            const inClass = slots.slot({ family, value }) === s;
+            expect(intervals.some((iv) => iv.lo <= value && value <= iv.hi), `IPv${family} ${value} and class ${s}`).toBe(inClass);
+          }
+        }
+        // Nothing owns IPv6 here, so every IPv6 class has its representative.
+        for (const value of POINTS) expect(seen.has(slots.slot({ family: 6, value })), `IPv6 ${value}`).toBe(true);
+      }),
+      { numRuns: RUNS, file: import.meta.url },
+    );
+  });
+});
