@@ -2,12 +2,14 @@
 // namespaces and nodes exist". Sound but incomplete (conservative): it only recognises one
 // peer covering another peer (not unions of peers), label selectors whose requirements are a
 // subset of the other's (`{app: a}` covers `{app: a, tier: b}`; `In [a, b]` does not cover
-// `In [a]`), and equal relative namespace matches. CIDR sets are compared exactly.
+// `In [a]`), and equal relative namespace matches. CIDR peers are compared exactly, as the
+// union of a rule's CIDR peers: a rule matches an address when any of its peers does.
 import type { Cluster } from '../cluster.js';
-import { PROTOCOLS, type NamespaceMatch, type Peer, type Policy, type PortMatch, type Protocol, type Rule } from '../policy/model.js';
+import type { IpRange } from '../net/ip.js';
+import { peerKey, PROTOCOLS, type NamespaceMatch, type Peer, type Policy, type PortMatch, type Protocol, type Rule } from '../policy/model.js';
 import type { SelectorId } from '../select/cache.js';
 import { NAMESPACE_NAME_LABEL } from '../snapshot/cluster.js';
-import { addressSet, isSubset } from './ip-sets.js';
+import { addressSet, isSubset, normalise } from './ip-sets.js';
 
 type Requirements = ReadonlySet<string>;
 
@@ -113,9 +115,43 @@ export function portsCover(wide: readonly PortMatch[] | null, narrow: readonly P
   });
 }
 
-/** Every peer of `narrow` is covered by one peer of `wide`, and the ports likewise. */
+/** A rule's peers as coverage reads them, built once per rule: lints compare every pair of rules in a namespace. */
+interface RulePeers {
+  readonly any: boolean;
+  /** The union of the CIDR peers' addresses, normalised. */
+  readonly addresses: readonly IpRange[];
+  /** `pods` and `nodes` peers, one per peerKey, and those keys. */
+  readonly selectors: readonly Peer[];
+  readonly keys: ReadonlySet<string>;
+}
+
+const rulePeersMemo = new WeakMap<Rule, RulePeers>();
+
+function rulePeers(rule: Rule): RulePeers {
+  let r = rulePeersMemo.get(rule);
+  if (!r) {
+    const addresses: IpRange[] = [];
+    const selectors = new Map<string, Peer>();
+    for (const p of rule.peers) {
+      if (p.type === 'cidrs') addresses.push(...addressSet(p));
+      else if (p.type === 'pods' || p.type === 'nodes') selectors.set(peerKey(p), p);
+    }
+    rulePeersMemo.set(rule, (r = { any: rule.peers.some((p) => p.type === 'any'), addresses: normalise(addresses), selectors: [...selectors.values()], keys: new Set(selectors.keys()) }));
+  }
+  return r;
+}
+
+/**
+ * Every peer of `narrow` is covered by `wide`, and the ports likewise: its addresses by the
+ * union of wide's CIDR peers, each selector peer by one peer of wide (an equal one first).
+ */
 export function ruleCovers(cluster: Cluster, wide: Rule, narrow: Rule): boolean {
-  return narrow.peers.every((n) => wide.peers.some((w) => peerCovers(cluster, w, n))) && portsCover(wide.ports, narrow.ports);
+  if (!portsCover(wide.ports, narrow.ports)) return false;
+  const [w, n] = [rulePeers(wide), rulePeers(narrow)];
+  if (w.any) return true;
+  if (n.any) return false;
+  if (n.addresses.length > 0 && !isSubset(n.addresses, w.addresses)) return false;
+  return n.selectors.every((p) => w.keys.has(peerKey(p)) || w.selectors.some((q) => peerCovers(cluster, q, p)));
 }
 
 /** Two NetworkPolicies of one namespace: `wide` selects every pod `narrow` selects, by selector requirements. */
