@@ -19,6 +19,22 @@ import { assertProperty, propertyRuns } from '../support/property.js';
 import { generatedCluster, snapshotArb } from '../support/random-snapshot.js';
 
 const RUNS = propertyRuns(1000);
+
+/**
+ * Random snapshots, most with one more AdminNetworkPolicy at priority 0 that takes every pod's
+ * traffic (on some ports, or all; egress to every address too): without it few NetworkPolicy
+ * rules are ever wholly decided in the Admin tier, and np-rule-overridden would seldom fire.
+ */
+const overriddenArb = fc
+  .tuple(snapshotArb, fc.option(fc.record({ action: fc.constantFrom('Allow', 'Deny'), ports: fc.option(fc.tuple(fc.integer({ min: 1, max: 90 }), fc.integer({ min: 1, max: 100 })), { freq: 2, nil: undefined }) }), { freq: 4, nil: undefined }))
+  .map(([snapshot, catchAll]) => {
+    if (!catchAll) return snapshot;
+    const ports = catchAll.ports && { ports: [{ portRange: { protocol: 'TCP', start: catchAll.ports[0], end: catchAll.ports[0] + catchAll.ports[1] } }] };
+    const ingress = [{ name: 'all', action: catchAll.action, from: [{ namespaces: {} }], ...ports }];
+    const egress = [{ name: 'all', action: catchAll.action, to: [{ namespaces: {} }, { networks: ['0.0.0.0/0', '::/0'] }], ...ports }];
+    const spec = { priority: 0, subject: { namespaces: {} }, ingress, egress };
+    return { ...snapshot, items: [...snapshot.items, { apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'AdminNetworkPolicy', metadata: { name: 'catch-all' }, spec }] };
+  });
 const DIRECTIONS: readonly Direction[] = ['ingress', 'egress'];
 
 /** Every cell id `rule` matches, ascending: no candidate lists, no shared bitsets. */
@@ -107,7 +123,7 @@ describe('lint cells (core/lint/cells.ts)', () => {
   it(`np-rule-overridden, walking only the admin tier, says what the whole verdict engine says, on ${RUNS} random snapshots`, () => {
     let fired = 0;
     assertProperty(
-      fc.property(snapshotArb, (snapshot) => {
+      fc.property(overriddenArb, (snapshot) => {
         const cluster = generatedCluster(snapshot);
         const found = lint(cluster).filter((f) => f.code === 'np-rule-overridden');
         const expected: string[] = [];
@@ -128,6 +144,7 @@ describe('lint cells (core/lint/cells.ts)', () => {
       }),
       { numRuns: RUNS, file: import.meta.url },
     );
-    expect(fired).toBeGreaterThan(0);
+    // 25–50 findings in 250 runs were seen; one per twenty runs is a floor no seed should miss.
+    expect(fired).toBeGreaterThan(RUNS / 20);
   });
 });
