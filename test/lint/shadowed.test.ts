@@ -54,6 +54,14 @@ describe('rule-shadowed', () => {
     expect(f.map((x) => [x.object.kind, x.path, x.message.includes('in this snapshot')])).toEqual([['BaselineAdminNetworkPolicy', 'spec.egress[1]', false]]);
   });
 
+  it('covers addresses by the union of a rule\'s CIDR peers, true for any snapshot: two /25s cover a /24', () => {
+    const halves = { action: 'Deny', to: [{ networks: ['10.9.0.0/25'] }, { networks: ['10.9.0.128/25'] }] };
+    const f = found('rule-shadowed', banp({ subject: allNs, egress: [halves, { action: 'Allow', to: [{ networks: ['10.9.0.0/24'] }] }] }));
+    expect(f.map((x) => [x.path, x.message.includes('in this snapshot'), x.message.includes('rule 0 (Deny)')])).toEqual([['spec.egress[1]', false, true]]);
+    const halfOnly = { action: 'Deny', to: [{ networks: ['10.9.0.0/25'] }, { networks: ['10.9.0.128/26'] }] };
+    expect(found('rule-shadowed', banp({ subject: allNs, egress: [halfOnly, { action: 'Allow', to: [{ networks: ['10.9.0.0/24'] }] }] }))).toEqual([]);
+  });
+
   it('does not fire when the later rule still matches something the earlier ones do not', () => {
     expect(found('rule-shadowed', anp('guard', { subject: ns('x'), ingress: [{ action: 'Deny', from: [ns('y')], ports: [{ portNumber: { port: 80 } }] }, { action: 'Allow', from: [ns('y')] }] }))).toEqual([]);
     expect(found('rule-shadowed', banp({ subject: allNs, egress: [{ action: 'Deny', to: [{ networks: ['10.1.0.0/16'] }] }, { action: 'Allow', to: [{ networks: ['10.0.0.0/8'] }] }] }))).toEqual([]);
