@@ -1,65 +1,50 @@
-// Addresses as rules read them: only through CIDR peers ("ipBlock … except", `networks`), and
-// match.ts asks of a peer only whether an address is in its ranges and in none of its excepts.
-// So two addresses of one family that every CIDR peer of the rules in question contains alike
-// are alike to those rules, however far apart they are. The address space is cut at the
-// boundaries of each peer's addresses (its ranges less its excepts) into elementary intervals,
-// and intervals inside the same peers share a class: ten thousand excepted /32s of one /8 are
-// two classes (in the /8 less its excepts, or excepted), not twenty thousand intervals. One
-// address per class and family that no pod or node owns stands for every address outside the
-// cluster there.
+// Addresses as rules read them: a rule matches an address only through its CIDR peers
+// ("ipBlock … except", `networks`), all of them together (policy/rule-addresses.ts: the union of
+// each peer's ranges less its excepts). So two addresses of one family that every rule in
+// question contains alike are alike to those rules, however far apart they are. The address
+// space is cut at the boundaries of each rule's addresses into elementary intervals, and
+// intervals inside the same rules share a class: ten thousand excepted /32s of one /8 are two
+// classes (in the /8 less its excepts, or not), and ten thousand /32 peers of one rule are one
+// more, not twenty or ten thousand intervals. One address per class and family that no pod or
+// node owns stands for every address outside the cluster there.
 import type { Cluster } from '../cluster.js';
 import { elementaryIntervals, intervalIndex, type Interval } from '../net/intervals.js';
 import type { Family, IpAddr, IpRange } from '../net/ip.js';
-import { subtract } from '../net/ranges.js';
-import type { Peer, Rule } from '../policy/model.js';
+import type { Rule } from '../policy/model.js';
+import { ruleAddresses } from '../policy/rule-addresses.js';
 import { ipKey } from '../snapshot/cluster.js';
 
-export type CidrPeer = Extract<Peer, { type: 'cidrs' }>;
-
-/** Every CIDR peer of the rules, in rule order. */
-export function cidrPeers(rules: readonly Rule[]): CidrPeer[] {
-  const out: CidrPeer[] = [];
-  for (const r of rules) for (const p of r.peers) if (p.type === 'cidrs') out.push(p);
-  return out;
+/** The rules' address sets, each once (by content), sorted by content: what address classes are built from. */
+export function addressSets(rules: readonly Rule[]): { readonly key: string; readonly sets: readonly (readonly IpRange[])[] } {
+  const byKey = new Map<string, readonly IpRange[]>();
+  for (const r of rules) {
+    const a = ruleAddresses(r);
+    if (a.any && !byKey.has(a.key)) byKey.set(a.key, a.ranges);
+  }
+  const keys = [...byKey.keys()].sort();
+  return { key: keys.join(';'), sets: keys.map((k) => byKey.get(k)!) };
 }
 
-const rangesText = (list: readonly IpRange[]) => list.map((r) => `${r.family}:${r.lo}-${r.hi}`).join(',');
-const definitions = new WeakMap<CidrPeer, string>();
-/** A peer's addresses as written (ranges, then excepts): equal texts, equal address sets. */
-function definition(p: CidrPeer): string {
-  let d = definitions.get(p);
-  if (d === undefined) definitions.set(p, (d = `${rangesText(p.ranges)}\\${rangesText(p.except)}`));
-  return d;
-}
-
-/** The distinct peer definitions, sorted: equal for sets of peers that read addresses alike (to memoise what is built from them). */
-export const peersKey = (peers: readonly CidrPeer[]): string => [...new Set(peers.map(definition))].sort().join(';');
-
-/** The elementary intervals of the peers' addresses per family, each interval's class, and each address's class as a key. */
+/** The elementary intervals of some address sets per family, each interval's class, and each address's class as a key. */
 export interface AddressSlots {
   readonly intervals: Readonly<Record<Family, readonly Interval[]>>;
-  /** Per family and interval index: equal for intervals inside the same peers. */
+  /** Per family and interval index: equal for intervals inside the same sets. */
   readonly classOf: Readonly<Record<Family, Int32Array>>;
-  /** "family:class": equal for addresses no peer tells apart. */
+  /** "family:class": equal for addresses no set tells apart. */
   readonly slot: (ip: IpAddr) => string;
 }
 
-export function addressSlots(peers: readonly CidrPeer[]): AddressSlots {
-  const byDefinition = new Map<string, CidrPeer>();
-  for (const p of peers) if (!byDefinition.has(definition(p))) byDefinition.set(definition(p), p);
-  const insides = [...byDefinition.keys()].sort().map((d) => {
-    const p = byDefinition.get(d)!;
-    return subtract(p.ranges, p.except);
-  });
-  const cuts = insides.flat();
+/** Classes of addresses by which of `sets` (sorted, merged ranges, as addressSets gives them) contain them. */
+export function addressSlots(sets: readonly (readonly IpRange[])[]): AddressSlots {
+  const cuts = sets.flat();
   const intervals: Record<Family, Interval[]> = { 4: elementaryIntervals(4, cuts), 6: elementaryIntervals(6, cuts) };
   const classOf: Record<Family, Int32Array> = { 4: new Int32Array(intervals[4].length), 6: new Int32Array(intervals[6].length) };
-  // Partition refinement: every interval starts in class 0; each peer moves the intervals it
-  // contains from class c to a class of their own, c' (one per c and peer). Intervals end in
-  // one class iff every peer contains both or neither. Each interval is wholly in or out of a
-  // peer, its boundaries being cuts. Cost: the intervals each peer contains, summed.
+  // Partition refinement: every interval starts in class 0; each set moves the intervals it
+  // contains from class c to a class of their own, c' (one per c and set). Intervals end in
+  // one class iff every set contains both or neither. Each interval is wholly in or out of a
+  // set, its boundaries being cuts. Cost: the intervals each set contains, summed.
   let next = 1;
-  for (const inside of insides) {
+  for (const inside of sets) {
     const moved = new Map<number, number>();
     for (const r of inside) {
       const [list, classes] = [intervals[r.family], classOf[r.family]];
@@ -71,7 +56,7 @@ export function addressSlots(peers: readonly CidrPeer[]): AddressSlots {
       }
     }
   }
-  // Class numbers by first interval (IPv4 first), so equal peers give equal numbers.
+  // Class numbers by first interval (IPv4 first), so equal sets give equal numbers.
   const renumbered = new Map<number, number>();
   for (const family of [4, 6] as const) {
     const classes = classOf[family];

@@ -4,14 +4,14 @@
 // except entry describes CIDRs that should not be included within this rule") and the
 // `networks` peers of AdminNetworkPolicy, BaselineAdminNetworkPolicy and ClusterNetworkPolicy
 // ("Networks defines a way to select peers via CIDR blocks") — and by the endpoint an address
-// is. So the addresses of the asked range inside the same CIDR peers of every tier (each peer's
-// ranges less its exceptions: classes/addresses.ts, which the lints and previews class
-// addresses with) make one region, however many intervals apart, and an address a pod or a
+// is. So the addresses of the asked range inside the same rules' CIDR peers, in every tier (the
+// union of each peer's ranges less its exceptions: classes/addresses.ts, which the lints and
+// previews class addresses with), make one region, however many intervals apart, and an address a pod or a
 // node holds is that endpoint ("an IP that belongs to a pod or a node is that pod or node",
 // resolve.ts) and a Service's ClusterIP that Service (names.ts), as each is when asked about
 // alone: each is a region of its own.
 import type { Cluster } from '../cluster.js';
-import { addressSlots, cidrPeers, type AddressSlots } from '../classes/addresses.js';
+import { addressSets, addressSlots, type AddressSlots } from '../classes/addresses.js';
 import { intervalIndex, mergeAdjacent, type Interval } from '../net/intervals.js';
 import { cidrHasHostBits, FAMILY_BITS, familyOfText, formatIp, parseCidr, rangeContains, rangeToCidrs, type Family, type IpAddr, type IpRange } from '../net/ip.js';
 import { ipKey } from '../snapshot/cluster.js';
@@ -120,7 +120,7 @@ const classesMemo = new WeakMap<Cluster, AddressSlots>();
 /** The cluster's address classes over every CIDR peer of every tier (classes/addresses.ts), memoised. */
 function addressClasses(cluster: Cluster): AddressSlots {
   let slots = classesMemo.get(cluster);
-  if (!slots) classesMemo.set(cluster, (slots = addressSlots(cidrPeers(cluster.policies.all.flatMap((p) => [...(p.ingress ?? []), ...(p.egress ?? [])])))));
+  if (!slots) classesMemo.set(cluster, (slots = addressSlots(addressSets(cluster.policies.all.flatMap((p) => [...(p.ingress ?? []), ...(p.egress ?? [])])).sets)));
   return slots;
 }
 
@@ -131,8 +131,8 @@ export function addressRegions(cluster: Cluster, range: IpRange, text: string, f
   if (held.size > MAX_CIDR_REGIONS) throw tooMany(text, `at least ${held.size}`, field);
   // A policy range that covers all of the asked one treats every address of it alike.
   const cuts = namedCidrs(cluster, family).filter((r) => overlaps(r, range) && !covers(r, range));
-  // Addresses inside the same CIDR peers (their ranges less their excepts) are one region, however
-  // many intervals apart: the excepts of a /8 are one region, not one each. A held address is its own.
+  // Addresses inside the same rules' CIDR peers (their ranges less their excepts) are one region,
+  // however many intervals apart: the excepts of a /8 are one region, not one each. A held address is its own.
   const slots = addressClasses(cluster);
   const [intervals, classOf] = [slots.intervals[family], slots.classOf[family]];
   const points = [...held.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

@@ -9,7 +9,7 @@ import type { Cluster } from '../cluster.js';
 import { rulesFor, type Direction, type Policy, type Protocol, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import type { Endpoint } from './endpoint.js';
-import { peerMatches, portMatches, subjectSelects } from './match.js';
+import { portMatches, rulePeersMatch, subjectSelects } from './match.js';
 
 export type TraceTier = 'admin' | 'networkpolicy' | 'baseline' | 'default';
 
@@ -80,14 +80,7 @@ export interface PeerCandidates {
 
 function matching(cluster: Cluster, hits: readonly RuleHit[], subject: PodInfo, peer: Endpoint): RuleHit[] {
   const out: RuleHit[] = [];
-  for (const h of hits) {
-    for (const p of h.rule.peers) {
-      if (peerMatches(cluster, p, peer, subject)) {
-        out.push(h);
-        break;
-      }
-    }
-  }
+  for (const h of hits) if (rulePeersMatch(cluster, h.rule, peer, subject)) out.push(h);
   return out;
 }
 

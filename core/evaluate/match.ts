@@ -2,7 +2,8 @@
 import { labelValue } from '../../schemas/k8s/label-selector.js';
 import type { SelectorCache } from '../select/cache.js';
 import { rangeContains } from '../net/ip.js';
-import type { NamespaceMatch, Peer, Policy, PortMatch } from '../policy/model.js';
+import type { NamespaceMatch, Peer, Policy, PortMatch, Rule } from '../policy/model.js';
+import { rangesHold, ruleAddresses } from '../policy/rule-addresses.js';
 import type { NamespaceInfo, PodInfo } from '../snapshot/cluster.js';
 
 /**
@@ -77,6 +78,17 @@ export function peerMatches(cluster: MatchScope, peer: Peer, endpoint: Endpoint,
       return peer.ranges.some((r) => rangeContains(r, ip)) && !peer.except.some((r) => rangeContains(r, ip));
     }
   }
+}
+
+/**
+ * Whether some peer of the rule matches the endpoint ("at least one item in the from list"): the
+ * selector peers one by one, the CIDR peers as the one address set they make together
+ * (policy/rule-addresses.ts), so a rule of 10,000 ipBlocks costs a binary search, not a scan.
+ */
+export function rulePeersMatch(cluster: MatchScope, rule: Rule, endpoint: Endpoint, subject: PodInfo): boolean {
+  for (const p of rule.peers) if (p.type !== 'cidrs' && peerMatches(cluster, p, endpoint, subject)) return true;
+  const addresses = ruleAddresses(rule);
+  return addresses.any && endpoint.ip !== null && rangesHold(addresses.ranges, endpoint.ip);
 }
 
 /**

@@ -7,9 +7,10 @@
 // it never guesses).
 import type { Cluster } from '../cluster.js';
 import type { Endpoint } from '../evaluate/endpoint.js';
-import { namespaceMatches, peerMatches, portMatches } from '../evaluate/match.js';
+import { namespaceMatches, portMatches, rulePeersMatch } from '../evaluate/match.js';
 import { formatIp } from '../net/ip.js';
 import type { Direction, Peer, Protocol, Rule } from '../policy/model.js';
+import { ruleAddresses } from '../policy/rule-addresses.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import type { LintBudget } from './budget.js';
 import type { Universe } from './universe.js';
@@ -161,14 +162,14 @@ function withNamedPorts(u: Universe, rule: Rule, ranges: Uint32Array, dest: PodI
   return { bits, count: popcount(bits) };
 }
 
-/** Steps testing an address against a CIDR peer: a scan of its ranges and excepts, a step per 32 (measured against a pod peer's selector test). */
-export const cidrCost = (p: { readonly ranges: readonly unknown[]; readonly except: readonly unknown[] }): number => 1 + Math.ceil((p.ranges.length + p.except.length) / 32);
-
-/** Steps one pair costs `rule`: peerMatches tests each of its peers. */
-function matchCost(rule: Rule): number {
+/**
+ * Steps one pair costs `rule` (match.ts rulePeersMatch): one per selector peer, and one for all
+ * its CIDR peers together, a binary search of their union (measured against a selector test).
+ */
+export function matchCost(rule: Rule): number {
   let cost = 0;
-  for (const p of rule.peers) cost += p.type === 'cidrs' ? cidrCost(p) : 1;
-  return cost;
+  for (const p of rule.peers) if (p.type !== 'cidrs') cost++;
+  return cost + (ruleAddresses(rule).any ? 1 : 0);
 }
 
 /**
@@ -209,7 +210,7 @@ export function ruleCells(cluster: Cluster, u: Universe, dir: Direction, rule: R
     for (const ei of peers) {
       const peer = u.peers.all[ei]!;
       // engine.ts ruleMatches (module-private there): some peer matches, then some port on the destination.
-      if (!familyCompatible(subject, peer) || !rule.peers.some((p) => peerMatches(cluster, p, peer, subject))) continue;
+      if (!familyCompatible(subject, peer) || !rulePeersMatch(cluster, rule, peer, subject)) continue;
       const matched = portsTo(destinationPod(dir, subject, peer));
       if (matched.count === 0) continue;
       out.pairs.set(si * P + ei, matched.bits);

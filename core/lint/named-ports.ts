@@ -11,7 +11,7 @@
 // none of the rule's peer pods. The protocol counts: a NetworkPolicy `port: dns` (TCP by
 // default) does not resolve on a UDP port named dns. Exact for the snapshot.
 import type { Cluster } from '../cluster.js';
-import { namespaceMatches, peerMatches } from '../evaluate/match.js';
+import { namespaceMatches, rulePeersMatch } from '../evaluate/match.js';
 import { selectedPods } from './cells.js';
 import { rulesFor, type Direction, type PortMatch, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
@@ -84,7 +84,7 @@ function egressProblem(cluster: Cluster, rule: Rule, subjects: readonly PodInfo[
   const viewpoints = [...new Map(subjects.map((s) => [s.nsIdx, s])).values()];
   if (viewpoints.length === 0) return null;
   const isPeer = (pod: PodInfo) =>
-    viewpoints.some((s) => (pod.ips.length > 0 ? pod.ips : [null]).some((ip) => rule.peers.some((peer) => peerMatches(cluster, peer, { kind: 'pod', pod, ip }, s))));
+    viewpoints.some((s) => (pod.ips.length > 0 ? pod.ips : [null]).some((ip) => rulePeersMatch(cluster, rule, { kind: 'pod', pod, ip }, s)));
   // Only the pods a peer can match are tried: a rule towards one namespace costs that namespace.
   const candidates = candidatePods(cluster, rule, viewpoints);
   if (candidates.some((p) => !p.hostNetwork && defines(p, m) && isPeer(p))) return null;

@@ -18,7 +18,7 @@ import { policiesOf } from '../evaluate/engine.js';
 import { describePolicy, rulesFor, type Direction, type Policy, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import type { LintBudget } from './budget.js';
-import { buildUniverse, cidrCost, popcount, ruleCells, selectedPods } from './cells.js';
+import { buildUniverse, matchCost, popcount, ruleCells, selectedPods } from './cells.js';
 import { finding, listSome, matchesNothing, objectKey, ruleLabel, rulePath, type Finding } from './types.js';
 
 const DIRECTIONS: readonly Direction[] = ['ingress', 'egress'];
@@ -49,7 +49,7 @@ export function overriddenNetworkPolicyRules(cluster: Cluster, budget: LintBudge
 /** Steps matching a pair's peer against the subject's admin rules (cells.ts matchCost). */
 function adminCost(sp: SubjectPolicies): number {
   let cost = 0;
-  for (const h of sp.hits.admin) for (const p of h.rule.peers) cost += p.type === 'cidrs' ? cidrCost(p) : 1;
+  for (const h of sp.hits.admin) cost += matchCost(h.rule);
   return cost;
 }
 

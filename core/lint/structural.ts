@@ -5,11 +5,11 @@
 // `In [a]`), and equal relative namespace matches. CIDR peers are compared exactly, as the
 // union of a rule's CIDR peers: a rule matches an address when any of its peers does.
 import type { Cluster } from '../cluster.js';
-import type { IpRange } from '../net/ip.js';
 import { peerKey, PROTOCOLS, type NamespaceMatch, type Peer, type Policy, type PortMatch, type Protocol, type Rule } from '../policy/model.js';
 import type { SelectorId } from '../select/cache.js';
 import { NAMESPACE_NAME_LABEL } from '../snapshot/cluster.js';
-import { addressSet, isSubset, normalise } from './ip-sets.js';
+import { ruleAddresses } from '../policy/rule-addresses.js';
+import { addressSet, isSubset } from './ip-sets.js';
 
 type Requirements = ReadonlySet<string>;
 
@@ -115,28 +115,22 @@ export function portsCover(wide: readonly PortMatch[] | null, narrow: readonly P
   });
 }
 
-/** A rule's peers as coverage reads them, built once per rule: lints compare every pair of rules in a namespace. */
-interface RulePeers {
+/** A rule's selector peers as coverage reads them, built once per rule: lints compare every pair of rules in a namespace. */
+interface RuleSelectors {
   readonly any: boolean;
-  /** The union of the CIDR peers' addresses, normalised. */
-  readonly addresses: readonly IpRange[];
   /** `pods` and `nodes` peers, one per peerKey, and those keys. */
   readonly selectors: readonly Peer[];
   readonly keys: ReadonlySet<string>;
 }
 
-const rulePeersMemo = new WeakMap<Rule, RulePeers>();
+const selectorsMemo = new WeakMap<Rule, RuleSelectors>();
 
-function rulePeers(rule: Rule): RulePeers {
-  let r = rulePeersMemo.get(rule);
+function ruleSelectors(rule: Rule): RuleSelectors {
+  let r = selectorsMemo.get(rule);
   if (!r) {
-    const addresses: IpRange[] = [];
     const selectors = new Map<string, Peer>();
-    for (const p of rule.peers) {
-      if (p.type === 'cidrs') addresses.push(...addressSet(p));
-      else if (p.type === 'pods' || p.type === 'nodes') selectors.set(peerKey(p), p);
-    }
-    rulePeersMemo.set(rule, (r = { any: rule.peers.some((p) => p.type === 'any'), addresses: normalise(addresses), selectors: [...selectors.values()], keys: new Set(selectors.keys()) }));
+    for (const p of rule.peers) if (p.type === 'pods' || p.type === 'nodes') selectors.set(peerKey(p), p);
+    selectorsMemo.set(rule, (r = { any: rule.peers.some((p) => p.type === 'any'), selectors: [...selectors.values()], keys: new Set(selectors.keys()) }));
   }
   return r;
 }
@@ -147,10 +141,11 @@ function rulePeers(rule: Rule): RulePeers {
  */
 export function ruleCovers(cluster: Cluster, wide: Rule, narrow: Rule): boolean {
   if (!portsCover(wide.ports, narrow.ports)) return false;
-  const [w, n] = [rulePeers(wide), rulePeers(narrow)];
+  const [w, n] = [ruleSelectors(wide), ruleSelectors(narrow)];
   if (w.any) return true;
   if (n.any) return false;
-  if (n.addresses.length > 0 && !isSubset(n.addresses, w.addresses)) return false;
+  const addresses = ruleAddresses(narrow).ranges;
+  if (addresses.length > 0 && !isSubset(addresses, ruleAddresses(wide).ranges)) return false;
   return n.selectors.every((p) => w.keys.has(peerKey(p)) || w.selectors.some((q) => peerCovers(cluster, q, p)));
 }
 

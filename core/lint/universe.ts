@@ -3,7 +3,7 @@
 // question can tell apart, and one member of each class stands for it:
 //  - peer pods: namespace, labels, named ports and IP families are everything match.ts reads
 //    about a pod besides its address (core/classes/features.ts); the address only matters
-//    through which of the rules' CIDR peers (ranges less excepts) contain it
+//    through which of the rules' CIDR peers (all of a rule's together) contain it
 //    (core/classes/addresses.ts);
 //  - nodes: labels and address class; external addresses: one address no pod or node
 //    owns per address class and family;
@@ -14,7 +14,7 @@
 //    ports when ingress rules name ports.
 // Within the snapshot this is exact. Peer sets and name lookups are memoised per cluster:
 // every lint asks many questions of the same snapshot.
-import { addressSlots, cidrPeers, externalRepresentatives, peersKey } from '../classes/addresses.js';
+import { addressSets, addressSlots, externalRepresentatives } from '../classes/addresses.js';
 import { FULL_DETAIL, labelKey, type PodDetail } from '../classes/features.js';
 import { subjectClasses } from '../classes/subjects.js';
 import type { Cluster } from '../cluster.js';
@@ -73,12 +73,11 @@ export function selectedPods(cluster: Cluster, policy: Policy): readonly PodInfo
 }
 
 function peerSet(cluster: Cluster, rules: readonly Rule[]): PeerSet {
-  const peers = cidrPeers(rules);
-  const key = peersKey(peers);
+  const { key, sets } = addressSets(rules);
   const m = memo(cluster);
   const cached = m.peerSets.get(key);
   if (cached) return cached;
-  const slots = addressSlots(peers);
+  const slots = addressSlots(sets);
   const { slot } = slots;
   const all: Endpoint[] = [];
   const byNamespace = new Map<number, number[]>();

@@ -4,7 +4,7 @@
 //  - pods (policy subjects: not host-network, with an address or a workload without pods,
 //    present in both): namespace
 //    name, labels and isolation annotation, pod labels, named ports, and for each address its
-//    family and which CIDR peers of both snapshots' rules contain it (the keys of
+//    family and which of both snapshots' rules' CIDR peers contain it (the keys of
 //    core/classes/features.ts and addresses.ts, which lint uses for one snapshot). The node only matters to
 //    "traffic from the node where a Pod is running is always allowed", a relation between a
 //    node and a pod, so it is kept per member rather than in the key, except for pods that
@@ -12,12 +12,12 @@
 //  - node addresses present in both: family, address class, and which `nodes` peers of each
 //    snapshot select the node (core/classes/peer-features.ts nodeFeatures);
 //  - external addresses: one address no pod or node owns, per family and address class (the
-//    addresses inside the same CIDR peers of both snapshots, however many intervals apart).
+//    addresses inside the same rules' CIDR peers of both snapshots, however many intervals apart).
 // Pairs inside one pod class are between two different members (a pod to itself is loopback,
 // always allowed, never a change).
 import type { Cluster } from '../cluster.js';
 import type { Endpoint } from '../evaluate/endpoint.js';
-import { addressSlots, cidrPeers, externalRepresentatives } from '../classes/addresses.js';
+import { addressSets, addressSlots, externalRepresentatives } from '../classes/addresses.js';
 import { labelKey, namespaceKey, podKey } from '../classes/features.js';
 import { nodeFeatures, nodeSelected } from '../classes/peer-features.js';
 import type { Interval } from '../net/intervals.js';
@@ -65,7 +65,7 @@ export interface ExternalClass {
   readonly kind: 'external';
   readonly id: number;
   readonly family: Family;
-  /** Addresses every CIDR peer of both snapshots contains alike (classes/addresses.ts), in order. */
+  /** Addresses every rule of both snapshots contains alike (classes/addresses.ts), in order. */
   readonly intervals: readonly Interval[];
   /** The intervals as CIDRs, for people. */
   readonly cidrs: readonly string[];
@@ -101,7 +101,7 @@ const hasFamily = (p: PodInfo, f: Family) => p.ips.length === 0 || addressOf(p.i
 
 export function buildClasses(clusters: Both<Cluster>): Classes {
   const { base, head } = clusters;
-  const slots = addressSlots([...cidrPeers(allRules(base)), ...cidrPeers(allRules(head))]);
+  const slots = addressSlots(addressSets([...allRules(base), ...allRules(head)]).sets);
   const { slot } = slots;
 
   const nsKeys = new Map<Cluster, string[]>();

@@ -221,9 +221,13 @@ describe('past the limits: a 422 naming the limit and how to narrow the question
     expect(ask(big, question)).toMatchObject({ kind: 'error', text: expect.stringMatching(said) });
   });
 
-  it('regions are counted by the CIDR peers that tell addresses apart: 300 /32 peers are too many, a /8 less 1,000 excepts is two', () => {
-    const peers = (from: object[]) => clusterOf([node('n1', '172.18.0.2'), namespace('big'), pod('big/p0', { ip: '10.1.0.1', node: 'n1' }), networkPolicy('big/np', { podSelector: {}, ingress: [{ from }] })]);
-    const singles = peers(Array.from({ length: 300 }, (_, i) => ({ ipBlock: { cidr: `10.9.${i >> 8}.${i & 255}/32` } })));
+  it('regions are counted by the rules that tell addresses apart: 300 rules of a /32 each are too many, one rule of 300 /32s or a /8 less 1,000 excepts are two', () => {
+    const rules = (...ingress: object[]) => clusterOf([node('n1', '172.18.0.2'), namespace('big'), pod('big/p0', { ip: '10.1.0.1', node: 'n1' }), networkPolicy('big/np', { podSelector: {}, ingress })]);
+    const peers = (from: object[]) => rules({ from });
+    const single = (i: number) => ({ ipBlock: { cidr: `10.9.${i >> 8}.${i & 255}/32` } });
+    const singles = rules(...Array.from({ length: 300 }, (_, i) => ({ from: [single(i)] })));
+    const oneRule = ask(peers(Array.from({ length: 300 }, (_, i) => single(i))), 'can 10.9.0.0/16 reach big/p0 on 80') as Answer & { kind: 'can-group' };
+    expect(oneRule.resolved).toEqual(['10.9.0.0/16 → 2 address regions (cut by 300 policy CIDRs)']);
     expect(ask(singles, 'can 10.9.0.0/16 reach big/p0 on 80')).toMatchObject({ kind: 'error', text: expect.stringMatching(`10\\.9\\.0\\.0/16 stands for more than ${MAX_CIDR_REGIONS} address regions that policies or endpoints tell apart`) });
     const except = Array.from({ length: 1000 }, (_, i) => `10.${i >> 8}.${i & 255}.7/32`);
     const excepted = peers([{ ipBlock: { cidr: '10.0.0.0/8', except } }]);

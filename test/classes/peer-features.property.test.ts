@@ -9,7 +9,7 @@
 // definition misses splits one of these (lookalike pods: alike in selectors, apart in the rest).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addressSlots, cidrPeers } from '../../core/classes/addresses.js';
+import { addressSets, addressSlots } from '../../core/classes/addresses.js';
 import { ownerClasses, peerFeatures } from '../../core/classes/peer-features.js';
 import type { Cluster } from '../../core/cluster.js';
 import { addressIndex } from '../../core/compile/address-index.js';
@@ -88,7 +88,7 @@ describe('peer classes (core/classes/peer-features.ts)', () => {
             const at = features.length === 0 ? 0 : split % (features.length + 1);
             const whole = pointClasses(cluster, baseClassing(cluster, features, scratch));
             const refined = pointClasses(cluster, refineClassing(cluster, baseClassing(cluster, features.slice(0, at), scratch), features.slice(at), scratch));
-            const { slot } = addressSlots(cidrPeers(group.rules));
+            const { slot } = addressSlots(addressSets(group.rules).sets);
             for (const fam of FAMILIES) {
               const owners = index.families[fam].owner;
               const keyed = Int32Array.from(owners, (o) => byKey[o]!);

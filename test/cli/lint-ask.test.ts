@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { CLUSTER, exampleItems, run, tempDir } from '../support/cli.js';
-import { addressPeersNamespace } from '../support/hostile.js';
+import { crowdedNamespace } from '../support/hostile.js';
 
 const np = (name: string, spec: object) => ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name, namespace: 'shop' }, spec });
 const typo = np('typo', { podSelector: { matchLabels: { app: 'dbb' } }, ingress: [{}] });
@@ -24,7 +24,7 @@ describe('netpolc lint', () => {
   });
 
   it('says which questions the lint budgets left unchecked, in text and in JSON', () => {
-    const dir = tempDir({ 'address-peers.json': JSON.stringify({ items: addressPeersNamespace() }) });
+    const dir = tempDir({ 'crowded.json': JSON.stringify({ items: crowdedNamespace() }) });
     const text = run(['lint', dir]);
     expect(text.code).toBe(0);
     expect(text.out.trim().split('\n').slice(-2)).toEqual(['1 finding: 0 errors, 0 warnings, 1 info', 'not checked within the lint budgets: 1 rule (np-rule-redundant)']);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../functions/app.js';
-import { addressPeersNamespace } from '../support/hostile.js';
+import { crowdedNamespace } from '../support/hostile.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const cluster = JSON.parse(readFileSync(join(ROOT, 'examples', 'cluster.json'), 'utf8')) as { items: any[] };
@@ -149,7 +149,7 @@ describe('POST /v1/lint', () => {
   it('counts the questions left over the lint budgets in `unchecked`', async () => {
     const clean = (await (await post('/v1/lint', { snapshot: cluster })).json()) as any;
     expect(clean.unchecked).toEqual([]);
-    const res = await post('/v1/lint', { snapshot: { items: addressPeersNamespace() } });
+    const res = await post('/v1/lint', { snapshot: { items: crowdedNamespace() } });
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
     expect(body.findings.map((f: any) => `${f.code} ${f.object.name}`)).toEqual(['np-rule-redundant second']);

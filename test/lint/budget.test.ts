@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { LINT_LIMITS, lintRun, type LintLimits } from '../../core/lint/index.js';
 import { preview } from '../../core/preview/index.js';
 import { adminNetworkPolicy, clusterOf, namespace, networkPolicy, node, pod, smallCluster, snapshotOf, type K8sObject } from '../support/cluster-builders.js';
-import { addressPeersNamespace } from '../support/hostile.js';
+import { crowdedNamespace } from '../support/hostile.js';
 
 const ns = (name: string) => ({ namespaces: { matchLabels: { 'kubernetes.io/metadata.name': name } } });
 const fromY = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'y' } } };
@@ -77,8 +77,8 @@ describe('lint budgets', () => {
     expect(uncheckedBefore).toBe(0);
   });
 
-  it('leave a namespace of 2,000 address peers per rule unchecked at once, and its structural redundancy found', () => {
-    const r = lintRun(clusterOf(addressPeersNamespace()));
+  it('leave a namespace of 1,500 pods and namespace-wide rules unchecked at once, and its structural redundancy found', () => {
+    const r = lintRun(clusterOf(crowdedNamespace()));
     expect(r.findings.map((f) => `${f.code} ${f.object.name}`)).toEqual(['np-rule-redundant second']);
     expect(r.unchecked).toEqual([{ code: 'np-rule-redundant', questions: 1 }]);
   });

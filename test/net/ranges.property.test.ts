@@ -1,12 +1,17 @@
-// The address algebra the lints and previews stand on, against plain point sets on a small
-// space: `subtract` (ipBlock less except) and the address classes of core/classes/addresses.ts,
-// which merge every interval the same CIDR peers contain, however far apart.
+// The address algebra matching, the lints and the previews stand on, against plain point sets on
+// a small space: `subtract` (ipBlock less except); a rule's CIDR peers as one set
+// (policy/rule-addresses.ts) and match.ts rulePeersMatch reading it, against peerMatches peer by
+// peer; and the address classes of core/classes/addresses.ts, which merge every interval the
+// same rules contain, however far apart.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { addressSlots, externalRepresentatives, type CidrPeer } from '../../core/classes/addresses.js';
+import { addressSets, addressSlots, externalRepresentatives } from '../../core/classes/addresses.js';
+import { peerMatches, rulePeersMatch } from '../../core/evaluate/match.js';
 import type { Cluster } from '../../core/cluster.js';
 import type { Family, IpRange } from '../../core/net/ip.js';
 import { normalise, subtract } from '../../core/net/ranges.js';
+import type { Peer, Rule } from '../../core/policy/model.js';
+import { ruleAddresses } from '../../core/policy/rule-addresses.js';
 import { ipKey } from '../../core/snapshot/cluster.js';
 import { assertProperty, propertyRuns } from '../support/property.js';
 
@@ -16,7 +21,11 @@ const POINTS = [...Array.from({ length: SPACE + 8 }, (_, v) => BigInt(v)), 2n **
 
 const rangeArb = fc.record({ family: fc.constantFrom<Family>(4, 6), a: fc.nat(SPACE), b: fc.nat(SPACE) }).map(({ family, a, b }): IpRange => ({ family, lo: BigInt(Math.min(a, b)), hi: BigInt(Math.max(a, b)) }));
 const rangesArb = fc.array(rangeArb, { maxLength: 6 });
+type CidrPeer = Extract<Peer, { type: 'cidrs' }>;
 const peerArb = fc.record({ ranges: rangesArb, except: rangesArb }).map(({ ranges, except }): CidrPeer => ({ type: 'cidrs', ranges, except }));
+/** A rule of CIDR peers (and sometimes a `none` peer, which matches nothing); only `peers` is read here. */
+const ruleArb = fc.tuple(fc.array(peerArb, { maxLength: 4 }), fc.boolean()).map(([peers, none]) => ({ peers: none ? [...peers, { type: 'none' }] : peers }) as unknown as Rule);
+const scope = {} as Parameters<typeof peerMatches>[0];
 
 const inRanges = (list: readonly IpRange[], family: Family, v: bigint) => list.some((r) => r.family === family && r.lo <= v && v <= r.hi);
 const inPeer = (p: CidrPeer, family: Family, v: bigint) => inRanges(p.ranges, family, v) && !inRanges(p.except, family, v);
@@ -36,16 +45,37 @@ describe('address ranges (core/net/ranges.ts)', () => {
   });
 });
 
-describe('address classes (core/classes/addresses.ts)', () => {
-  it(`two addresses share a class exactly when every peer contains both or neither, on ${RUNS} random peer lists`, () => {
+describe("a rule's CIDR peers as one set (policy/rule-addresses.ts, match.ts rulePeersMatch)", () => {
+  it(`match an address exactly when one of the peers does, on ${RUNS} random rules`, () => {
     assertProperty(
-      fc.property(fc.array(peerArb, { maxLength: 6 }), (peers) => {
-        const { slot } = addressSlots(peers);
+      fc.property(ruleArb, (rule) => {
+        const { any, ranges } = ruleAddresses(rule);
+        expect(any).toBe(rule.peers.some((p) => p.type === 'cidrs'));
+        expect(normalise(ranges)).toEqual(ranges);
+        for (const family of [4, 6] as const) {
+          for (const value of POINTS) {
+            const ip = { family, value };
+            const expected = rule.peers.some((p) => peerMatches(scope, p, { kind: 'external', ip }, null as never));
+            expect(rulePeersMatch(scope, rule, { kind: 'external', ip }, null as never), `IPv${family} ${value}`).toBe(expected);
+          }
+        }
+      }),
+      { numRuns: RUNS, file: import.meta.url },
+    );
+  });
+});
+
+describe('address classes (core/classes/addresses.ts)', () => {
+  it(`two addresses share a class exactly when every rule's CIDR peers contain both or neither, on ${RUNS} random rule lists`, () => {
+    assertProperty(
+      fc.property(fc.array(ruleArb, { maxLength: 5 }), (rules) => {
+        const { slot } = addressSlots(addressSets(rules).sets);
+        const inRule = (r: Rule, family: Family, v: bigint) => r.peers.some((p) => p.type === 'cidrs' && inPeer(p, family, v));
         for (const family of [4, 6] as const) {
           const byInside = new Map<string, string>();
           const bySlot = new Map<string, string>();
           for (const value of POINTS) {
-            const inside = peers.map((p) => (inPeer(p, family, value) ? 1 : 0)).join('');
+            const inside = rules.map((r) => (inRule(r, family, value) ? 1 : 0)).join('');
             const s = slot({ family, value });
             expect(s.startsWith(`${family}:`)).toBe(true);
             // A function both ways: one class per membership vector, one vector per class.
@@ -62,10 +92,10 @@ describe('address classes (core/classes/addresses.ts)', () => {
 
   it(`external representatives: one per class, unowned, inside its class, its intervals exactly the class, on ${RUNS} random cases`, () => {
     assertProperty(
-      fc.property(fc.array(peerArb, { maxLength: 6 }), fc.uniqueArray(fc.nat(SPACE), { maxLength: 20 }), (peers, owned) => {
+      fc.property(fc.array(ruleArb, { maxLength: 5 }), fc.uniqueArray(fc.nat(SPACE), { maxLength: 20 }), (rules, owned) => {
         const ipOwners = new Map(owned.map((v) => [ipKey({ family: 4, value: BigInt(v) }), { kind: 'pod' }]));
         const cluster = { ipOwners } as unknown as Cluster;
-        const slots = addressSlots(peers);
+        const slots = addressSlots(addressSets(rules).sets);
         const reps = externalRepresentatives([cluster], slots);
         const seen = new Set<string>();
         for (const { family, intervals, ip } of reps) {

@@ -8,7 +8,7 @@ import { LimitError } from '../../core/limits.js';
 import { PREVIEW_LIMITS, preview } from '../../core/preview/index.js';
 import { run as cli, tempDir } from '../support/cli.js';
 import { lintRun } from '../../core/lint/index.js';
-import { adminNetworkPolicy, clusterOf, namespace, node, pod, snapshotOf, type K8sObject } from '../support/cluster-builders.js';
+import { adminNetworkPolicy, clusterOf, namespace, networkPolicy, node, pod, snapshotOf, type K8sObject } from '../support/cluster-builders.js';
 import { exceptedAddresses } from '../support/hostile.js';
 
 /** 40 pods in 4 namespaces; with `rules`, an AdminNetworkPolicy allowing and denying port ranges between them. */
@@ -84,6 +84,14 @@ describe('addresses by class, not by interval', () => {
     expect(closed?.kind === 'external' && closed.cidrs.includes('192.168.0.1/32')).toBe(false);
     expect(p.summary.added.pairs).toBeGreaterThan(0);
     expect(p.summary.removed.pairs).toBe(0);
+  });
+
+  it("reads one rule's 5,000 /32 ipBlock peers as one address class, in previews and lints", () => {
+    const from = Array.from({ length: 5000 }, (_, k) => ({ ipBlock: { cidr: `192.168.${k >> 6}.${(k & 63) * 4}/32` } }));
+    const peers = [...base.filter((o) => o.kind !== 'NetworkPolicy'), ...['first', 'second'].map((name) => networkPolicy(`a/${name}`, { podSelector: {}, ingress: [{ from }] }))];
+    const p = preview({ base: snapshotOf(peers), head: snapshotOf(peers.slice(0, -1)) }, { tables: false, lint: true });
+    expect(p.summary.classes.external).toBe(3);
+    expect(p.lint?.unchecked ?? []).toEqual([]);
   });
 
   it('lints it with every question answered', () => {
