@@ -33,7 +33,7 @@ export function whyNoPort(cluster: Cluster, from: EndpointSpec, to: EndpointSpec
     const { subject, peer } = ends[dir];
     if (!subject) return [];
     const rules = rulesOf(cluster, subject, dir);
-    const runs = protocols.flatMap((protocol) => sideRuns(cluster, dir, subject, peer, flow, rules, protocol).map((run) => ({ protocol, run })));
+    const runs = protocols.flatMap((protocol) => sideRuns(cluster, dir, subject, peer, rules, protocol).map((run) => ({ protocol, run })));
     const allowed: PortRanges = Object.fromEntries(protocols.map((p) => [p, allowedRanges(runs.filter((r) => r.protocol === p).map((r) => r.run))]));
     const cuts = portCuts(rules, dir === 'ingress' ? subject : peer.kind === 'pod' ? peer.pod : null);
     return [{ dir, runs, allowed, cuts }];

@@ -72,7 +72,7 @@ export function probe(cluster: Cluster, from: EndpointSpec, to: EndpointSpec, pr
     const key = keys[dir] === undefined ? undefined : `${dir}|${protocol}|${flow.family}|${keys[dir]}`;
     const seen = key === undefined ? undefined : work.sides.get(key);
     if (seen) return seen;
-    const allowed = allowedRanges(sideRuns(cluster, dir, subject, peer, flow, rules, protocol, work));
+    const allowed = allowedRanges(sideRuns(cluster, dir, subject, peer, rules, protocol, work));
     if (key !== undefined) work.sides.set(key, allowed);
     return allowed;
   };

@@ -2,7 +2,7 @@
 // the tiers Admin → NetworkPolicy → Baseline → default allow, each answering allow, deny or
 // pass (kube-network-policies engine.go); a flow is allowed iff both sides allow.
 import type { Cluster } from '../cluster.js';
-import { describePolicy, type Direction, type Policy, type PolicyRef, type Rule } from '../policy/model.js';
+import { describePolicy, type Direction, type Policy, type PolicyRef, type Protocol, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import { decide, destinationOf, peerCandidates, subjectPolicies, type Decision, type RuleHit, type SubjectPolicies, type TraceTier } from './decide.js';
 import { subjectPod, type Endpoint, type Flow } from './endpoint.js';
@@ -96,10 +96,23 @@ export function policiesOf(cluster: Cluster, dir: Direction, subject: PodInfo): 
 
 /** One side of a flow: the subject's policies for dir against the peer, tier by tier (decide.ts). */
 export function evaluateSide(cluster: Cluster, dir: Direction, subject: PodInfo, peer: Endpoint, flow: Flow): SideVerdict {
+  return sideEvaluator(cluster, dir, subject, peer)(flow.port, flow.protocol);
+}
+
+/**
+ * One side towards one peer, on any port: the subject's policies and the rules whose peers match
+ * are found once (the costly part: every rule's peers against the endpoint), then each port
+ * only walks those candidates (decide.ts). evaluateSide is one call of it.
+ */
+export function sideEvaluator(cluster: Cluster, dir: Direction, subject: PodInfo, peer: Endpoint): (port: number, protocol: Protocol) => SideVerdict {
   const sp = policiesOf(cluster, dir, subject);
-  const d = decide(sp, peerCandidates(cluster, sp, peer), flow.port, flow.protocol, destinationOf(dir, subject, peer));
-  const hit = d.tier === 'admin' ? d.admin : d.tier === 'networkpolicy' ? d.np : d.tier === 'baseline' ? d.baseline : null;
-  return { allowed: d.allowed, tier: d.tier, policy: hit?.policy.ref ?? null, rule: hit ? ruleRef(hit.rule) : null, trace: traceOf(sp, d) };
+  const candidates = peerCandidates(cluster, sp, peer);
+  const dest = destinationOf(dir, subject, peer);
+  return (port, protocol) => {
+    const d = decide(sp, candidates, port, protocol, dest);
+    const hit = d.tier === 'admin' ? d.admin : d.tier === 'networkpolicy' ? d.np : d.tier === 'baseline' ? d.baseline : null;
+    return { allowed: d.allowed, tier: d.tier, policy: hit?.policy.ref ?? null, rule: hit ? ruleRef(hit.rule) : null, trace: traceOf(sp, d) };
+  };
 }
 
 export function evaluate(cluster: Cluster, flow: Flow): Verdict {

@@ -7,8 +7,8 @@ import type { Cluster } from '../cluster.js';
 import { portSegments } from '../net/intervals.js';
 import { PROTOCOLS, type Direction, type PolicyRef, type Protocol, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
-import type { Endpoint, Flow } from './endpoint.js';
-import { evaluateSide, type SideVerdict } from './engine.js';
+import type { Endpoint } from './endpoint.js';
+import { sideEvaluator, type SideVerdict } from './engine.js';
 
 export type PortRange = [number, number];
 /** Inclusive port ranges per protocol, sorted and disjoint. */
@@ -43,12 +43,13 @@ export function decisionKey(v: SideVerdict): string {
  * over every port of `protocol`; `rules` are the rules of the policies that select the subject
  * (groupOf). Named ports resolve on the flow's destination pod, as in engine.ts.
  */
-export function sideRuns(cluster: Cluster, dir: Direction, subject: PodInfo, peer: Endpoint, flow: Flow, rules: readonly Rule[], protocol: Protocol, work?: { evaluations: number }): SideRun[] {
+export function sideRuns(cluster: Cluster, dir: Direction, subject: PodInfo, peer: Endpoint, rules: readonly Rule[], protocol: Protocol, work?: { evaluations: number }): SideRun[] {
   const to = dir === 'ingress' ? subject : peer.kind === 'pod' && !peer.pod.hostNetwork ? peer.pod : null;
   const runs: SideRun[] = [];
+  const verdictAt = sideEvaluator(cluster, dir, subject, peer);
   for (const [lo, hi] of portSegments(portCuts(rules, to)[protocol])) {
     if (work) work.evaluations++;
-    pushRun(runs, { lo, hi, verdict: evaluateSide(cluster, dir, subject, peer, { ...flow, port: lo, protocol }) }, (a, b) => decisionKey(a.verdict) === decisionKey(b.verdict));
+    pushRun(runs, { lo, hi, verdict: verdictAt(lo, protocol) }, (a, b) => decisionKey(a.verdict) === decisionKey(b.verdict));
   }
   return runs;
 }

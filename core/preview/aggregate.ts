@@ -99,7 +99,7 @@ interface Acc {
   readonly families: Set<IpFamilyName>;
   pairs: number;
   /** Class pairs counted in `pairs` (a pair changed in both families counts once). */
-  readonly counted: Set<string>;
+  readonly counted: Set<number>;
   readonly parts: PartRef[];
   readonly classes: readonly [Set<number>, Set<number>];
 }
@@ -150,8 +150,8 @@ function regroup(list: readonly Acc[], at: 0 | 1, extra: (e: End & { kind: 'pods
   return out;
 }
 
-/** A class pair (and node-locality group): the endpoint pairs a change stands for, in any family. */
-export const pairKey = (ch: ClassChange) => `${ch.from}>${ch.to}${ch.locality ? `@${+ch.locality.base}${+ch.locality.head}` : ''}`;
+/** A class pair (and node-locality group) as one number, for `classes` classes: the endpoint pairs a change stands for, in any family. */
+export const pairKey = (ch: ClassChange, classes: number): number => (ch.from * classes + ch.to) * 5 + (ch.locality ? 1 + 2 * +ch.locality.base + +ch.locality.head : 0);
 
 const podCount = (c: EndpointClass) => (c.kind === 'pods' ? c.members.length : 0);
 /** Pods at one end of a group of accs (each class once). */
@@ -159,17 +159,39 @@ const podsAt = (classes: Classes, group: readonly Acc[], at: 0 | 1) => [...new S
 
 export function aggregate(classes: Classes, changes: readonly ClassChange[]): Aggregate[] {
   const accs = new Map<string, Acc>();
+  // Class pairs alike share their change's objects (delta.ts): what is read of those, once.
+  const reasons = new Map<FlowDecision, string>();
+  const reason = (d: FlowDecision) => reasons.get(d) ?? reasons.set(d, reasonOf(d)).get(d)!;
+  const rests = new Map<PortRanges, { before: FlowDecision; after: FlowDecision; ranges: PortRanges; rest: string; id: number }>();
+  // Ends and rests interned as small numbers: the acc key is short whatever the decisions' text.
+  const ends = new Map<EndpointClass, { end: End; id: number }>();
+  const endIds = new Map<string, number>();
+  const end = (c: EndpointClass) => {
+    let e = ends.get(c);
+    if (!e) {
+      const made = endOf(c);
+      const k = endKey(made);
+      ends.set(c, (e = { end: made, id: endIds.get(k) ?? endIds.set(k, endIds.size).get(k)! }));
+    }
+    return e;
+  };
+  const restIds = new Map<string, number>();
   for (const ch of changes) {
-    const ranges: PortRanges = Object.fromEntries(PROTOCOLS.filter((p) => ch.ranges[p]).map((p) => [p, ch.ranges[p]!]));
-    const rest = `${ch.change}\u0001${flowKey(ch.before)}\u0001${flowKey(ch.after)}\u0001${JSON.stringify(ranges)}`;
-    const ends = [endOf(classes.all[ch.from]!), endOf(classes.all[ch.to]!)] as const;
-    const key = `${endKey(ends[0])}\u0001${endKey(ends[1])}\u0001${rest}`;
+    let r = rests.get(ch.ranges);
+    if (!r || r.before !== ch.before || r.after !== ch.after) {
+      const ranges: PortRanges = Object.fromEntries(PROTOCOLS.filter((p) => ch.ranges[p]).map((p) => [p, ch.ranges[p]!]));
+      const rest = `${ch.change}\u0001${flowKey(ch.before)}\u0001${flowKey(ch.after)}\u0001${JSON.stringify(ranges)}`;
+      rests.set(ch.ranges, (r = { before: ch.before, after: ch.after, ranges, rest, id: restIds.get(rest) ?? restIds.set(rest, restIds.size).get(rest)! }));
+    }
+    const { ranges, rest } = r;
+    const [from, to] = [end(classes.all[ch.from]!), end(classes.all[ch.to]!)];
+    const key = `${from.id},${to.id},${r.id}`;
     let acc = accs.get(key);
-    if (!acc) accs.set(key, (acc = { change: ch.change, ends, rest, ranges, decisions: [ch.before, ch.after], texts: [new Set(), new Set()], families: new Set(), pairs: 0, counted: new Set(), parts: [], classes: [new Set(), new Set()] }));
-    acc.texts[0].add(reasonOf(ch.before));
-    acc.texts[1].add(reasonOf(ch.after));
+    if (!acc) accs.set(key, (acc = { change: ch.change, ends: [from.end, to.end], rest, ranges, decisions: [ch.before, ch.after], texts: [new Set(), new Set()], families: new Set(), pairs: 0, counted: new Set(), parts: [], classes: [new Set(), new Set()] }));
+    acc.texts[0].add(reason(ch.before));
+    acc.texts[1].add(reason(ch.after));
     acc.families.add(familyName(ch.family));
-    const pair = pairKey(ch);
+    const pair = pairKey(ch, classes.all.length);
     if (!acc.counted.has(pair)) {
       acc.counted.add(pair);
       acc.pairs += ch.pairs;

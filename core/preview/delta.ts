@@ -11,8 +11,8 @@ import { LimitError } from '../limits.js';
 import type { Family } from '../net/ip.js';
 import { PROTOCOLS, type Direction, type Protocol } from '../policy/model.js';
 import { forEachCandidate, type Candidates, type SubjectGroups } from './candidates.js';
-import { sharedFamilies, type Both, type Classes, type EndpointClass, type NodeClass, type PodClass, type SnapshotSide } from './classes.js';
-import { sideOf, SnapshotSides, type SideWork } from './sides.js';
+import { sharedFamilies, SIDES, type Both, type Classes, type EndpointClass, type NodeClass, type PodClass, type SnapshotSide } from './classes.js';
+import { sideOf, SnapshotSides, type SideEntry, type SideWork } from './sides.js';
 
 /** What decided a flow in one snapshot: both sides' verdicts, or node-local traffic. */
 export interface FlowDecision {
@@ -87,6 +87,14 @@ export function connectivityDelta(classes: Classes, groups: SubjectGroups, candi
   const changes: ClassChange[] = [];
   const NOWHERE: Both<boolean> = { base: false, head: false };
   const found = new Map<string, { before: FlowDecision; after: FlowDecision; ranges: PortRanges }>();
+  const diffs = new Map<string, readonly { before: FlowDecision; after: FlowDecision; ranges: PortRanges }[]>();
+  const entryIds = new Map<SideEntry, number>();
+  const entryId = (e: SideEntry | null): number => {
+    if (!e) return -1;
+    let id = entryIds.get(e);
+    if (id === undefined) entryIds.set(e, (id = entryIds.size));
+    return id;
+  };
 
   work.pairs = forEachCandidate(candidates, classes, (from, to, dirty) => {
     const families = sharedFamilies(from, to);
@@ -110,18 +118,34 @@ export function connectivityDelta(classes: Classes, groups: SubjectGroups, candi
       };
       for (const { locality = NOWHERE, pairs } of pairGroups(from, to)) {
         if (pairs === 0 || (locality.base && locality.head)) continue;
-        found.clear();
+        // A pair's changes are a function of its side entries (memoised, so equal sides are one
+        // object) and its locality: pairs with the same ones share one diff, and its objects.
+        const key: (number | string)[] = [+locality.base, +locality.head];
+        const diffed: Protocol[] = [];
         for (const protocol of PROTOCOLS) {
           if (!locality.base && !locality.head && dirty.egress !== dirty.ingress) {
             // Only one side may differ: when it allows the same ports, so does the flow.
             const moving = dirty.egress ? 'egress' : 'ingress';
             const [b, h] = [run(moving, 'base', protocol), run(moving, 'head', protocol)];
-            if (!b || !h || b.allowed === h.allowed) continue;
+            if (!b || !h || b.allowed === h.allowed) {
+              key.push('=');
+              continue;
+            }
           }
-          const runs = (s: SnapshotSide) => (locality[s] ? NODE_LOCAL_RUNS : combine(run('egress', s, protocol)?.runs ?? null, run('ingress', s, protocol)?.runs ?? null));
-          diffRuns(runs('base'), runs('head'), protocol, found);
+          diffed.push(protocol);
+          for (const dir of DIRS) for (const s of SIDES) key.push(entryId(run(dir, s, protocol)));
         }
-        for (const f of found.values()) {
+        const k = key.join(',');
+        let result = diffs.get(k);
+        if (!result) {
+          found.clear();
+          for (const protocol of diffed) {
+            const runs = (s: SnapshotSide) => (locality[s] ? NODE_LOCAL_RUNS : combine(run('egress', s, protocol)?.runs ?? null, run('ingress', s, protocol)?.runs ?? null));
+            diffRuns(runs('base'), runs('head'), protocol, found);
+          }
+          diffs.set(k, (result = [...found.values()]));
+        }
+        for (const f of result) {
           changes.push({ from: from.id, to: to.id, family, ...(pairGroupsSplit(from, to) ? { locality } : {}), pairs, change: f.before.allowed ? 'removed' : 'added', ...f });
         }
         if (changes.length > maxChanges) throw new LimitError(`the change alters connectivity in more than ${maxChanges} ways (class pair, port range, decision before and after; the limit): preview it in smaller steps, a few policies at a time`);
@@ -132,6 +156,7 @@ export function connectivityDelta(classes: Classes, groups: SubjectGroups, candi
 }
 
 const NODE_LOCAL_RUNS: readonly FlowRun[] = [{ lo: 1, hi: 65535, decision: NODE_LOCAL }];
+const DIRS: readonly Direction[] = ['egress', 'ingress'];
 
 /** Adds the ports where the verdict differs to `found`, by (decision before, decision after). */
 function diffRuns(before: readonly FlowRun[], after: readonly FlowRun[], protocol: Protocol, found: Map<string, { before: FlowDecision; after: FlowDecision; ranges: PortRanges }>): void {

@@ -132,7 +132,8 @@ export function preview(sent: Both<ParsedSnapshot>, options: PreviewOptions = {}
   const tables = options.tables === false ? null : stage('tables', () => tablesDelta(clusters, options.sha256Hex));
 
   const count = (change: Aggregate['change']) => {
-    const pairs = new Map(delta.changes.filter((c) => c.change === change).map((c) => [pairKey(c), c.pairs]));
+    const pairs = new Map<number, number>();
+    for (const c of delta.changes) if (c.change === change) pairs.set(pairKey(c, classes.all.length), c.pairs);
     return { aggregates: changes.filter((a) => a.change === change).length, pairs: [...pairs.values()].reduce((n, p) => n + p, 0) };
   };
   const [headWarnings, baseWarnings] = [warningMessages(clusters.head.warnings), warningMessages(clusters.base.warnings)];

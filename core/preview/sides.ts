@@ -8,7 +8,7 @@
 // namespace, so a peer's identity for N is its match vector over their peers: computed once
 // per (N, peer class), interned to a number; a side is keyed by (signature, identity).
 import type { Cluster } from '../cluster.js';
-import type { Endpoint, Flow } from '../evaluate/endpoint.js';
+import type { Endpoint } from '../evaluate/endpoint.js';
 import { peerMatches } from '../evaluate/match.js';
 import { allowedRanges, sideRuns, type SideRun } from '../evaluate/side-runs.js';
 import type { Family } from '../net/ip.js';
@@ -166,9 +166,7 @@ export class SnapshotSides {
     this.work.sides++;
     const subject = this.endpoint(side.subject, family, side.second) as Endpoint & { kind: 'pod' };
     const peer = this.endpoint(side.peer, family, side.peerSecond);
-    const [from, to] = dir === 'egress' ? [subject, peer] : [peer, subject];
-    const flow: Flow = { from, to, port: 1, protocol, family };
-    const runs = sideRuns(this.cluster, dir, subject.pod, peer, flow, this.sigGroups[Math.floor(key / SPAN)]!.rules, protocol, this.work);
+    const runs = sideRuns(this.cluster, dir, subject.pod, peer, this.sigGroups[Math.floor(key / SPAN)]!.rules, protocol, this.work);
     e = { runs, allowed: this.intern(this.allowedIds, JSON.stringify(allowedRanges(runs))) };
     memo.set(key, e);
     return e;
