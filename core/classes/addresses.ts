@@ -69,6 +69,15 @@ export function addressSlots(sets: readonly (readonly IpRange[])[]): AddressSlot
   return { intervals, classOf, slot: (ip) => `${ip.family}:${classOf[ip.family][intervalIndex(intervals[ip.family], ip.value)]}` };
 }
 
+const clusterMemo = new WeakMap<Cluster, AddressSlots>();
+
+/** The classes over every rule of every tier of the cluster, memoised: what any question about it can tell apart. */
+export function clusterAddressSlots(cluster: Cluster): AddressSlots {
+  let slots = clusterMemo.get(cluster);
+  if (!slots) clusterMemo.set(cluster, (slots = addressSlots(addressSets(cluster.policies.all.flatMap((p) => [...(p.ingress ?? []), ...(p.egress ?? [])])).sets)));
+  return slots;
+}
+
 /** An address of the interval that no pod or node of any of the clusters owns, so it stands for "outside the cluster". */
 export function unownedAddress(clusters: readonly Cluster[], family: Family, iv: Interval): IpAddr | null {
   for (const value of [iv.lo, iv.hi, iv.lo + 1n, (iv.lo + iv.hi) / 2n]) {

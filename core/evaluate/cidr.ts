@@ -11,7 +11,7 @@
 // resolve.ts) and a Service's ClusterIP that Service (names.ts), as each is when asked about
 // alone: each is a region of its own.
 import type { Cluster } from '../cluster.js';
-import { addressSets, addressSlots, type AddressSlots } from '../classes/addresses.js';
+import { clusterAddressSlots } from '../classes/addresses.js';
 import { intervalIndex, mergeAdjacent, type Interval } from '../net/intervals.js';
 import { cidrHasHostBits, FAMILY_BITS, familyOfText, formatIp, parseCidr, rangeContains, rangeToCidrs, type Family, type IpAddr, type IpRange } from '../net/ip.js';
 import { ipKey } from '../snapshot/cluster.js';
@@ -115,15 +115,6 @@ function heldIn(cluster: Cluster, range: IpRange): Map<bigint, { by: HeldBy; own
 const tooMany = (text: string, n: string, field: Field) =>
   new FlowError(field, `${text} stands for ${n} address regions that policies or endpoints tell apart; at most ${MAX_CIDR_REGIONS} are answered at once: ask about a smaller CIDR, or name the pods in it (namespace/label=value)`);
 
-const classesMemo = new WeakMap<Cluster, AddressSlots>();
-
-/** The cluster's address classes over every CIDR peer of every tier (classes/addresses.ts), memoised. */
-function addressClasses(cluster: Cluster): AddressSlots {
-  let slots = classesMemo.get(cluster);
-  if (!slots) classesMemo.set(cluster, (slots = addressSlots(addressSets(cluster.policies.all.flatMap((p) => [...(p.ingress ?? []), ...(p.egress ?? [])])).sets)));
-  return slots;
-}
-
 /** The regions of `range` (asked as `text`); a FlowError past MAX_CIDR_REGIONS. */
 export function addressRegions(cluster: Cluster, range: IpRange, text: string, field: Field): AddressRegions {
   const { family } = range;
@@ -133,7 +124,7 @@ export function addressRegions(cluster: Cluster, range: IpRange, text: string, f
   const cuts = namedCidrs(cluster, family).filter((r) => overlaps(r, range) && !covers(r, range));
   // Addresses inside the same rules' CIDR peers (their ranges less their excepts) are one region,
   // however many intervals apart: the excepts of a /8 are one region, not one each. A held address is its own.
-  const slots = addressClasses(cluster);
+  const slots = clusterAddressSlots(cluster);
   const [intervals, classOf] = [slots.intervals[family], slots.classOf[family]];
   const points = [...held.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const byKey = new Map<string, Interval[]>();

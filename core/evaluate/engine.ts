@@ -3,8 +3,10 @@
 // pass (kube-network-policies engine.go); a flow is allowed iff both sides allow.
 import type { Cluster } from '../cluster.js';
 import { describePolicy, type Direction, type Policy, type PolicyRef, type Protocol, type Rule } from '../policy/model.js';
+import { clusterAddressSlots } from '../classes/addresses.js';
+import { labelKey } from '../classes/features.js';
 import type { PodInfo } from '../snapshot/cluster.js';
-import { decide, destinationOf, peerCandidates, subjectPolicies, type Decision, type RuleHit, type SubjectPolicies, type TraceTier } from './decide.js';
+import { decide, destinationOf, peerCandidates, subjectPolicies, type Decision, type PeerCandidates, type RuleHit, type SubjectPolicies, type TraceTier } from './decide.js';
 import { subjectPod, type Endpoint, type Flow } from './endpoint.js';
 
 export type { TraceTier };
@@ -94,6 +96,41 @@ export function policiesOf(cluster: Cluster, dir: Direction, subject: PodInfo): 
   return sp;
 }
 
+// Which of a subject's rules a peer's peers match, per cluster: a matrix or a who-list asks it
+// of every pod pair, and with thousands of rules it was most of their time. Peers alike to
+// every rule share it: what match.ts reads of a pod is its namespace and labels (selectors),
+// of a node the node, and of any endpoint its address through the rules' CIDR peers (its
+// address class, classes/addresses.ts). Bounded like the subject memo.
+const candidateMemo = new WeakMap<Cluster, { readonly subjects: Map<SubjectPolicies, number>; readonly byKey: Map<string, PeerCandidates> }>();
+const CANDIDATES_LIMIT = 1_000_000;
+const labelKeys = new WeakMap<PodInfo, string>();
+
+function peerKey(cluster: Cluster, peer: Endpoint): string {
+  const at = peer.ip ? clusterAddressSlots(cluster).slot(peer.ip) : '-';
+  if (peer.kind === 'external') return `e${at}`;
+  if (peer.kind === 'node') return `n${peer.node?.idx ?? '-'}|${at}`;
+  // A host-network pod is never a pod peer ("host-network pods are never … pod/namespace peers").
+  if (peer.pod.hostNetwork) return `h${at}`;
+  let labels = labelKeys.get(peer.pod);
+  if (labels === undefined) labelKeys.set(peer.pod, (labels = labelKey(peer.pod.labels)));
+  return `p${peer.pod.nsIdx}|${labels}|${at}`;
+}
+
+function candidatesOf(cluster: Cluster, sp: SubjectPolicies, peer: Endpoint): PeerCandidates {
+  let m = candidateMemo.get(cluster);
+  if (!m) candidateMemo.set(cluster, (m = { subjects: new Map(), byKey: new Map() }));
+  if (m.byKey.size >= CANDIDATES_LIMIT || m.subjects.size >= MEMO_LIMIT) {
+    m.byKey.clear();
+    m.subjects.clear();
+  }
+  let id = m.subjects.get(sp);
+  if (id === undefined) m.subjects.set(sp, (id = m.subjects.size));
+  const key = `${id}#${peerKey(cluster, peer)}`;
+  let c = m.byKey.get(key);
+  if (!c) m.byKey.set(key, (c = peerCandidates(cluster, sp, peer)));
+  return c;
+}
+
 /** One side of a flow: the subject's policies for dir against the peer, tier by tier (decide.ts). */
 export function evaluateSide(cluster: Cluster, dir: Direction, subject: PodInfo, peer: Endpoint, flow: Flow): SideVerdict {
   return sideEvaluator(cluster, dir, subject, peer)(flow.port, flow.protocol);
@@ -106,7 +143,7 @@ export function evaluateSide(cluster: Cluster, dir: Direction, subject: PodInfo,
  */
 export function sideEvaluator(cluster: Cluster, dir: Direction, subject: PodInfo, peer: Endpoint): (port: number, protocol: Protocol) => SideVerdict {
   const sp = policiesOf(cluster, dir, subject);
-  const candidates = peerCandidates(cluster, sp, peer);
+  const candidates = candidatesOf(cluster, sp, peer);
   const dest = destinationOf(dir, subject, peer);
   return (port, protocol) => {
     const d = decide(sp, candidates, port, protocol, dest);
