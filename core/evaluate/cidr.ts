@@ -130,10 +130,7 @@ export function addressRegions(cluster: Cluster, range: IpRange, text: string, f
   const byKey = new Map<string, Interval[]>();
   const add = (key: string, lo: bigint, hi: bigint) => {
     let pieces = byKey.get(key);
-    if (!pieces) {
-      if (byKey.size === MAX_CIDR_REGIONS) throw tooMany(text, `more than ${MAX_CIDR_REGIONS}`, field);
-      byKey.set(key, (pieces = []));
-    }
+    if (!pieces) byKey.set(key, (pieces = []));
     pieces.push({ lo, hi });
   };
   let next = 0;
@@ -148,6 +145,7 @@ export function addressRegions(cluster: Cluster, range: IpRange, text: string, f
     }
     if (lo <= hi) add(`c${classOf[i]}`, lo, hi);
   }
+  if (byKey.size > MAX_CIDR_REGIONS) throw tooMany(text, String(byKey.size), field);
   // Regions in address order of their first piece.
   const regions = [...byKey.values()].sort((a, b) => (a[0]!.lo < b[0]!.lo ? -1 : 1)).map((pieces): AddressRegion => {
     const first = pieces[0]!.lo;

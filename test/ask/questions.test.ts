@@ -228,7 +228,7 @@ describe('past the limits: a 422 naming the limit and how to narrow the question
     const singles = rules(...Array.from({ length: 300 }, (_, i) => ({ from: [single(i)] })));
     const oneRule = ask(peers(Array.from({ length: 300 }, (_, i) => single(i))), 'can 10.9.0.0/16 reach big/p0 on 80') as Answer & { kind: 'can-group' };
     expect(oneRule.resolved).toEqual(['10.9.0.0/16 → 2 address regions (cut by 300 policy CIDRs)']);
-    expect(ask(singles, 'can 10.9.0.0/16 reach big/p0 on 80')).toMatchObject({ kind: 'error', text: expect.stringMatching(`10\\.9\\.0\\.0/16 stands for more than ${MAX_CIDR_REGIONS} address regions that policies or endpoints tell apart`) });
+    expect(ask(singles, 'can 10.9.0.0/16 reach big/p0 on 80')).toMatchObject({ kind: 'error', text: expect.stringMatching('10\\.9\\.0\\.0/16 stands for 301 address regions that policies or endpoints tell apart') });
     const except = Array.from({ length: 1000 }, (_, i) => `10.${i >> 8}.${i & 255}.7/32`);
     const excepted = peers([{ ipBlock: { cidr: '10.0.0.0/8', except } }]);
     const a = ask(excepted, 'can 10.0.0.0/8 reach big/p0 on 80') as Answer & { kind: 'can-group' };
