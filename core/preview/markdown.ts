@@ -65,9 +65,12 @@ function tablesSection(p: Preview): string[] {
   const entries = Object.entries(p.tables.nodes);
   const head = `${n(entries.length)} node${entries.length === 1 ? '' : 's'} change${entries.length === 1 ? 's' : ''}, ${n(p.tables.unchangedNodes)} unchanged.`;
   if (entries.length === 0) return ['#### Rule tables', '', head];
-  const rows = entries.slice(0, 15).map(([node, d]) => `| ${cell(node)} | +${n(d.tablesAdded.length)} / −${n(d.tablesRemoved.length)} | +${n(d.rulesAdded)} / −${n(d.rulesRemoved)} | ${n(d.podsRebound)} | ${d.globalChanged ? 'yes' : 'no'} |`);
+  const rows = entries.slice(0, 15).map(
+    ([node, d]) =>
+      `| ${cell(node)} | +${n(d.tablesAdded.length)} / −${n(d.tablesRemoved.length)} | +${n(d.rulesAdded)} / −${n(d.rulesRemoved)} | +${n(d.setsAdded.length)} / −${n(d.setsRemoved.length)} | +${n(d.membersAdded)} / −${n(d.membersRemoved)} in ${n(d.setsChanged.length)} | ${n(d.podsRebound)} |`,
+  );
   const more = entries.length > 15 ? [``, `… and ${n(entries.length - 15)} more nodes.`] : [];
-  return ['#### Rule tables', '', head, '', '| node | tables | rules | pods rebound | node-global table |', '|---|---|---|--:|---|', ...rows, ...more];
+  return ['#### Rule tables', '', head, '', '| node | tables | rules | sets | members, in sets kept | pods rebound |', '|---|---|---|---|---|--:|', ...rows, ...more];
 }
 
 function lintSection(p: Preview, max: number): string[] {

@@ -86,10 +86,9 @@ export function previewRoutes(app: OpenAPIHono<AppEnv>): void {
     const { tables, lint, detail } = queryOptions(c.req.valid('query'), req);
     const snapshots = snapshotsOf(req, isLenient(c));
     const timings: string[] = [];
-    // A stage past its limit is a 422 at what asked for it: the per-node table delta (flat
-    // tables) at $.tables, which the client can leave out; the connectivity delta at the change.
+    // A stage past its limit is a 422 at what asked for it: the connectivity delta at the change.
+    // (The per-node table delta is the set form, which has no such limit.)
     const refusedAs: Partial<Record<PreviewStage, [string, string]>> = {
-      tables: ['$.tables', '; ask with tables=false (or ?tables=false) to preview connectivity without the per-node table delta'],
       delta: [req.head === undefined ? '$.changes' : '$.head', ''],
     };
     const stage = <T>(name: PreviewStage, run: () => T): T => {

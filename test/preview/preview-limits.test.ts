@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LimitError } from '../../core/limits.js';
-import { PREVIEW_LIMITS, preview } from '../../core/preview/index.js';
+import { PREVIEW_LIMITS, preview, type TablesDelta } from '../../core/preview/index.js';
 import { run as cli, tempDir } from '../support/cli.js';
 import { lintRun } from '../../core/lint/index.js';
 import { adminNetworkPolicy, clusterOf, namespace, networkPolicy, node, pod, snapshotOf, type K8sObject } from '../support/cluster-builders.js';
@@ -47,15 +47,19 @@ describe('preview limits', () => {
     expect(readme).toContain(`${PREVIEW_LIMITS.classChanges.toLocaleString('en-US')} class changes (class pair, port range, decision before and after) in a preview's connectivity delta`);
   });
 
-  it('the CLI gives a table-delta refusal its own advice, and no stack', () => {
-    // The head's flat tables pass their limit (test/compile/flat-limits.test.ts's snapshot); the base has no policy.
+  it('previews a head whose flat tables pass their limit with its set-form table delta', () => {
+    // The head's flat tables pass their limit (test/compile/flat-limits.test.ts's snapshot): the
+    // table delta is the set form agents load, one set and one table per direction, not those.
     const dir = tempDir({ 'base.json': JSON.stringify({ items: cluster(0) }), 'head.json': JSON.stringify({ items: [...cluster(0), excepted()] }) });
-    const r = cli(['preview', '--base', `${dir}/base.json`, '--head', `${dir}/head.json`, '--no-lint']);
-    expect(r.code).toBe(2);
-    expect(r.err).toContain('flat tables need more than');
-    expect(r.err).toContain('preview with --no-tables to leave the per-node table delta out');
-    expect(r.err).not.toMatch(/^\s+at /m);
-    expect(cli(['preview', '--base', `${dir}/base.json`, '--head', `${dir}/head.json`, '--no-lint', '--no-tables', '--allow-removed-flows']).code).toBe(0);
+    const r = cli(['preview', '--base', `${dir}/base.json`, '--head', `${dir}/head.json`, '--no-lint', '--allow-removed-flows', '--output', 'json']);
+    expect(r.code, r.err).toBe(0);
+    const tables = JSON.parse(r.out).tables as TablesDelta;
+    expect(Object.keys(tables.nodes)).toEqual(['n1']);
+    const n1 = tables.nodes.n1!;
+    expect(n1.setsAdded).toHaveLength(1);
+    expect(n1.rulesAdded).toBe(1);
+    expect(n1.podsRebound).toBe(10);
+    expect(tables.stats.head.members).toBeGreaterThan(1000);
   });
 });
 

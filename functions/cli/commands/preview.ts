@@ -7,7 +7,6 @@ import { yamlDocuments } from '../../yaml-documents.js';
 import { applyChanges, groupText, preview, previewMarkdown, withoutParts, type ObjectRef, type Preview, type PreviewStage } from '../../../core/preview/index.js';
 import { noEndpointObjects } from '../../../core/cluster.js';
 import { uncheckedText } from '../../../core/lint/index.js';
-import { LimitError } from '../../../core/limits.js';
 import { ObjectRefSchema } from '../../../schemas/api/preview.js';
 import { formatPath, listItems, parseSnapshot, type ParsedSnapshot } from '../../../schemas/snapshot.js';
 import { InputError, issueLines, loadSnapshot, printWarnings, readSources } from '../input.js';
@@ -96,7 +95,9 @@ function text(p: Preview, where: Loaded['where']): string {
   if (p.tables) {
     const nodes = Object.entries(p.tables.nodes);
     lines.push('', `rule tables: ${nodes.length} node${nodes.length === 1 ? '' : 's'} change, ${p.tables.unchangedNodes} unchanged`);
-    for (const [node, d] of nodes.slice(0, 10)) lines.push(`  ${node}: +${d.tablesAdded.length}/−${d.tablesRemoved.length} tables, +${d.rulesAdded}/−${d.rulesRemoved} rules, ${plural(d.podsRebound, 'pod')} rebound`);
+    for (const [node, d] of nodes.slice(0, 10)) {
+      lines.push(`  ${node}: +${d.tablesAdded.length}/−${d.tablesRemoved.length} tables, +${d.rulesAdded}/−${d.rulesRemoved} rules, +${d.setsAdded.length}/−${d.setsRemoved.length} sets, ${plural(d.setsChanged.length, 'set')} with +${d.membersAdded}/−${d.membersRemoved} members, ${plural(d.podsRebound, 'pod')} rebound`);
+    }
     if (nodes.length > 10) lines.push(`  … and ${nodes.length - 10} more nodes`);
   }
   if (p.lint) {
@@ -134,14 +135,7 @@ export function commandPreview(args: string[], io: Io): number {
   const large = loaded.base.objects.length + loaded.head.objects.length > LARGE;
   const stage = <T>(name: PreviewStage, run: () => T): T => {
     const t0 = performance.now();
-    let out: T;
-    try {
-      out = run();
-    } catch (e) {
-      // The per-node table delta compiles flat tables; past their limits, the advice is to leave it out.
-      if (e instanceof LimitError && name === 'tables') throw new LimitError(`${e.message}; preview with --no-tables to leave the per-node table delta out`);
-      throw e;
-    }
+    const out = run();
     if (large) io.err(`${name}: ${Math.round(performance.now() - t0)} ms`);
     return out;
   };
