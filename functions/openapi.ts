@@ -25,7 +25,7 @@ export function bodyErrorResponses<S extends z.ZodType = typeof ErrorSchema>(sch
     400: { description: 'malformed JSON or YAML', content },
     413: { description: 'body over the size limit (MAX_BODY_BYTES, 64 MiB by default), or the request over its time or memory budget on the Node server (`budget`: time | memory; REQUEST_TIME_BUDGET_SECONDS, REQUEST_MEMORY_MB), or an answer too large to encode', content },
     415: { description: 'content-type other than JSON or YAML', content },
-    422: { description: 'schema violations: `issues` lists each with its JSON path and object; or a form the snapshot cannot be compiled into within its documented limits (flat tables, VPP and OpenStack renderings, the preview\'s table delta), at the field that asked for it (`$.format`, `$.tables`); or a preview whose change alters connectivity in more ways than its limit (`$.head`, `$.changes`)', content },
+    422: { description: 'schema violations: `issues` lists each with its JSON path and object; or a form the snapshot cannot be compiled into within its documented limits (flat tables, VPP and OpenStack renderings), at the field that asked for it (`$.format`); or a preview whose change alters connectivity in more ways than its limit (`$.head`, `$.changes`)', content },
     503: { description: 'overloaded: every compute thread busy and MAX_QUEUED_REQUESTS waiting; retry after Retry-After seconds', content },
   };
 }
