@@ -8,9 +8,10 @@
 // instead of scanning every peer and every except.
 import type { IpAddr, IpRange } from '../net/ip.js';
 import { normalise, subtract } from '../net/ranges.js';
-import type { Rule } from './model.js';
+import type { Peer, Rule } from './model.js';
 
 const memo = new WeakMap<Rule, RuleAddresses>();
+const setPeers = new WeakMap<Rule, readonly Peer[]>();
 
 export interface RuleAddresses {
   /** Whether the rule has a CIDR peer at all (one whose excepts take everything still has one). */
@@ -38,6 +39,30 @@ export function ruleAddresses(rule: Rule): RuleAddresses {
     memo.set(rule, (r = any ? { any, ranges, key: ranges.map((x) => `${x.family}:${x.lo}-${x.hi}`).join(',') } : NONE));
   }
   return r;
+}
+
+/**
+ * The rule's peers with its CIDR peers as one (at the first one's place), for the set form: one
+ * address set and one rule instead of one per ipBlock, as Antrea keeps a rule's ipBlocks in one
+ * peer and OVN one address list per match. The merged peer's ranges are the union of the peers'
+ * ranges and its excepts what the union holds that no peer matches, so it matches exactly what
+ * one of them does (an except of one ipBlock inside another ipBlock is matched by the other).
+ * A rule with at most one CIDR peer keeps its peers as they are.
+ */
+export function ruleSetPeers(rule: Rule): readonly Peer[] {
+  let peers = setPeers.get(rule);
+  if (!peers) {
+    const cidrs = rule.peers.filter((p) => p.type === 'cidrs');
+    if (cidrs.length < 2) peers = rule.peers;
+    else {
+      const ranges = normalise(cidrs.flatMap((p) => p.ranges));
+      const merged: Peer = { type: 'cidrs', ranges, except: subtract(ranges, ruleAddresses(rule).ranges) };
+      const first = rule.peers.indexOf(cidrs[0]!);
+      peers = rule.peers.flatMap((p, i): Peer[] => (p.type !== 'cidrs' ? [p] : i === first ? [merged] : []));
+    }
+    setPeers.set(rule, peers);
+  }
+  return peers;
 }
 
 /** Whether a sorted, disjoint list of ranges holds the address (binary search). */

@@ -2,10 +2,12 @@
 // (evaluate/decide.ts walkTiers), kept as tiers instead of being flattened: Pass and isolation
 // mean what they mean there. Each rule becomes one set rule per peer (peers are OR-ed, so
 // consecutive rules with one action and port list are the rule), and egress named ports become
-// rules over ports sets (they resolve on each destination pod).
+// rules over ports sets (they resolve on each destination pod). A rule's ipBlock/networks peers
+// are one set.
 import type { RuleHit } from '../evaluate/decide.js';
 import type { Group } from '../compile/group.js';
 import type { PortMatch } from '../policy/model.js';
+import { ruleSetPeers } from '../policy/rule-addresses.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import type { PortSpec, RuleTable, SetRule } from './ir.js';
 import type { SetRegistry } from './registry.js';
@@ -35,7 +37,8 @@ function tierRules(registry: SetRegistry, group: Group, hits: readonly RuleHit[]
     // What the rule's address rules match of ports, written once for every peer.
     const ports = rule.ports === null ? null : ranges;
     const portsKey = portsText(ports);
-    for (const peer of rule.peers) {
+    // A rule's CIDR peers are one set (policy/rule-addresses.ts ruleSetPeers).
+    for (const peer of ruleSetPeers(rule)) {
       // A `none` peer (fail-closed Allow, domainNames) matches no endpoint.
       if (peer.type === 'none') continue;
       if (ports === null || ports.length > 0) {

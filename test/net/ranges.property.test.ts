@@ -1,7 +1,7 @@
 // The address algebra matching, the lints and the previews stand on, against plain point sets on
 // a small space: `subtract` (ipBlock less except); a rule's CIDR peers as one set
-// (policy/rule-addresses.ts) and match.ts rulePeersMatch reading it, against peerMatches peer by
-// peer; and the address classes of core/classes/addresses.ts, which merge every interval the
+// (policy/rule-addresses.ts), match.ts rulePeersMatch reading it and ruleSetPeers (the set
+// form's one CIDR peer per rule), against peerMatches peer by peer; and the address classes of core/classes/addresses.ts, which merge every interval the
 // same rules contain, however far apart.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -11,7 +11,7 @@ import type { Cluster } from '../../core/cluster.js';
 import type { Family, IpRange } from '../../core/net/ip.js';
 import { normalise, subtract } from '../../core/net/ranges.js';
 import type { Peer, Rule } from '../../core/policy/model.js';
-import { ruleAddresses } from '../../core/policy/rule-addresses.js';
+import { ruleAddresses, ruleSetPeers } from '../../core/policy/rule-addresses.js';
 import { ipKey } from '../../core/snapshot/cluster.js';
 import { assertProperty, propertyRuns } from '../support/property.js';
 
@@ -57,6 +57,25 @@ describe("a rule's CIDR peers as one set (policy/rule-addresses.ts, match.ts rul
             const ip = { family, value };
             const expected = rule.peers.some((p) => peerMatches(scope, p, { kind: 'external', ip }, null as never));
             expect(rulePeersMatch(scope, rule, { kind: 'external', ip }, null as never), `IPv${family} ${value}`).toBe(expected);
+          }
+        }
+      }),
+      { numRuns: RUNS, file: import.meta.url },
+    );
+  });
+
+  it(`the set form's peers (ruleSetPeers) match exactly what the rule's peers do, with at most one CIDR peer, on ${RUNS} random rules`, () => {
+    assertProperty(
+      fc.property(ruleArb, (rule) => {
+        const merged = ruleSetPeers(rule);
+        const cidrs = rule.peers.filter((p) => p.type === 'cidrs').length;
+        expect(merged.filter((p) => p.type === 'cidrs')).toHaveLength(Math.min(cidrs, 1));
+        expect(merged.filter((p) => p.type !== 'cidrs')).toEqual(rule.peers.filter((p) => p.type !== 'cidrs'));
+        for (const family of [4, 6] as const) {
+          for (const value of POINTS) {
+            const at = { kind: 'external', ip: { family, value } } as const;
+            const expected = rule.peers.some((p) => peerMatches(scope, p, at, null as never));
+            expect(merged.some((p) => peerMatches(scope, p, at, null as never)), `IPv${family} ${value}`).toBe(expected);
           }
         }
       }),
