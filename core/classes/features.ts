@@ -9,7 +9,7 @@
 // labels (`nodes` peers) and its addresses. The node a pod runs on only matters to
 // "traffic from the node where a Pod is running is always allowed", a relation between two
 // endpoints that constructions keep beside the class (preview per member, ask as locality).
-import { rangeContains } from '../net/ip.js';
+import { cidrPeerHolds } from '../policy/rule-addresses.js';
 import type { Peer } from '../policy/model.js';
 import type { NamespaceInfo, PodInfo } from '../snapshot/cluster.js';
 
@@ -53,7 +53,7 @@ export const familySequenceKey = (p: PodInfo): string => p.ips.map((i) => i.fami
 
 /** For each CIDR peer, per address of the pod, whether the peer matches it (match.ts peerMatches, `cidrs`). */
 export const cidrMembershipKey = (peers: readonly Extract<Peer, { type: 'cidrs' }>[], pod: PodInfo): string =>
-  peers.map((p) => pod.ips.map((ip) => +(p.ranges.some((r) => rangeContains(r, ip)) && !p.except.some((r) => rangeContains(r, ip)))).join('')).join('.');
+  peers.map((p) => pod.ips.map((ip) => +cidrPeerHolds(p, ip)).join('')).join('.');
 
 /** Which of a pod's facts a comparison can see (lint: a rule set alone sees less than the whole policy set). */
 export interface PodDetail {

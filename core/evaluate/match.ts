@@ -1,9 +1,8 @@
 // Does a subject select a pod, a peer match an endpoint, a port match a flow.
 import { labelValue } from '../../schemas/k8s/label-selector.js';
 import type { SelectorCache } from '../select/cache.js';
-import { rangeContains } from '../net/ip.js';
 import type { NamespaceMatch, Peer, Policy, PortMatch, Rule } from '../policy/model.js';
-import { rangesHold, ruleAddresses } from '../policy/rule-addresses.js';
+import { cidrPeerHolds, rangesHold, ruleAddresses } from '../policy/rule-addresses.js';
 import type { NamespaceInfo, PodInfo } from '../snapshot/cluster.js';
 
 /**
@@ -75,7 +74,7 @@ export function peerMatches(cluster: MatchScope, peer: Peer, endpoint: Endpoint,
       // ipBlock and networks match by address, whatever owns it (pods, nodes, host-network pods).
       const ip = endpoint.ip;
       if (!ip) return false;
-      return peer.ranges.some((r) => rangeContains(r, ip)) && !peer.except.some((r) => rangeContains(r, ip));
+      return cidrPeerHolds(peer, ip);
     }
   }
 }

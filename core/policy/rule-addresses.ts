@@ -11,6 +11,7 @@ import { normalise, subtract } from '../net/ranges.js';
 import type { Peer, Rule } from './model.js';
 
 const memo = new WeakMap<Rule, RuleAddresses>();
+const peerMemo = new WeakMap<Peer, readonly IpRange[]>();
 const setPeers = new WeakMap<Rule, readonly Peer[]>();
 
 export interface RuleAddresses {
@@ -63,6 +64,17 @@ export function ruleSetPeers(rule: Rule): readonly Peer[] {
     setPeers.set(rule, peers);
   }
   return peers;
+}
+
+/**
+ * Whether a CIDR peer holds the address: "IPBlock describes a particular CIDR … The except entry
+ * describes CIDRs that should not be included within this rule". Its ranges less its excepts
+ * once per peer, then a binary search (a /8 less 20,000 excepts is not 20,000 tests per address).
+ */
+export function cidrPeerHolds(peer: Extract<Peer, { type: 'cidrs' }>, ip: IpAddr): boolean {
+  let held = peerMemo.get(peer);
+  if (!held) peerMemo.set(peer, (held = subtract(peer.ranges, peer.except)));
+  return rangesHold(held, ip);
 }
 
 /** Whether a sorted, disjoint list of ranges holds the address (binary search). */

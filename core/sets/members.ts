@@ -6,7 +6,8 @@
 import type { Cluster } from '../cluster.js';
 import { podsOf } from '../compile/classes.js';
 import { normalise, subtract } from '../net/ranges.js';
-import { formatIp, rangeContains, rangeToCidrs, type Family, type IpAddr, type IpRange } from '../net/ip.js';
+import { cidrPeerHolds } from '../policy/rule-addresses.js';
+import { formatIp, rangeToCidrs, type Family, type IpAddr, type IpRange } from '../net/ip.js';
 import type { Peer, PortMatch } from '../policy/model.js';
 import { ipKey, type PodInfo } from '../snapshot/cluster.js';
 import type { PortElement } from './ir.js';
@@ -134,7 +135,7 @@ export function pushPodElements(out: KeyedElement[], pod: PodInfo, owned: readon
   if (named.length === 0) return;
   for (const { ip, text } of owned) {
     // "ipBlock … except: a slice of CIDRs that should not be included within an IPBlock".
-    if (peer.type === 'cidrs' && !(peer.ranges.some((r) => rangeContains(r, ip)) && !peer.except.some((r) => rangeContains(r, ip)))) continue;
+    if (peer.type === 'cidrs' && !cidrPeerHolds(peer, ip)) continue;
     for (const np of named) out.push({ family: ip.family, value: ip.value, element: [text, np.protocol, np.port] });
   }
 }
