@@ -16,7 +16,7 @@ import { nftables } from '../../core/render/nftables.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { loadSuite, type Family, type K8sObject, type Suite } from '../support/upstream.js';
 import { Agent, buildTopology, run, teardown, type Topology } from './netns.js';
-import { installOthers, pairsOf, probeStep, totals, type Forms } from './probe.js';
+import { allowedPairs, installOthers, pairsOf, probeStep, totals, type Forms } from './probe.js';
 import { apply, BLOCKER, NO_IPV6, NO_SCTP, PREFIX, runCase } from './replay.js';
 
 /** 2–5 cases per suite that between them cover default deny, ipBlock/except, named ports (ingress, and egress: nftables' concatenated sets), UDP, ANP Pass/Deny, node peers. */
@@ -65,6 +65,7 @@ for (const [folder, names] of Object.entries(CASES)) {
       }
     }
     if (folder === 'k8s-e2e-netpol') it('nftables deltas over real sockets: v1 in full, deltas to v2 and v3, a fall-back to a full apply', () => runDeltaSteps(suite, topo!, agents), 120_000);
+    if (folder === 'k8s-e2e-netpol') it("a rule's ipBlocks as one set (an except one block takes, another gives back), nftables and iptables", () => runMergedBlocks(suite, topo!, agents), 120_000);
   });
 }
 
@@ -130,6 +131,46 @@ async function runDeltaSteps(suite: Suite, topo: Topology, agents: Map<string, A
   await probeAll('v3 in full after a refused delta', 2);
   apply(topo, 'none', null);
   console.info(`[dataplane] nftables deltas: ${probes} pairs probed over 4 steps, ${failures.length} disagreements`);
+  expect(failures, failures.slice(0, 20).join('\n')).toEqual([]);
+}
+
+/**
+ * x/a admits port 80 from one rule of four ipBlocks (both families): the pod network less
+ * node-3's pod subnet, and y/b's address (on node-3) given back. The set form makes them one set
+ * (policy/rule-addresses.ts ruleSetPeers); over real sockets y/b is admitted, x/c and z/a (node-3)
+ * are not, and every other pair answers as the verdict engine does.
+ */
+async function runMergedBlocks(suite: Suite, topo: Topology, agents: Map<string, Agent>) {
+  const from = [
+    { ipBlock: { cidr: '10.244.0.0/16', except: ['10.244.3.0/24'] } },
+    { ipBlock: { cidr: '10.244.3.11/32' } },
+    { ipBlock: { cidr: 'fd00:10:244::/48', except: ['fd00:10:244:3::/64'] } },
+    { ipBlock: { cidr: 'fd00:10:244:3::11/128' } },
+  ];
+  const items: K8sObject[] = [...structuredClone(suite.base), { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'a-from-blocks', namespace: 'x' }, spec: { podSelector: { matchLabels: { pod: 'a' } }, policyTypes: ['Ingress'], ingress: [{ from, ports: [{ port: 80, protocol: 'TCP' }] }] } }];
+  const parsed = parseSnapshot({ items });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues.slice(0, 3)));
+  const cluster = buildCluster(parsed.snapshot);
+  const forms: Forms = { flat: compile(cluster).ir, sets: compileSets(cluster).ir };
+  const table = forms.sets.tables.get(forms.sets.nodes['node-1']!.pods['x/a']!.ingress)!;
+  expect(table.networkPolicy.rules, 'one rule over one set').toHaveLength(1);
+  const failures: string[] = [];
+  let probes = 0;
+  for (const dataplane of ['nftables', 'iptables'] as const) {
+    apply(topo, dataplane, forms);
+    for (const family of NO_IPV6 ? (['IPv4'] as Family[]) : (['IPv4', 'IPv6'] as Family[])) {
+      const pairs = pairsOf(topo, items, [{ port: 80, protocol: 'TCP' }], family).filter((p) => p.to.kind === 'pod' && p.to.key === 'x/a');
+      const allowed = allowedPairs(topo, cluster, pairs, family);
+      // Not vacuous: the given-back address is admitted, the rest of node-3's subnet is not.
+      expect(allowed).toContain('y/b → x/a 80/TCP');
+      expect(allowed).not.toContain('x/c → x/a 80/TCP');
+      expect(allowed).toContain('y/a → x/a 80/TCP');
+      probes += pairs.length;
+      failures.push(...(await probeStep(topo, agents, cluster, forms, dataplane, pairs, family)));
+    }
+  }
+  apply(topo, 'none', null);
+  console.info(`[dataplane] merged ipBlocks: ${probes} pairs probed, ${failures.length} disagreements`);
   expect(failures, failures.slice(0, 20).join('\n')).toEqual([]);
 }
 
