@@ -58,43 +58,64 @@ export interface Region {
   readonly peers: readonly (Interval & { family: Family })[];
 }
 
+/** The address space cut into intervals per family (address order), each with a class: every address of a class is decided alike. */
+export interface ClassedIntervals {
+  readonly intervals: Readonly<Record<Family, readonly Interval[]>>;
+  readonly classOf: Readonly<Record<Family, Int32Array>>;
+}
+
 /**
- * Regions from a decision per cell: for each protocol and port segment, the elementary intervals
- * whose first address is allowed (every address of a cell is decided alike), merged; consecutive
- * segments with the same peers make one region, and empty ones none. `allowedAt` is asked once
- * per cell and protocol, and what it answers once per port segment: a table reads which of its
- * rules a cell's address matches once, not once per segment.
+ * Regions from a decision per address class: for each protocol and port segment, the intervals
+ * whose class is allowed, merged; consecutive segments with the same decisions make one region,
+ * and empty ones none. `allowedAt` is asked once per class (of each family) and protocol, at the
+ * class's first address, and what it answers once per port segment; the intervals are walked once
+ * per distinct row of decisions, not once per segment.
  */
 export function regionsOf(
   segments: (protocol: Protocol) => readonly (readonly [number, number])[],
-  intervals: Readonly<Record<Family, readonly Interval[]>>,
+  space: ClassedIntervals,
   allowedAt: (family: Family, address: bigint, protocol: Protocol) => (port: number) => boolean,
-  cellKeys?: readonly string[],
 ): Region[] {
+  // Column g: one class of one family (class numbers may be shared by the two families).
+  const columnOf: Record<Family, Map<number, number>> = { 4: new Map(), 6: new Map() };
+  const reps: { family: Family; address: bigint }[] = [];
+  for (const family of [4, 6] as Family[]) {
+    space.intervals[family].forEach((iv, i) => {
+      const c = space.classOf[family][i]!;
+      if (!columnOf[family].has(c)) columnOf[family].set(c, reps.push({ family, address: iv.lo }) - 1);
+    });
+  }
+  const columns: Record<Family, Int32Array> = { 4: Int32Array.from(space.classOf[4], (c) => columnOf[4].get(c)!), 6: Int32Array.from(space.classOf[6], (c) => columnOf[6].get(c)!) };
+  const k = reps.length;
   const out: Region[] = [];
-  const cells = ([4, 6] as Family[]).flatMap((family) => intervals[family].map((iv) => ({ family, iv })));
-  const n = cells.length;
   for (const protocol of PROTOCOLS) {
     const segs = segments(protocol);
-    // Row s: which cells segment s allows. Equal rows are equal peers (cells are disjoint).
-    const allowed = new Uint8Array(segs.length * n);
-    // Cells with equal keys (cellKeys: the IPv4 intervals' then the IPv6 ones') decide alike: read once.
-    const columns = new Map<string, Uint8Array>();
-    cells.forEach(({ family, iv }, c) => {
-      const key = cellKeys?.[c];
-      let column = key === undefined ? undefined : columns.get(key);
-      if (!column) {
-        const at = allowedAt(family, iv.lo, protocol);
-        column = new Uint8Array(segs.length);
-        for (let s = 0; s < segs.length; s++) if (at(segs[s]![0])) column[s] = 1;
-        if (key !== undefined) columns.set(key, column);
-      }
-      for (let s = 0; s < segs.length; s++) if (column[s]) allowed[s * n + c] = 1;
+    // Row s: which classes segment s allows. Equal rows are equal peers.
+    const allowed = new Uint8Array(segs.length * k);
+    reps.forEach(({ family, address }, g) => {
+      const at = allowedAt(family, address, protocol);
+      for (let s = 0; s < segs.length; s++) if (at(segs[s]![0])) allowed[s * k + g] = 1;
     });
-    const row = (s: number) => allowed.subarray(s * n, (s + 1) * n);
-    const emit = (ports: [number, number], cellsAllowed: Uint8Array) => {
-      const peers: (Interval & { family: Family })[] = [];
-      for (const family of [4, 6] as Family[]) for (const m of mergeAdjacent(cells.flatMap((cell, c) => (cell.family === family && cellsAllowed[c] ? [cell.iv] : [])))) peers.push({ family, ...m });
+    const row = (s: number) => allowed.subarray(s * k, (s + 1) * k);
+    const peersByRow = new Map<string, (Interval & { family: Family })[]>();
+    const peersOf = (r: Uint8Array) => {
+      const key = r.join('');
+      let peers = peersByRow.get(key);
+      if (!peers) {
+        peers = [];
+        for (const family of [4, 6] as Family[]) {
+          const list = space.intervals[family];
+          const col = columns[family];
+          const kept: Interval[] = [];
+          for (let i = 0; i < list.length; i++) if (r[col[i]!]) kept.push(list[i]!);
+          for (const m of mergeAdjacent(kept)) peers.push({ family, ...m });
+        }
+        peersByRow.set(key, peers);
+      }
+      return peers;
+    };
+    const emit = (ports: [number, number], r: Uint8Array) => {
+      const peers = peersOf(r);
       if (peers.length > 0) out.push({ protocol, ports, peers });
     };
     let open: { ports: [number, number]; row: Uint8Array } | null = null;
