@@ -7,12 +7,13 @@
 //  - 'to-pod' (VPP ACL): a pod's table filters what it receives. CombineRules folds the
 //    egress rules of local source pods into each pod's ingress table; the global table
 //    applies local pods' egress rules to traffic that leaves the node.
-import { parsedAddresses, type IpAddr } from '../net/ip.js';
+import { addressSlots, type AddressSlots } from '../classes/addresses.js';
+import { parsedAddresses, type Cidr, type IpAddr, type IpRange } from '../net/ip.js';
 import { PROTOCOLS, type Protocol } from '../policy/model.js';
 import type { IrNode, IrRule } from './ir.js';
 import { CanonicalChunks, canonicalRules } from './table-id.js';
 import { appendRules, canonicalRun, rulesOfRuns, type RuleRun } from './runs.js';
-import { parsedTable } from './parsed-table.js';
+import { parsedTable, type ParsedRule } from './parsed-table.js';
 import { portVerdicts, segmentStarts } from './table-eval.js';
 import { spend, type WorkBudget } from '../limits.js';
 
@@ -32,19 +33,30 @@ interface PortVerdicts {
   readonly allowed: readonly boolean[];
 }
 
+/** A table's decisions for one address class on one side, per protocol (PROTOCOLS order), with a number to memoise pairs by. */
+interface ClassVerdicts {
+  readonly id: number;
+  readonly byProtocol: readonly PortVerdicts[];
+}
+
+/** What CombineRules adds for a pair, whatever the other pod's address: nothing, or these PERMIT port ranges then a DENY. */
+interface PairTemplate {
+  readonly differs: boolean;
+  readonly permitted: readonly (readonly [Protocol, number, number])[];
+}
+
 /**
  * CombineRules for one (own, other) pair: "if egressTCP is not subset of ingressTCP …
  * insert … (pod2-IP, ANY, ANY, port, TCP, PERMIT) … insert (pod2-IP, ANY, ANY, ANY, ANY, DENY)".
  * `own` and `other`: each table's decisions for this pair, per protocol (from-pod: own sends to
  * the other pod's address, the other pod receives from own's). Both are uniform within their
  * own segments, so the pair is read on the union of their segment starts.
- * Returns the rules to put first in the own table, or [] when the own table already decides alike.
  */
-function pairRules(own: (p: Protocol) => PortVerdicts, other: (p: Protocol) => PortVerdicts, otherIp: string, mode: CombineMode, budget: WorkBudget | undefined): IrRule[] {
-  const permitted: IrRule[] = [];
+function pairTemplate(own: ClassVerdicts, other: ClassVerdicts, budget: WorkBudget | undefined): PairTemplate {
+  const permitted: [Protocol, number, number][] = [];
   let differs = false;
-  for (const proto of PROTOCOLS) {
-    const [a, b] = [own(proto), other(proto)];
+  PROTOCOLS.forEach((proto, p) => {
+    const [a, b] = [own.byProtocol[p]!, other.byProtocol[p]!];
     spend(budget, 'lookups', a.starts.length + b.starts.length);
     let [i, j] = [0, 0];
     while (i < a.starts.length || j < b.starts.length) {
@@ -58,13 +70,40 @@ function pairRules(own: (p: Protocol) => PortVerdicts, other: (p: Protocol) => P
       if (ownAllows !== both) differs = true;
       if (!both) continue;
       const last = permitted[permitted.length - 1];
-      if (last && last.protocol === proto && last.dstPortRange && last.dstPortRange[1] + 1 === lo) permitted[permitted.length - 1] = { ...last, dstPortRange: [last.dstPortRange[0], hi] };
-      else permitted.push({ action: 'PERMIT', protocol: proto, srcNetwork: mode === 'to-pod' ? host(otherIp) : '', srcPortRange: null, dstNetwork: mode === 'from-pod' ? host(otherIp) : '', dstPortRange: [lo, hi] });
+      if (last && last[0] === proto && last[2] + 1 === lo) last[2] = hi;
+      else permitted.push([proto, lo, hi]);
     }
-  }
-  if (!differs) return [];
-  const deny: IrRule = { action: 'DENY', protocol: 'ANY', srcNetwork: mode === 'to-pod' ? host(otherIp) : '', srcPortRange: null, dstNetwork: mode === 'from-pod' ? host(otherIp) : '', dstPortRange: null };
-  return [...permitted.map((r) => (r.dstPortRange && r.dstPortRange[0] === 1 && r.dstPortRange[1] === 65535 ? { ...r, dstPortRange: null } : r)), deny];
+  });
+  return { differs, permitted };
+}
+
+/** The rules to put first in the own table for the other pod's address, or [] when the own table already decides alike. */
+function pairRules(t: PairTemplate, otherIp: string, mode: CombineMode): IrRule[] {
+  if (!t.differs) return [];
+  const [src, dst] = mode === 'to-pod' ? [host(otherIp), ''] : ['', host(otherIp)];
+  const out: IrRule[] = t.permitted.map(([protocol, lo, hi]) => ({ action: 'PERMIT', protocol, srcNetwork: src, srcPortRange: null, dstNetwork: dst, dstPortRange: lo === 1 && hi === 65535 ? null : [lo, hi] }));
+  out.push({ action: 'DENY', protocol: 'ANY', srcNetwork: src, srcPortRange: null, dstNetwork: dst, dstPortRange: null });
+  return out;
+}
+
+// Per table object and side: its rules' networks on that side cut the addresses into classes
+// (classes/addresses.ts). A rule whose other side names a network never matches a lookup that
+// leaves that side open, and the rest match an address iff their network on this side holds it,
+// so addresses of one class get the same decisions: a table is read once per class, not once
+// per local pod address (100 pods on a node: 10⁴ pairs).
+const sideClasses = new WeakMap<readonly ParsedRule[], Partial<Record<'src' | 'dst', AddressSlots>>>();
+
+function classesOf(rules: readonly ParsedRule[], side: 'src' | 'dst'): AddressSlots {
+  let bySide = sideClasses.get(rules);
+  if (!bySide) sideClasses.set(rules, (bySide = {}));
+  return (bySide[side] ??= addressSlots(normalisedNetworks(rules.map((r) => r[side]))));
+}
+
+/** Each distinct network once, as a one-range set (addressSlots reads each set as sorted, disjoint ranges). */
+function normalisedNetworks(networks: readonly (Cidr | null)[]): IpRange[][] {
+  const seen = new Map<string, IpRange[]>();
+  for (const n of networks) if (n) seen.set(`${n.family}:${n.lo}-${n.hi}`, [{ family: n.family, lo: n.lo, hi: n.hi }]);
+  return [...seen.values()];
 }
 
 /** The other side's rules scoped to one local pod address (BuildGlobalTable: "change rule's source IP from ANY to pod's IP address"). */
@@ -88,9 +127,10 @@ function scoped(rules: readonly IrRule[], podIps: readonly string[], mode: Combi
 }
 
 /**
- * CombineRules on one node. With a budget, the table rules read deciding (and the segments of
- * every pod pair) are spent as `lookups`, and each local table's rules as `rules` once per
- * distinct table (a pod whose table gains no pair rules shares its table's).
+ * CombineRules on one node. With a budget, every pod pair, the table rules read deciding each
+ * (table, address class) and the segments walked for each distinct pair of decisions are spent
+ * as `lookups`, and each local table's rules as `rules` once per distinct table (a pod whose
+ * table gains no pair rules shares its table's).
  */
 export function combineNode(node: IrNode, mode: CombineMode, budget?: WorkBudget): CombinedNode {
   const pods = Object.entries(node.pods).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -98,18 +138,27 @@ export function combineNode(node: IrNode, mode: CombineMode, budget?: WorkBudget
   const ownSide = mode === 'from-pod' ? 'egress' : 'ingress';
   const otherSide = mode === 'from-pod' ? 'ingress' : 'egress';
 
-  // A table's decisions for one address on one side, per protocol: pods share tables, so each
-  // (table, address) is read once per node, not once per pod pair (100 pods: 10⁴ pairs).
-  const decided = new Map<string, PortVerdicts>();
-  const verdictsAt = (id: string, side: 'src' | 'dst', ip: IpAddr, text: string) => (proto: Protocol): PortVerdicts => {
-    const key = `${id}|${side}|${text}|${proto}`;
+  // A table's decisions for one address class on one side, per protocol: pods share tables and
+  // addresses share classes, so each (table, class) is read once per node.
+  const decided = new Map<string, ClassVerdicts>();
+  const verdictsAt = (id: string, side: 'src' | 'dst', ip: IpAddr): ClassVerdicts => {
+    const rules = table(id);
+    const key = `${id}|${side}|${classesOf(rules, side).slot(ip)}`;
     let v = decided.get(key);
     if (!v) {
-      const rules = table(id);
-      spend(budget, 'lookups', rules.length);
-      decided.set(key, (v = { starts: segmentStarts(rules, proto), allowed: side === 'src' ? portVerdicts(rules, ip, null, proto) : portVerdicts(rules, null, ip, proto) }));
+      spend(budget, 'lookups', rules.length * PROTOCOLS.length);
+      const byProtocol = PROTOCOLS.map((proto) => ({ starts: segmentStarts(rules, proto), allowed: side === 'src' ? portVerdicts(rules, ip, null, proto) : portVerdicts(rules, null, ip, proto) }));
+      decided.set(key, (v = { id: decided.size, byProtocol }));
     }
     return v;
+  };
+  // What a pair adds depends only on the two tables' decisions: once per pair of them.
+  const templates = new Map<number, PairTemplate>();
+  const templateOf = (own: ClassVerdicts, other: ClassVerdicts): PairTemplate => {
+    const key = own.id * 0x100000 + other.id;
+    let t = templates.get(key);
+    if (!t) templates.set(key, (t = pairTemplate(own, other, budget)));
+    return t;
   };
   // from-pod: own sends to the peer (own egress: dst = peer; the other's ingress: src = own).
   const [ownPeerSide, otherPeerSide] = mode === 'from-pod' ? (['dst', 'src'] as const) : (['src', 'dst'] as const);
@@ -125,8 +174,10 @@ export function combineNode(node: IrNode, mode: CombineMode, budget?: WorkBudget
         const peer = otherAddresses[i]!;
         const own = ownAddresses.findIndex((ip) => ip!.family === peer.family);
         if (own < 0) continue;
-        const rules = pairRules(verdictsAt(pod[ownSide], ownPeerSide, peer, other.ips[i]!), verdictsAt(other[otherSide], otherPeerSide, ownAddresses[own]!, pod.ips[own]!), other.ips[i]!, mode, budget);
-        for (const r of rules) front.push(r);
+        // Each pair is a lookup however much is memoised: a node of 20,000 pods is 4·10⁸ pairs.
+        spend(budget, 'lookups', 1);
+        const t = templateOf(verdictsAt(pod[ownSide], ownPeerSide, peer), verdictsAt(other[otherSide], otherPeerSide, ownAddresses[own]!));
+        for (const r of pairRules(t, other.ips[i]!, mode)) front.push(r);
       }
     }
     const own = node.tables[pod[ownSide]]!;

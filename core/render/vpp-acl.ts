@@ -74,7 +74,8 @@ function aclRule(r: IrRule): AclRule {
 /**
  * What one node's ACLs may cost; past either, the render is refused (LimitError). Rules: ACL
  * rules on the node (CombineRules gives each pod its own copy of its table with pair rules in
- * front); lookups: table rules read, and port segments walked per pod pair, combining them.
+ * front); lookups: one per pod pair, table rules read per table and address class, and port
+ * segments walked per distinct pair of decisions, combining them (combine.ts).
  */
 export type VppAclLimits = RenderLimits;
 

@@ -88,6 +88,6 @@ describe('flat form limits', () => {
     expect(docs).toContain(`at most ${n(FLAT_LIMITS.rulesPerNode)} rules in one node's tables`);
     expect(docs).toContain(`and ${FLAT_LIMITS.verdictsPerTable / 1e6} million verdicts`);
     expect(docs).toContain(`${n(VPP_ACL_LIMITS.rules)} ACL rules`);
-    expect(docs).toContain(`${VPP_ACL_LIMITS.lookups / 1e6} million table rules read combining pod pairs`);
+    expect(docs).toContain(`${VPP_ACL_LIMITS.lookups / 1e6} million lookups combining pod pairs`);
   });
 });
