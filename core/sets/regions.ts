@@ -45,7 +45,11 @@ function groupsOf(set: PortSet): readonly (readonly IpRange[])[] {
       else byAddress.set(key, { ip: { family, lo: value, hi: value }, ports: `${protocol}/${port}` });
     });
     const byPorts = new Map<string, IpRange[]>();
-    for (const { ip, ports } of byAddress.values()) byPorts.set(ports, [...(byPorts.get(ports) ?? []), ip]);
+    for (const { ip, ports } of byAddress.values()) {
+      const group = byPorts.get(ports);
+      if (group) group.push(ip);
+      else byPorts.set(ports, [ip]);
+    }
     pointGroups.set(set, (groups = [...byPorts.values()].map(normalise)));
   }
   return groups;
