@@ -7,7 +7,7 @@ import { COMPILE_FORMATS } from '../../../schemas/formats.js';
 import { compileSets } from '../../../core/sets/index.js';
 import { unknownNodes } from '../../../core/snapshot/index.js';
 import { loadCluster, readSources } from '../input.js';
-import { UsageError, type Io } from '../io.js';
+import { outPrettyRecord, UsageError, type Io } from '../io.js';
 
 
 export function commandCompile(args: string[], io: Io): number {
@@ -44,6 +44,6 @@ export function commandCompile(args: string[], io: Io): number {
     return 0;
   }
   if (only.length === 1 && typeof only[0] === 'string' && values.output !== 'json') io.out(only[0]);
-  else io.out(JSON.stringify(nodes, null, 2));
+  else outPrettyRecord(io, nodes);
   return 0;
 }
