@@ -153,11 +153,12 @@ export function combineNode(node: IrNode, mode: CombineMode, budget?: WorkBudget
     return v;
   };
   // What a pair adds depends only on the two tables' decisions: once per pair of them.
-  const templates = new Map<number, PairTemplate>();
+  const templates = new Map<number, Map<number, PairTemplate>>();
   const templateOf = (own: ClassVerdicts, other: ClassVerdicts): PairTemplate => {
-    const key = own.id * 0x100000 + other.id;
-    let t = templates.get(key);
-    if (!t) templates.set(key, (t = pairTemplate(own, other, budget)));
+    let byOther = templates.get(own.id);
+    if (!byOther) templates.set(own.id, (byOther = new Map()));
+    let t = byOther.get(other.id);
+    if (!t) byOther.set(other.id, (t = pairTemplate(own, other, budget)));
     return t;
   };
   // from-pod: own sends to the peer (own egress: dst = peer; the other's ingress: src = own).
