@@ -15,9 +15,8 @@ import type { Cluster } from '../cluster.js';
 import { groupOf, type Group } from '../compile/group.js';
 import { namespaceMatches } from '../evaluate/match.js';
 import { objectKey } from '../lint/types.js';
-import { subtract } from '../net/ranges.js';
 import { isRelativePeer, rulesFor, type Direction, type Peer, type Policy } from '../policy/model.js';
-import { rangesHold } from '../policy/rule-addresses.js';
+import { cidrPeerHolds } from '../policy/rule-addresses.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import { SIDES, type Both, type Classes, type EndpointClass, type PodClass, type SnapshotSide } from './classes.js';
 
@@ -93,9 +92,7 @@ export function findCandidates(classes: Classes, groups: SubjectGroups, contents
         out = classes.nodes.filter((cls) => c.selectors.matchesNode(peer.selector, cls.rep[side].node.idx)).map((cls) => cls.id);
         break;
       case 'cidrs': {
-        // "ipBlock … except": the ranges less the excepts once, then a binary search per address.
-        const held = subtract(peer.ranges, peer.except);
-        out = classes.all.filter((cls) => addressesOf(cls, side).some((ip) => rangesHold(held, ip))).map((cls) => cls.id);
+        out = classes.all.filter((cls) => addressesOf(cls, side).some((ip) => cidrPeerHolds(peer, ip))).map((cls) => cls.id);
         break;
       }
     }
