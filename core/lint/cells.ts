@@ -7,7 +7,7 @@
 // it never guesses).
 import type { Cluster } from '../cluster.js';
 import type { Endpoint } from '../evaluate/endpoint.js';
-import { namespaceMatches, portMatches, rulePeersMatch } from '../evaluate/match.js';
+import { namespacesPicked, portMatches, rulePeersMatch } from '../evaluate/match.js';
 import { formatIp } from '../net/ip.js';
 import type { Direction, Peer, Protocol, Rule } from '../policy/model.js';
 import { ruleAddresses } from '../policy/rule-addresses.js';
@@ -46,10 +46,10 @@ function candidates(cluster: Cluster, u: Universe, peer: Peer, subject: PodInfo)
     case 'nodes':
       return u.peers.nodes;
     case 'pods': {
-      const m = peer.namespaces;
-      if (m.type === 'name') return u.peers.byNamespace.get(cluster.nsByName.get(m.name)?.idx ?? -1) ?? [];
+      const picked = namespacesPicked(cluster, peer.namespaces, subject);
+      if (picked.length === 1) return u.peers.byNamespace.get(picked[0]!) ?? [];
       const out: number[] = [];
-      for (const ns of cluster.namespaces) if (namespaceMatches(cluster, m, ns, subject)) out.push(...(u.peers.byNamespace.get(ns.idx) ?? []));
+      for (const ns of picked) for (const e of u.peers.byNamespace.get(ns) ?? []) out.push(e);
       return out.sort((a, b) => a - b);
     }
     default:
@@ -57,15 +57,50 @@ function candidates(cluster: Cluster, u: Universe, peer: Peer, subject: PodInfo)
   }
 }
 
-function peerIndexes(cluster: Cluster, u: Universe, rule: Rule, subject: PodInfo): readonly number[] {
+/** Indexes of the endpoints whose address the rule's CIDR peers hold together (policy/rule-addresses.ts), sorted. */
+function addressIndexes(u: Universe, rule: Rule): number[] {
+  const { all, byAddress } = u.peers;
+  const out: number[] = [];
+  for (const r of ruleAddresses(rule).ranges) {
+    // The first endpoint at or after the range's start, then every one up to its end.
+    let lo = 0;
+    let hi = byAddress.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const ip = all[byAddress[mid]!]!.ip!;
+      if (ip.family < r.family || (ip.family === r.family && ip.value < r.lo)) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < byAddress.length; i++) {
+      const ip = all[byAddress[i]!]!.ip!;
+      if (ip.family !== r.family || ip.value > r.hi) break;
+      out.push(byAddress[i]!);
+    }
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/**
+ * The endpoints `rule` can match for `subject`, sorted, and the pairs the question is charged
+ * for. A rule with a CIDR peer is charged every endpoint, as when each was tested, but only
+ * those in its addresses (or in its other peers' candidates) are visited: the rest can match
+ * none of its peers.
+ */
+function peerIndexes(cluster: Cluster, u: Universe, rule: Rule, subject: PodInfo, cidrs: () => readonly number[]): { visit: readonly number[]; charged: number } {
   const lists: (readonly number[])[] = [];
+  let byAddress = false;
   for (const p of rule.peers) {
+    if (p.type === 'cidrs') {
+      byAddress = true;
+      continue;
+    }
     const c = candidates(cluster, u, p, subject);
-    if (c === 'all') return u.peers.all.map((_, i) => i);
+    if (c === 'all') return { visit: u.peers.every, charged: u.peers.every.length };
     lists.push(c);
   }
-  if (lists.length === 1) return lists[0]!;
-  return [...new Set(lists.flat())].sort((a, b) => a - b);
+  if (byAddress) lists.push(cidrs());
+  const visit = lists.length === 1 ? lists[0]! : [...new Set(lists.flat())].sort((a, b) => a - b);
+  return { visit, charged: byAddress ? u.peers.all.length : visit.length };
 }
 
 export function cellAt(u: Universe, id: number): Cell {
@@ -193,16 +228,18 @@ export function ruleCells(cluster: Cluster, u: Universe, dir: Direction, rule: R
   };
   // The pairs to visit are known before any is matched: a question over budget is dropped
   // before it costs anything.
-  const peersByNamespace = new Map<number, readonly number[]>();
+  const peersByNamespace = new Map<number, ReturnType<typeof peerIndexes>>();
+  let inAddresses: readonly number[] | undefined;
+  const cidrs = () => (inAddresses ??= addressIndexes(u, rule));
   const visits: [number, readonly number[]][] = [];
   let pairs = 0;
   for (let si = 0; si < u.subjects.length; si++) {
     const subject = u.subjects[si]!;
     if (!selects(subject)) continue;
     let peers = peersByNamespace.get(subject.nsIdx);
-    if (!peers) peersByNamespace.set(subject.nsIdx, (peers = peerIndexes(cluster, u, rule, subject)));
-    if ((pairs += peers.length) > budget.limits.pairsPerQuestion) return null;
-    visits.push([si, peers]);
+    if (!peers) peersByNamespace.set(subject.nsIdx, (peers = peerIndexes(cluster, u, rule, subject, cidrs)));
+    if ((pairs += peers.charged) > budget.limits.pairsPerQuestion) return null;
+    visits.push([si, peers.visit]);
   }
   if (!budget.take(pairs * matchCost(rule))) return null;
   for (const [si, peers] of visits) {

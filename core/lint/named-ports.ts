@@ -11,7 +11,7 @@
 // none of the rule's peer pods. The protocol counts: a NetworkPolicy `port: dns` (TCP by
 // default) does not resolve on a UDP port named dns. Exact for the snapshot.
 import type { Cluster } from '../cluster.js';
-import { namespaceMatches, rulePeersMatch } from '../evaluate/match.js';
+import { namespacesPicked, rulePeersMatch } from '../evaluate/match.js';
 import { selectedPods } from './cells.js';
 import { rulesFor, type Direction, type PortMatch, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
@@ -36,11 +36,16 @@ export function unresolvedNamedPorts(cluster: Cluster): Finding[] {
   };
   for (const policy of cluster.policies.all) {
     const subjects = selectedPods(cluster, policy);
+    // Peers may be relative to the subject's namespace (Self, sameLabels): one viewpoint per namespace.
+    const viewpoints = [...new Map(subjects.map((s) => [s.nsIdx, s])).values()];
     for (const dir of DIRECTIONS) {
       for (const rule of rulesFor(policy, dir) ?? []) {
+        // The rule's candidate peers, found once for all its named ports.
+        let candidates: readonly PodInfo[] | undefined;
+        const candidatesOnce = () => (candidates ??= candidatePods(cluster, rule, viewpoints));
         (rule.ports ?? []).forEach((m, k) => {
           if (m.type !== 'named') return;
-          const why = dir === 'ingress' ? ingressProblem(subjects, m) : egressProblem(cluster, rule, subjects, m, definers(m));
+          const why = dir === 'ingress' ? ingressProblem(subjects, m) : egressProblem(cluster, rule, viewpoints, candidatesOnce, m, definers(m));
           if (!why) return;
           out.push(
             finding(
@@ -73,20 +78,18 @@ function candidatePods(cluster: Cluster, rule: Rule, viewpoints: readonly PodInf
   for (const peer of rule.peers) {
     if (peer.type === 'cidrs' || peer.type === 'any') return cluster.pods;
     if (peer.type !== 'pods') continue;
-    for (const ns of cluster.namespaces) if (!namespaces.has(ns.idx) && viewpoints.some((s) => namespaceMatches(cluster, peer.namespaces, ns, s))) namespaces.add(ns.idx);
+    for (const s of viewpoints) for (const ns of namespacesPicked(cluster, peer.namespaces, s)) namespaces.add(ns);
   }
-  return cluster.namespaces.filter((ns) => namespaces.has(ns.idx)).flatMap((ns) => cluster.podsByNamespace.get(ns.name) ?? []);
+  return [...namespaces].sort((a, b) => a - b).flatMap((ns) => cluster.podsByNamespace.get(cluster.namespaces[ns]!.name) ?? []);
 }
 
-function egressProblem(cluster: Cluster, rule: Rule, subjects: readonly PodInfo[], m: Named, definers: readonly PodInfo[]): string | null {
+function egressProblem(cluster: Cluster, rule: Rule, viewpoints: readonly PodInfo[], candidatePeers: () => readonly PodInfo[], m: Named, definers: readonly PodInfo[]): string | null {
   if (definers.length === 0) return `no pod in the snapshot defines a ${portText(m)}`;
-  // Peers may be relative to the subject's namespace (Self, sameLabels): one viewpoint per namespace.
-  const viewpoints = [...new Map(subjects.map((s) => [s.nsIdx, s])).values()];
   if (viewpoints.length === 0) return null;
   const isPeer = (pod: PodInfo) =>
     viewpoints.some((s) => (pod.ips.length > 0 ? pod.ips : [null]).some((ip) => rulePeersMatch(cluster, rule, { kind: 'pod', pod, ip }, s)));
   // Only the pods a peer can match are tried: a rule towards one namespace costs that namespace.
-  const candidates = candidatePods(cluster, rule, viewpoints);
+  const candidates = candidatePeers();
   if (candidates.some((p) => !p.hostNetwork && defines(p, m) && isPeer(p))) return null;
   // Only now, with a finding to explain, list the destination pods.
   const peers = candidates.filter((p) => !p.hostNetwork && isPeer(p)).sort((a, b) => a.idx - b.idx);

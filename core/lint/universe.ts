@@ -23,6 +23,9 @@ import { subjectSelects } from '../evaluate/match.js';
 import { portSegments } from '../net/intervals.js';
 import { PROTOCOLS, type Policy, type Protocol, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
+import type { IpAddr } from '../net/ip.js';
+
+const compareIps = (a: IpAddr, b: IpAddr): number => a.family - b.family || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
 
 export interface PortProto {
   readonly port: number;
@@ -36,6 +39,10 @@ export interface PeerSet {
   readonly byNamespace: ReadonlyMap<number, readonly number[]>;
   readonly pods: readonly number[];
   readonly nodes: readonly number[];
+  /** Indexes into `all` of the endpoints with an address, ordered by (family, address): a rule's CIDR peers find theirs by binary search. */
+  readonly byAddress: readonly number[];
+  /** 0, 1, …, all.length − 1: what a rule that may match any endpoint visits. */
+  readonly every: readonly number[];
 }
 
 export interface Universe {
@@ -110,7 +117,9 @@ function peerSet(cluster: Cluster, rules: readonly Rule[]): PeerSet {
     }
   }
   for (const { ip } of externalRepresentatives([cluster], slots)) all.push({ kind: 'external', ip });
-  const set = { all, byNamespace, pods, nodes };
+  const every = all.map((_, i) => i);
+  const byAddress = every.filter((i) => all[i]!.ip !== null).sort((a, b) => compareIps(all[a]!.ip!, all[b]!.ip!) || a - b);
+  const set = { all, byNamespace, pods, nodes, byAddress, every };
   m.peerSets.set(key, set);
   return set;
 }

@@ -4,7 +4,7 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildCluster } from '../../core/cluster.js';
 import { LintBudget, LINT_LIMITS } from '../../core/lint/budget.js';
-import { ruleCells } from '../../core/lint/cells.js';
+import { buildUniverse, ruleCells, selectedPods } from '../../core/lint/cells.js';
 import { LINTS, lint, objectKey } from '../../core/lint/index.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
 import { clusterOf, namespace, networkPolicy, node, pod, type K8sObject } from '../support/cluster-builders.js';
@@ -60,11 +60,30 @@ describe('lint()', () => {
     // 1 subject × 1,001 peers × 1,000 ports: more matching cells than one question may hold.
     const pods = Array.from({ length: 1001 }, (_, i) => i);
     const ports = Array.from({ length: 1000 }, (_, i) => ({ port: i + 1, protocol: 'TCP' as const }));
-    const huge = { subjects: [cluster.pods[0]!], subjectCounts: [1], peers: { all: pods.map(() => ({ kind: 'pod' as const, pod: cluster.pods[1]!, ip: null })), byNamespace: new Map(), pods, nodes: [] }, ports };
+    const huge = { subjects: [cluster.pods[0]!], subjectCounts: [1], peers: { all: pods.map(() => ({ kind: 'pod' as const, pod: cluster.pods[1]!, ip: null })), byNamespace: new Map(), pods, nodes: [], byAddress: [], every: pods }, ports };
     expect(1001 * 1000).toBeGreaterThan(LINT_LIMITS.cellsPerQuestion);
     const rule = { index: 0, action: 'allow' as const, peers: [{ type: 'any' as const }], ports: null };
     expect(ruleCells(cluster, huge, 'ingress', rule, new LintBudget())).toBeNull();
     expect(ruleCells(cluster, huge, 'ingress', rule, new LintBudget({ ...LINT_LIMITS, cellsPerQuestion: 1001 * 1000 }))?.size).toBe(1001 * 1000);
+  });
+
+  it('charges a rule with an ipBlock for every peer endpoint, though it visits only those in its addresses', () => {
+    // Answers must not depend on how candidates are found: a question costs what testing every
+    // endpoint against the CIDR peer cost, so the same questions fit the run's budget.
+    const cluster = clusterOf([...base(), networkPolicy('x/from-block', { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: '10.0.2.0/24' } }] }] })]);
+    const policy = cluster.policies.all[0]!;
+    const rule = policy.ingress![0]!;
+    const subjects = selectedPods(cluster, policy);
+    const u = buildUniverse(cluster, subjects, [rule]);
+    const endpoints = u.peers.all.length;
+    expect(endpoints).toBeGreaterThan(2);
+    const limits = (steps: number) => new LintBudget({ ...LINT_LIMITS, stepsPerRun: steps });
+    expect(ruleCells(cluster, u, 'ingress', rule, limits(endpoints * u.subjects.length - 1))).toBeNull();
+    const cells = ruleCells(cluster, u, 'ingress', rule, limits(endpoints * u.subjects.length));
+    // Matched: exactly the endpoints whose address is in the block (y/c, and an external address of its class).
+    const inBlock = u.peers.all.flatMap((e, i) => (e.ip && e.ip.family === 4 && e.ip.value >> 8n === 0x0a0002n ? [i] : []));
+    expect([...cells!.pairs.keys()].map((pair) => pair % endpoints)).toEqual(inBlock);
+    expect(inBlock.map((i) => u.peers.all[i]!)).toContainEqual(expect.objectContaining({ kind: 'pod', pod: expect.objectContaining({ key: 'y/c' }) }));
   });
 
   it('on every upstream replay, each finding names an object of the snapshot and a path that exists in it', () => {
