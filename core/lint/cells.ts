@@ -81,12 +81,11 @@ function addressIndexes(u: Universe, rule: Rule): number[] {
 }
 
 /**
- * The endpoints `rule` can match for `subject`, sorted, and the pairs the question is charged
- * for. A rule with a CIDR peer is charged every endpoint, as when each was tested, but only
- * those in its addresses (or in its other peers' candidates) are visited: the rest can match
- * none of its peers.
+ * The endpoints `rule` can match for `subject`, sorted: its selector peers' candidates and, for
+ * its CIDR peers, the endpoints whose address they hold (found by binary search, not by testing
+ * every endpoint). The question is charged for these pairs, the ones tested.
  */
-function peerIndexes(cluster: Cluster, u: Universe, rule: Rule, subject: PodInfo, cidrs: () => readonly number[]): { visit: readonly number[]; charged: number } {
+function peerIndexes(cluster: Cluster, u: Universe, rule: Rule, subject: PodInfo, cidrs: () => readonly number[]): readonly number[] {
   const lists: (readonly number[])[] = [];
   let byAddress = false;
   for (const p of rule.peers) {
@@ -95,12 +94,11 @@ function peerIndexes(cluster: Cluster, u: Universe, rule: Rule, subject: PodInfo
       continue;
     }
     const c = candidates(cluster, u, p, subject);
-    if (c === 'all') return { visit: u.peers.every, charged: u.peers.every.length };
+    if (c === 'all') return u.peers.every;
     lists.push(c);
   }
   if (byAddress) lists.push(cidrs());
-  const visit = lists.length === 1 ? lists[0]! : [...new Set(lists.flat())].sort((a, b) => a - b);
-  return { visit, charged: byAddress ? u.peers.all.length : visit.length };
+  return lists.length === 1 ? lists[0]! : [...new Set(lists.flat())].sort((a, b) => a - b);
 }
 
 export function cellAt(u: Universe, id: number): Cell {
@@ -228,7 +226,7 @@ export function ruleCells(cluster: Cluster, u: Universe, dir: Direction, rule: R
   };
   // The pairs to visit are known before any is matched: a question over budget is dropped
   // before it costs anything.
-  const peersByNamespace = new Map<number, ReturnType<typeof peerIndexes>>();
+  const peersByNamespace = new Map<number, readonly number[]>();
   let inAddresses: readonly number[] | undefined;
   const cidrs = () => (inAddresses ??= addressIndexes(u, rule));
   const visits: [number, readonly number[]][] = [];
@@ -238,8 +236,8 @@ export function ruleCells(cluster: Cluster, u: Universe, dir: Direction, rule: R
     if (!selects(subject)) continue;
     let peers = peersByNamespace.get(subject.nsIdx);
     if (!peers) peersByNamespace.set(subject.nsIdx, (peers = peerIndexes(cluster, u, rule, subject, cidrs)));
-    if ((pairs += peers.charged) > budget.limits.pairsPerQuestion) return null;
-    visits.push([si, peers.visit]);
+    if ((pairs += peers.length) > budget.limits.pairsPerQuestion) return null;
+    visits.push([si, peers]);
   }
   if (!budget.take(pairs * matchCost(rule))) return null;
   for (const [si, peers] of visits) {
