@@ -23,6 +23,7 @@ import { subjectSelects } from '../evaluate/match.js';
 import { portSegments } from '../net/intervals.js';
 import { PROTOCOLS, type Policy, type Protocol, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
+import { PodEndpoints } from './pod-endpoints.js';
 import type { IpAddr } from '../net/ip.js';
 
 const compareIps = (a: IpAddr, b: IpAddr): number => a.family - b.family || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
@@ -54,7 +55,7 @@ export interface Universe {
 }
 
 interface ClusterMemo {
-  readonly podClasses: readonly PodInfo[][];
+  readonly podEndpoints: PodEndpoints;
   readonly peerSets: Map<string, PeerSet>;
   readonly portsByName: Map<string, PortProto[]>;
   readonly subjects: WeakMap<Policy, PodInfo[]>;
@@ -64,7 +65,7 @@ const memos = new WeakMap<Cluster, ClusterMemo>();
 
 function memo(cluster: Cluster): ClusterMemo {
   let m = memos.get(cluster);
-  if (!m) memos.set(cluster, (m = { podClasses: subjectClasses(cluster.pods), peerSets: new Map(), portsByName: new Map(), subjects: new WeakMap() }));
+  if (!m) memos.set(cluster, (m = { podEndpoints: new PodEndpoints(cluster.pods, subjectClasses(cluster.pods)), peerSets: new Map(), portsByName: new Map(), subjects: new WeakMap() }));
   return m;
 }
 
@@ -79,6 +80,18 @@ export function selectedPods(cluster: Cluster, policy: Policy): readonly PodInfo
   return list;
 }
 
+/** Two lists sorted by `cmp`, merged. */
+function mergeSorted(a: readonly number[], b: readonly number[], cmp: (x: number, y: number) => number): number[] {
+  const out: number[] = [];
+  let j = 0;
+  for (const x of a) {
+    while (j < b.length && cmp(b[j]!, x) < 0) out.push(b[j++]!);
+    out.push(x);
+  }
+  while (j < b.length) out.push(b[j++]!);
+  return out;
+}
+
 function peerSet(cluster: Cluster, rules: readonly Rule[]): PeerSet {
   const { key, sets } = addressSets(rules);
   const m = memo(cluster);
@@ -91,21 +104,15 @@ function peerSet(cluster: Cluster, rules: readonly Rule[]): PeerSet {
   const pods: number[] = [];
   const nodes: number[] = [];
   // Host-network pods are not listed: a flow naming one is its node's address (resolve.ts).
-  for (const members of m.podClasses) {
-    const seen = new Set<string>();
-    for (const pod of members) {
-      for (const ip of pod.ips.length > 0 ? pod.ips : [null]) {
-        const at = ip ? slot(ip) : '-';
-        if (seen.has(at)) continue;
-        seen.add(at);
-        const list = byNamespace.get(pod.nsIdx) ?? [];
-        byNamespace.set(pod.nsIdx, list);
-        list.push(all.length);
-        pods.push(all.length);
-        all.push({ kind: 'pod', pod, ip });
-      }
-    }
-  }
+  const endpointOfAddress = new Int32Array(m.podEndpoints.addressCount).fill(-1);
+  m.podEndpoints.forEachDistinct(m.podEndpoints.addressClasses(slots), (endpoint, nsIdx, address) => {
+    const list = byNamespace.get(nsIdx) ?? [];
+    byNamespace.set(nsIdx, list);
+    list.push(all.length);
+    pods.push(all.length);
+    if (address >= 0) endpointOfAddress[address] = all.length;
+    all.push(endpoint);
+  });
   const nodeSlots = new Set<string>();
   for (const node of cluster.nodes) {
     for (const ip of node.ips.length > 0 ? node.ips : [null]) {
@@ -118,7 +125,9 @@ function peerSet(cluster: Cluster, rules: readonly Rule[]): PeerSet {
   }
   for (const { ip } of externalRepresentatives([cluster], slots)) all.push({ kind: 'external', ip });
   const every = all.map((_, i) => i);
-  const byAddress = every.filter((i) => all[i]!.ip !== null).sort((a, b) => compareIps(all[a]!.ip!, all[b]!.ip!) || a - b);
+  // Pods come first in `all`; the node and external endpoints after them are few, sorted here.
+  const others = every.slice(pods.length).filter((i) => all[i]!.ip !== null).sort((a, b) => compareIps(all[a]!.ip!, all[b]!.ip!));
+  const byAddress = mergeSorted(m.podEndpoints.inAddressOrder(endpointOfAddress), others, (a, b) => compareIps(all[a]!.ip!, all[b]!.ip!));
   const set = { all, byNamespace, pods, nodes, byAddress, every };
   m.peerSets.set(key, set);
   return set;
