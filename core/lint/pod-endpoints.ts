@@ -89,15 +89,19 @@ export class PodEndpoints {
    * an address is a class of its own), in walking order: the endpoints a peer set lists.
    */
   forEachDistinct(classOfAddress: Int32Array, visit: (endpoint: Endpoint, nsIdx: number, address: number) => void): void {
-    // A pod class shows few address classes (most classes are one pod): a short list, not a Set per class.
+    // A pod class mostly shows one or two address classes (most classes are one pod): a short
+    // list, not a Set per class; a Set once it grows (10⁴ /32 rules over one class's pods).
     const seen: number[] = [];
+    let many: Set<number> | null = null;
     for (let c = 0; c < this.classCount; c++) {
       seen.length = 0;
+      many = null;
       for (let e = this.classStart[c]!; e < this.classStart[c + 1]!; e++) {
         const a = this.address[e]!;
         const at = a === NO_ADDRESS ? -1 : classOfAddress[a]!;
-        if (seen.includes(at)) continue;
-        seen.push(at);
+        if (many ? many.has(at) : seen.includes(at)) continue;
+        if (many) many.add(at);
+        else if (seen.push(at) > 16) many = new Set(seen);
         visit(this.endpoint(e), this.ns[e]!, a);
       }
     }
