@@ -117,6 +117,8 @@ async function main(): Promise<void> {
     let irMax = 0;
     let nftMax = 0;
     let nftFull = 0;
+    // The slowest node's two delta requests (ir and nftables), as its agent waits for them.
+    let deltaMsMax = 0;
     for (const node of nodes) {
       const etag = (await app.request(`/v1/clusters/bench/nodes/${node}/tables?version=${from}`)).headers.get('etag')!;
       const same = await app.request(`/v1/clusters/bench/nodes/${node}/tables?version=${to}`, { headers: { 'if-none-match': etag } });
@@ -125,12 +127,14 @@ async function main(): Promise<void> {
       // Deltas of the first SAMPLE affected nodes (loading two versions' slices of every affected
       // node from the embedded store takes minutes at L; the count covers all of them).
       if (affected > SAMPLE) continue;
+      const fetchStarted = performance.now();
       irMax = Math.max(irMax, (await (await app.request(`/v1/clusters/bench/nodes/${node}/tables?version=${to}&since=${from}`)).arrayBuffer()).byteLength);
       const nft = await app.request(`/v1/clusters/bench/nodes/${node}/tables?version=${to}&since=${from}&format=nftables`);
       nftMax = Math.max(nftMax, (await nft.arrayBuffer()).byteLength);
       if (nft.headers.get('x-netpolc-full') !== 'false') nftFull++;
+      deltaMsMax = Math.max(deltaMsMax, performance.now() - fetchStarted);
     }
-    return { nodes: nodes.length, affected, unaffected304: nodes.length - affected, deltasFetched: Math.min(affected, SAMPLE), irDeltaMaxKiB: kib(irMax), nftDeltaMaxKiB: kib(nftMax), nftFullScripts: nftFull };
+    return { nodes: nodes.length, affected, unaffected304: nodes.length - affected, deltasFetched: Math.min(affected, SAMPLE), irDeltaMaxKiB: kib(irMax), nftDeltaMaxKiB: kib(nftMax), nftFullScripts: nftFull, deltaMsMax: Math.round(deltaMsMax) };
   };
 
   // One pod relabelled, ten times in a row, each on the latest version (warm; the median over
