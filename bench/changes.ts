@@ -21,7 +21,7 @@ import { DynamoDbBackend } from '../infra/store/dynamodb.js';
 import { MemoryBackend } from '../infra/store/memory.js';
 import { createSnapshotStore } from '../infra/store/snapshot-store.js';
 import { GENERATORS, type K8sObject, type SizeName } from './generate.js';
-import { podSelectedByLabel, podsOfOneApp } from './pick.js';
+import { editedAdminPolicy, editedPolicy, podSelectedByLabel, podsOfOneApp } from './pick.js';
 
 const argv = process.argv.slice(2);
 const size = (argv.find((a) => /^[SML]$/.test(a)) ?? 'S') as SizeName;
@@ -198,6 +198,25 @@ async function main(): Promise<void> {
   console.log(JSON.stringify({ size, change: '100-pod rolling update (warm)', publishMsMedian: Math.round(rollingMs), publishMs: rolls.map((x) => Math.round(x.ms)), settledMsMedian: Math.round(median(rolls.map((x) => x.settledMs))), overOnePod: +(rollingMs / onePodMs).toFixed(1), incremental: rolls.map((x) => x.json.incremental), storeItems: median(rolls.map((x) => x.items)), storeKiB: kib(median(rolls.map((x) => x.bytes))) }));
   // Every node is polled after it: at L that reads most nodes' tables twice from the embedded store (an hour); `--no-rolling-fetch` skips it.
   if (!argv.includes('--no-rolling-fetch')) console.log(JSON.stringify({ size, change: '100-pod rolling update: what nodes fetch', ...(await fetchNodes(String(version - 1), String(version))) }));
+
+  // Policy edits, as a GitOps pipeline applies a merged pull request: one NetworkPolicy gains an
+  // ingress rule (three times, each another policy), then one AdminNetworkPolicy a Deny rule
+  // (its subjects span namespaces). Each PUT on the latest version.
+  const policyEdits: Awaited<ReturnType<typeof put>>[] = [];
+  for (let r = 0; r < 3; r++) {
+    const { before, after } = editedPolicy(latest, r);
+    policyEdits.push(await put(String(version + 1), { base: String(version), changes: { apply: [after] } }));
+    latest = latest.map((o) => (o === before ? after : o));
+    version++;
+  }
+  console.log(JSON.stringify({ size, change: 'one NetworkPolicy edited (warm)', publishMsMedian: Math.round(median(policyEdits.map((x) => x.ms))), publishMs: policyEdits.map((x) => Math.round(x.ms)), overOnePod: +(median(policyEdits.map((x) => x.ms)) / onePodMs).toFixed(1), overFullPut: +(median(policyEdits.map((x) => x.ms)) / full.ms).toFixed(2), incremental: policyEdits.map((x) => x.json.incremental), storeItems: median(policyEdits.map((x) => x.items)), storeKiB: kib(median(policyEdits.map((x) => x.bytes))), ...(await fetchNodes(String(version - 1), String(version))) }));
+  const admin = editedAdminPolicy(latest);
+  if (admin) {
+    const res = await put(String(version + 1), { base: String(version), changes: { apply: [admin.after] } });
+    latest = latest.map((o) => (o === admin.before ? admin.after : o));
+    version++;
+    console.log(JSON.stringify({ size, change: 'one AdminNetworkPolicy edited (warm)', publishMs: Math.round(res.ms), overFullPut: +(res.ms / full.ms).toFixed(2), incremental: res.json.incremental, storeItems: res.items, storeKiB: kib(res.bytes), ...(await fetchNodes(String(version - 1), String(version))) }));
+  }
 
   // Cold: a new server over the same table (restart, a new Lambda or Worker isolate).
   app = server();

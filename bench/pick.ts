@@ -30,3 +30,38 @@ export function podsOfOneApp(items: readonly K8sObject[], count: number): K8sObj
   // Not enough replicas in one app: the largest ones, as a rollout over several Deployments.
   return largest.length >= count ? largest.slice(0, count) : [...byApp.values()].sort((a, b) => b.length - a.length).flat().slice(0, count);
 }
+
+/**
+ * The `nth` NetworkPolicy (by namespace/name) that selects pods by `app`, edited as a pull
+ * request would: one more ingress rule, from a client app on a port of its own (a new peer set).
+ */
+export function editedPolicy(items: readonly K8sObject[], nth: number): { before: K8sObject; after: K8sObject } {
+  // Policies that select some pod (a filler policy's `version` label may select none).
+  const pods = items.filter((o) => o.kind === 'Pod' && !(o.spec as any)?.hostNetwork);
+  const selects = (policy: K8sObject) => {
+    const match = Object.entries((policy.spec as any).podSelector.matchLabels as Record<string, string>);
+    return pods.some((o) => o.metadata.namespace === policy.metadata.namespace && match.every(([k, v]) => o.metadata.labels?.[k] === v));
+  };
+  const policies = items
+    .filter((o) => o.kind === 'NetworkPolicy' && typeof (o.spec as any)?.podSelector?.matchLabels?.app === 'string' && (o.spec as any).podSelector.matchExpressions === undefined)
+    .sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`));
+  let before: K8sObject | undefined;
+  for (let i = 0; i < policies.length && !before; i++) {
+    const p = policies[(nth * 7919 + i) % policies.length]!;
+    if (selects(p)) before = p;
+  }
+  if (!before) throw new Error('no NetworkPolicy selects a pod by app label');
+  const spec = before.spec as { policyTypes?: string[]; ingress?: unknown[] };
+  const rule = { from: [{ podSelector: { matchLabels: { app: `bench-client-${nth}` } } }], ports: [{ protocol: 'TCP', port: 9000 + nth }] };
+  const policyTypes = spec.policyTypes && !spec.policyTypes.includes('Ingress') ? [...spec.policyTypes, 'Ingress'] : spec.policyTypes;
+  return { before, after: { ...before, spec: { ...spec, ...(policyTypes ? { policyTypes } : {}), ingress: [...(spec.ingress ?? []), rule] } } };
+}
+
+/** The first AdminNetworkPolicy (by name) with ingress rules, with one more Deny rule in front of them. */
+export function editedAdminPolicy(items: readonly K8sObject[]): { before: K8sObject; after: K8sObject } | null {
+  const before = items.filter((o) => o.kind === 'AdminNetworkPolicy' && Array.isArray((o.spec as any)?.ingress)).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))[0];
+  if (!before) return null;
+  const spec = before.spec as { ingress: unknown[] };
+  const rule = { name: 'bench-deny-scanner', action: 'Deny', from: [{ namespaces: { matchLabels: { 'bench-scanner': 'true' } } }] };
+  return { before, after: { ...before, spec: { ...spec, ingress: [rule, ...spec.ingress] } } };
+}

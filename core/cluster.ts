@@ -31,6 +31,9 @@ interface Converted {
   readonly warnings: readonly ClusterWarning[];
 }
 
+/** Kinds whose objects are policies: those convert() reads. */
+export const POLICY_KINDS: ReadonlySet<string> = new Set(['NetworkPolicy', 'AdminNetworkPolicy', 'BaselineAdminNetworkPolicy', 'ClusterNetworkPolicy']);
+
 function convert(o: SnapshotObject, id: number, selectors: SelectorCache): Converted | null {
   const warnings: ClusterWarning[] = [];
   switch (o.kind) {
@@ -48,6 +51,8 @@ function convert(o: SnapshotObject, id: number, selectors: SelectorCache): Conve
 
 /** What a cluster's warnings were made of, to make them again for a cluster derived from it. */
 interface Parts {
+  /** Its pods, namespaces, nodes and services: kept while only policies change. */
+  readonly objects: ClusterObjects;
   readonly converted: ReadonlyMap<SnapshotObject, Converted>;
   readonly objectWarnings: readonly ClusterWarning[];
   readonly policyWarnings: readonly ClusterWarning[];
@@ -66,11 +71,32 @@ export function buildCluster(snapshot: ParsedSnapshot, previous?: Cluster): Clus
   const owners = new Owners(snapshot.objects);
   const objects = buildClusterObjects(snapshot.objects, owners);
   const selectors = previous ? previous.selectors.forSets(objects) : new SelectorCache(objects);
-  const earlier = previous ? partsOf.get(previous)?.converted : undefined;
+  const { policies, converted, policyWarnings } = convertPolicies(snapshot, selectors, previous ? partsOf.get(previous)?.converted : undefined);
+  return assemble(snapshot, objects, selectors, buildPolicySet(policies), { objects, converted, objectWarnings: objects.warnings, policyWarnings, owners });
+}
+
+/**
+ * `previous` with only policy objects changed (applied or deleted; snapshot is its objects so
+ * changed): its pods, namespaces, nodes and services are the same objects, so they are kept with
+ * their indexes and selector answers, and only the policies are converted again (those at the
+ * same place among the policies taken as they were). Equal to buildCluster over `snapshot`.
+ */
+export function withPoliciesChanged(previous: Cluster, snapshot: ParsedSnapshot): Cluster | null {
+  const parts = partsOf.get(previous);
+  if (!parts) return null;
+  const selectors = previous.selectors.forSets(parts.objects);
+  const { policies, converted, policyWarnings } = convertPolicies(snapshot, selectors, parts.converted);
+  return assemble(snapshot, parts.objects, selectors, buildPolicySet(policies), { ...parts, converted, policyWarnings });
+}
+
+/** The policy objects among a snapshot's, converted in order; one converted earlier at the same place among the policies is taken as it is. */
+function convertPolicies(snapshot: ParsedSnapshot, selectors: SelectorCache, earlier: ReadonlyMap<SnapshotObject, Converted> | undefined) {
   const converted = new Map<SnapshotObject, Converted>();
   const policyWarnings: ClusterWarning[] = [];
   const policies: Policy[] = [];
   for (const o of snapshot.objects) {
+    // Most objects are pods: no lookup for them.
+    if (!POLICY_KINDS.has(o.kind)) continue;
     const id = policies.length;
     const kept = earlier?.get(o);
     const c = kept && kept.policy.id === id ? kept : convert(o, id, selectors);
@@ -79,7 +105,7 @@ export function buildCluster(snapshot: ParsedSnapshot, previous?: Cluster): Clus
     policyWarnings.push(...c.warnings);
     converted.set(o, c);
   }
-  return assemble(snapshot, objects, selectors, buildPolicySet(policies), { converted, objectWarnings: objects.warnings, policyWarnings, owners });
+  return { policies, converted, policyWarnings };
 }
 
 /**
@@ -91,7 +117,7 @@ export function withPodsReplaced(previous: Cluster, snapshot: ParsedSnapshot, po
   const parts = partsOf.get(previous);
   const objects = parts ? replacePods(previous, parts.objectWarnings, pods) : null;
   if (!parts || !objects) return null;
-  return assemble(snapshot, objects, previous.selectors.forSets(objects), previous.policies, parts);
+  return assemble(snapshot, objects, previous.selectors.forSets(objects), previous.policies, { ...parts, objects });
 }
 
 /**
@@ -103,7 +129,7 @@ export function withPodsDerived(previous: Cluster, snapshot: ParsedSnapshot, pod
   const parts = partsOf.get(previous);
   const objects = parts ? derivePods(previous, parts.objectWarnings, parts.owners, pods) : null;
   if (!parts || !objects) return null;
-  return assemble(snapshot, objects, previous.selectors.forSets(objects), previous.policies, parts);
+  return assemble(snapshot, objects, previous.selectors.forSets(objects), previous.policies, { ...parts, objects });
 }
 
 function assemble(snapshot: ParsedSnapshot, objects: ClusterObjects, selectors: SelectorCache, policies: PolicySet, parts: Parts): Cluster {

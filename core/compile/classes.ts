@@ -57,18 +57,23 @@ function cached(cluster: Cluster, id: string, build: () => Int32Array[]): Featur
   return f;
 }
 
-/** Per cluster: each namespace's pods that can be peers (not host-network, with an address), by namespace index. */
-const peerPodsByNamespace = new WeakMap<Cluster, Int32Array[]>();
+/**
+ * Per pod list: each namespace's pods that can be peers (not host-network, with an address), by
+ * namespace index. Keyed by the pods array, not the cluster: a version whose policies alone
+ * changed keeps its predecessor's pods and namespaces (cluster.ts withPoliciesChanged), and
+ * this index with them (10⁵ pods at L); any other version has pods of its own.
+ */
+const peerPodsByNamespace = new WeakMap<readonly unknown[], Int32Array[]>();
 
 function peerPodsIn(cluster: Cluster, nsIdx: number): Int32Array {
-  let byNs = peerPodsByNamespace.get(cluster);
+  let byNs = peerPodsByNamespace.get(cluster.pods);
   if (!byNs) {
     byNs = cluster.namespaces.map((ns) => {
       const out: number[] = [];
       for (const pod of cluster.podsByNamespace.get(ns.name) ?? []) if (!pod.hostNetwork && pod.ips.length > 0) out.push(pod.idx);
       return Int32Array.from(out);
     });
-    peerPodsByNamespace.set(cluster, byNs);
+    peerPodsByNamespace.set(cluster.pods, byNs);
   }
   return byNs[nsIdx]!;
 }

@@ -32,19 +32,21 @@ export class SelectorCache {
   /**
    * A cache for other pods, namespaces and nodes that keeps this one's selector ids (and
    * compiled selectors), so policies built against this cache stay valid against the new one.
-   * Answers about pods are not kept (they were about other pods); answers about the same
-   * namespace or node list (a change of pods only carries it along) are shared: they are about
-   * the same labels, and a change of pods asks thousands of selectors about namespaces again.
+   * Answers about the same pod, namespace or node list (a change of pods carries the namespace
+   * and node lists along, a change of policies all three) are shared: they are about the same
+   * labels, and a change asks thousands of selectors about them again. Answers about other pods
+   * are not kept.
    */
   forSets(sets: LabelledSets): SelectorCache {
     const next = new SelectorCache(sets);
     // Canonical keys carry over (selector ids must); texts as written are learnt again.
     for (const [key, id] of this.ids) next.ids.set(key, id);
     for (const c of this.compiled) next.compiled.push(c);
-    next.podMemo.length = this.compiled.length;
+    carry(next.podMemo, this.podMemo, sets.pods === this.sets.pods, this.compiled.length);
     carry(next.nsMemo, this.nsMemo, sets.namespaces === this.sets.namespaces, this.compiled.length);
     carry(next.nodeMemo, this.nodeMemo, sets.nodes === this.sets.nodes, this.compiled.length);
     if (sets.namespaces === this.sets.namespaces) for (const [id, list] of this.nsLists) next.nsLists.set(id, list);
+    if (sets.pods === this.sets.pods) for (const [id, list] of this.podLists) next.podLists.set(id, list);
     return next;
   }
 

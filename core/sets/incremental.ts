@@ -1,18 +1,21 @@
-// A version's set form from the previous one's, when only pods changed (added, deleted,
-// relabelled, readdressed, moved: what a cluster does all day). It must equal a full compile of
-// the same objects, ids and bodies (property-tested), so it reuses only what cannot differ:
-//  - a pod's tables depend on its namespace, labels and named ports and on the policies
-//    (compile/group.ts); an unchanged pod keeps its table ids when no policy or namespace changed;
-//  - a set's members depend on the pods its definition matches: a set keeps its members unless
-//    a changed pod is a member on one side only, or on both with other owned addresses or named
-//    ports; then what those pods held of it leaves and what they hold enters (member-edit.ts),
-//    or, where that cannot be told exactly, the set is resolved again (only slower, never
-//    wrong); CIDR and node sets do not depend on pods at all, because node addresses are owned
-//    before any pod's (snapshot/cluster.ts ipOwners);
+// A version's set form from the previous one's, when only pods and policies changed (pods
+// added, deleted, relabelled, readdressed, moved: what a cluster does all day; policies: what a
+// GitOps pipeline applies). It must equal a full compile of the same objects, ids and bodies
+// (property-tested), so it reuses only what cannot differ:
+//  - a pod's tables depend on its namespace, labels and named ports and on the policies that
+//    select it (compile/group.ts); an unchanged pod keeps its table ids unless a changed policy
+//    selects it before or after the change (policy-subjects.ts);
+//  - a set's members depend on the pods its definition matches, never on policies: a set keeps
+//    its members unless a changed pod is a member on one side only, or on both with other owned
+//    addresses or named ports; then what those pods held of it leaves and what they hold enters
+//    (member-edit.ts), or, where that cannot be told exactly, the set is resolved again (only
+//    slower, never wrong); CIDR and node sets do not depend on pods at all, because node
+//    addresses are owned before any pod's (snapshot/cluster.ts ipOwners); a set a changed policy
+//    names for the first time is resolved;
 //  - a pod owning an address of a changed pod, before or after, counts as touched: which of
 //    them owns the address may move.
-// Anything else that changed (policies, namespaces, nodes, workloads, services) gets a full compile.
-import type { Cluster } from '../cluster.js';
+// Anything else that changed (namespaces, nodes, workloads, services) gets a full compile.
+import { POLICY_KINDS, type Cluster } from '../cluster.js';
 import { namespaceMatches } from '../evaluate/match.js';
 import { ipKey, type PodInfo } from '../snapshot/cluster.js';
 import type { Peer, Protocol } from '../policy/model.js';
@@ -25,19 +28,13 @@ import type { CompiledSelector } from '../../schemas/k8s/label-selector.js';
 import type { SetIndex } from './set-index.js';
 import { compiledPodSelector, resolveDefinition, subjectIn } from './resolve.js';
 import { own } from '../names-record.js';
+import { policySubjectKeys, type ChangedObject } from './policy-subjects.js';
 
 /** The earlier version: its cluster and the set form compiled from it. */
 export interface CompiledVersion {
   readonly cluster: Cluster;
   readonly ir: SetIr;
   readonly stats?: SetCompileStats | undefined;
-}
-
-/** An object a change applied or deleted. */
-export interface ChangedObject {
-  readonly kind: string;
-  readonly namespace?: string | undefined;
-  readonly name: string;
 }
 
 /** The pods a change touched, and what membership checks learn about them once per change. */
@@ -71,34 +68,32 @@ interface TouchedPod {
   readonly labelsOnly: boolean;
 }
 
-/** Reuse for a compile of `next` from `base`, or null when more than pods changed. */
-export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: readonly ChangedObject[], index: () => SetIndex): SetReuse | null {
-  if (changed.length === 0 || changed.some((o) => o.kind !== 'Pod')) return null;
-  const changedKeys = new Set(changed.map((o) => `${o.namespace ?? 'default'}/${o.name}`));
-  const owned = { before: new OwnedAddresses(base.cluster), after: new OwnedAddresses(next) };
-  const pods = touchedPods(owned, base.cluster, next, changedKeys);
-  const touched: Touched = { pods, owned, labelsOnly: pods.every((t) => t.labelsOnly), flips: new Map(), candidates: new Map(), byNamespace: new Map() };
-  // Only the sets a change can reach are looked at (set-index.ts): the others keep their members.
-  const reached = touched.labelsOnly
-    ? index().flippedBy(pods.map((t) => ({ namespace: t.after!.namespace, before: t.before!.labels, after: t.after!.labels })))
-    : index().drawingFrom(new Set(pods.flatMap((t) => [t.before?.namespace, t.after?.namespace].filter((ns): ns is string => ns !== undefined))));
-  // Nodes a changed pod was or is on: every other node keeps its pods, bindings and addresses.
+/** Reuse for a compile of `next` from `base`, or null when more than pods and policies changed. */
+export function changeReuse(base: CompiledVersion, next: Cluster, changed: readonly ChangedObject[], index: () => SetIndex): SetReuse | null {
+  if (changed.length === 0 || changed.some((o) => o.kind !== 'Pod' && !POLICY_KINDS.has(o.kind))) return null;
+  const changedKeys = new Set(changed.filter((o) => o.kind === 'Pod').map((o) => `${o.namespace ?? 'default'}/${o.name}`));
+  // Pods whose tables a changed policy may change: bound again, though they did not change.
+  const subjects = policySubjectKeys(base.cluster, next, changed);
+  const reached = changedKeys.size === 0 ? null : setsReached(base, next, changedKeys, index);
+  // Nodes a changed pod or a changed policy's subject was or is on: every other node keeps its pods, bindings and addresses.
   const touchedNodes = new Set<string>();
   for (const c of [base.cluster, next]) {
-    for (const key of changedKeys) {
-      const node = c.podByKey.get(key)?.nodeName;
-      if (node) touchedNodes.add(node);
+    for (const keys of [changedKeys, subjects]) {
+      for (const key of keys) {
+        const node = c.podByKey.get(key)?.nodeName;
+        if (node) touchedNodes.add(node);
+      }
     }
   }
   return {
     // An unchanged pod is on the node it was on.
-    bindings: (pod) => (changedKeys.has(pod.key) || pod.nodeName === null ? undefined : own(base.ir.nodes, pod.nodeName)?.pods[pod.key]),
+    bindings: (pod) => (changedKeys.has(pod.key) || subjects.has(pod.key) || pod.nodeName === null ? undefined : own(base.ir.nodes, pod.nodeName)?.pods[pod.key]),
     table: (id) => base.ir.tables.get(id),
     memberChanges: () => {
       const out: MemberChange[] = [];
-      for (const id of reached) {
+      for (const id of reached?.ids ?? []) {
         const set = base.ir.sets.get(id);
-        const change = set ? memberChange(next, base.cluster, set, touched) : UNCHANGED;
+        const change = set ? memberChange(next, base.cluster, set, reached!.touched) : UNCHANGED;
         if (change !== UNCHANGED) out.push({ id, edit: change });
       }
       return out;
@@ -108,6 +103,17 @@ export function podChangeReuse(base: CompiledVersion, next: Cluster, changed: re
     earlier: base.ir,
     earlierStats: base.stats,
   };
+}
+
+/** The sets changed pods can reach (set-index.ts), with what their membership checks share: the others keep their members. */
+function setsReached(base: CompiledVersion, next: Cluster, changedKeys: ReadonlySet<string>, index: () => SetIndex): { ids: ReadonlySet<string>; touched: Touched } {
+  const owned = { before: new OwnedAddresses(base.cluster), after: new OwnedAddresses(next) };
+  const pods = touchedPods(owned, base.cluster, next, changedKeys);
+  const touched: Touched = { pods, owned, labelsOnly: pods.every((t) => t.labelsOnly), flips: new Map(), candidates: new Map(), byNamespace: new Map() };
+  const ids = touched.labelsOnly
+    ? index().flippedBy(pods.map((t) => ({ namespace: t.after!.namespace, before: t.before!.labels, after: t.after!.labels })))
+    : index().drawingFrom(new Set(pods.flatMap((t) => [t.before?.namespace, t.after?.namespace].filter((ns): ns is string => ns !== undefined))));
+  return { ids, touched };
 }
 
 /** The changed pods, and every pod sharing an address with one of them, paired by key across both sides. */

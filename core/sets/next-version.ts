@@ -1,8 +1,8 @@
 // A version from the previous one and a change ({apply, delete}, the previews' change format):
 // the objects after the change, their cluster and set form. The set form equals a full compile
-// of the same objects; when only pods changed it is computed incrementally (incremental.ts).
-import { buildCluster, withPodsDerived, withPodsReplaced, type Cluster } from '../cluster.js';
-import type { PodReplacement } from '../snapshot/replace-pods.js';
+// of the same objects; when only pods and policies changed it is computed incrementally
+// (incremental.ts).
+import { buildCluster, POLICY_KINDS, withPoliciesChanged, withPodsDerived, withPodsReplaced, type Cluster } from '../cluster.js';
 import type { PodChanges } from '../snapshot/derive-pods.js';
 import { podKey } from '../snapshot/cluster.js';
 import type { Pod } from '../../schemas/k8s/core.js';
@@ -10,7 +10,8 @@ import { byText, joinRuns } from '../sorted.js';
 import { applyChanges, refKey, type SnapshotChanges } from '../preview/changes.js';
 import { addedKindCounts, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
 import { compileSets, type SetCompileOptions, type SetCompileStats, type SetFormChange } from './compile.js';
-import { podChangeReuse, type ChangedObject } from './incremental.js';
+import { changeReuse } from './incremental.js';
+import type { ChangedObject } from './policy-subjects.js';
 import { SetIndex } from './set-index.js';
 import type { SetIr } from './ir.js';
 import { hashObjects, snapshotObjectKey, type HashedObjects } from '../snapshot/hash.js';
@@ -33,8 +34,11 @@ interface NextVersionOk {
   readonly state: CompiledState;
   readonly stats: SetCompileStats;
   readonly incremental: boolean;
-  /** How its cluster was made: from the previous one's with pods replaced in place, or added and deleted too, or built afresh. */
-  readonly clusterFrom: 'replaced' | 'derived' | 'built';
+  /**
+   * How its cluster was made: from the previous one's with pods replaced in place, or added and
+   * deleted too, or with only its policies converted again; or built afresh.
+   */
+  readonly clusterFrom: 'replaced' | 'derived' | 'policies' | 'built';
   readonly changed: readonly ChangedObject[];
   readonly change?: SetFormChange | undefined;
 }
@@ -74,14 +78,19 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
     ...changes.apply.objects.map((o) => ({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name })),
   ];
   const pods = 'cluster' in base ? podsOnly(base, changes) : null;
+  // Policies alone: the previous cluster's pods, namespaces and nodes are the same objects.
+  const policies = 'cluster' in base && !pods ? keyedEdits(base, changes, isPolicy) : null;
   let snapshot: ParsedSnapshot;
   let cluster: Cluster | null = null;
-  if (pods) {
+  if (pods && 'cluster' in base) {
     snapshot = pods.snapshot;
     // Replaced in place keeps every index; failing that (a pod's workload changed, say), derived.
-    cluster = pods.inPlace ? withPodsReplaced(pods.base.cluster, snapshot, pods.replacements) : null;
+    cluster = pods.inPlace ? withPodsReplaced(base.cluster, snapshot, pods.replacements) : null;
     if (cluster) clusterFrom = 'replaced';
-    else if ((cluster = withPodsDerived(pods.base.cluster, snapshot, pods.changes))) clusterFrom = 'derived';
+    else if ((cluster = withPodsDerived(base.cluster, snapshot, pods.changes))) clusterFrom = 'derived';
+  } else if (policies && 'cluster' in base) {
+    snapshot = policies.snapshot;
+    if ((cluster = withPoliciesChanged(base.cluster, snapshot))) clusterFrom = 'policies';
   } else {
     const head = applyChanges(base.snapshot, changes, '$.changes.delete');
     if (!head.ok) return head;
@@ -91,43 +100,53 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   // Only nodes of the whole cluster: a compile for some nodes is no base for the next version.
   let index: SetIndex | undefined;
   const indexOf = (b: CompiledState) => (index ??= b.setIndex ?? SetIndex.of(b.ir.sets));
-  const reuse = opts.nodes || !('ir' in base) ? null : podChangeReuse(base, cluster, changed, () => indexOf(base));
+  const reuse = opts.nodes || !('ir' in base) ? null : changeReuse(base, cluster, changed, () => indexOf(base));
   const { ir, stats, change } = compileSets(cluster, opts, reuse ?? undefined);
   // The index holds sets by id, whatever version they are in: it grows with the new ones (after a
   // full compile, with every set, as the first version's index was built).
   const carried = index ?? (opts.nodes || !('setIndex' in base) ? undefined : base.setIndex);
   if (carried && change) for (const id of change.sets) carried.add(id, ir.sets.get(id)!.definition);
   else if (carried) for (const [id, set] of ir.sets.entries()) carried.add(id, set.definition);
-  // Pod changes name the keys they edit: only the runs holding them are hashed again.
-  const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined, pods?.edits);
+  // Pod and policy changes name the keys they edit: only the runs holding them are hashed again.
+  const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined, (pods ?? policies)?.edits);
   return { ok: true, state: { snapshot, cluster, ir, stats, setIndex: carried, hashed }, stats, incremental: reuse !== null, clusterFrom, changed, change };
 }
 
 type Keyed = ParsedSnapshot['objects'][number];
 
+/** What keyedEdits made of a change: the next objects, and what it did to them. */
+interface KeyedEdits<T extends Keyed> {
+  readonly snapshot: ParsedSnapshot;
+  /** Every key stays (only replacements). */
+  readonly inPlace: boolean;
+  readonly replacements: readonly { readonly before: T; readonly after: T }[];
+  readonly removed: readonly T[];
+  readonly added: readonly T[];
+  /** The keys added, deleted or replaced, sorted (what hashObjects hashes again). */
+  readonly edits: readonly string[];
+}
+
 /**
- * A change of pods only (applied and deleted; applyChanges' semantics: deletes first, each of a
- * pod the base has, then applies upserted, the last of one key winning): the next objects are
- * the base's in key order, those pods replaced, taken out or merged in at the places binary
- * search finds, instead of indexing every object again. `inPlace` when every key stays (only
- * replacements: withPodsReplaced keeps every pod's index); `edits` the keys added, deleted or
- * replaced, sorted (what hashObjects hashes again). Null for anything else, and for a delete of
- * a pod the base lacks or of one pod twice (applyChanges says so).
+ * A change of objects of some kinds only (applied and deleted; applyChanges' semantics: deletes
+ * first, each of an object the base has, then applies upserted, the last of one key winning):
+ * the next objects are the base's in key order, those objects replaced, taken out or merged in
+ * at the places binary search finds, instead of indexing every object again. Null for any other
+ * kind, and for a delete of an object the base lacks or of one object twice (applyChanges says so).
  */
-function podsOnly(base: CompiledState, changes: SnapshotChanges): { base: CompiledState; snapshot: ParsedSnapshot; inPlace: boolean; replacements: PodReplacement[]; changes: PodChanges; edits: readonly string[] } | null {
+function keyedEdits<T extends Keyed>(base: { readonly snapshot: ParsedSnapshot }, changes: SnapshotChanges, isKind: (o: Keyed) => o is T): KeyedEdits<T> | null {
   if (changes.apply.objects.length === 0 && changes.delete.length === 0) return null;
   const sorted = base.snapshot.objects;
   // Per key the object it ends with (null: deleted), and where in the base it is or would go.
-  const edits = new Map<string, { readonly at: number; readonly found: boolean; after: Pod | null }>();
+  const edits = new Map<string, { readonly at: number; readonly found: boolean; after: T | null }>();
   for (const ref of changes.delete) {
     const key = refKey(ref);
-    if (ref.kind !== 'Pod' || edits.has(key)) return null;
+    if (edits.has(key)) return null;
     const at = indexOfKey(sorted, key);
-    if (at < 0) return null;
+    if (at < 0 || !isKind(sorted[at]!)) return null;
     edits.set(key, { at, found: true, after: null });
   }
   for (const o of changes.apply.objects) {
-    if (o.kind !== 'Pod') return null;
+    if (!isKind(o)) return null;
     const key = snapshotObjectKey(o);
     const earlier = edits.get(key);
     if (earlier) {
@@ -140,25 +159,34 @@ function podsOnly(base: CompiledState, changes: SnapshotChanges): { base: Compil
   const keys = [...edits.keys()].sort(byText);
   // The runs between edits are copied as slices and joined once (sorted.ts joinRuns).
   const parts: Keyed[][] = [];
-  const replacements: PodReplacement[] = [];
-  const removed: string[] = [];
-  const added: Pod[] = [];
+  const replacements: { before: T; after: T }[] = [];
+  const removed: T[] = [];
+  const added: T[] = [];
   let next = 0;
   for (const e of keys.map((k) => edits.get(k)!)) {
     parts.push(sorted.slice(next, e.at));
     next = e.at;
-    const before = e.found ? (sorted[e.at] as Pod) : null;
+    const before = e.found ? (sorted[e.at] as T) : null;
     if (before) next = e.at + 1;
     if (e.after) parts.push([e.after]);
     if (before && e.after) replacements.push({ before, after: e.after });
-    if (before) removed.push(podKey(before));
+    if (before) removed.push(before);
     if (e.after) added.push(e.after);
   }
   parts.push(sorted.slice(next));
   const objects = joinRuns(parts);
   const ignored = addedKindCounts(base.snapshot.ignored, changes.apply.ignored);
   const snapshot: ParsedSnapshot = { objects, ignored, resourceVersion: undefined, paths: new Map() };
-  return { base, snapshot, inPlace: replacements.length === edits.size, replacements, changes: { removed, added }, edits: keys };
+  return { snapshot, inPlace: replacements.length === edits.size, replacements, removed, added, edits: keys };
+}
+
+const isPod = (o: Keyed): o is Pod => o.kind === 'Pod';
+const isPolicy = (o: Keyed): o is Keyed => POLICY_KINDS.has(o.kind);
+
+/** A change of pods only, with what withPodsReplaced and withPodsDerived read of it. */
+function podsOnly(base: CompiledState, changes: SnapshotChanges): (KeyedEdits<Pod> & { changes: PodChanges }) | null {
+  const e = keyedEdits(base, changes, isPod);
+  return e && { ...e, changes: { removed: e.removed.map(podKey), added: [...e.added] } };
 }
 
 /** Binary search over objects in key order (kept()); when absent, -1 - the index it would have. */

@@ -1,5 +1,5 @@
-// PUT …/snapshots/{rv} with {base, changes}: a version from what a watcher saw change, equal to
-// the same objects sent whole; on a warm server (base held in memory) and on a cold one (base
+// PUT …/snapshots/{rv} with {base, changes}: a version from what a watcher saw change (pods and
+// policies: compiled incrementally; anything else: compiled whole), equal to the same objects sent whole; on a warm server (base held in memory) and on a cold one (base
 // read from the store); 409 naming the latest version for a base that is not stored; 422 with
 // paths into `changes` for bad changes.
 import { readFileSync } from 'node:fs';
@@ -47,13 +47,28 @@ describe('versions from changes', () => {
     expect(((await (await s.put('prod', '2', { base: '1', changes: { apply: [webRelabelled] } })).json()) as any).status).toBe('unchanged');
   });
 
-  it('a policy added and a pod deleted: a full compile of the result, still equal', async () => {
+  it('a policy added and a pod deleted: compiled incrementally, still equal', async () => {
     const s = server(createMemoryStore());
     await s.put('prod', '1', example);
     const res = await s.put('prod', '2', { base: '1', changes: { apply: [denyApi], delete: [{ kind: 'Pod', namespace: 'monitoring', name: 'prometheus' }] } });
     expect(res.status).toBe(201);
-    expect((await res.json()) as any).toMatchObject({ incremental: false, warm: true, changed: 2 });
+    expect((await res.json()) as any).toMatchObject({ incremental: true, warm: true, changed: 2 });
     await expectSameAsWhole(s, 'prod', '2', [...example.items.filter((o) => o.metadata.name !== 'prometheus'), denyApi]);
+    // The policy deleted again: back to version 1's tables.
+    const back = await s.put('prod', '3', { base: '2', changes: { delete: [{ kind: 'NetworkPolicy', namespace: 'payments', name: 'api-deny' }] } });
+    expect((await back.json()) as any).toMatchObject({ incremental: true, changed: 1 });
+    await expectSameAsWhole(s, 'prod', '3', example.items.filter((o) => o.metadata.name !== 'prometheus'));
+  });
+
+  it('a namespace relabelled with a policy: a full compile of the result, still equal', async () => {
+    const s = server(createMemoryStore());
+    await s.put('prod', '1', example);
+    const ns = example.items.find((o) => o.kind === 'Namespace');
+    const relabelled = { ...ns, metadata: { ...ns.metadata, labels: { ...ns.metadata.labels, audited: 'true' } } };
+    const res = await s.put('prod', '2', { base: '1', changes: { apply: [denyApi, relabelled] } });
+    expect(res.status).toBe(201);
+    expect((await res.json()) as any).toMatchObject({ incremental: false, warm: true, changed: 2 });
+    await expectSameAsWhole(s, 'prod', '2', [...example.items.map((o) => (o === ns ? relabelled : o)), denyApi]);
   });
 
   it('a cold server reads the base from the store', async () => {

@@ -1,7 +1,8 @@
 // A version compiled from changes equals a full compile of the same objects, ids and bodies,
 // after every step of random change sequences: pod edits (relabel, move, readdress onto
-// another pod's address, host network, delete, add, rolling updates) take the incremental
-// path, everything else (policies, namespaces, nodes) the full one. So does its cluster, made
+// another pod's address, host network, delete, add, rolling updates) and policy edits (applied,
+// replaced, deleted; with pod edits or without) take the incremental path, everything else
+// (namespaces, nodes, workloads) the full one. So does its cluster, made
 // from the previous one's when only pods changed (replaced in place, or derived with pods added
 // and deleted) or built afresh.
 import { snapshotHash, snapshotObjectKey } from '../../core/snapshot/hash.js';
@@ -14,7 +15,7 @@ import { ipKey, type IpOwner } from '../../core/snapshot/cluster.js';
 import { compileSets } from '../../core/sets/compile.js';
 import type { IrSet, SetDefinition } from '../../core/sets/ir.js';
 import { compiledState, nextVersion, type CompiledState } from '../../core/sets/next-version.js';
-import { podChangeReuse } from '../../core/sets/incremental.js';
+import { changeReuse } from '../../core/sets/incremental.js';
 import { SetRegistry } from '../../core/sets/registry.js';
 import { SetIndex } from '../../core/sets/set-index.js';
 import { parseSnapshot, type ParsedSnapshot } from '../../schemas/snapshot.js';
@@ -53,18 +54,20 @@ function kindOf(d: SetDefinition): string {
 /** How versions from pod changes found their sets' members. */
 interface MemberCounts {
   incremental: number;
+  /** Of those, versions whose change held policies. */
+  policyIncremental: number;
   full: number;
   /** Sets whose members were edited from the earlier version's, by kind. */
   edited: Record<string, number>;
   /** Sets offered no edit (resolved again). */
   resolvedAgain: number;
   /** How each version's cluster was made. */
-  clusterFrom: { replaced: number; derived: number; built: number };
+  clusterFrom: { replaced: number; derived: number; policies: number; built: number };
 }
 
 /** Random change sequences from snapshots of `bases`: every version equals a full compile of its objects. */
 function checkSequences(bases: fc.Arbitrary<{ items: unknown[] }>, runs: number, file: string): MemberCounts {
-  const counts: MemberCounts = { incremental: 0, full: 0, edited: {}, resolvedAgain: 0, clusterFrom: { replaced: 0, derived: 0, built: 0 } };
+  const counts: MemberCounts = { incremental: 0, policyIncremental: 0, full: 0, edited: {}, resolvedAgain: 0, clusterFrom: { replaced: 0, derived: 0, policies: 0, built: 0 } };
   assertProperty(
     fc.property(bases, fc.array(versionStepArb, { minLength: 1, maxLength: 5 }), (base, steps) => {
       const first = parsed(base.items);
@@ -75,6 +78,7 @@ function checkSequences(bases: fc.Arbitrary<{ items: unknown[] }>, runs: number,
         if (!next) return;
         if (next.incremental) counts.incremental++;
         else counts.full++;
+        if (next.incremental && next.changed.some((o) => o.kind !== 'Pod')) counts.policyIncremental++;
         counts.clusterFrom[next.clusterFrom]++;
         // Its objects are the base's with the change applied (applyChanges), in key order.
         const head = applyChanges(state.snapshot, next.changes);
@@ -98,7 +102,7 @@ function checkSequences(bases: fc.Arbitrary<{ items: unknown[] }>, runs: number,
         if (next.incremental) {
           // Every edit offered fits the earlier members and gives the full compile's set: none
           // is resolved again for not fitting, which would hide a wrong edit behind a slow path.
-          const reuse = podChangeReuse(state, next.state.cluster, next.changed, () => SetIndex.of(state.ir.sets))!;
+          const reuse = changeReuse(state, next.state.cluster, next.changed, () => SetIndex.of(state.ir.sets))!;
           for (const { id, edit } of reuse.memberChanges()) {
             if (edit === null) {
               counts.resolvedAgain++;
@@ -129,11 +133,14 @@ describe('versions from changes', () => {
     // Both paths ran often enough to mean something.
     expect(counts.incremental).toBeGreaterThan(RUNS);
     expect(counts.full).toBeGreaterThan(RUNS / 10);
+    // Policy edits (with pod edits or without) took it too.
+    expect(counts.policyIncremental).toBeGreaterThan(RUNS / 4);
     // And each way of making the cluster: each is taken in ~0.3–0.5 of the sequences (20–38 of
     // 75 over four fresh-seed runs, 105–151 of 300 deep). RUNS / 4 (18.75) left a margin of one
     // sequence (20 seen) and failed a fresh-seed run once; RUNS / 8 still fails when a path stops being taken.
     expect(counts.clusterFrom.replaced).toBeGreaterThan(RUNS / 8);
     expect(counts.clusterFrom.derived).toBeGreaterThan(RUNS / 8);
+    expect(counts.clusterFrom.policies).toBeGreaterThan(RUNS / 8);
     // Members are mostly edited, not resolved again.
     expect(total(counts.edited)).toBeGreaterThan(RUNS / 2);
     expect(total(counts.edited)).toBeGreaterThan(4 * counts.resolvedAgain);

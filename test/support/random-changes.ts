@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { nextVersion, type CompiledState, type NextVersion } from '../../core/sets/next-version.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
+import { POLICY_KINDS } from '../../core/cluster.js';
 import type { SnapshotChanges } from '../../core/preview/changes.js';
 import { changeArb, changeOf, NODES, snapshotArb } from './random-snapshot.js';
 
@@ -45,8 +46,15 @@ export const workloadSnapshotArb = fc.tuple(snapshotArb, fc.subarray(['a', 'b', 
   ],
 }));
 
-/** One version's change: pod edits (4 in 5: the incremental path) or any change of objects. */
-export const versionStepArb = fc.oneof({ weight: 4, arbitrary: fc.array(podEdit, { minLength: 1, maxLength: 3 }) }, { weight: 1, arbitrary: changeArb });
+/**
+ * Policy edits, as a GitOps pipeline applies them: policies of another random snapshot applied
+ * (the same names replace, edited; others are new), some current policies deleted, and
+ * sometimes pod edits in the same change.
+ */
+const policyStepArb = fc.record({ policies: changeArb, pods: fc.array(podEdit, { maxLength: 2 }) });
+
+/** One version's change: pod edits (4 in 7), policy edits with or without pod edits (2 in 7; both the incremental path) or any change of objects. */
+export const versionStepArb = fc.oneof({ weight: 4, arbitrary: fc.array(podEdit, { minLength: 1, maxLength: 3 }) }, { weight: 2, arbitrary: policyStepArb }, { weight: 1, arbitrary: changeArb });
 
 const clone = <T>(v: T): T => structuredClone(v);
 
@@ -134,7 +142,16 @@ function podChange(objects: readonly unknown[], edits: readonly { op: string; po
 
 /** A drawn step as a change on the current objects: {apply, delete} as the API takes them. */
 export function stepChange(objects: readonly unknown[], step: StepValue, serial: number) {
-  return Array.isArray(step) ? podChange(objects, step, serial) : changeOf({ items: objects }, step as Parameters<typeof changeOf>[1]);
+  if (Array.isArray(step)) return podChange(objects, step, serial);
+  if ('policies' in step) return policyChange(objects, step, serial);
+  return changeOf({ items: objects }, step);
+}
+
+function policyChange(objects: readonly unknown[], step: { policies: Parameters<typeof changeOf>[1]; pods: readonly { op: string; pod: number }[] }, serial: number) {
+  const isPolicy = (o: unknown) => POLICY_KINDS.has((o as { kind: string }).kind);
+  const policies = changeOf({ items: objects.filter(isPolicy) }, { ...step.policies, other: { items: step.policies.other.items.filter(isPolicy) } });
+  const pods = step.pods.length > 0 ? podChange(objects, step.pods, serial) : { apply: [], delete: [] };
+  return { apply: [...policies.apply, ...pods.apply], delete: [...policies.delete, ...pods.delete] };
 }
 
 type StepValue = typeof versionStepArb extends fc.Arbitrary<infer T> ? T : never;

@@ -277,7 +277,7 @@ type Item = { kind: string; metadata: { name: string; namespace?: string } };
 export function changeOf(base: { items: readonly unknown[] }, c: { other: { items: readonly unknown[] }; apply: readonly number[]; delete: readonly number[] }) {
   const items = base.items as Item[];
   const others = c.other.items as Item[];
-  const pick = <T>(list: readonly T[], picks: readonly number[]) => [...new Set(picks.map((i) => i % list.length))].map((i) => list[i]!);
+  const pick = <T>(list: readonly T[], picks: readonly number[]) => (list.length === 0 ? [] : [...new Set(picks.map((i) => i % list.length))].map((i) => list[i]!));
   return {
     apply: pick(others, c.apply),
     delete: pick(items, c.delete).map((o) => ({ kind: o.kind, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), name: o.metadata.name })),
