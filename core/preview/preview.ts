@@ -129,7 +129,7 @@ export function preview(sent: Both<ParsedSnapshot>, options: PreviewOptions = {}
   const delta = stage('delta', () => connectivityDelta(classes, groups, candidates, options.maxClassChanges));
   const changes = stage('aggregate', () => aggregate(classes, delta.changes));
   const lintResult = options.lint === false ? null : stage('lint', () => lintDelta(clusters, snapshots, options.lintLimits));
-  const tables = options.tables === false ? null : stage('tables', () => tablesDelta(clusters, options.sha256Hex));
+  const tables = options.tables === false ? null : stage('tables', () => tablesDelta(clusters, snapshots, options.sha256Hex));
 
   const count = (change: Aggregate['change']) => {
     const pairs = new Map<number, number>();

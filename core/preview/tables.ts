@@ -4,14 +4,19 @@
 // starts and stops needing, and members added and removed in the sets it keeps (sets keep
 // their ids when members change: a one-pod relabel is a few elements). The same delta the
 // stored-snapshot route serves agents (diff/set-node.ts), counted. Its own stage: compiling
-// both snapshots is the slow part of a preview.
+// the base (and the head, when more than pods and policies changed) is the slow part of a preview.
 import type { Cluster } from '../cluster.js';
 import type { Sha256Hex } from '../compile/table-id.js';
 import { nodeDelta, sliceOf, type MemberChange, type NodeSlice } from '../diff/set-node.js';
 import { nameRecord } from '../names-record.js';
 import { compileSets, type SetCompileStats } from '../sets/compile.js';
-import type { RuleTable } from '../sets/ir.js';
+import type { RuleTable, SetIr } from '../sets/ir.js';
 import type { Both } from './classes.js';
+import type { ParsedSnapshot, SnapshotObject } from '../../schemas/snapshot.js';
+import { canonicalJson, snapshotObjectKey } from '../snapshot/hash.js';
+import { changeReuse } from '../sets/incremental.js';
+import type { ChangedObject } from '../sets/policy-subjects.js';
+import { SetIndex } from '../sets/set-index.js';
 
 export interface NodeTablesDelta {
   /** Table ids the node starts and stops needing. */
@@ -44,9 +49,46 @@ const EMPTY: NodeSlice = { addresses: [], pods: {}, sets: {}, tables: {} };
 const ruleCount = (t: RuleTable | undefined) => (t ? t.admin.length + t.networkPolicy.rules.length + t.baseline.length : 0);
 const members = (side: MemberChange['add']) => ('elements' in side ? side.elements.length : side.v4.length + side.v6.length);
 
-export function tablesDelta(clusters: Both<Cluster>, sha256Hex?: Sha256Hex): TablesDelta {
-  const base = compileSets(clusters.base, sha256Hex ? { sha256Hex } : {});
-  const head = compileSets(clusters.head, sha256Hex ? { sha256Hex } : {});
+/**
+ * The objects the head changes (applied, replaced or deleted), by key and content; null when a
+ * side holds one key twice (then what changed is not told by key).
+ */
+export function changedObjects(snapshots: Both<ParsedSnapshot>): ChangedObject[] | null {
+  const base = new Map<string, SnapshotObject>();
+  for (const o of snapshots.base.objects) base.set(snapshotObjectKey(o), o);
+  if (base.size !== snapshots.base.objects.length) return null;
+  const out: ChangedObject[] = [];
+  const seen = new Set<string>();
+  const ref = (o: SnapshotObject): ChangedObject => ({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name });
+  for (const o of snapshots.head.objects) {
+    const key = snapshotObjectKey(o);
+    if (seen.has(key)) return null;
+    seen.add(key);
+    const b = base.get(key);
+    // The same object (a head from changes shares the base's), the same text, or the same canonical text (keys in another order).
+    if (b === o || (b !== undefined && (JSON.stringify(b) === JSON.stringify(o) || canonicalJson(b) === canonicalJson(o)))) continue;
+    out.push(ref(o));
+  }
+  for (const [key, o] of base) if (!seen.has(key)) out.push(ref(o));
+  return out;
+}
+
+/**
+ * Both snapshots' set forms. The head is compiled from the base's when only pods and policies
+ * changed (as a version from changes is: sets/incremental.ts), and whole otherwise; either way
+ * equal to a full compile of the head, except `stats.groups` (the groups this run compiled).
+ */
+export function compiledSides(clusters: Both<Cluster>, snapshots: Both<ParsedSnapshot>, sha256Hex?: Sha256Hex): Both<{ ir: SetIr; stats: SetCompileStats }> & { incremental: boolean } {
+  const opts = sha256Hex ? { sha256Hex } : {};
+  const base = compileSets(clusters.base, opts);
+  const changed = changedObjects(snapshots);
+  const reuse = changed && changeReuse({ cluster: clusters.base, ir: base.ir, stats: base.stats }, clusters.head, changed, () => SetIndex.of(base.ir.sets));
+  const head = compileSets(clusters.head, opts, reuse ?? undefined);
+  return { base, head: { ir: head.ir, stats: head.stats }, incremental: reuse !== null };
+}
+
+export function tablesDelta(clusters: Both<Cluster>, snapshots: Both<ParsedSnapshot>, sha256Hex?: Sha256Hex): TablesDelta {
+  const { base, head } = compiledSides(clusters, snapshots, sha256Hex);
   const names = [...new Set([...Object.keys(base.ir.nodes), ...Object.keys(head.ir.nodes)])].sort();
   const nodes = nameRecord<NodeTablesDelta>();
   let unchangedNodes = 0;

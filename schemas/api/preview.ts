@@ -90,7 +90,7 @@ export const PreviewResponseSchema = z.object({
   }),
   changes: z.array(AggregateSchema),
   endpoints: z.array(Json).optional().openapi({ description: 'detail=parts: the classes parts refer to, with their members' }),
-  tables: z.object({ nodes: Json, unchangedNodes: z.number().int(), stats: Json }).nullable().openapi({ description: 'per node, in the set form agents load (format=ir): tables added and removed (content ids) and the rules in them, sets added and removed (ids), sets kept whose members change and the members added and removed, pods rebound, whether the node addresses changed; `stats` per snapshot; null with tables=false' }),
+  tables: z.object({ nodes: Json, unchangedNodes: z.number().int(), stats: Json }).nullable().openapi({ description: 'per node, in the set form agents load (format=ir): tables added and removed (content ids) and the rules in them, sets added and removed (ids), sets kept whose members change and the members added and removed, pods rebound, whether the node addresses changed; `stats` per snapshot (the head is compiled from the base when only pods and policies changed, so its `groups` counts the groups that compile made, not all); null with tables=false' }),
   lint: z.object({ findings: z.array(FindingSchema.extend({ new: z.boolean() })), resolved: z.array(FindingSchema), unchecked: z.array(UncheckedSchema) }).nullable(),
   workloads: z
     .object({
