@@ -139,7 +139,15 @@ function usedAfter(earlierIds: IdRecord<unknown>, earlier: SetIr['nodes'], nodes
   }
   const all = Object.values(nodes);
   const dropped = new Set<string>();
-  for (const id of candidates) if (!all.some((n) => includesSorted(pick(n), id))) dropped.add(id);
+  let listed = 0;
+  for (const n of all) listed += pick(n).length;
+  if (candidates.size * all.length > listed) {
+    // A change that touches most nodes (a broad AdminNetworkPolicy edit: 10⁴ candidates over
+    // 10³ nodes at L) reads every list once, rather than every list once per candidate.
+    const used = new Set<string>();
+    for (const n of all) for (const id of pick(n)) used.add(id);
+    for (const id of candidates) if (!used.has(id)) dropped.add(id);
+  } else for (const id of candidates) if (!all.some((n) => includesSorted(pick(n), id))) dropped.add(id);
   return { added: [...added], dropped };
 }
 
