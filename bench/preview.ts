@@ -1,10 +1,12 @@
-// `npx tsx bench/preview.ts [S|M|L] [--no-tables] [--broad]`: a GitOps preview on a generated
+// `npx tsx bench/preview.ts [S|M|L] [--no-tables] [--broad] [--np-only]`: a GitOps preview on a generated
 // snapshot (bench/generate.ts). The head is the base with one NetworkPolicy and one
 // AdminNetworkPolicy changed, as a pull request would change them:
 //  - the first `allow-<app>-from-clients` NetworkPolicy of a prod namespace loses its first
 //    client and opens TCP 9090 to the others (flows removed and added);
 //  - the `partner-egress` ANP allows one more partner network, 192.0.2.0/24 (flows added), or
-//    with --broad, `prod-isolation` denies staging as well as dev (prod × staging: many pairs).
+//    with --broad, `prod-isolation` denies staging as well as dev (prod × staging: many pairs);
+//    with --np-only, no AdminNetworkPolicy changes (a pull request of one team's policy: the
+//    head's set form is then compiled from the base's for the pods that policy selects).
 // Prints the time of each preview stage, the connectivity preview without the rule-table
 // delta, and the table delta on its own (it compiles both snapshots).
 import { generateSnapshot, SIZES, type K8sObject, type SizeName } from './generate.js';
@@ -15,6 +17,7 @@ const args = process.argv.slice(2);
 const size = (args.find((a) => /^[SML]$/.test(a)) ?? 'M') as SizeName;
 const withTables = !args.includes('--no-tables');
 const broad = args.includes('--broad');
+const npOnly = args.includes('--np-only');
 
 type Spec = Record<string, any>;
 
@@ -27,6 +30,7 @@ function changed(items: K8sObject[]): { items: K8sObject[]; what: string[] } {
   rule.from = rule.from.slice(1);
   rule.ports = [...rule.ports, { protocol: 'TCP', port: 9090 }];
   what.push(`NetworkPolicy ${np.metadata.namespace}/${np.metadata.name}: first client removed, TCP 9090 added`);
+  if (npOnly) return { items: out, what };
   const anpName = broad ? 'prod-isolation' : 'partner-egress';
   const anp = out.find((o) => o.kind === 'AdminNetworkPolicy' && o.metadata.name === anpName)!;
   const spec = anp.spec as Spec;

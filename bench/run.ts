@@ -786,10 +786,10 @@ async function parent(argv: string[]): Promise<void> {
   // Versions from changes on the embedded store: warm and cold publishes, store writes, bytes per node.
   if (!flag('--no-changes')) {
     for (const size of sizes) {
-      console.log(`\n[changes] one-pod and rolling-update versions from changes (bench/changes.ts ${size})…`);
+      console.log(`\n[changes] one-pod, rolling-update and policy-edit versions from changes (bench/changes.ts ${size})…`);
       // At L, fetching a node's tables reads thousands of set bodies from the embedded store:
-      // one node's deltas are fetched, and the poll of every node after the rolling update (over
-      // an hour) is skipped.
+      // one node's deltas are fetched, and the poll of every node after the rolling update and
+      // the AdminNetworkPolicy edit (over an hour each) is skipped.
       const limits = size === 'L' ? ['--sample', '1', '--no-rolling-fetch'] : [];
       const r = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--import', 'tsx', join(ROOT, 'bench', 'changes.ts'), size, ...limits], { cwd: ROOT, stdio: 'inherit' });
       if (r.status !== 0) process.exitCode = 1;

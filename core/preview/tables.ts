@@ -8,8 +8,8 @@
 import type { Cluster } from '../cluster.js';
 import type { Sha256Hex } from '../compile/table-id.js';
 import { nodeDelta, sliceOf, type MemberChange, type NodeSlice } from '../diff/set-node.js';
-import { nameRecord } from '../names-record.js';
-import { compileSets, type SetCompileStats } from '../sets/compile.js';
+import { nameRecord, own } from '../names-record.js';
+import { compileSets, type SetCompileStats, type SetFormChange } from '../sets/compile.js';
 import type { RuleTable, SetIr } from '../sets/ir.js';
 import type { Both } from './classes.js';
 import type { ParsedSnapshot, SnapshotObject } from '../../schemas/snapshot.js';
@@ -78,21 +78,38 @@ export function changedObjects(snapshots: Both<ParsedSnapshot>): ChangedObject[]
  * changed (as a version from changes is: sets/incremental.ts), and whole otherwise; either way
  * equal to a full compile of the head, except `stats.groups` (the groups this run compiled).
  */
-export function compiledSides(clusters: Both<Cluster>, snapshots: Both<ParsedSnapshot>, sha256Hex?: Sha256Hex): Both<{ ir: SetIr; stats: SetCompileStats }> & { incremental: boolean } {
+export function compiledSides(clusters: Both<Cluster>, snapshots: Both<ParsedSnapshot>, sha256Hex?: Sha256Hex): Both<{ ir: SetIr; stats: SetCompileStats }> & { change: SetFormChange | null } {
   const opts = sha256Hex ? { sha256Hex } : {};
   const base = compileSets(clusters.base, opts);
   const changed = changedObjects(snapshots);
   const reuse = changed && changeReuse({ cluster: clusters.base, ir: base.ir, stats: base.stats }, clusters.head, changed, () => SetIndex.of(base.ir.sets));
   const head = compileSets(clusters.head, opts, reuse ?? undefined);
-  return { base, head: { ir: head.ir, stats: head.stats }, incremental: reuse !== null };
+  return { base, head: { ir: head.ir, stats: head.stats }, change: head.change ?? null };
 }
 
 export function tablesDelta(clusters: Both<Cluster>, snapshots: Both<ParsedSnapshot>, sha256Hex?: Sha256Hex): TablesDelta {
-  const { base, head } = compiledSides(clusters, snapshots, sha256Hex);
+  const { base, head, change } = compiledSides(clusters, snapshots, sha256Hex);
+  return { ...nodeDeltas({ base: base.ir, head: head.ir }, change), stats: { base: base.stats, head: head.stats } };
+}
+
+/** What each node changes from the base's set form to the head's; `change`: the head's compile from the base's, when it was. */
+export function nodeDeltas(ir: Both<SetIr>, change: SetFormChange | null): Omit<TablesDelta, 'stats'> {
+  const [base, head] = [{ ir: ir.base }, { ir: ir.head }];
   const names = [...new Set([...Object.keys(base.ir.nodes), ...Object.keys(head.ir.nodes)])].sort();
   const nodes = nameRecord<NodeTablesDelta>();
+  // From the base's set form: a node whose record is the base's and names no set with a new
+  // body is unchanged, without slicing both sides (10³ nodes of 10³ sets each at L).
+  const newSets = new Set(change?.sets);
+  const kept = (name: string) => {
+    const n = own(head.ir.nodes, name);
+    return change !== null && n !== undefined && n === own(base.ir.nodes, name) && !n.sets.some((id) => newSets.has(id));
+  };
   let unchangedNodes = 0;
   for (const name of names) {
+    if (kept(name)) {
+      unchangedNodes++;
+      continue;
+    }
     const [from, to] = [sliceOf(base.ir, name) ?? EMPTY, sliceOf(head.ir, name) ?? EMPTY];
     const d = nodeDelta(from, to);
     const changes = Object.values(d.setsChanged);
@@ -115,5 +132,5 @@ export function tablesDelta(clusters: Both<Cluster>, snapshots: Both<ParsedSnaps
     }
     nodes[name] = delta;
   }
-  return { nodes, unchangedNodes, stats: { base: base.stats, head: head.stats } };
+  return { nodes, unchangedNodes };
 }

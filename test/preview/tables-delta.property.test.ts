@@ -1,12 +1,12 @@
 // Property: a preview's head set form, compiled from the base's when only pods and policies
 // changed, equals a full compile of the head (ids and bodies, and counts but the groups
-// compiled), whether the head shares the base's objects (a change) or was parsed on its own (a
+// compiled; what each node changes), whether the head shares the base's objects (a change) or was parsed on its own (a
 // snapshot or repository sent whole: equal objects, not the same ones).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildCluster } from '../../core/cluster.js';
 import { applyChanges } from '../../core/preview/index.js';
-import { changedObjects, compiledSides } from '../../core/preview/tables.js';
+import { changedObjects, compiledSides, nodeDeltas } from '../../core/preview/tables.js';
 import { compileSets } from '../../core/sets/compile.js';
 import { parseSnapshot, type ParsedSnapshot } from '../../schemas/snapshot.js';
 import { snapshotArb } from '../support/random-snapshot.js';
@@ -53,8 +53,10 @@ describe("a preview's head set form", () => {
         const whole = compileSets(buildCluster(head));
         expect(JSON.stringify(sides.head.ir)).toBe(JSON.stringify(whole.ir));
         expect({ ...sides.head.stats, groups: 0 }).toEqual({ ...whole.stats, groups: 0 });
-        ways[sides.incremental ? 'incremental' : 'whole']++;
-        if (sentWhole && sides.incremental) ways.sentWholeIncremental++;
+        // And so is what each node changes (unchanged nodes told from the change, not sliced).
+        expect(nodeDeltas({ base: sides.base.ir, head: sides.head.ir }, sides.change)).toEqual(nodeDeltas({ base: sides.base.ir, head: whole.ir }, null));
+        ways[sides.change ? 'incremental' : 'whole']++;
+        if (sentWhole && sides.change) ways.sentWholeIncremental++;
       }),
       { numRuns: RUNS, file: import.meta.url },
     );
