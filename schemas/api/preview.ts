@@ -23,7 +23,7 @@ export const PreviewRequestSchema = z
     base: SnapshotField('the cluster before the change').refine((v) => v !== undefined, 'a base snapshot is required'),
     head: SnapshotField('the cluster after the change (or send `changes`)').optional(),
     changes: ChangesSchema.optional().openapi({ description: 'the change to apply to `base` instead of sending `head`' }),
-    tables: z.boolean().default(true).openapi({ description: 'include the per-node rule-table delta (compiles both snapshots: the slow part); also `?tables=false`' }),
+    tables: z.boolean().default(true).openapi({ description: 'include the per-node rule-table delta (compiles the base, and the head from it when only pods and policies changed: the slow part); also `?tables=false`' }),
     lint: z.boolean().default(true).openapi({ description: 'include the lints of head, each marked new or already in base; also `?lint=false`' }),
     detail: z.enum(PREVIEW_DETAILS).default('aggregates').openapi({ description: '`parts`: every aggregate also lists its class pairs, and `endpoints` their members, so aggregates expand to exact pairs; also `?detail=parts`' }),
   })
