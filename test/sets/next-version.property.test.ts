@@ -329,4 +329,19 @@ describe('a rolling update (pods deleted and as many added under new names, in o
     expect(expected.ok).toBe(false);
     expect(n).toEqual(expected);
   });
+
+  it('deleting a policy the base lacks, or one policy twice, is the error applyChanges gives', () => {
+    const base = compiledState(parsed(items(false))!).state;
+    const web = { kind: 'NetworkPolicy', namespace: 'shop', name: 'web' };
+    for (const deleted of [[{ kind: 'NetworkPolicy', namespace: 'shop', name: 'nope' }], [web, web], [{ ...web, kind: 'AdminNetworkPolicy', namespace: undefined }]]) {
+      const changes = { apply: parsed([])!, delete: deleted };
+      const expected = applyChanges(base.snapshot, changes, '$.changes.delete');
+      expect(expected.ok).toBe(false);
+      expect(nextVersion(base, changes)).toEqual(expected);
+    }
+    // The same policy deleted once: the policies path, equal to a fresh build and compile.
+    const once = nextVersion(base, { apply: parsed([])!, delete: [web] });
+    expect(once.ok && once.clusterFrom).toBe('policies');
+    if (once.ok) expect(JSON.stringify(once.state.ir)).toBe(JSON.stringify(compileSets(buildCluster(once.state.snapshot)).ir));
+  });
 });
