@@ -65,3 +65,10 @@ export function editedAdminPolicy(items: readonly K8sObject[]): { before: K8sObj
   const rule = { name: 'bench-deny-scanner', action: 'Deny', from: [{ namespaces: { matchLabels: { 'bench-scanner': 'true' } } }] };
   return { before, after: { ...before, spec: { ...spec, ingress: [rule, ...spec.ingress] } } };
 }
+
+/** The first (by name) `env: dev` namespace promoted to `env: prod`: the admin policies selecting by env now select its pods, and peers by env see them. */
+export function promotedNamespace(items: readonly K8sObject[]): { before: K8sObject; after: K8sObject } | null {
+  const before = items.filter((o) => o.kind === 'Namespace' && o.metadata.labels?.env === 'dev').sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))[0];
+  if (!before) return null;
+  return { before, after: { ...before, metadata: { ...before.metadata, labels: { ...before.metadata.labels, env: 'prod' } } } };
+}

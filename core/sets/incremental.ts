@@ -1,7 +1,8 @@
-// A version's set form from the previous one's, when only pods and policies changed (pods
-// added, deleted, relabelled, readdressed, moved: what a cluster does all day; policies: what a
-// GitOps pipeline applies). It must equal a full compile of the same objects, ids and bodies
-// (property-tested), so it reuses only what cannot differ:
+// A version's set form from the previous one's, when only pods, namespaces and policies changed
+// (pods added, deleted, relabelled, readdressed, moved: what a cluster does all day; policies:
+// what a GitOps pipeline applies; namespaces relabelled, annotated, added or deleted). It must
+// equal a full compile of the same objects, ids and bodies (property-tested), so it reuses only
+// what cannot differ:
 //  - a pod's tables depend on its namespace, labels and named ports and on the policies that
 //    select it (compile/group.ts); an unchanged pod keeps its table ids unless a changed policy
 //    selects it before or after the change (policy-subjects.ts);
@@ -13,13 +14,19 @@
 //    addresses are owned before any pod's (snapshot/cluster.ts ipOwners); a set a changed policy
 //    names for the first time is resolved;
 //  - a pod owning an address of a changed pod, before or after, counts as touched: which of
-//    them owns the address may move.
-// Anything else that changed (namespaces, nodes, workloads, services) gets a full compile.
+//    them owns the address may move;
+//  - a namespace's labels and annotations are read for its own pods only (their tables: which
+//    policies select them, the DefaultDeny annotation; their share of sets with namespace
+//    selectors or relative forms), except by sets relative to it by label (sameLabels,
+//    notSameLabels: KEP-2091 "the same value as the subject"), which draw from every
+//    namespace; so every pod of a changed namespace counts as changed (its own facts the same),
+//    and those relative sets are resolved again.
+// Anything else that changed (nodes, workloads, services) gets a full compile.
 import { POLICY_KINDS, type Cluster } from '../cluster.js';
 import { namespaceMatches } from '../evaluate/match.js';
 import { ipKey, type PodInfo } from '../snapshot/cluster.js';
 import type { Peer, Protocol } from '../policy/model.js';
-import type { IrSet, SetDefinition, SetIr } from './ir.js';
+import type { IrSet, NamespacesDefinition, SetDefinition, SetIr } from './ir.js';
 import type { SetCompileStats, SetReuse } from './compile.js';
 import type { IpAddr } from '../net/ip.js';
 import type { KeyedElement, MemberChange, MemberEdit } from './member-edit.js';
@@ -42,8 +49,10 @@ interface Touched {
   readonly pods: readonly TouchedPod[];
   /** Each pod's owned addresses, per side. */
   readonly owned: { readonly before: OwnedAddresses; readonly after: OwnedAddresses };
-  /** Every touched pod only relabelled. */
+  /** Every touched pod only relabelled, and no namespace changed. */
   readonly labelsOnly: boolean;
+  /** Namespaces the change applied or deleted: sets relative to one by label are resolved again. */
+  readonly namespaces: ReadonlySet<string>;
   /** Per pod selector (canonical key): whether it matches some touched pod on one side only. */
   readonly flips: Map<string, boolean>;
   /** Per pod test (pod selector and port): the touched pods it passes on some side. */
@@ -68,13 +77,17 @@ interface TouchedPod {
   readonly labelsOnly: boolean;
 }
 
-/** Reuse for a compile of `next` from `base`, or null when more than pods and policies changed. */
+/** Reuse for a compile of `next` from `base`, or null when more than pods, namespaces and policies changed. */
 export function changeReuse(base: CompiledVersion, next: Cluster, changed: readonly ChangedObject[], index: () => SetIndex): SetReuse | null {
-  if (changed.length === 0 || changed.some((o) => o.kind !== 'Pod' && !POLICY_KINDS.has(o.kind))) return null;
+  if (changed.length === 0 || changed.some((o) => o.kind !== 'Pod' && o.kind !== 'Namespace' && !POLICY_KINDS.has(o.kind))) return null;
   const changedKeys = new Set(changed.filter((o) => o.kind === 'Pod').map((o) => `${o.namespace ?? 'default'}/${o.name}`));
+  const namespaces = new Set(changed.filter((o) => o.kind === 'Namespace').map((o) => o.name));
+  // Every pod of a changed namespace, as if it had changed (those of the base alone were deleted: changed already).
+  for (const ns of namespaces) for (const p of next.podsByNamespace.get(ns) ?? []) changedKeys.add(p.key);
   // Pods whose tables a changed policy may change: bound again, though they did not change.
   const subjects = policySubjectKeys(base.cluster, next, changed);
-  const reached = changedKeys.size === 0 ? null : setsReached(base, next, changedKeys, index);
+  // A namespace without pods has no sets relative to it (they exist for tables of its pods).
+  const reached = changedKeys.size === 0 ? null : setsReached(base, next, changedKeys, namespaces, index);
   // Nodes a changed pod or a changed policy's subject was or is on: every other node keeps its pods, bindings and addresses.
   const touchedNodes = new Set<string>();
   for (const c of [base.cluster, next]) {
@@ -106,10 +119,12 @@ export function changeReuse(base: CompiledVersion, next: Cluster, changed: reado
 }
 
 /** The sets changed pods can reach (set-index.ts), with what their membership checks share: the others keep their members. */
-function setsReached(base: CompiledVersion, next: Cluster, changedKeys: ReadonlySet<string>, index: () => SetIndex): { ids: ReadonlySet<string>; touched: Touched } {
+function setsReached(base: CompiledVersion, next: Cluster, changedKeys: ReadonlySet<string>, namespaces: ReadonlySet<string>, index: () => SetIndex): { ids: ReadonlySet<string>; touched: Touched } {
   const owned = { before: new OwnedAddresses(base.cluster), after: new OwnedAddresses(next) };
   const pods = touchedPods(owned, base.cluster, next, changedKeys);
-  const touched: Touched = { pods, owned, labelsOnly: pods.every((t) => t.labelsOnly), flips: new Map(), candidates: new Map(), byNamespace: new Map() };
+  const labelsOnly = namespaces.size === 0 && pods.every((t) => t.labelsOnly);
+  const touched: Touched = { pods, owned, labelsOnly, namespaces, flips: new Map(), candidates: new Map(), byNamespace: new Map() };
+  // Sets relative to a namespace by label are among those drawing from namespaces chosen otherwise (set-index.ts).
   const ids = touched.labelsOnly
     ? index().flippedBy(pods.map((t) => ({ namespace: t.after!.namespace, before: t.before!.labels, after: t.after!.labels })))
     : index().drawingFrom(new Set(pods.flatMap((t) => [t.before?.namespace, t.after?.namespace].filter((ns): ns is string => ns !== undefined))));
@@ -160,6 +175,8 @@ function memberChange(next: Cluster, previous: Cluster, set: IrSet, touched: Tou
     d = d.of;
   }
   if (d !== null && d.type === 'nodes') return UNCHANGED;
+  // Relative to a changed namespace's labels: pods of any namespace may enter or leave.
+  if (d !== null && d.type === 'pods' && relativeByLabel(d.namespaces, touched.namespaces)) return null;
   // A CIDR set's members are addresses, whoever has them; its ports set holds the pods in them.
   if (d !== null && d.type !== 'pods' && port === null) return UNCHANGED;
   // A relabel reaches only sets whose pod selector it flips (the pod's share is the same on both sides).
@@ -198,6 +215,10 @@ function memberChange(next: Cluster, previous: Cluster, set: IrSet, touched: Tou
   }
   if (leave.length === 0 && enter.length === 0) return UNCHANGED;
   return port === null ? { kind: 'addresses', leave: leave as IpAddr[], enter: enter as IpAddr[] } : { kind: 'ports', leave: leave as KeyedElement[], enter: enter as KeyedElement[] };
+}
+
+function relativeByLabel(n: NamespacesDefinition, changed: ReadonlySet<string>): boolean {
+  return ('sameLabels' in n || 'notSameLabels' in n) && changed.has(n.of);
 }
 
 /** A pods set's namespaces in one cluster; ANY for a ports set over every pod or over CIDRs; null when it cannot be told. */

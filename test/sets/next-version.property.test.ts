@@ -1,8 +1,8 @@
 // A version compiled from changes equals a full compile of the same objects, ids and bodies,
 // after every step of random change sequences: pod edits (relabel, move, readdress onto
-// another pod's address, host network, delete, add, rolling updates) and policy edits (applied,
-// replaced, deleted; with pod edits or without) take the incremental path, everything else
-// (namespaces, nodes, workloads) the full one. So does its cluster, made
+// another pod's address, host network, delete, add, rolling updates), policy edits (applied,
+// replaced, deleted; with pod edits or without) and namespace edits (relabelled, annotated,
+// added, deleted) take the incremental path, everything else (nodes, workloads) the full one. So does its cluster, made
 // from the previous one's when only pods changed (replaced in place, or derived with pods added
 // and deleted) or built afresh.
 import { snapshotHash, snapshotObjectKey } from '../../core/snapshot/hash.js';
@@ -56,6 +56,8 @@ interface MemberCounts {
   incremental: number;
   /** Of those, versions whose change held policies. */
   policyIncremental: number;
+  /** Of those, versions whose change held namespaces. */
+  namespaceIncremental: number;
   full: number;
   /** Sets whose members were edited from the earlier version's, by kind. */
   edited: Record<string, number>;
@@ -67,7 +69,7 @@ interface MemberCounts {
 
 /** Random change sequences from snapshots of `bases`: every version equals a full compile of its objects. */
 function checkSequences(bases: fc.Arbitrary<{ items: unknown[] }>, runs: number, file: string): MemberCounts {
-  const counts: MemberCounts = { incremental: 0, policyIncremental: 0, full: 0, edited: {}, resolvedAgain: 0, clusterFrom: { replaced: 0, derived: 0, policies: 0, built: 0 } };
+  const counts: MemberCounts = { incremental: 0, policyIncremental: 0, namespaceIncremental: 0, full: 0, edited: {}, resolvedAgain: 0, clusterFrom: { replaced: 0, derived: 0, policies: 0, built: 0 } };
   assertProperty(
     fc.property(bases, fc.array(versionStepArb, { minLength: 1, maxLength: 5 }), (base, steps) => {
       const first = parsed(base.items);
@@ -78,7 +80,8 @@ function checkSequences(bases: fc.Arbitrary<{ items: unknown[] }>, runs: number,
         if (!next) return;
         if (next.incremental) counts.incremental++;
         else counts.full++;
-        if (next.incremental && next.changed.some((o) => o.kind !== 'Pod')) counts.policyIncremental++;
+        if (next.incremental && next.changed.some((o) => o.kind !== 'Pod' && o.kind !== 'Namespace')) counts.policyIncremental++;
+        if (next.incremental && next.changed.some((o) => o.kind === 'Namespace')) counts.namespaceIncremental++;
         counts.clusterFrom[next.clusterFrom]++;
         // Its objects are the base's with the change applied (applyChanges), in key order.
         const head = applyChanges(state.snapshot, next.changes);
@@ -135,6 +138,8 @@ describe('versions from changes', () => {
     expect(counts.full).toBeGreaterThan(RUNS / 10);
     // Policy edits (with pod edits or without) took it too.
     expect(counts.policyIncremental).toBeGreaterThan(RUNS / 4);
+    // And namespace edits.
+    expect(counts.namespaceIncremental).toBeGreaterThan(RUNS / 8);
     // And each way of making the cluster: each is taken in ~0.3–0.5 of the sequences (20–38 of
     // 75 over four fresh-seed runs, 105–151 of 300 deep). RUNS / 4 (18.75) left a margin of one
     // sequence (20 seen) and failed a fresh-seed run once; RUNS / 8 still fails when a path stops being taken.
@@ -166,6 +171,28 @@ describe('versions from changes', () => {
     // About 45 to 70 of each per 300 sequences.
     expect(counts.edited['ports over cidrs'] ?? 0).toBeGreaterThan(RUNS / 15);
     expect(counts.edited['ports over any'] ?? 0).toBeGreaterThan(RUNS / 15);
+  });
+
+  it(`resolve sets relative to a relabelled namespace again (${RUNS} random sequences)`, () => {
+    // The KEP-2091 draft's relative peers: pods of namespaces sharing (or not) the subject's
+    // namespace's label values, and of the other namespaces. Random snapshots do not write them.
+    const relative = {
+      apiVersion: 'policy.networking.k8s.io/v1alpha1',
+      kind: 'AdminNetworkPolicy',
+      metadata: { name: 'tenancy' },
+      spec: {
+        priority: 9,
+        subject: { namespaces: {} },
+        ingress: [
+          { action: 'Pass', from: [{ namespaces: { sameLabels: ['app'] } }] },
+          { action: 'Deny', from: [{ pods: { namespaces: { notSameLabels: ['constructor'] }, podSelector: { matchLabels: { app: 'x' } } } }] },
+        ],
+        egress: [{ action: 'Deny', to: [{ namespaces: { related: 'NotSelf' } }], ports: [{ namedPort: 'web' }] }],
+      },
+    };
+    const counts = checkSequences(snapshotArb.map((s) => ({ items: [...s.items, relative] })), RUNS, import.meta.url);
+    expect(counts.namespaceIncremental).toBeGreaterThan(RUNS / 8);
+    expect(counts.resolvedAgain).toBeGreaterThan(RUNS / 8);
   });
 });
 

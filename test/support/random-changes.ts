@@ -1,8 +1,9 @@
 // Random changes between versions, as a watcher would send them: pod edits (relabel, move,
 // readdress onto another pod's address, host network, delete, add, ports, finish, and rolling
 // updates: pods deleted and as many added under new names, addresses and pod-template-hash)
-// and, less often, any change of objects (policies, namespaces, nodes) drawn from another
-// random snapshot.
+// namespace edits (relabel, the DefaultDeny annotation toggled, added, deleted; with pod edits
+// or without) and, less often, any change of objects (policies, namespaces, nodes) drawn from
+// another random snapshot.
 import fc from 'fast-check';
 import { nextVersion, type CompiledState, type NextVersion } from '../../core/sets/next-version.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
@@ -53,8 +54,21 @@ export const workloadSnapshotArb = fc.tuple(snapshotArb, fc.subarray(['a', 'b', 
  */
 const policyStepArb = fc.record({ policies: changeArb, pods: fc.array(podEdit, { maxLength: 2 }) });
 
-/** One version's change: pod edits (4 in 7), policy edits with or without pod edits (2 in 7; both the incremental path) or any change of objects. */
-export const versionStepArb = fc.oneof({ weight: 4, arbitrary: fc.array(podEdit, { minLength: 1, maxLength: 3 }) }, { weight: 2, arbitrary: policyStepArb }, { weight: 1, arbitrary: changeArb });
+const namespaceEdit = fc.record({
+  ns: fc.constantFrom('a', 'b', 'c', 'new'),
+  op: fc.constantFrom('relabel' as const, 'deny' as const, 'delete' as const),
+  labels: fc.dictionary(fc.constantFrom('app', 'constructor'), fc.constantFrom('x', 'y'), { maxKeys: 2 }),
+});
+/** Namespace edits, with pod edits sometimes (a namespace and the pods in it, as a pipeline creates them). */
+const namespaceStepArb = fc.record({ namespaces: fc.array(namespaceEdit, { minLength: 1, maxLength: 2 }), pods: fc.array(podEdit, { maxLength: 2 }) });
+
+/** One version's change: pod edits (4 in 8), policy edits with or without pod edits (2 in 8), namespace edits (1 in 8; all the incremental path) or any change of objects. */
+export const versionStepArb = fc.oneof(
+  { weight: 4, arbitrary: fc.array(podEdit, { minLength: 1, maxLength: 3 }) },
+  { weight: 2, arbitrary: policyStepArb },
+  { weight: 1, arbitrary: namespaceStepArb },
+  { weight: 1, arbitrary: changeArb },
+);
 
 const clone = <T>(v: T): T => structuredClone(v);
 
@@ -144,7 +158,33 @@ function podChange(objects: readonly unknown[], edits: readonly { op: string; po
 export function stepChange(objects: readonly unknown[], step: StepValue, serial: number) {
   if (Array.isArray(step)) return podChange(objects, step, serial);
   if ('policies' in step) return policyChange(objects, step, serial);
+  if ('namespaces' in step) return namespaceChange(objects, step, serial);
   return changeOf({ items: objects }, step);
+}
+
+type NamespaceItem = { kind: 'Namespace'; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> } };
+const DEFAULT_DENY = { 'net.beta.kubernetes.io/network-policy': '{"ingress":{"isolation":"DefaultDeny"}}' };
+
+/** Namespace edits on the current objects: relabelled or added, the DefaultDeny annotation toggled, deleted (when there); the last edit of a namespace wins. */
+function namespaceChange(objects: readonly unknown[], step: { namespaces: readonly { ns: string; op: 'relabel' | 'deny' | 'delete'; labels: Record<string, string> }[]; pods: readonly { op: string; pod: number }[] }, serial: number) {
+  const current = new Map((objects as NamespaceItem[]).filter((o) => o.kind === 'Namespace').map((o) => [o.metadata.name, o]));
+  const apply = new Map<string, NamespaceItem>();
+  const del = new Set<string>();
+  for (const e of step.namespaces) {
+    const was = apply.get(e.ns) ?? current.get(e.ns) ?? { kind: 'Namespace', metadata: { name: e.ns } };
+    if (e.op === 'delete') {
+      apply.delete(e.ns);
+      if (current.has(e.ns)) del.add(e.ns);
+      continue;
+    }
+    const annotations = e.op === 'deny' ? (was.metadata.annotations ? undefined : DEFAULT_DENY) : was.metadata.annotations;
+    const labels = e.op === 'relabel' ? e.labels : was.metadata.labels;
+    apply.set(e.ns, { kind: 'Namespace', metadata: { name: e.ns, ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}) } });
+    del.delete(e.ns);
+  }
+  const pods = step.pods.length > 0 ? podChange(objects, step.pods, serial) : { apply: [], delete: [] };
+  const namespaces = [...apply.values()].map((o) => ({ apiVersion: 'v1', ...o }));
+  return { apply: [...namespaces, ...pods.apply], delete: [...[...del].map((name) => ({ kind: 'Namespace', name })), ...pods.delete] };
 }
 
 function policyChange(objects: readonly unknown[], step: { policies: Parameters<typeof changeOf>[1]; pods: readonly { op: string; pod: number }[] }, serial: number) {
