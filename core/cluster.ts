@@ -7,6 +7,7 @@ import { SelectorCache } from './select/cache.js';
 import { buildClusterObjects, type ClusterObjects, type PodInfo } from './snapshot/cluster.js';
 import { replacePods, type PodReplacement } from './snapshot/replace-pods.js';
 import { derivePods, type PodChanges } from './snapshot/derive-pods.js';
+import { replaceNamespaces, type NamespaceReplacement } from './snapshot/replace-namespaces.js';
 import { Owners } from './snapshot/owners.js';
 import { fromAdminNetworkPolicy, fromClusterNetworkPolicy } from './policy/from-cluster-policy.js';
 import { fromLegacyNetworkPolicy, fromNetworkPolicy } from './policy/from-network-policy.js';
@@ -128,6 +129,18 @@ export function withPodsReplaced(previous: Cluster, snapshot: ParsedSnapshot, po
 export function withPodsDerived(previous: Cluster, snapshot: ParsedSnapshot, pods: PodChanges): Cluster | null {
   const parts = partsOf.get(previous);
   const objects = parts ? derivePods(previous, parts.objectWarnings, parts.owners, pods) : null;
+  if (!parts || !objects) return null;
+  return assemble(snapshot, objects, previous.selectors.forSets(objects), previous.policies, { ...parts, objects });
+}
+
+/**
+ * `previous` with Namespace objects replaced in place (the same names; snapshot/replace-namespaces.ts),
+ * its pods, nodes, policies and selector ids kept (pod answers too: the same pod list):
+ * equal to buildCluster over `snapshot`. Null when more than that changed.
+ */
+export function withNamespacesReplaced(previous: Cluster, snapshot: ParsedSnapshot, namespaces: readonly NamespaceReplacement[]): Cluster | null {
+  const parts = partsOf.get(previous);
+  const objects = parts ? replaceNamespaces(parts.objects, namespaces) : null;
   if (!parts || !objects) return null;
   return assemble(snapshot, objects, previous.selectors.forSets(objects), previous.policies, { ...parts, objects });
 }

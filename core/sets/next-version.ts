@@ -1,11 +1,11 @@
 // A version from the previous one and a change ({apply, delete}, the previews' change format):
 // the objects after the change, their cluster and set form. The set form equals a full compile
-// of the same objects; when only pods and policies changed it is computed incrementally
-// (incremental.ts).
-import { buildCluster, POLICY_KINDS, withPoliciesChanged, withPodsDerived, withPodsReplaced, type Cluster } from '../cluster.js';
+// of the same objects; when only pods, namespaces and policies changed it is computed
+// incrementally (incremental.ts).
+import { buildCluster, POLICY_KINDS, withNamespacesReplaced, withPoliciesChanged, withPodsDerived, withPodsReplaced, type Cluster } from '../cluster.js';
 import type { PodChanges } from '../snapshot/derive-pods.js';
 import { podKey } from '../snapshot/cluster.js';
-import type { Pod } from '../../schemas/k8s/core.js';
+import type { Namespace, Pod } from '../../schemas/k8s/core.js';
 import { byText, joinRuns } from '../sorted.js';
 import { applyChanges, refKey, type SnapshotChanges } from '../preview/changes.js';
 import { addedKindCounts, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
@@ -36,9 +36,10 @@ interface NextVersionOk {
   readonly incremental: boolean;
   /**
    * How its cluster was made: from the previous one's with pods replaced in place, or added and
-   * deleted too, or with only its policies converted again; or built afresh.
+   * deleted too, or with only its policies converted again, or namespaces replaced in place; or
+   * built afresh.
    */
-  readonly clusterFrom: 'replaced' | 'derived' | 'policies' | 'built';
+  readonly clusterFrom: 'replaced' | 'derived' | 'policies' | 'namespaces' | 'built';
   readonly changed: readonly ChangedObject[];
   readonly change?: SetFormChange | undefined;
 }
@@ -80,6 +81,8 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   const pods = 'cluster' in base ? podsOnly(base, changes) : null;
   // Policies alone: the previous cluster's pods, namespaces and nodes are the same objects.
   const policies = 'cluster' in base && !pods ? keyedEdits(base, changes, isPolicy) : null;
+  // Namespaces alone: pods, nodes and policies are the same objects.
+  const namespaces = 'cluster' in base && !pods && !policies ? keyedEdits(base, changes, isNamespace) : null;
   let snapshot: ParsedSnapshot;
   let cluster: Cluster | null = null;
   if (pods && 'cluster' in base) {
@@ -91,6 +94,9 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   } else if (policies && 'cluster' in base) {
     snapshot = policies.snapshot;
     if ((cluster = withPoliciesChanged(base.cluster, snapshot))) clusterFrom = 'policies';
+  } else if (namespaces && 'cluster' in base) {
+    snapshot = namespaces.snapshot;
+    if (namespaces.inPlace && (cluster = withNamespacesReplaced(base.cluster, snapshot, namespaces.replacements))) clusterFrom = 'namespaces';
   } else {
     const head = applyChanges(base.snapshot, changes, '$.changes.delete');
     if (!head.ok) return head;
@@ -107,8 +113,8 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   const carried = index ?? (opts.nodes || !('setIndex' in base) ? undefined : base.setIndex);
   if (carried && change) for (const id of change.sets) carried.add(id, ir.sets.get(id)!.definition);
   else if (carried) for (const [id, set] of ir.sets.entries()) carried.add(id, set.definition);
-  // Pod and policy changes name the keys they edit: only the runs holding them are hashed again.
-  const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined, (pods ?? policies)?.edits);
+  // Pod, policy and namespace changes name the keys they edit: only the runs holding them are hashed again.
+  const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined, (pods ?? policies ?? namespaces)?.edits);
   return { ok: true, state: { snapshot, cluster, ir, stats, setIndex: carried, hashed }, stats, incremental: reuse !== null, clusterFrom, changed, change };
 }
 
@@ -182,6 +188,7 @@ function keyedEdits<T extends Keyed>(base: { readonly snapshot: ParsedSnapshot }
 
 const isPod = (o: Keyed): o is Pod => o.kind === 'Pod';
 const isPolicy = (o: Keyed): o is Keyed => POLICY_KINDS.has(o.kind);
+const isNamespace = (o: Keyed): o is Namespace => o.kind === 'Namespace';
 
 /** A change of pods only, with what withPodsReplaced and withPodsDerived read of it. */
 function podsOnly(base: CompiledState, changes: SnapshotChanges): (KeyedEdits<Pod> & { changes: PodChanges }) | null {

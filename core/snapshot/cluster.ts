@@ -186,6 +186,13 @@ function endpointFacts(owners: Owners, podObjs: readonly Pod[]): EndpointFacts[]
   return sortOnce(out, (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
+/** A Namespace object's facts, at index `idx` of the cluster's namespaces. */
+export function namespaceInfo(idx: number, n: Namespace): NamespaceInfo {
+  const name = n.metadata.name;
+  // "The Kubernetes control plane sets an immutable label kubernetes.io/metadata.name on all namespaces."
+  return { idx, name, labels: { ...n.metadata.labels, [NAMESPACE_NAME_LABEL]: name }, legacyIngressIsolation: legacyIngressIsolation(n.metadata.annotations), implicit: false };
+}
+
 /** `owners`: the workloads among `objects` (a caller may keep them for a version with only other pods). */
 export function buildClusterObjects(objects: readonly SnapshotObject[], owners: Owners = new Owners(objects)): ClusterObjects {
   const warnings: ClusterWarning[] = [];
@@ -201,14 +208,11 @@ export function buildClusterObjects(objects: readonly SnapshotObject[], owners: 
 
   const namespaces: NamespaceInfo[] = [];
   const nsByName = new Map<string, NamespaceInfo>();
-  const addNamespace = (name: string, labels: Labels, legacy: boolean, implicit: boolean) => {
-    // "The Kubernetes control plane sets an immutable label kubernetes.io/metadata.name on all namespaces."
-    const info: NamespaceInfo = { idx: namespaces.length, name, labels: { ...labels, [NAMESPACE_NAME_LABEL]: name }, legacyIngressIsolation: legacy, implicit };
+  const addNamespace = (info: NamespaceInfo) => {
     namespaces.push(info);
-    nsByName.set(name, info);
-    return info;
+    nsByName.set(info.name, info);
   };
-  for (const n of nsObjs) addNamespace(n.metadata.name, n.metadata.labels, legacyIngressIsolation(n.metadata.annotations), false);
+  for (const n of nsObjs) addNamespace(namespaceInfo(namespaces.length, n));
 
   const facts = endpointFacts(owners, podObjs);
   // A Rollout whose template is a Deployment's the input lacks, and without pods of its own in it: unknown.
@@ -222,7 +226,7 @@ export function buildClusterObjects(objects: readonly SnapshotObject[], owners: 
   const implicitNs = new Set<string>();
   for (const f of facts) if (!nsByName.has(f.namespace)) implicitNs.add(f.namespace);
   for (const name of [...implicitNs].sort()) {
-    addNamespace(name, {}, false, true);
+    addNamespace({ idx: namespaces.length, name, labels: { [NAMESPACE_NAME_LABEL]: name }, legacyIngressIsolation: false, implicit: true });
     warnings.push({ code: 'namespace-assumed', object: { kind: 'Namespace', name }, message: `namespace "${name}" has pods or workloads but no Namespace object in the snapshot; assumed with only the ${NAMESPACE_NAME_LABEL} label` });
   }
 

@@ -60,13 +60,13 @@ const namespaceEdit = fc.record({
   labels: fc.dictionary(fc.constantFrom('app', 'constructor'), fc.constantFrom('x', 'y'), { maxKeys: 2 }),
 });
 /** Namespace edits, with pod edits sometimes (a namespace and the pods in it, as a pipeline creates them). */
-const namespaceStepArb = fc.record({ namespaces: fc.array(namespaceEdit, { minLength: 1, maxLength: 2 }), pods: fc.array(podEdit, { maxLength: 2 }) });
+const namespaceStepArb = fc.record({ namespaces: fc.array(namespaceEdit, { minLength: 1, maxLength: 2 }), pods: fc.oneof(fc.constant([]), fc.array(podEdit, { minLength: 1, maxLength: 2 })) });
 
-/** One version's change: pod edits (4 in 8), policy edits with or without pod edits (2 in 8), namespace edits (1 in 8; all the incremental path) or any change of objects. */
+/** One version's change: pod edits (4 in 9), policy edits with or without pod edits (2 in 9), namespace edits with or without pod edits (2 in 9; all the incremental path) or any change of objects. */
 export const versionStepArb = fc.oneof(
   { weight: 4, arbitrary: fc.array(podEdit, { minLength: 1, maxLength: 3 }) },
   { weight: 2, arbitrary: policyStepArb },
-  { weight: 1, arbitrary: namespaceStepArb },
+  { weight: 2, arbitrary: namespaceStepArb },
   { weight: 1, arbitrary: changeArb },
 );
 
