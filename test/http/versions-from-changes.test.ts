@@ -60,15 +60,29 @@ describe('versions from changes', () => {
     await expectSameAsWhole(s, 'prod', '3', example.items.filter((o) => o.metadata.name !== 'prometheus'));
   });
 
-  it('a namespace relabelled with a policy: a full compile of the result, still equal', async () => {
+  it('a namespace relabelled, alone and with a policy: compiled incrementally, still equal', async () => {
     const s = server(createMemoryStore());
     await s.put('prod', '1', example);
     const ns = example.items.find((o) => o.kind === 'Namespace');
     const relabelled = { ...ns, metadata: { ...ns.metadata, labels: { ...ns.metadata.labels, audited: 'true' } } };
     const res = await s.put('prod', '2', { base: '1', changes: { apply: [denyApi, relabelled] } });
     expect(res.status).toBe(201);
-    expect((await res.json()) as any).toMatchObject({ incremental: false, warm: true, changed: 2 });
+    expect((await res.json()) as any).toMatchObject({ incremental: true, warm: true, changed: 2 });
     await expectSameAsWhole(s, 'prod', '2', [...example.items.map((o) => (o === ns ? relabelled : o)), denyApi]);
+    const back = await s.put('prod', '3', { base: '2', changes: { apply: [ns] } });
+    expect((await back.json()) as any).toMatchObject({ incremental: true, changed: 1 });
+    await expectSameAsWhole(s, 'prod', '3', [...example.items, denyApi]);
+  });
+
+  it('a node relabelled: a full compile of the result, still equal', async () => {
+    const s = server(createMemoryStore());
+    await s.put('prod', '1', example);
+    const node = example.items.find((o) => o.kind === 'Node');
+    const relabelled = { ...node, metadata: { ...node.metadata, labels: { ...node.metadata.labels, zone: 'b' } } };
+    const res = await s.put('prod', '2', { base: '1', changes: { apply: [relabelled] } });
+    expect(res.status).toBe(201);
+    expect((await res.json()) as any).toMatchObject({ incremental: false, warm: true, changed: 1 });
+    await expectSameAsWhole(s, 'prod', '2', example.items.map((o) => (o === node ? relabelled : o)));
   });
 
   it('a cold server reads the base from the store', async () => {
