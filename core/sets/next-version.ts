@@ -1,6 +1,6 @@
 // A version from the previous one and a change ({apply, delete}, the previews' change format):
 // the objects after the change, their cluster and set form. The set form equals a full compile
-// of the same objects; when only pods, namespaces and policies changed it is computed
+// of the same objects; when only pods, namespaces, nodes and policies changed it is computed
 // incrementally (incremental.ts).
 import { buildCluster, POLICY_KINDS, withNamespacesReplaced, withPoliciesChanged, withPodsDerived, withPodsReplaced, type Cluster } from '../cluster.js';
 import type { PodChanges } from '../snapshot/derive-pods.js';

@@ -3,9 +3,9 @@
 // (incremental.ts): a relabel reaches only sets whose pod selector reads a label whose value
 // changed; any pod change reaches only sets drawing from the pod's namespace by name (most
 // NetworkPolicy peers) or from namespaces chosen otherwise (selectors, relative forms). CIDR
-// and node sets are reached by none (ports sets over CIDRs by any). Keyed by set id (the hash of
-// the definition), so an index stays true for every version holding those ids and grows with
-// the ids new versions add. Sets reading a label are grouped by their pod selector (thousands of
+// and node sets are reached by no pod change (ports sets over CIDRs by any); node sets are
+// listed for Node changes. Keyed by set id (the hash of the definition), so an index stays
+// true for every version holding those ids and grows with the ids new versions add. Sets reading a label are grouped by their pod selector (thousands of
 // sets share a few selectors, one per app label), so a relabel tries each selector once.
 import { labelValue, type CompiledSelector, type Labels } from '../../schemas/k8s/label-selector.js';
 import type { IdRecord } from './id-record.js';
@@ -29,6 +29,7 @@ export class SetIndex {
   private readonly byLabel = new Map<string, Map<string, SelectorSets>>();
   private readonly byNamespace = new Map<string, SetId[]>();
   private readonly anyNamespace: SetId[] = [];
+  private readonly nodes: SetId[] = [];
   private readonly indexed = new Set<SetId>();
 
   static of(sets: IdRecord<IrSet>): SetIndex {
@@ -46,6 +47,7 @@ export class SetIndex {
       if (definition.type === 'named-port') this.anyNamespace.push(id);
       return;
     }
+    if (d.type === 'nodes') this.nodes.push(id);
     if (d.type !== 'pods') return;
     const ns = 'name' in d.namespaces ? d.namespaces.name : 'self' in d.namespaces ? d.namespaces.self : null;
     if (ns === null) this.anyNamespace.push(id);
@@ -84,6 +86,11 @@ export class SetIndex {
       }
     }
     return out;
+  }
+
+  /** Every indexed node set (what a Node change reaches). */
+  nodeSets(): readonly SetId[] {
+    return this.nodes;
   }
 
   /** Every indexed set a pod in one of `namespaces` can be in. */

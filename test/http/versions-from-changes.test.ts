@@ -74,15 +74,21 @@ describe('versions from changes', () => {
     await expectSameAsWhole(s, 'prod', '3', [...example.items, denyApi]);
   });
 
-  it('a node relabelled: a full compile of the result, still equal', async () => {
+  it('a node relabelled and readdressed, a node added: compiled incrementally, still equal; a Service added: a full compile, equal too', async () => {
     const s = server(createMemoryStore());
     await s.put('prod', '1', example);
     const node = example.items.find((o) => o.kind === 'Node');
-    const relabelled = { ...node, metadata: { ...node.metadata, labels: { ...node.metadata.labels, zone: 'b' } } };
-    const res = await s.put('prod', '2', { base: '1', changes: { apply: [relabelled] } });
+    const changed = { ...node, metadata: { ...node.metadata, labels: { ...node.metadata.labels, zone: 'b' } }, status: { addresses: [{ type: 'InternalIP', address: '192.168.50.7' }] } };
+    const added = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-3', labels: { 'kubernetes.io/hostname': 'node-3' } }, status: { addresses: [{ type: 'InternalIP', address: '192.168.50.8' }] } };
+    const res = await s.put('prod', '2', { base: '1', changes: { apply: [changed, added] } });
     expect(res.status).toBe(201);
-    expect((await res.json()) as any).toMatchObject({ incremental: false, warm: true, changed: 1 });
-    await expectSameAsWhole(s, 'prod', '2', example.items.map((o) => (o === node ? relabelled : o)));
+    expect((await res.json()) as any).toMatchObject({ incremental: true, warm: true, changed: 2 });
+    const v2 = [...example.items.map((o) => (o === node ? changed : o)), added];
+    await expectSameAsWhole(s, 'prod', '2', v2);
+    const service = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'shop' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } };
+    const full = await s.put('prod', '3', { base: '2', changes: { apply: [service] } });
+    expect((await full.json()) as any).toMatchObject({ incremental: false, changed: 1 });
+    await expectSameAsWhole(s, 'prod', '3', [...v2, service]);
   });
 
   it('a cold server reads the base from the store', async () => {

@@ -1,8 +1,8 @@
 // Random changes between versions, as a watcher would send them: pod edits (relabel, move,
 // readdress onto another pod's address, host network, delete, add, ports, finish, and rolling
 // updates: pods deleted and as many added under new names, addresses and pod-template-hash)
-// namespace edits (relabel, the DefaultDeny annotation toggled, added, deleted; with pod edits
-// or without) and, less often, any change of objects (policies, namespaces, nodes) drawn from
+// namespace edits (relabel, the DefaultDeny annotation toggled, added, deleted), node edits
+// (relabel, readdress onto a pod's address, add, delete; both with pod edits or without) and, less often, any change of objects (policies, namespaces, nodes) drawn from
 // another random snapshot.
 import fc from 'fast-check';
 import { nextVersion, type CompiledState, type NextVersion } from '../../core/sets/next-version.js';
@@ -62,11 +62,30 @@ const namespaceEdit = fc.record({
 /** Namespace edits, with pod edits sometimes (a namespace and the pods in it, as a pipeline creates them). */
 const namespaceStepArb = fc.record({ namespaces: fc.array(namespaceEdit, { minLength: 1, maxLength: 2 }), pods: fc.oneof(fc.constant([]), fc.array(podEdit, { minLength: 1, maxLength: 2 })) });
 
-/** One version's change: pod edits (4 in 9), policy edits with or without pod edits (2 in 9), namespace edits with or without pod edits (2 in 9; all the incremental path) or any change of objects. */
+const nodeEdit = fc.record({
+  node: fc.constantFrom('n1', 'n2', 'n3'),
+  op: fc.constantFrom('relabel' as const, 'readdress' as const, 'delete' as const),
+  // relabel: the hostname label of this node or the other's (node selectors match by it), and a zone; readdress: onto a pod's address or a fresh one.
+  other: fc.nat(),
+  fresh: fc.boolean(),
+});
+/** Node edits (as an autoscaler or a relabelling admin makes them), with pod edits sometimes. */
+const nodeStepArb = fc.record({ nodes: fc.array(nodeEdit, { minLength: 1, maxLength: 2 }), pods: fc.oneof(fc.constant([]), fc.array(podEdit, { minLength: 1, maxLength: 2 })) });
+
+/** A Deployment `web` applied (its template's labels and ports edited, or new) or deleted: a workload change, compiled whole. */
+const workloadStepArb = fc.record({ workload: fc.constantFrom('a', 'b', 'c'), app: fc.constantFrom('x', 'y'), port: fc.constantFrom(80, 8080), delete: fc.boolean() });
+
+/**
+ * One version's change: pod edits (4 in 12), policy edits with or without pod edits (2 in 12),
+ * namespace or node edits with or without pod edits (2 in 12 each; all the incremental path),
+ * a workload edit (1 in 12: the full path) or any change of objects.
+ */
 export const versionStepArb = fc.oneof(
   { weight: 4, arbitrary: fc.array(podEdit, { minLength: 1, maxLength: 3 }) },
   { weight: 2, arbitrary: policyStepArb },
   { weight: 2, arbitrary: namespaceStepArb },
+  { weight: 2, arbitrary: nodeStepArb },
+  { weight: 1, arbitrary: workloadStepArb },
   { weight: 1, arbitrary: changeArb },
 );
 
@@ -159,6 +178,8 @@ export function stepChange(objects: readonly unknown[], step: StepValue, serial:
   if (Array.isArray(step)) return podChange(objects, step, serial);
   if ('policies' in step) return policyChange(objects, step, serial);
   if ('namespaces' in step) return namespaceChange(objects, step, serial);
+  if ('nodes' in step) return nodeChange(objects, step, serial);
+  if ('workload' in step) return workloadChange(objects, step);
   return changeOf({ items: objects }, step);
 }
 
@@ -192,6 +213,45 @@ function policyChange(objects: readonly unknown[], step: { policies: Parameters<
   const policies = changeOf({ items: objects.filter(isPolicy) }, { ...step.policies, other: { items: step.policies.other.items.filter(isPolicy) } });
   const pods = step.pods.length > 0 ? podChange(objects, step.pods, serial) : { apply: [], delete: [] };
   return { apply: [...policies.apply, ...pods.apply], delete: [...policies.delete, ...pods.delete] };
+}
+
+/** The Deployment `web` of a namespace applied with the step's template, or deleted when it is there. */
+function workloadChange(objects: readonly unknown[], step: { workload: string; app: string; port: number; delete: boolean }) {
+  const there = (objects as { kind: string; metadata: { name: string; namespace?: string } }[]).some((o) => o.kind === 'Deployment' && o.metadata.name === 'web' && o.metadata.namespace === step.workload);
+  if (step.delete && there) return { apply: [], delete: [{ kind: 'Deployment', namespace: step.workload, name: 'web' }] };
+  const labels = { app: step.app };
+  const template = { metadata: { labels }, spec: { containers: [{ name: 'c', ports: [{ name: 'web', containerPort: step.port }] }] } };
+  return { apply: [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: step.workload }, spec: { selector: { matchLabels: labels }, template } }], delete: [] };
+}
+
+type NodeItem = { kind: 'Node'; metadata: { name: string; labels?: Record<string, string> }; status?: { addresses?: { type: string; address: string }[] } };
+
+/** Node edits on the current objects: relabelled, readdressed (onto a pod's address or a fresh one) or added, deleted (when there); the last edit of a node wins. */
+function nodeChange(objects: readonly unknown[], step: { nodes: readonly { node: string; op: 'relabel' | 'readdress' | 'delete'; other: number; fresh: boolean }[]; pods: readonly { op: string; pod: number }[] }, serial: number) {
+  const current = new Map((objects as NodeItem[]).filter((o) => o.kind === 'Node').map((o) => [o.metadata.name, o]));
+  const pods = (objects as PodItem[]).filter((o) => o.kind === 'Pod');
+  const apply = new Map<string, NodeItem>();
+  const del = new Set<string>();
+  for (const e of step.nodes) {
+    const was = apply.get(e.node) ?? current.get(e.node) ?? { kind: 'Node', metadata: { name: e.node, labels: { 'kubernetes.io/hostname': e.node } }, status: { addresses: [{ type: 'InternalIP', address: `172.18.0.${9 + (serial % 5)}` }] } };
+    if (e.op === 'delete') {
+      apply.delete(e.node);
+      if (current.has(e.node)) del.add(e.node);
+      continue;
+    }
+    const node: NodeItem = structuredClone(was);
+    if (e.op === 'relabel') node.metadata.labels = { 'kubernetes.io/hostname': e.other % 2 === 0 ? e.node : e.node === 'n1' ? 'n2' : 'n1', ...(e.fresh ? { zone: 'x' } : {}) };
+    else {
+      const pod = pods.length > 0 ? pods[e.other % pods.length] : undefined;
+      const v4 = e.fresh || !pod ? `172.18.0.${20 + (serial % 5)}` : pod.status.podIPs[0]!.ip;
+      node.status = { addresses: [{ type: 'InternalIP', address: v4 }, ...(node.status?.addresses ?? []).filter((a) => a.address.includes(':') !== v4.includes(':'))] };
+    }
+    apply.set(e.node, node);
+    del.delete(e.node);
+  }
+  const podEdits = step.pods.length > 0 ? podChange(objects, step.pods, serial) : { apply: [], delete: [] };
+  const nodes = [...apply.values()].map((o) => ({ apiVersion: 'v1', ...o }));
+  return { apply: [...nodes, ...podEdits.apply], delete: [...[...del].map((name) => ({ kind: 'Node', name })), ...podEdits.delete] };
 }
 
 type StepValue = typeof versionStepArb extends fc.Arbitrary<infer T> ? T : never;
