@@ -29,7 +29,7 @@ export const refKey = (r: ObjectRef) => objectKey({ kind: r.kind, namespace: r.n
  * base may hold only their pods). A deleted workload takes its pods with it ("When you delete
  * a Deployment, its ReplicaSets and Pods are deleted", by the garbage collector's cascade).
  */
-export function applyChanges(base: ParsedSnapshot, changes: SnapshotChanges, deletePath = '$.changes.delete'): { ok: true; snapshot: ParsedSnapshot } | { ok: false; issues: ValidationIssue[] } {
+export function applyChanges(base: ParsedSnapshot, changes: SnapshotChanges, deletePath = '$.changes.delete'): { ok: true; snapshot: ParsedSnapshot; cascaded: ObjectRef[] } | { ok: false; issues: ValidationIssue[] } {
   const byKey = new Map(base.objects.map((o) => [objectKey({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name }), o]));
   const paths = new Map(base.paths);
   const issues: ValidationIssue[] = [];
@@ -49,10 +49,12 @@ export function applyChanges(base: ParsedSnapshot, changes: SnapshotChanges, del
   if (issues.length > 0) return { ok: false, issues };
   // Only a deleted workload takes pods with it; most changes delete none.
   const owners = workloads.size > 0 ? new Owners(base.objects) : null;
+  // The pods so deleted, that a version from changes knows what changed.
+  const cascaded: ObjectRef[] = [];
   for (const o of owners ? base.objects : []) {
     if (o.kind !== 'Pod' || !workloads.has(`${o.metadata.namespace ?? 'default'}/${owners!.ownerOfPod(o)}`)) continue;
     const key = objectKey({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name });
-    byKey.delete(key);
+    if (byKey.delete(key)) cascaded.push({ kind: 'Pod', namespace: o.metadata.namespace ?? 'default', name: o.metadata.name });
     paths.delete(key);
   }
   for (const o of changes.apply.objects) {
@@ -64,5 +66,5 @@ export function applyChanges(base: ParsedSnapshot, changes: SnapshotChanges, del
     if (at !== undefined) paths.set(key, at);
   }
   const ignored = addedKindCounts(base.ignored, changes.apply.ignored);
-  return { ok: true, snapshot: { objects: [...byKey.values()], ignored, resourceVersion: undefined, paths } };
+  return { ok: true, snapshot: { objects: [...byKey.values()], ignored, resourceVersion: undefined, paths }, cascaded };
 }

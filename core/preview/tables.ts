@@ -4,7 +4,7 @@
 // starts and stops needing, and members added and removed in the sets it keeps (sets keep
 // their ids when members change: a one-pod relabel is a few elements). The same delta the
 // stored-snapshot route serves agents (diff/set-node.ts), counted. Its own stage: compiling
-// the base (and the head, when more than pods, namespaces, nodes and policies changed) is the slow part of a preview.
+// the base is the slow part of a preview.
 import type { Cluster } from '../cluster.js';
 import type { Sha256Hex } from '../compile/table-id.js';
 import { nodeDelta, sliceOf, type MemberChange, type NodeSlice } from '../diff/set-node.js';
@@ -74,8 +74,8 @@ export function changedObjects(snapshots: Both<ParsedSnapshot>): ChangedObject[]
 }
 
 /**
- * Both snapshots' set forms. The head is compiled from the base's when only pods, namespaces, nodes and policies
- * changed (as a version from changes is: sets/incremental.ts), and whole otherwise; either way
+ * Both snapshots' set forms. The head is compiled from the base's (as a version from changes
+ * is: sets/incremental.ts), and whole when what changed cannot be told by key; either way
  * equal to a full compile of the head, except `stats.groups` (the groups this run compiled).
  */
 export function compiledSides(clusters: Both<Cluster>, snapshots: Both<ParsedSnapshot>, sha256Hex?: Sha256Hex): Both<{ ir: SetIr; stats: SetCompileStats }> & { change: SetFormChange | null } {

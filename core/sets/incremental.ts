@@ -1,7 +1,7 @@
-// A version's set form from the previous one's, when only pods, namespaces, nodes and policies
-// changed (pods added, deleted, relabelled, readdressed, moved: what a cluster does all day;
-// policies: what a GitOps pipeline applies; namespaces relabelled, annotated, added or deleted;
-// nodes added, deleted, relabelled, readdressed: what an autoscaler does). It must
+// A version's set form from the previous one's and a change of any objects: pods added,
+// deleted, relabelled, readdressed, moved (what a cluster does all day), policies (what a
+// GitOps pipeline applies), namespaces relabelled, annotated, added or deleted, nodes added,
+// deleted, relabelled, readdressed (what an autoscaler does), workloads and Services. It must
 // equal a full compile of the same objects, ids and bodies (property-tested), so it reuses only
 // what cannot differ:
 //  - a pod's tables depend on its namespace, labels and named ports and on the policies that
@@ -26,8 +26,13 @@
 //    (its addresses: node-local allowances) and by address ownership (node addresses are owned
 //    before any pod's): a pod owning one of a changed node's addresses, on either side, counts
 //    as changed. Pods' tables never read nodes (no policy selects host-network pods).
-// Anything else that changed (workloads, services) gets a full compile.
+//  - workloads and Services are read by no table and no set: a workload without pods is an
+//    endpoint without an address (no tables, in no set: snapshot/cluster.ts endpointFacts), a
+//    pod's workload names its controller for answers, and Services are read by answers alone;
+//    their changes touch nothing here.
+// Any other change (a compile for some nodes, a base without its set form) gets a full compile.
 import { POLICY_KINDS, type Cluster } from '../cluster.js';
+import { WORKLOAD_KIND_NAMES } from '../../schemas/k8s/workload.js';
 import { ipKey } from '../snapshot/cluster.js';
 import type { SetIr } from './ir.js';
 import type { SetCompileStats, SetReuse } from './compile.js';
@@ -45,9 +50,10 @@ export interface CompiledVersion {
   readonly stats?: SetCompileStats | undefined;
 }
 
-const REUSING_KINDS: ReadonlySet<string> = new Set(['Pod', 'Namespace', 'Node', ...POLICY_KINDS]);
+/** Every kind a snapshot holds; one added to the snapshot schema is compiled whole until this file says what its changes touch. */
+const REUSING_KINDS: ReadonlySet<string> = new Set(['Pod', 'Namespace', 'Node', 'Service', ...WORKLOAD_KIND_NAMES, ...POLICY_KINDS]);
 
-/** Reuse for a compile of `next` from `base`, or null when more than pods, namespaces, nodes and policies changed. */
+/** Reuse for a compile of `next` from `base`, or null when objects of other kinds changed. */
 export function changeReuse(base: CompiledVersion, next: Cluster, changed: readonly ChangedObject[], index: () => SetIndex): SetReuse | null {
   if (changed.length === 0 || changed.some((o) => !REUSING_KINDS.has(o.kind))) return null;
   const changedKeys = new Set(changed.filter((o) => o.kind === 'Pod').map((o) => `${o.namespace ?? 'default'}/${o.name}`));

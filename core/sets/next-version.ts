@@ -1,6 +1,6 @@
 // A version from the previous one and a change ({apply, delete}, the previews' change format):
 // the objects after the change, their cluster and set form. The set form equals a full compile
-// of the same objects; when only pods, namespaces, nodes and policies changed it is computed
+// of the same objects; from a base with its set form (a warm server) it is computed
 // incrementally (incremental.ts).
 import { buildCluster, POLICY_KINDS, withNamespacesReplaced, withPoliciesChanged, withPodsDerived, withPodsReplaced, type Cluster } from '../cluster.js';
 import type { PodChanges } from '../snapshot/derive-pods.js';
@@ -100,6 +100,8 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   } else {
     const head = applyChanges(base.snapshot, changes, '$.changes.delete');
     if (!head.ok) return head;
+    // A deleted workload's pods went with it.
+    changed.push(...head.cascaded);
     snapshot = kept({ ...head.snapshot, resourceVersion: undefined });
   }
   cluster ??= buildCluster(snapshot, 'cluster' in base ? base.cluster : undefined);

@@ -23,7 +23,7 @@ export const PreviewRequestSchema = z
     base: SnapshotField('the cluster before the change').refine((v) => v !== undefined, 'a base snapshot is required'),
     head: SnapshotField('the cluster after the change (or send `changes`)').optional(),
     changes: ChangesSchema.optional().openapi({ description: 'the change to apply to `base` instead of sending `head`' }),
-    tables: z.boolean().default(true).openapi({ description: 'include the per-node rule-table delta (compiles the base, and the head from it when only pods, namespaces, nodes and policies changed: the slow part); also `?tables=false`' }),
+    tables: z.boolean().default(true).openapi({ description: 'include the per-node rule-table delta (compiles the base, and the head from it: the slow part); also `?tables=false`' }),
     lint: z.boolean().default(true).openapi({ description: 'include the lints of head, each marked new or already in base; also `?lint=false`' }),
     detail: z.enum(PREVIEW_DETAILS).default('aggregates').openapi({ description: '`parts`: every aggregate also lists its class pairs, and `endpoints` their members, so aggregates expand to exact pairs; also `?detail=parts`' }),
   })
@@ -90,7 +90,7 @@ export const PreviewResponseSchema = z.object({
   }),
   changes: z.array(AggregateSchema),
   endpoints: z.array(Json).optional().openapi({ description: 'detail=parts: the classes parts refer to, with their members' }),
-  tables: z.object({ nodes: Json, unchangedNodes: z.number().int(), stats: Json }).nullable().openapi({ description: 'per node, in the set form agents load (format=ir): tables added and removed (content ids) and the rules in them, sets added and removed (ids), sets kept whose members change and the members added and removed, pods rebound, whether the node addresses changed; `stats` per snapshot (the head is compiled from the base when only pods, namespaces, nodes and policies changed, so its `groups` counts the groups that compile made, not all); null with tables=false' }),
+  tables: z.object({ nodes: Json, unchangedNodes: z.number().int(), stats: Json }).nullable().openapi({ description: 'per node, in the set form agents load (format=ir): tables added and removed (content ids) and the rules in them, sets added and removed (ids), sets kept whose members change and the members added and removed, pods rebound, whether the node addresses changed; `stats` per snapshot (the head is compiled from the base, so its `groups` counts the groups that compile made, not all); null with tables=false' }),
   lint: z.object({ findings: z.array(FindingSchema.extend({ new: z.boolean() })), resolved: z.array(FindingSchema), unchecked: z.array(UncheckedSchema) }).nullable(),
   workloads: z
     .object({

@@ -34,7 +34,7 @@ function rawApplied(items: readonly unknown[], change: { apply: readonly unknown
 
 describe("a preview's head set form", () => {
   it(`equals a full compile of the head, from a change or from the head sent whole (${RUNS} random snapshots and changes)`, () => {
-    const ways = { incremental: 0, whole: 0, sentWholeIncremental: 0 };
+    const ways = { incremental: 0, sentWholeIncremental: 0 };
     assertProperty(
       fc.property(snapshotArb, versionStepArb, fc.boolean(), (raw, step, sentWhole) => {
         const base = parsed(raw, '$.base');
@@ -55,14 +55,14 @@ describe("a preview's head set form", () => {
         expect({ ...sides.head.stats, groups: 0 }).toEqual({ ...whole.stats, groups: 0 });
         // And so is what each node changes (unchanged nodes told from the change, not sliced).
         expect(nodeDeltas({ base: sides.base.ir, head: sides.head.ir }, sides.change)).toEqual(nodeDeltas({ base: sides.base.ir, head: whole.ir }, null));
-        ways[sides.change ? 'incremental' : 'whole']++;
+        if (sides.change) ways.incremental++;
         if (sentWhole && sides.change) ways.sentWholeIncremental++;
       }),
       { numRuns: RUNS, file: import.meta.url },
     );
-    // Both ways ran often enough to mean something (pods and policies: 6 in 7 of the steps).
+    // The head was compiled from the base often enough to mean something (a change of any kind
+    // is; whole only when no change is told: none, or a key twice, which is compileSets itself).
     expect(ways.incremental).toBeGreaterThan(RUNS / 2);
-    expect(ways.whole).toBeGreaterThan(RUNS / 20);
     // Heads sent whole too: their objects are equal to the base's, not the same.
     expect(ways.sentWholeIncremental).toBeGreaterThan(RUNS / 4);
   });

@@ -72,13 +72,13 @@ const nodeEdit = fc.record({
 /** Node edits (as an autoscaler or a relabelling admin makes them), with pod edits sometimes. */
 const nodeStepArb = fc.record({ nodes: fc.array(nodeEdit, { minLength: 1, maxLength: 2 }), pods: fc.oneof(fc.constant([]), fc.array(podEdit, { minLength: 1, maxLength: 2 })) });
 
-/** A Deployment `web` applied (its template's labels and ports edited, or new) or deleted: a workload change, compiled whole. */
+/** A Deployment `web` applied (its template's labels and ports edited, or new) or deleted: a workload change. */
 const workloadStepArb = fc.record({ workload: fc.constantFrom('a', 'b', 'c'), app: fc.constantFrom('x', 'y'), port: fc.constantFrom(80, 8080), delete: fc.boolean() });
 
 /**
  * One version's change: pod edits (4 in 12), policy edits with or without pod edits (2 in 12),
- * namespace or node edits with or without pod edits (2 in 12 each; all the incremental path),
- * a workload edit (1 in 12: the full path) or any change of objects.
+ * namespace or node edits with or without pod edits (2 in 12 each), a workload edit (1 in 12)
+ * or any change of objects.
  */
 export const versionStepArb = fc.oneof(
   { weight: 4, arbitrary: fc.array(podEdit, { minLength: 1, maxLength: 3 }) },
@@ -256,12 +256,13 @@ function nodeChange(objects: readonly unknown[], step: { nodes: readonly { node:
 
 type StepValue = typeof versionStepArb extends fc.Arbitrary<infer T> ? T : never;
 
-/** The version a drawn step makes from `state` (and the change), as PUT with {base, changes} does; null when the step's objects do not parse or apply. */
-export function nextVersionFrom(state: CompiledState, step: StepValue, serial: number): (Extract<NextVersion, { ok: true }> & { changes: SnapshotChanges }) | null {
+/** The version a drawn step makes from `state` (and the change), as PUT with {base, changes} does, warm or cold; null when the step's objects do not parse or apply. */
+export function nextVersionFrom(state: CompiledState, step: StepValue, serial: number, cold = false): (Extract<NextVersion, { ok: true }> & { changes: SnapshotChanges }) | null {
   const raw = stepChange(state.snapshot.objects, step, serial);
   const apply = parseSnapshot({ items: raw.apply }, '$.changes.apply');
   if (!apply.ok) return null;
   const changes: SnapshotChanges = { apply: apply.snapshot, delete: raw.delete };
-  const next = nextVersion(state, changes);
+  // Cold: the base's objects alone, as a server that read them from the store has them.
+  const next = nextVersion(cold ? { snapshot: state.snapshot } : state, changes);
   return next.ok ? { ...next, changes } : null;
 }
