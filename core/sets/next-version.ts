@@ -6,6 +6,7 @@ import { buildCluster, POLICY_KINDS, withNamespacesReplaced, withPoliciesChanged
 import type { PodChanges } from '../snapshot/derive-pods.js';
 import { podKey } from '../snapshot/cluster.js';
 import type { Namespace, Pod } from '../../schemas/k8s/core.js';
+import { isWorkload } from '../../schemas/k8s/workload.js';
 import { byText, joinRuns } from '../sorted.js';
 import { applyChanges, refKey, type SnapshotChanges } from '../preview/changes.js';
 import { addedKindCounts, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
@@ -83,6 +84,8 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   const policies = 'cluster' in base && !pods ? keyedEdits(base, changes, isPolicy) : null;
   // Namespaces alone: pods, nodes and policies are the same objects.
   const namespaces = 'cluster' in base && !pods && !policies ? keyedEdits(base, changes, isNamespace) : null;
+  // Anything else but workloads (a deleted one takes its pods: applyChanges): merged in the same way, the cluster built afresh.
+  const others = 'cluster' in base && !pods && !policies && !namespaces ? keyedEdits(base, changes, isNotWorkload) : null;
   let snapshot: ParsedSnapshot;
   let cluster: Cluster | null = null;
   if (pods && 'cluster' in base) {
@@ -97,6 +100,8 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   } else if (namespaces && 'cluster' in base) {
     snapshot = namespaces.snapshot;
     if (namespaces.inPlace && (cluster = withNamespacesReplaced(base.cluster, snapshot, namespaces.replacements))) clusterFrom = 'namespaces';
+  } else if (others) {
+    snapshot = others.snapshot;
   } else {
     const head = applyChanges(base.snapshot, changes, '$.changes.delete');
     if (!head.ok) return head;
@@ -116,7 +121,7 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   if (carried && change) for (const id of change.sets) carried.add(id, ir.sets.get(id)!.definition);
   else if (carried) for (const [id, set] of ir.sets.entries()) carried.add(id, set.definition);
   // Pod, policy and namespace changes name the keys they edit: only the runs holding them are hashed again.
-  const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined, (pods ?? policies ?? namespaces)?.edits);
+  const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined, (pods ?? policies ?? namespaces ?? others)?.edits);
   return { ok: true, state: { snapshot, cluster, ir, stats, setIndex: carried, hashed }, stats, incremental: reuse !== null, clusterFrom, changed, change };
 }
 
@@ -191,6 +196,7 @@ function keyedEdits<T extends Keyed>(base: { readonly snapshot: ParsedSnapshot }
 const isPod = (o: Keyed): o is Pod => o.kind === 'Pod';
 const isPolicy = (o: Keyed): o is Keyed => POLICY_KINDS.has(o.kind);
 const isNamespace = (o: Keyed): o is Namespace => o.kind === 'Namespace';
+const isNotWorkload = (o: Keyed): o is Keyed => !isWorkload(o);
 
 /** A change of pods only, with what withPodsReplaced and withPodsDerived read of it. */
 function podsOnly(base: CompiledState, changes: SnapshotChanges): (KeyedEdits<Pod> & { changes: PodChanges }) | null {
