@@ -2,7 +2,8 @@
 // then changes PUT on the latest version through the real app and store (the embedded dynalite
 // store of `npm start`, in process; no socket): one pod relabelled (a pod a NetworkPolicy selects
 // by label; ten times, each on the version before: a server is warm after its first few), a 100-pod rolling update as one change,
-// one NetworkPolicy edited (three times), one AdminNetworkPolicy edited, one namespace relabelled, and
+// one NetworkPolicy edited (three times), one AdminNetworkPolicy edited, one namespace relabelled,
+// one node added, and
 // a one-pod change on a cold server (a new app and store over the same table: the base is read
 // back from the store and compiled whole). For each: wall time of the PUT (answered once the
 // version is latest, as the Node server does) and until its move is settled after the answer,
@@ -22,7 +23,7 @@ import { DynamoDbBackend } from '../infra/store/dynamodb.js';
 import { MemoryBackend } from '../infra/store/memory.js';
 import { createSnapshotStore } from '../infra/store/snapshot-store.js';
 import { GENERATORS, type K8sObject, type SizeName } from './generate.js';
-import { editedAdminPolicy, editedPolicy, podSelectedByLabel, podsOfOneApp, promotedNamespace } from './pick.js';
+import { addedNode, editedAdminPolicy, editedPolicy, podSelectedByLabel, podsOfOneApp, promotedNamespace } from './pick.js';
 
 const argv = process.argv.slice(2);
 const size = (argv.find((a) => /^[SML]$/.test(a)) ?? 'S') as SizeName;
@@ -231,6 +232,13 @@ async function main(): Promise<void> {
     const pods = latest.filter((o) => o.kind === 'Pod' && o.metadata.namespace === promoted.before.metadata.name).length;
     console.log(JSON.stringify({ size, change: 'one namespace relabelled (warm)', pods, publishMs: Math.round(res.ms), overFullPut: +(res.ms / full.ms).toFixed(2), incremental: res.json.incremental, storeItems: res.items, storeKiB: kib(res.bytes), ...(await fetchNodes(String(version - 1), String(version))) }));
   }
+
+  // A node added, as an autoscaler adds one (its pods come as pod changes later): node sets and its own record change.
+  const node = addedNode(latest);
+  const scaled = await put(String(version + 1), { base: String(version), changes: { apply: [node] } });
+  latest = [...latest, node];
+  version++;
+  console.log(JSON.stringify({ size, change: 'one node added (warm)', publishMs: Math.round(scaled.ms), overFullPut: +(scaled.ms / full.ms).toFixed(2), incremental: scaled.json.incremental, storeItems: scaled.items, storeKiB: kib(scaled.bytes), ...(await fetchNodes(String(version - 1), String(version))) }));
 
   // Cold: a new server over the same table (restart, a new Lambda or Worker isolate).
   app = server();

@@ -72,3 +72,16 @@ export function promotedNamespace(items: readonly K8sObject[]): { before: K8sObj
   if (!before) return null;
   return { before, after: { ...before, metadata: { ...before.metadata, labels: { ...before.metadata.labels, env: 'prod' } } } };
 }
+
+/** A worker node added, as an autoscaler adds one: the last worker's labels and shape, a new name and an address no object has. */
+export function addedNode(items: readonly K8sObject[]): K8sObject {
+  const workers = items.filter((o) => o.kind === 'Node' && o.metadata.name.startsWith('worker-')).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+  const last = workers[workers.length - 1]!;
+  const name = `${last.metadata.name}-scaled`;
+  const status = last.status as { addresses: { type: string; address: string }[] };
+  return {
+    ...last,
+    metadata: { ...last.metadata, name, labels: { ...last.metadata.labels, 'kubernetes.io/hostname': name } },
+    status: { ...status, addresses: [{ type: 'InternalIP', address: '192.0.2.250' }, { type: 'Hostname', address: name }] },
+  };
+}
