@@ -8,6 +8,7 @@ import { buildClusterObjects, type ClusterObjects, type PodInfo } from './snapsh
 import { replacePods, type PodReplacement } from './snapshot/replace-pods.js';
 import { derivePods, type PodChanges } from './snapshot/derive-pods.js';
 import { replaceNamespaces, type NamespaceReplacement } from './snapshot/replace-namespaces.js';
+import { replaceNodes } from './snapshot/replace-nodes.js';
 import { Owners } from './snapshot/owners.js';
 import { fromAdminNetworkPolicy, fromClusterNetworkPolicy } from './policy/from-cluster-policy.js';
 import { fromLegacyNetworkPolicy, fromNetworkPolicy } from './policy/from-network-policy.js';
@@ -143,6 +144,18 @@ export function withNamespacesReplaced(previous: Cluster, snapshot: ParsedSnapsh
   const objects = parts ? replaceNamespaces(parts.objects, namespaces) : null;
   if (!parts || !objects) return null;
   return assemble(snapshot, objects, previous.selectors.forSets(objects), previous.policies, { ...parts, objects });
+}
+
+/**
+ * `previous` with only Node objects changed (snapshot/replace-nodes.ts): its pods, namespaces,
+ * policies and selector ids kept (pod and namespace answers too), nodes and address ownership
+ * made again. Equal to buildCluster over `snapshot`.
+ */
+export function withNodesChanged(previous: Cluster, snapshot: ParsedSnapshot): Cluster | null {
+  const parts = partsOf.get(previous);
+  if (!parts) return null;
+  const objects = replaceNodes(parts.objects, parts.objectWarnings, snapshot.objects);
+  return assemble(snapshot, objects, previous.selectors.forSets(objects), previous.policies, { ...parts, objects, objectWarnings: objects.warnings });
 }
 
 function assemble(snapshot: ParsedSnapshot, objects: ClusterObjects, selectors: SelectorCache, policies: PolicySet, parts: Parts): Cluster {

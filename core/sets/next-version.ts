@@ -2,10 +2,10 @@
 // the objects after the change, their cluster and set form. The set form equals a full compile
 // of the same objects; from a base with its set form (a warm server) it is computed
 // incrementally (incremental.ts).
-import { buildCluster, POLICY_KINDS, withNamespacesReplaced, withPoliciesChanged, withPodsDerived, withPodsReplaced, type Cluster } from '../cluster.js';
+import { buildCluster, POLICY_KINDS, withNamespacesReplaced, withNodesChanged, withPoliciesChanged, withPodsDerived, withPodsReplaced, type Cluster } from '../cluster.js';
 import type { PodChanges } from '../snapshot/derive-pods.js';
 import { podKey } from '../snapshot/cluster.js';
-import type { Namespace, Pod } from '../../schemas/k8s/core.js';
+import type { Namespace, Node, Pod } from '../../schemas/k8s/core.js';
 import { isWorkload } from '../../schemas/k8s/workload.js';
 import { byText, joinRuns } from '../sorted.js';
 import { applyChanges, refKey, type SnapshotChanges } from '../preview/changes.js';
@@ -37,10 +37,10 @@ interface NextVersionOk {
   readonly incremental: boolean;
   /**
    * How its cluster was made: from the previous one's with pods replaced in place, or added and
-   * deleted too, or with only its policies converted again, or namespaces replaced in place; or
-   * built afresh.
+   * deleted too, or with only its policies converted again, or namespaces replaced in place, or
+   * nodes changed; or built afresh.
    */
-  readonly clusterFrom: 'replaced' | 'derived' | 'policies' | 'namespaces' | 'built';
+  readonly clusterFrom: 'replaced' | 'derived' | 'policies' | 'namespaces' | 'nodes' | 'built';
   readonly changed: readonly ChangedObject[];
   readonly change?: SetFormChange | undefined;
 }
@@ -84,8 +84,10 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   const policies = 'cluster' in base && !pods ? keyedEdits(base, changes, isPolicy) : null;
   // Namespaces alone: pods, nodes and policies are the same objects.
   const namespaces = 'cluster' in base && !pods && !policies ? keyedEdits(base, changes, isNamespace) : null;
+  // Nodes alone: pods, namespaces and policies are the same objects.
+  const nodes = 'cluster' in base && !pods && !policies && !namespaces ? keyedEdits(base, changes, isNode) : null;
   // Anything else but workloads (a deleted one takes its pods: applyChanges): merged in the same way, the cluster built afresh.
-  const others = 'cluster' in base && !pods && !policies && !namespaces ? keyedEdits(base, changes, isNotWorkload) : null;
+  const others = 'cluster' in base && !pods && !policies && !namespaces && !nodes ? keyedEdits(base, changes, isNotWorkload) : null;
   let snapshot: ParsedSnapshot;
   let cluster: Cluster | null = null;
   if (pods && 'cluster' in base) {
@@ -100,6 +102,9 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   } else if (namespaces && 'cluster' in base) {
     snapshot = namespaces.snapshot;
     if (namespaces.inPlace && (cluster = withNamespacesReplaced(base.cluster, snapshot, namespaces.replacements))) clusterFrom = 'namespaces';
+  } else if (nodes && 'cluster' in base) {
+    snapshot = nodes.snapshot;
+    if ((cluster = withNodesChanged(base.cluster, snapshot))) clusterFrom = 'nodes';
   } else if (others) {
     snapshot = others.snapshot;
   } else {
@@ -121,7 +126,7 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   if (carried && change) for (const id of change.sets) carried.add(id, ir.sets.get(id)!.definition);
   else if (carried) for (const [id, set] of ir.sets.entries()) carried.add(id, set.definition);
   // Pod, policy and namespace changes name the keys they edit: only the runs holding them are hashed again.
-  const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined, (pods ?? policies ?? namespaces ?? others)?.edits);
+  const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined, (pods ?? policies ?? namespaces ?? nodes ?? others)?.edits);
   return { ok: true, state: { snapshot, cluster, ir, stats, setIndex: carried, hashed }, stats, incremental: reuse !== null, clusterFrom, changed, change };
 }
 
@@ -196,6 +201,7 @@ function keyedEdits<T extends Keyed>(base: { readonly snapshot: ParsedSnapshot }
 const isPod = (o: Keyed): o is Pod => o.kind === 'Pod';
 const isPolicy = (o: Keyed): o is Keyed => POLICY_KINDS.has(o.kind);
 const isNamespace = (o: Keyed): o is Namespace => o.kind === 'Namespace';
+const isNode = (o: Keyed): o is Node => o.kind === 'Node';
 const isNotWorkload = (o: Keyed): o is Keyed => !isWorkload(o);
 
 /** A change of pods only, with what withPodsReplaced and withPodsDerived read of it. */

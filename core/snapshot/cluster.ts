@@ -97,7 +97,7 @@ export function ipKey(ip: IpAddr): string {
  * version's objects are kept in kind/namespace/name order, so each kind comes already sorted:
  * checked, not sorted again.
  */
-function byName<T extends SnapshotObject>(list: T[]): T[] {
+export function byName<T extends SnapshotObject>(list: T[]): T[] {
   // Within one kind, kind/namespace/name order (snapshotObjectKey, made once per object) is namespace/name order.
   return sortOnce(list, (a, b) => {
     const [x, y] = [snapshotObjectKey(a), snapshotObjectKey(b)];
@@ -247,14 +247,28 @@ export function buildClusterObjects(objects: readonly SnapshotObject[], owners: 
     else podsByNode.set(info.nodeName, [info]);
   }
 
-  const nodes: NodeInfo[] = nodeObjs.map((n, idx) => ({
-    idx,
-    name: n.metadata.name,
-    labels: n.metadata.labels,
-    ips: nodeAddresses(n),
-  }));
-  const nodeByName = new Map(nodes.map((n) => [n.name, n]));
+  const { nodes, nodeByName } = nodeInfos(nodeObjs);
+  const { ipOwners, sharedAddresses, warnings: shared } = addressOwners(nodes, pods);
+  warnings.push(...shared);
+  const finished = podObjs.filter((p) => !isEndpoint(p)).map((p) => `${p.metadata.namespace ?? 'default'}/${p.metadata.name}`);
+  if (finished.length > 0) warnings.push({ code: 'finished-pods-left-out', message: `${finished.length} finished pod${finished.length === 1 ? '' : 's'} (Succeeded or Failed) left out, as they neither send nor receive: ${sample(finished)}` });
+  const host = pods.filter((p) => p.hostNetwork).map((p) => p.key);
+  // "host-networked pods are not included in subject selection": their traffic is their node's.
+  if (host.length > 0) warnings.push({ code: 'host-network-pods', message: `${host.length} host-network pod${host.length === 1 ? '' : 's'} treated as ${host.length === 1 ? 'its node' : 'their nodes'} (no policy selects them; their address is the node's): ${sample(host)}` });
+  warnings.push(...missingNodeWarnings({ nodes, nodeByName }, pods));
 
+  return { namespaces, pods, nodes, services, nsByName, podByKey, nodeByName, podsByNamespace, podsByNode, ipOwners, sharedAddresses, warnings };
+}
+
+/** Node objects (in name order) as the cluster's nodes. */
+export function nodeInfos(nodeObjs: readonly Node[]): Pick<ClusterObjects, 'nodes' | 'nodeByName'> {
+  const nodes: NodeInfo[] = nodeObjs.map((n, idx) => ({ idx, name: n.metadata.name, labels: n.metadata.labels, ips: nodeAddresses(n) }));
+  return { nodes, nodeByName: new Map(nodes.map((n) => [n.name, n])) };
+}
+
+/** Who owns each address: nodes first, then pods in order (the first wins); the addresses shared and a warning for each pod that lost one. */
+export function addressOwners(nodes: readonly NodeInfo[], pods: readonly PodInfo[]): Pick<ClusterObjects, 'ipOwners' | 'sharedAddresses' | 'warnings'> {
+  const warnings: ClusterWarning[] = [];
   const ipOwners = new Map<string, IpOwner>();
   const sharedAddresses = new Set<string>();
   for (const node of nodes) for (const ip of node.ips) ipOwners.set(ipKey(ip), { kind: 'node', node });
@@ -271,16 +285,16 @@ export function buildClusterObjects(objects: readonly SnapshotObject[], owners: 
       ipOwners.set(k, { kind: 'pod', pod });
     }
   }
-  const finished = podObjs.filter((p) => !isEndpoint(p)).map((p) => `${p.metadata.namespace ?? 'default'}/${p.metadata.name}`);
-  if (finished.length > 0) warnings.push({ code: 'finished-pods-left-out', message: `${finished.length} finished pod${finished.length === 1 ? '' : 's'} (Succeeded or Failed) left out, as they neither send nor receive: ${sample(finished)}` });
-  const host = pods.filter((p) => p.hostNetwork).map((p) => p.key);
-  // "host-networked pods are not included in subject selection": their traffic is their node's.
-  if (host.length > 0) warnings.push({ code: 'host-network-pods', message: `${host.length} host-network pod${host.length === 1 ? '' : 's'} treated as ${host.length === 1 ? 'its node' : 'their nodes'} (no policy selects them; their address is the node's): ${sample(host)}` });
-  for (const pod of pods) {
-    if (onMissingNode({ nodes, nodeByName }, pod.nodeName)) warnings.push({ code: 'pod-on-missing-node', object: podRef(pod), path: 'spec.nodeName', message: `pod ${pod.key} runs on node "${pod.nodeName}", which is not in the snapshot` });
-  }
+  return { ipOwners, sharedAddresses, warnings };
+}
 
-  return { namespaces, pods, nodes, services, nsByName, podByKey, nodeByName, podsByNamespace, podsByNode, ipOwners, sharedAddresses, warnings };
+/** A warning for each pod on a node the snapshot lacks (when it has nodes). */
+export function missingNodeWarnings(c: Pick<ClusterObjects, 'nodes' | 'nodeByName'>, pods: readonly PodInfo[]): ClusterWarning[] {
+  const out: ClusterWarning[] = [];
+  for (const pod of pods) {
+    if (onMissingNode(c, pod.nodeName)) out.push({ code: 'pod-on-missing-node', object: podRef(pod), path: 'spec.nodeName', message: `pod ${pod.key} runs on node "${pod.nodeName}", which is not in the snapshot` });
+  }
+  return out;
 }
 
 // Only pods are in these warnings, never workload endpoints: those have no address and no node.

@@ -68,12 +68,12 @@ interface MemberCounts {
   /** Sets offered no edit (resolved again), by kind. */
   resolvedAgain: Record<string, number>;
   /** How each version's cluster was made. */
-  clusterFrom: { replaced: number; derived: number; policies: number; namespaces: number; built: number };
+  clusterFrom: { replaced: number; derived: number; policies: number; namespaces: number; nodes: number; built: number };
 }
 
 /** Random change sequences from snapshots of `bases`: every version equals a full compile of its objects. */
 function checkSequences(bases: fc.Arbitrary<{ items: unknown[] }>, runs: number, file: string): MemberCounts {
-  const counts: MemberCounts = { incremental: 0, policyIncremental: 0, namespaceIncremental: 0, nodeIncremental: 0, workloadIncremental: 0, full: 0, edited: {}, resolvedAgain: {}, clusterFrom: { replaced: 0, derived: 0, policies: 0, namespaces: 0, built: 0 } };
+  const counts: MemberCounts = { incremental: 0, policyIncremental: 0, namespaceIncremental: 0, nodeIncremental: 0, workloadIncremental: 0, full: 0, edited: {}, resolvedAgain: {}, clusterFrom: { replaced: 0, derived: 0, policies: 0, namespaces: 0, nodes: 0, built: 0 } };
   assertProperty(
     fc.property(bases, fc.array(versionStepArb, { minLength: 1, maxLength: 8 }), (base, steps) => {
       const first = parsed(base.items);
@@ -156,6 +156,7 @@ describe('versions from changes', () => {
     expect(counts.clusterFrom.derived).toBeGreaterThan(RUNS / 16);
     expect(counts.clusterFrom.policies).toBeGreaterThan(RUNS / 16);
     expect(counts.clusterFrom.namespaces).toBeGreaterThan(RUNS / 16);
+    expect(counts.clusterFrom.nodes).toBeGreaterThan(RUNS / 16);
     // Members are mostly edited, not resolved again (node sets are, on every Node change).
     expect(total(counts.edited)).toBeGreaterThan(RUNS / 2);
     expect(total(counts.edited)).toBeGreaterThan(4 * (total(counts.resolvedAgain) - (counts.resolvedAgain.nodes ?? 0)));
