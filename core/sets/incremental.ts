@@ -25,7 +25,7 @@
 //  - a node's labels and addresses are read by node sets (resolved again), by its own record
 //    (its addresses: node-local allowances) and by address ownership (node addresses are owned
 //    before any pod's): a pod owning one of a changed node's addresses, on either side, counts
-//    as changed. Pods' tables never read nodes (no policy selects host-network pods).
+//    as changed; pods' tables never read nodes (no policy selects host-network pods);
 //  - workloads and Services are read by no table and no set: a workload without pods is an
 //    endpoint without an address (no tables, in no set: snapshot/cluster.ts endpointFacts), a
 //    pod's workload names its controller for answers, and Services are read by answers alone;
@@ -74,7 +74,8 @@ export function changeReuse(base: CompiledVersion, next: Cluster, changed: reado
   }
   // Pods whose tables a changed policy may change: bound again, though they did not change.
   const subjects = policySubjectKeys(base.cluster, next, changed);
-  // A namespace without pods has no sets relative to it (they exist for tables of its pods).
+  // No pod touched and no node changed: every set keeps its members (a namespace without pods
+  // has no sets relative to it: they exist for tables of its pods).
   const reached = changedKeys.size === 0 && nodes.size === 0 ? null : setsReached(base, next, changedKeys, namespaces, nodes.size > 0, index);
   // Nodes a changed pod or a changed policy's subject was or is on, and changed nodes: every other node keeps its pods, bindings and addresses.
   const touchedNodes = new Set<string>(nodes);

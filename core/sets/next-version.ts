@@ -125,7 +125,7 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   const carried = index ?? (opts.nodes || !('setIndex' in base) ? undefined : base.setIndex);
   if (carried && change) for (const id of change.sets) carried.add(id, ir.sets.get(id)!.definition);
   else if (carried) for (const [id, set] of ir.sets.entries()) carried.add(id, set.definition);
-  // Pod, policy and namespace changes name the keys they edit: only the runs holding them are hashed again.
+  // Changes merged by key name the keys they edit: only the runs holding them are hashed again.
   const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined, (pods ?? policies ?? namespaces ?? nodes ?? others)?.edits);
   return { ok: true, state: { snapshot, cluster, ir, stats, setIndex: carried, hashed }, stats, incremental: reuse !== null, clusterFrom, changed, change };
 }
