@@ -54,7 +54,12 @@ export async function deleteVersion(ctx: StoreContext, cluster: string, version:
  */
 export async function missingItems(ctx: StoreContext, cluster: string, version: string, header: Item): Promise<string[]> {
   const needs = await versionNeeds(ctx, cluster, version, header);
-  return [...new Set([...needs.unreadable, ...(await absent(ctx, [...needs.shared]))])];
+  const gone = await absent(ctx, [...needs.shared]);
+  // A pack that is gone is missing only where the bodies read from it are not each stored on their own.
+  const packsGone = gone.filter((pk) => needs.packed.has(pk));
+  const unpacked = new Set(await absent(ctx, packsGone.flatMap((pk) => [...needs.packed.get(pk)!])));
+  const lost = new Set(packsGone.filter((pk) => [...needs.packed.get(pk)!].some((own) => unpacked.has(own))));
+  return [...new Set([...needs.unreadable, ...gone.filter((pk) => !needs.packed.has(pk) || lost.has(pk))])];
 }
 
 /** Shared items are checked by key only (every chunk there), not read whole. */

@@ -103,6 +103,7 @@ async function mark(ctx: StoreContext, since: number, limit: number): Promise<{ 
         throw new StoreCorruptionError(`collect stopped: version ${version} of cluster ${cluster} does not read back (${needs.unreadable.slice(0, 3).join(', ')})`);
       }
       for (const pk of needs.shared) marked.add(pk);
+      for (const own of needs.packed.values()) for (const pk of own) marked.add(pk);
       versions++;
     });
   }

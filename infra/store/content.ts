@@ -2,7 +2,8 @@
 // against its content address, then either packed (a whole publish: packs.ts), or only what is
 // new written one per item while the packs of an earlier version are relied on: one this
 // process published (a version from changes), or one read back from the store (a whole publish
-// of a version compiled from a stored base, as a new server's first change is).
+// of a version compiled from a stored base, as a new server's first change is). What is new is
+// packed after all when it is much (change-packs.ts).
 import type { Sha256Hex } from '../../core/compile/index.js';
 import { LayeredMap, type Lookup } from '../../core/layered-map.js';
 import { contentId, type IrSet, type RuleTable, type SetFormChange, type SetNode } from '../../core/sets/index.js';

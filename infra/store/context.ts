@@ -10,6 +10,7 @@ import { streamCompression, type BlobCompression } from './compression.js';
 import { OwnItemsMemo, PointerHints } from './hints.js';
 import { isFresh } from './content-age.js';
 import { AfterAnswer } from './after-answer.js';
+import { DEFAULT_CHANGE_PACK_MIN_BODIES } from './packs.js';
 
 export interface SnapshotStoreOptions {
   /** How long a version stays readable after it stopped being latest (default 7 days). */
@@ -28,6 +29,8 @@ export interface SnapshotStoreOptions {
   readonly compression?: BlobCompression;
   /** Where a failure of work done after a publish's answer is reported (after-answer.ts; console by default). */
   readonly reportError?: (e: unknown) => void;
+  /** New tables and set bodies a version from changes writes one per item at most before it packs them (change-packs.ts; default 256). */
+  readonly changePackMinBodies?: number;
 }
 
 const DEFAULT_CONTENT_CACHE_BYTES = 64 * 1024 * 1024;
@@ -41,6 +44,8 @@ export interface StoreContext {
   readonly nowIso: () => string;
   readonly sha256Hex: Sha256Hex;
   readonly compression: BlobCompression;
+  /** See SnapshotStoreOptions.changePackMinBodies. */
+  readonly changePackMinBodies: number;
   /**
    * Content-addressed keys (tables, set bodies, manifests, object groups) this process wrote or
    * found stored: they never change, so a later publish need not read them again while the
@@ -140,6 +145,7 @@ export function storeContext(backend: ItemBackend, o: SnapshotStoreOptions = {})
     nowIso: () => new Date(now()).toISOString(),
     sha256Hex: o.sha256Hex ?? portableSha256Hex,
     compression: o.compression ?? streamCompression,
+    changePackMinBodies: o.changePackMinBodies ?? DEFAULT_CHANGE_PACK_MIN_BODIES,
     known: new KnownKeys(),
     checked: new WeakMap(),
     manifests: new WeakMap(),

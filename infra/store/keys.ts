@@ -8,7 +8,9 @@
 //   l#<packIndexId>                               / <chunk>      which ids each pack of a whole publish holds; the header
 //                                                                names it (`packIndex`), versions from changes (and whole
 //                                                                publishes from a stored base: content.ts) carry it and
-//                                                                write their new tables and bodies as t# and e# items
+//                                                                write their new tables and bodies as t# and e# items, or,
+//                                                                when those are many, in new packs under a new index
+//                                                                (change-packs.ts)
 //   g#<manifestHash>                              / <chunk>      a node's manifest (pods → table ids, set id → body id),
 //                                                                content-addressed: a node nothing changed for shares it;
 //                                                                stored whole, or as a patch on earlier manifests that it

@@ -18,10 +18,15 @@ export interface VersionNeeds {
   /**
    * Partition keys of the content-addressed items the version reads: the manifests its shards
    * name (not the links of those stored as patches: manifest-links.ts), the tables and set
-   * bodies the manifests name (the packs holding them, and their index, where the version has
-   * packs), its object groups.
+   * bodies the manifests name (their own items, and the packs holding them and their index where
+   * the version has packs), its object groups.
    */
   readonly shared: ReadonlySet<string>;
+  /**
+   * Per pack in `shared`: the own items of the bodies the version reads from it, which a reader
+   * reads instead once the pack is gone (read.ts readPacked), so they are kept too where stored.
+   */
+  readonly packed: ReadonlyMap<string, ReadonlySet<string>>;
   /** Own items and manifests that do not read back (or have expired): what is named by those is not in `shared`. */
   readonly unreadable: readonly string[];
 }
@@ -41,15 +46,18 @@ export async function versionNeeds(ctx: StoreContext, cluster: string, version: 
     : [...new Set(shardPks.flatMap((pk) => own.complete.has(pk) ? [...decodeManifestShard(own.complete.get(pk)!).values()] : []))].map(manifestBodyPk);
   const shared = new Set<string>();
   const packOf = await packIndex();
+  const packed = new Map<string, Set<string>>();
+  const read = (pack: string | undefined, ownPk: string) => {
+    if (pack === undefined) return shared.add(ownPk);
+    const pk = packPk(pack);
+    shared.add(pk);
+    const own = packed.get(pk);
+    if (own) own.add(ownPk);
+    else packed.set(pk, new Set([ownPk]));
+  };
   const use = (m: Manifest) => {
-    for (const id of m.tables) {
-      const pack = packOf.get(id);
-      shared.add(pack === undefined ? tablePk(id) : packPk(pack));
-    }
-    for (const id of Object.values(m.sets)) {
-      const pack = packOf.get(id);
-      shared.add(pack === undefined ? setPk(id) : packPk(pack));
-    }
+    for (const id of m.tables) read(packOf.get(id), tablePk(id));
+    for (const id of Object.values(m.sets)) read(packOf.get(id), setPk(id));
   };
   if (shards === null) {
     const manifests = await readLive(manifestPks);
@@ -61,7 +69,7 @@ export async function versionNeeds(ctx: StoreContext, cluster: string, version: 
   }
   const index = objects.length > 0 && shards !== null ? own.complete.get(objects[0]!) : undefined;
   for (const id of index ? decodeGroupIndex(index) : []) shared.add(objectGroupPk(id));
-  return { shared, unreadable };
+  return { shared, packed, unreadable };
 
   /** Content id → pack, from the version's pack index (none without one; an unreadable one is reported). */
   async function packIndex(): Promise<ReadonlyMap<string, string>> {

@@ -6,7 +6,8 @@
 // hashes to 0 mod PACK_SPAN), so a whole publish after a small change makes the same packs but
 // those holding a changed body. An index, named by the version's header, lists each pack's ids;
 // versions from changes carry their base's index and write their new tables and bodies as single
-// items (t#, e#), which readers find when the index lacks them.
+// items (t#, e#), which readers find when the index lacks them, unless they are many: then they
+// are packed too, under a new index (change-packs.ts).
 import type { Sha256Hex } from '../../core/compile/index.js';
 import { fnv1a } from '../../core/fnv1a.js';
 import { contentId } from '../../core/sets/index.js';
@@ -20,6 +21,9 @@ const INDEX_FORMAT = 'netpolc.pack-index/1';
 /** Bodies per pack, on average. */
 export const PACK_SPAN = 128;
 
+/** New bodies a version from changes writes one per item at most, by default (change-packs.ts): two packs' worth. */
+export const DEFAULT_CHANGE_PACK_MIN_BODIES = 2 * PACK_SPAN;
+
 export interface Packs {
   /** Pack id (`k` + 16 hex digits of the SHA-256 of its text) → its text. */
   readonly packs: ReadonlyMap<string, string>;
@@ -29,6 +33,12 @@ export interface Packs {
 
 /** Tables and set bodies by id (their stored text, as their ids hash it) as packs and the index of them. */
 export function packBodies(bodies: ReadonlyMap<string, string>, sha256Hex: Sha256Hex): Packs {
+  const { packs, members } = cutPacks(bodies, sha256Hex);
+  return { packs, index: packIndex(members, sha256Hex) };
+}
+
+/** Bodies cut into packs over their sorted ids: pack id → text, and pack id → the ids it holds. */
+export function cutPacks(bodies: ReadonlyMap<string, string>, sha256Hex: Sha256Hex): { packs: Map<string, string>; members: Record<string, string[]> } {
   const ids = [...bodies.keys()].sort(byText);
   const packs = new Map<string, string>();
   const members: Record<string, string[]> = {};
@@ -43,8 +53,13 @@ export function packBodies(bodies: ReadonlyMap<string, string>, sha256Hex: Sha25
     members[id] = held;
     start = i + 1;
   }
+  return { packs, members };
+}
+
+/** The index of packs (pack id → the ids a reader finds in it): its id and text. */
+export function packIndex(members: Readonly<Record<string, readonly string[]>>, sha256Hex: Sha256Hex): Packs['index'] {
   const text = JSON.stringify({ format: INDEX_FORMAT, packs: members });
-  return { packs, index: { id: contentId('l', text, sha256Hex), text } };
+  return { id: contentId('l', text, sha256Hex), text };
 }
 
 /** A stored index, checked against its id: content id → pack id. */

@@ -16,6 +16,7 @@ import { headerItem, isExpired, summaryFromItem } from './header.js';
 import { checkName, headerKey, pointerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, packIndexPk, packPk, setPk, shardOf, tablePk } from './keys.js';
 import { encodeGroup, encodeGroupIndex, objectGroups, type ObjectGroup } from './objects.js';
 import { carriedContent, changedContent, collectContent } from './content.js';
+import { packedIfBroad } from './change-packs.js';
 import { reconcile, retentionEnd, unretireItems } from './lifecycle.js';
 import { mapLimit } from './concurrency.js';
 import { isFresh, needsRefresh, WRITTEN_AT } from './content-age.js';
@@ -39,7 +40,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
   const earlier = snap.change ? ctx.published.get(snap.change.from) : undefined;
   const from = earlier && isFresh(earlier.storedAt, ctx.nowSeconds()) ? earlier : undefined;
   const carried = !from && opts.base !== undefined ? await carriedContent(ctx, cluster, opts.base, snap, sha256Hex) : null;
-  const content = from ? changedContent(ctx, snap, snap.change!, from, sha256Hex) : (carried ?? collectContent(ctx, snap, sha256Hex));
+  const content = await packedIfBroad(ctx, snap, from ? changedContent(ctx, snap, snap.change!, from, sha256Hex) : (carried ?? collectContent(ctx, snap, sha256Hex)), sha256Hex);
   const { objectsHash, manifestShards, manifests, groups, own } = versionItems(ctx, cluster, version, snap, { lookup: content.read ?? content.setContentIds, form: content.setContentIds }, from && snap.change ? { form: from, change: snap.change } : null, sha256Hex);
   // Everything before the header is unreachable until the header is written: written at once.
   const [ownItems] = await Promise.all([

@@ -127,20 +127,26 @@ const shapedBy = new Map<(id: string, parsed: unknown) => unknown, WeakSet<objec
  * Content by id, from the packs of `packIndex` where it lists an id (packs.ts: the pack's id
  * checks its whole text, each body's shape is checked here), else from the id's own item;
  * without an index (versions stored before packs, or none given), every id from its own item.
+ * A listed id whose pack is no longer stored is read from its own item: a version from changes
+ * names its base's index and writes a body new to it as its own item, and the index may list
+ * that body in a pack a collection removed while no live version read it (needed.ts keeps both).
  */
 async function readPacked<T>(ctx: StoreContext, kind: string, noun: string, ids: readonly string[], packIndex: string | undefined, check: (id: string) => string, pkOf: (id: string) => string, decode: (id: string, bytes: Uint8Array) => T, shape: (id: string, parsed: unknown) => T): Promise<ReadonlyMap<string, T>> {
   for (const id of ids) check(id);
   if (packIndex === undefined) return readContent(ctx, kind, ids, check, pkOf, decode);
   const packOf = await getPackIndex(ctx, packIndex);
   if (!packOf) throw new StoreCorruptionError(`pack index ${packIndex} is missing`);
-  const packed = ids.filter((id) => packOf.has(id));
-  const packs = await readContent(ctx, 'packs', [...new Set(packed.map((id) => packOf.get(id)!))], (id) => id, packPk, (id, bytes) => decodePack(id, bytes, ctx.sha256Hex));
-  const out = new Map(await readContent(ctx, kind, ids.filter((id) => !packOf.has(id)), check, pkOf, decode));
+  const listed = ids.filter((id) => packOf.has(id));
+  const packs = await readContent(ctx, 'packs', [...new Set(listed.map((id) => packOf.get(id)!))], (id) => id, packPk, (id, bytes) => decodePack(id, bytes, ctx.sha256Hex));
+  const packed = listed.filter((id) => packs.has(packOf.get(id)!));
+  const unpacked = listed.filter((id) => !packs.has(packOf.get(id)!));
+  const out = new Map(await readContent(ctx, kind, [...ids.filter((id) => !packOf.has(id)), ...unpacked], check, pkOf, decode));
+  for (const id of unpacked) if (!out.has(id)) throw new StoreCorruptionError(`${noun} ${id} is missing: neither its pack ${packOf.get(id)!} nor its own item is stored`);
   const shaped = shapedBy.get(shape) ?? shapedBy.set(shape, new WeakSet()).get(shape)!;
   for (const id of packed) {
     const pack = packOf.get(id)!;
-    const parsed = packs.get(pack)?.get(id);
-    if (parsed === undefined) throw new StoreCorruptionError(`${noun} ${id} is missing: its pack ${pack} is not stored or does not hold it`);
+    const parsed = packs.get(pack)!.get(id);
+    if (parsed === undefined) throw new StoreCorruptionError(`${noun} ${id} is missing: its pack ${pack} does not hold it`);
     // A cached pack's bodies are the same frozen objects on every read: each shape is checked once.
     if (!shaped.has(parsed as object)) {
       shape(id, parsed);

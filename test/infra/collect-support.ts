@@ -32,18 +32,24 @@ export async function visibleVersions(backend: ItemBackend, nowSeconds: number, 
     .map((header) => ({ cluster: header.pk.slice(2), version: String(header.version), header }));
 }
 
-/** Content pks the visible versions read: what needed.ts names, and the links of manifests stored as patches. */
+/** Stored content pks the visible versions read: what needed.ts names, and the links of manifests stored as patches. */
 export async function liveContent(backend: ItemBackend, nowMs: number): Promise<Set<string>> {
   const ctx = storeContext(backend, { now: () => nowMs, contentCacheBytes: 0 });
   const out = new Set<string>();
-  for (const v of await visibleVersions(backend, Math.floor(nowMs / 1000))) for (const pk of (await versionNeeds(ctx, v.cluster, v.version, v.header)).shared) out.add(pk);
+  for (const v of await visibleVersions(backend, Math.floor(nowMs / 1000))) {
+    const needs = await versionNeeds(ctx, v.cluster, v.version, v.header);
+    for (const pk of needs.shared) out.add(pk);
+    for (const own of needs.packed.values()) for (const pk of own) out.add(pk);
+  }
   let frontier = [...out].filter((pk) => pk.startsWith('g#'));
   while (frontier.length > 0) {
     const heads = await backend.getItems(frontier.map((pk) => ({ pk, sk: HEAD_SK })), { attributes: [...LINK_ATTRIBUTES] });
     frontier = [];
     for (const h of heads) for (const hash of await linksOfHead(streamCompression, h)) if (!out.has(`g#${hash}`)) [out.add(`g#${hash}`), frontier.push(`g#${hash}`)];
   }
-  return out;
+  // needed.ts names a packed body's own item too (read when its pack is gone): those stored.
+  const stored = await contentHeads(backend);
+  return new Set([...out].filter((pk) => stored.has(pk)));
 }
 
 export const contentHeads = async (backend: ItemBackend): Promise<Set<string>> => new Set((await scanned(backend, CONTENT, HEAD_SK)).map((i) => i.pk));

@@ -5,7 +5,9 @@
 // change sequences — a manifest stored as a patch on the one before (manifest-patch.ts) as the
 // whole manifest it makes — but for where tables and set bodies are kept: a whole publish packs
 // them (packs.ts), a version from changes keeps its base's packs and writes its new ones one per
-// item. There, every node of the version must read the same tables and bodies from both stores.
+// item, or packs them under an index of its own when they are many (change-packs.ts: half the
+// sequences pack every change). There, every node of the version must read the same tables and
+// bodies from both stores.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compiledState } from '../../core/sets/next-version.js';
@@ -86,9 +88,10 @@ async function bodiesRead(backend: MemoryBackend, version: string): Promise<Reco
 describe('publishing a version from changes', () => {
   it(`writes the same items as publishing its set form whole (${RUNS} random sequences)`, async () => {
     let fromChanges = 0;
+    let packedChanges = 0;
     let carried = 0;
     await assertProperty(
-      fc.asyncProperty(snapshotArb, fc.array(versionStepArb, { minLength: 1, maxLength: 4 }), async (base, steps) => {
+      fc.asyncProperty(snapshotArb, fc.array(versionStepArb, { minLength: 1, maxLength: 4 }), fc.boolean(), async (base, steps, packChanges) => {
         const first = parseSnapshot(base);
         if (!first.ok) return;
         const now = () => 1_700_000_000_000;
@@ -97,7 +100,7 @@ describe('publishing a version from changes', () => {
         // retires from the table, where `a` starts from what its own publishes wrote. `cold` is
         // a new process too, told the base its version was compiled from (a new server's first
         // change): it relies on the base's stored packs instead of packing everything again.
-        const a = createSnapshotStore(hinted, { now });
+        const a = createSnapshotStore(hinted, { now, ...(packChanges ? { changePackMinBodies: 1 } : {}) });
         const b = { publish: (...args: Parameters<typeof a.publish>) => createSnapshotStore(whole, { now }).publish(...args) };
         const cold = { publish: (...args: Parameters<typeof a.publish>) => createSnapshotStore(coldBackend, { now }).publish(...args) };
         let state = compiledState(first.snapshot).state;
@@ -110,6 +113,7 @@ describe('publishing a version from changes', () => {
           const next = nextVersionFrom(state, s, i);
           if (!next) continue;
           if (next.change) fromChanges++;
+          const indexes = packItems(hinted).filter((pk) => pk.startsWith('l#')).length;
           version++;
           await a.publish('c', String(version), snapshotOf(next.state, next.change));
           await b.publish('c', String(version), snapshotOf(next.state));
@@ -117,6 +121,7 @@ describe('publishing a version from changes', () => {
           const [wholeDump, wholeBodies] = [await resolvedDump(whole), await bodiesRead(whole, String(version))];
           expect(await resolvedDump(hinted)).toEqual(wholeDump);
           expect(await bodiesRead(hinted, String(version))).toEqual(wholeBodies);
+          if (packChanges && next.change && next.change.tables.length + next.change.sets.length > 0 && packItems(hinted).filter((pk) => pk.startsWith('l#')).length > indexes) packedChanges++;
           expect(await resolvedDump(coldBackend)).toEqual(wholeDump);
           expect(await bodiesRead(coldBackend, String(version))).toEqual(wholeBodies);
           // The cold publish named its base's index and packed nothing: the packs and index are
@@ -131,6 +136,8 @@ describe('publishing a version from changes', () => {
     );
     expect(fromChanges).toBeGreaterThan(RUNS / 2);
     expect(carried).toBeGreaterThan(RUNS / 2);
+    // Changes packed under an index of their own were read back, not only ones written one per item.
+    expect(packedChanges).toBeGreaterThan(RUNS / 8);
     // Patches were written and read back, not only whole manifests.
     expect(patched).toBeGreaterThan(RUNS / 4);
   }, 30_000 + RUNS * 500);
