@@ -55,7 +55,7 @@ const REUSING_KINDS: ReadonlySet<string> = new Set(['Pod', 'Namespace', 'Node', 
 
 /** Reuse for a compile of `next` from `base`, or null when objects of other kinds changed. */
 export function changeReuse(base: CompiledVersion, next: Cluster, changed: readonly ChangedObject[], index: () => SetIndex): SetReuse | null {
-  if (changed.length === 0 || changed.some((o) => !REUSING_KINDS.has(o.kind))) return null;
+  if (changed.some((o) => !REUSING_KINDS.has(o.kind))) return null;
   const changedKeys = new Set(changed.filter((o) => o.kind === 'Pod').map((o) => `${o.namespace ?? 'default'}/${o.name}`));
   const namespaces = new Set(changed.filter((o) => o.kind === 'Namespace').map((o) => o.name));
   const nodes = new Set(changed.filter((o) => o.kind === 'Node').map((o) => o.name));

@@ -15,7 +15,7 @@ import { changeReuse } from './incremental.js';
 import type { ChangedObject } from './policy-subjects.js';
 import { SetIndex } from './set-index.js';
 import type { SetIr } from './ir.js';
-import { hashObjects, snapshotObjectKey, type HashedObjects } from '../snapshot/hash.js';
+import { hashObjects, objectDigest, snapshotObjectKey, type HashedObjects } from '../snapshot/hash.js';
 
 /** A compiled version, kept to compile the next one from. */
 export interface CompiledState {
@@ -73,8 +73,9 @@ export function compiledState(parsed: ParsedSnapshot, opts: SetCompileOptions = 
  * `base` with its compiled form (a warm server) may be compiled from incrementally; its objects
  * alone (a cold one, read from the store) get a full compile of the result.
  */
-export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSnapshot }, changes: SnapshotChanges, opts: SetCompileOptions = {}): NextVersion {
+export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSnapshot }, sent: SnapshotChanges, opts: SetCompileOptions = {}): NextVersion {
   let clusterFrom: NextVersionOk['clusterFrom'] = 'built';
+  const changes = 'cluster' in base ? withoutUnchanged(base, sent, opts.sha256Hex) : sent;
   const changed: ChangedObject[] = [
     ...changes.delete.map((r) => ({ kind: r.kind, namespace: r.namespace, name: r.name })),
     ...changes.apply.objects.map((o) => ({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name })),
@@ -152,7 +153,6 @@ interface KeyedEdits<T extends Keyed> {
  * kind, and for a delete of an object the base lacks or of one object twice (applyChanges says so).
  */
 function keyedEdits<T extends Keyed>(base: { readonly snapshot: ParsedSnapshot }, changes: SnapshotChanges, isKind: (o: Keyed) => o is T): KeyedEdits<T> | null {
-  if (changes.apply.objects.length === 0 && changes.delete.length === 0) return null;
   const sorted = base.snapshot.objects;
   // Per key the object it ends with (null: deleted), and where in the base it is or would go.
   const edits = new Map<string, { readonly at: number; readonly found: boolean; after: T | null }>();
@@ -196,6 +196,28 @@ function keyedEdits<T extends Keyed>(base: { readonly snapshot: ParsedSnapshot }
   const ignored = addedKindCounts(base.snapshot.ignored, changes.apply.ignored);
   const snapshot: ParsedSnapshot = { objects, ignored, resourceVersion: undefined, paths: new Map() };
   return { snapshot, inPlace: replacements.length === edits.size, replacements, removed, added, edits: keys };
+}
+
+/**
+ * The change without what it applies as the base holds it already, once parsed. Parsing keeps
+ * only what netpolc reads, so a watcher's update of a Deployment's or ReplicaSet's status, or of
+ * a pod's conditions, arrives as the object the base has: it changes nothing. Without them, pods
+ * sent with their ReplicaSet's new status are a change of pods (keyedEdits' first path), and a
+ * change of nothing else keeps the cluster as it is (an empty change is one of pods, in place).
+ * Objects the change also deletes stay (deletes come first: applyChanges).
+ */
+function withoutUnchanged(base: CompiledState, changes: SnapshotChanges, sha256Hex: SetCompileOptions['sha256Hex']): SnapshotChanges {
+  const deleted = new Set(changes.delete.map(refKey));
+  const last = new Map<string, Keyed>();
+  for (const o of changes.apply.objects) last.set(snapshotObjectKey(o), o);
+  const unchanged = new Set<string>();
+  for (const [key, o] of last) {
+    if (deleted.has(key)) continue;
+    const at = indexOfKey(base.snapshot.objects, key);
+    if (at >= 0 && objectDigest(base.snapshot.objects[at]!, sha256Hex) === objectDigest(o, sha256Hex)) unchanged.add(key);
+  }
+  if (unchanged.size === 0) return changes;
+  return { ...changes, apply: { ...changes.apply, objects: changes.apply.objects.filter((o) => !unchanged.has(snapshotObjectKey(o))) } };
 }
 
 const isPod = (o: Keyed): o is Pod => o.kind === 'Pod';

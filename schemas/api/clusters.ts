@@ -41,7 +41,7 @@ export const PublishResponseSchema = z
     versionDerived: z.boolean().optional().openapi({ description: 'POST without a resourceVersion: the version was derived from the content' }),
     message: z.string().optional(),
     base: z.string().optional().openapi({ description: 'a version from changes: the base version' }),
-    changed: z.number().int().optional().openapi({ description: 'a version from changes: objects changed' }),
+    changed: z.number().int().optional().openapi({ description: 'a version from changes: objects changed (an object sent as the base holds it once read, such as a workload or pod whose status alone changed, is none)' }),
     incremental: z.boolean().optional().openapi({ description: 'a version from changes: compiled from the base incrementally' }),
     warm: z.boolean().optional().openapi({ description: "a version from changes: the base's compiled state was in memory" }),
   })

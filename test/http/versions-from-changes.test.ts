@@ -47,6 +47,19 @@ describe('versions from changes', () => {
     expect(((await (await s.put('prod', '2', { base: '1', changes: { apply: [webRelabelled] } })).json()) as any).status).toBe('unchanged');
   });
 
+  it("a pod's status update sent with a relabel counts as no change: the relabel alone is, and a status update alone changes nothing", async () => {
+    const s = server(createMemoryStore());
+    await s.put('prod', '1', example);
+    // What a watcher sends when readiness flips: the pod as it was but for its conditions, which netpolc does not read.
+    const ready = (status: string) => ({ ...byName(example.items, 'db'), status: { ...byName(example.items, 'db').status, conditions: [{ type: 'Ready', status }] } });
+    const res = await s.put('prod', '2', { base: '1', changes: { apply: [webRelabelled, ready('True')] } });
+    expect((await res.json()) as any).toMatchObject({ incremental: true, warm: true, changed: 1 });
+    await expectSameAsWhole(s, 'prod', '2', example.items.map((o) => (o.metadata.name === 'web' ? webRelabelled : o)));
+    const alone = await s.put('prod', '3', { base: '2', changes: { apply: [ready('False')] } });
+    expect((await alone.json()) as any).toMatchObject({ status: 'created', incremental: true, warm: true, changed: 0 });
+    expect(await s.slices('prod', '3')).toEqual(await s.slices('prod', '2'));
+  });
+
   it('a policy added and a pod deleted: compiled incrementally, still equal', async () => {
     const s = server(createMemoryStore());
     await s.put('prod', '1', example);

@@ -6,7 +6,7 @@
 // take the incremental path from a warm base, every change the full one from a cold base. So
 // does its cluster, made from the previous one's (pods replaced in place or derived, policies,
 // namespaces or nodes changed) or built afresh. Examples: next-version.test.ts.
-import { snapshotHash, snapshotObjectKey } from '../../core/snapshot/hash.js';
+import { objectDigest, snapshotHash, snapshotObjectKey } from '../../core/snapshot/hash.js';
 import { applyChanges } from '../../core/preview/changes.js';
 import { byText } from '../../core/sorted.js';
 import fc from 'fast-check';
@@ -49,11 +49,14 @@ interface MemberCounts {
   resolvedAgain: Record<string, number>;
   /** How each version's cluster was made. */
   clusterFrom: { replaced: number; derived: number; policies: number; namespaces: number; nodes: number; built: number };
+  /** Warm versions whose change sent objects the base holds as they are (not counted as changed); those that changed nothing at all. */
+  unchangedDropped: number;
+  nothingChanged: number;
 }
 
 /** Random change sequences from snapshots of `bases`: every version equals a full compile of its objects. */
 function checkSequences(bases: fc.Arbitrary<{ items: unknown[] }>, runs: number, file: string): MemberCounts {
-  const counts: MemberCounts = { incremental: 0, policyIncremental: 0, namespaceIncremental: 0, nodeIncremental: 0, workloadIncremental: 0, full: 0, edited: {}, resolvedAgain: {}, clusterFrom: { replaced: 0, derived: 0, policies: 0, namespaces: 0, nodes: 0, built: 0 } };
+  const counts: MemberCounts = { incremental: 0, policyIncremental: 0, namespaceIncremental: 0, nodeIncremental: 0, workloadIncremental: 0, full: 0, edited: {}, resolvedAgain: {}, clusterFrom: { replaced: 0, derived: 0, policies: 0, namespaces: 0, nodes: 0, built: 0 }, unchangedDropped: 0, nothingChanged: 0 };
   assertProperty(
     fc.property(bases, fc.array(versionStepArb, { minLength: 1, maxLength: 8 }), (base, steps) => {
       const first = parsed(base.items);
@@ -76,7 +79,16 @@ function checkSequences(bases: fc.Arbitrary<{ items: unknown[] }>, runs: number,
         if (!head.ok) return;
         const inOrder = [...head.snapshot.objects].sort((a, b) => byText(snapshotObjectKey(a), snapshotObjectKey(b)));
         expect(next.state.snapshot.objects.length).toBe(inOrder.length);
-        expect(next.state.snapshot.objects.every((o, k) => o === inOrder[k])).toBe(true);
+        // (An object sent as the base holds it, once parsed, stays the base's: the same content.)
+        expect(next.state.snapshot.objects.every((o, k) => o === inOrder[k] || objectDigest(o) === objectDigest(inOrder[k]!))).toBe(true);
+        const sent = next.changes.apply.objects.length + next.changes.delete.length;
+        if (i % 4 !== 3 && next.changed.length < sent) counts.unchangedDropped++;
+        // Nothing changed: the cluster is kept as it is (pods replaced in place, none of them), every table and set too.
+        if (i % 4 !== 3 && next.changed.length === 0) {
+          expect(next.clusterFrom).toBe('replaced');
+          expect(next.incremental).toBe(true);
+          counts.nothingChanged++;
+        }
         expect(next.state.snapshot.ignored).toEqual(head.snapshot.ignored);
         // The same objects in another order, compiled from scratch.
         const reordered: ParsedSnapshot = { ...next.state.snapshot, objects: [...next.state.snapshot.objects].reverse() };
@@ -133,6 +145,9 @@ describe('versions from changes', () => {
     // And each way of making the cluster: 7–26 of each over those runs. A threshold near the
     // lowest count fails fresh seeds; RUNS / 16 still fails when a path stops being taken.
     expect(counts.clusterFrom.replaced).toBeGreaterThan(RUNS / 16);
+    // Objects sent unchanged but for what parsing drops were not counted as changes, and changes of nothing else kept the cluster.
+    expect(counts.unchangedDropped).toBeGreaterThan(RUNS / 16);
+    expect(counts.nothingChanged).toBeGreaterThan(RUNS / 32);
     expect(counts.clusterFrom.derived).toBeGreaterThan(RUNS / 16);
     expect(counts.clusterFrom.policies).toBeGreaterThan(RUNS / 16);
     expect(counts.clusterFrom.namespaces).toBeGreaterThan(RUNS / 16);

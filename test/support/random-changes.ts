@@ -2,8 +2,9 @@
 // readdress onto another pod's address, host network, delete, add, ports, finish, and rolling
 // updates: pods deleted and as many added under new names, addresses and pod-template-hash)
 // namespace edits (relabel, the DefaultDeny annotation toggled, added, deleted), node edits
-// (relabel, readdress onto a pod's address, add, delete; both with pod edits or without) and, less often, any change of objects (policies, namespaces, nodes) drawn from
-// another random snapshot.
+// (relabel, readdress onto a pod's address, add, delete; both with pod edits or without),
+// objects sent again unchanged but for what parsing drops (status updates) and, less often, any
+// change of objects (policies, namespaces, nodes) drawn from another random snapshot.
 import fc from 'fast-check';
 import { nextVersion, type CompiledState, type NextVersion } from '../../core/sets/next-version.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
@@ -76,9 +77,15 @@ const nodeStepArb = fc.record({ nodes: fc.array(nodeEdit, { minLength: 1, maxLen
 const workloadStepArb = fc.record({ workload: fc.constantFrom('a', 'b', 'c'), app: fc.constantFrom('x', 'y'), port: fc.constantFrom(80, 8080), delete: fc.boolean() });
 
 /**
- * One version's change: pod edits (4 in 12), policy edits with or without pod edits (2 in 12),
- * namespace or node edits with or without pod edits (2 in 12 each), a workload edit (1 in 12)
- * or any change of objects.
+ * Objects sent again as the base has them, but for fields parsing drops (a watcher's status
+ * updates: a pod's conditions, a Deployment's replica counts), with pod edits sometimes.
+ */
+const resendStepArb = fc.record({ resend: fc.array(fc.nat(), { minLength: 1, maxLength: 3 }), pods: fc.oneof(fc.constant([]), fc.array(podEdit, { minLength: 1, maxLength: 2 })) });
+
+/**
+ * One version's change: pod edits (4 in 13), policy edits with or without pod edits (2 in 13),
+ * namespace or node edits with or without pod edits (2 in 13 each), a workload edit (1 in 13),
+ * objects sent again unchanged (1 in 13) or any change of objects.
  */
 export const versionStepArb = fc.oneof(
   { weight: 4, arbitrary: fc.array(podEdit, { minLength: 1, maxLength: 3 }) },
@@ -86,6 +93,7 @@ export const versionStepArb = fc.oneof(
   { weight: 2, arbitrary: namespaceStepArb },
   { weight: 2, arbitrary: nodeStepArb },
   { weight: 1, arbitrary: workloadStepArb },
+  { weight: 1, arbitrary: resendStepArb },
   { weight: 1, arbitrary: changeArb },
 );
 
@@ -180,6 +188,7 @@ export function stepChange(objects: readonly unknown[], step: StepValue, serial:
   if ('namespaces' in step) return namespaceChange(objects, step, serial);
   if ('nodes' in step) return nodeChange(objects, step, serial);
   if ('workload' in step) return workloadChange(objects, step);
+  if ('resend' in step) return resendChange(objects, step, serial);
   return changeOf({ items: objects }, step);
 }
 
@@ -222,6 +231,21 @@ function workloadChange(objects: readonly unknown[], step: { workload: string; a
   const labels = { app: step.app };
   const template = { metadata: { labels }, spec: { containers: [{ name: 'c', ports: [{ name: 'web', containerPort: step.port }] }] } };
   return { apply: [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: step.workload }, spec: { selector: { matchLabels: labels }, template } }], delete: [] };
+}
+
+/** Current objects sent again with status fields parsing drops, and the step's pod edits (which win for a pod both name). */
+function resendChange(objects: readonly unknown[], step: { resend: readonly number[]; pods: readonly { op: string; pod: number }[] }, serial: number) {
+  const sent = new Map<unknown, Record<string, unknown>>();
+  for (const i of step.resend) {
+    const o = objects[i % objects.length] as { kind: string; status?: Record<string, unknown> } | undefined;
+    if (!o) continue;
+    const again: Record<string, unknown> = structuredClone(o);
+    if (o.kind === 'Pod') again.status = { ...o.status, conditions: [{ type: 'Ready', status: serial % 2 === 0 ? 'True' : 'False' }] };
+    else if (o.kind === 'Deployment') again.status = { observedGeneration: serial, readyReplicas: serial % 3 };
+    sent.set(o, again);
+  }
+  const pods = step.pods.length > 0 ? podChange(objects, step.pods, serial) : { apply: [], delete: [] };
+  return { apply: [...sent.values(), ...pods.apply], delete: pods.delete };
 }
 
 type NodeItem = { kind: 'Node'; metadata: { name: string; labels?: Record<string, string> }; status?: { addresses?: { type: string; address: string }[] } };
