@@ -10,7 +10,7 @@ import { REFRESH_AGE_SECONDS, WRITTEN_AT } from '../../infra/store/content-age.j
 import { MemoryBackend } from '../../infra/store/memory.js';
 import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
-import { compiledSnapshotOf } from './support.js';
+import { bodiesRead, compiledSnapshotOf } from './support.js';
 
 type Raw = { items: { kind: string; metadata: { name: string; labels?: Record<string, string> } }[] };
 
@@ -29,19 +29,6 @@ function versions() {
 
 const packKeys = (backend: MemoryBackend) => [...new Set(backend.dump().filter((i) => /^[kl]#/.test(i.pk)).map((i) => i.pk))].sort();
 const ownBodyKeys = (backend: MemoryBackend) => [...new Set(backend.dump().filter((i) => /^[te]#/.test(i.pk)).map((i) => i.pk))].sort();
-
-/** Every node's tables and set bodies of a version, as a new process reads them. */
-async function bodiesRead(backend: MemoryBackend, version: string, now: number) {
-  const store = createSnapshotStore(backend, { now: () => now, contentCacheBytes: 0 });
-  const out: Record<string, unknown> = {};
-  for (const node of (await store.getHeader('c', version))!.nodes) {
-    const m = (await store.getNodeTables('c', version, node))!;
-    const bodies = await store.getSets(Object.values(m.sets), m.packIndex);
-    const tables = await store.getTables(m.tableIds, m.packIndex);
-    out[node] = { sets: Object.values(m.sets).map((id) => bodies.get(id) ?? 'missing'), tables: m.tableIds.map((id) => tables.get(id) ?? 'missing') };
-  }
-  return out;
-}
 
 describe('a whole publish from a stored base', () => {
   const t0 = 1_700_000_000_000;

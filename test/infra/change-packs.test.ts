@@ -12,7 +12,7 @@ import { storeContext } from '../../infra/store/context.js';
 import { missingItems } from '../../infra/store/admin.js';
 import { headerKey } from '../../infra/store/keys.js';
 import { parseSnapshot } from '../../schemas/snapshot.js';
-import { compiledSnapshotOf } from './support.js';
+import { bodiesRead, compiledSnapshotOf } from './support.js';
 
 const PODS = 300;
 
@@ -54,19 +54,6 @@ function next(state: CompiledState, apply: unknown[], remove: ObjectRef[] = []) 
 
 const policyRef = (i: number): ObjectRef => ({ kind: 'NetworkPolicy', namespace: 'shop', name: `np${i}` });
 const kinds = (backend: MemoryBackend, prefix: string) => new Set(backend.dump().filter((i) => i.pk.startsWith(prefix)).map((i) => i.pk)).size;
-
-/** Every node's tables and set bodies of a version, as a new process without a cache reads them. */
-async function bodiesRead(backend: MemoryBackend, version: string, now: number) {
-  const store = createSnapshotStore(backend, { now: () => now, contentCacheBytes: 0 });
-  const out: Record<string, unknown> = {};
-  for (const node of (await store.getHeader('c', version))!.nodes) {
-    const m = (await store.getNodeTables('c', version, node))!;
-    const bodies = await store.getSets(Object.values(m.sets), m.packIndex);
-    const tables = await store.getTables(m.tableIds, m.packIndex);
-    out[node] = { sets: Object.values(m.sets).map((id) => bodies.get(id) ?? 'missing'), tables: m.tableIds.map((id) => tables.get(id) ?? 'missing') };
-  }
-  return out;
-}
 
 describe('a version from changes', () => {
   const t0 = 1_700_000_000_000;

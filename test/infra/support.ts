@@ -4,6 +4,7 @@ import { startLocalDynamo, type LocalDynamo } from '../../infra/dynamodb-local.j
 import type { ItemBackend } from '../../infra/store/backend.js';
 import { DynamoDbBackend } from '../../infra/store/dynamodb.js';
 import { MemoryBackend } from '../../infra/store/memory.js';
+import { createSnapshotStore } from '../../infra/store/snapshot-store.js';
 import { readFileSync } from 'node:fs';
 import { buildCluster } from '../../core/cluster.js';
 import { portableSha256Hex } from '../../core/compile/table-id.js';
@@ -158,3 +159,16 @@ export const compiledSnapshotOf = (state: CompiledState, change?: CompiledSnapsh
   items: state.snapshot.objects,
   ...(change ? { change } : {}),
 });
+
+/** Every node's tables and set bodies of a version of cluster `c`, as a new process without a cache reads them. */
+export async function bodiesRead(backend: ItemBackend, version: string, now: number): Promise<Record<string, unknown>> {
+  const store = createSnapshotStore(backend, { now: () => now, contentCacheBytes: 0 });
+  const out: Record<string, unknown> = {};
+  for (const node of (await store.getHeader('c', version))!.nodes) {
+    const m = (await store.getNodeTables('c', version, node))!;
+    const bodies = await store.getSets(Object.values(m.sets), m.packIndex);
+    const tables = await store.getTables(m.tableIds, m.packIndex);
+    out[node] = { sets: Object.values(m.sets).map((id) => bodies.get(id) ?? 'missing'), tables: m.tableIds.map((id) => tables.get(id) ?? 'missing') };
+  }
+  return out;
+}
