@@ -41,8 +41,7 @@ export interface NodeForm {
 
 /**
  * What takes `before` to `after`. `changedSets`: sorted ids of the sets whose bodies may differ
- * between the two versions; when the node's set list is the same array (its record carried
- * along), only those are compared.
+ * between the two versions; of the sets the node names in both, only those are compared.
  */
 export function manifestPatch(base: readonly string[], before: NodeForm, after: NodeForm, changedSets: readonly string[]): ManifestPatch {
   const pods: Record<string, SetPod | null> = {};
@@ -64,7 +63,9 @@ export function manifestPatch(base: readonly string[], before: NodeForm, after: 
     const { add, remove, both } = sortedDiff(before.node.sets, after.node.sets);
     for (const id of add) sets[id] = after.contentIds.get(id)!;
     for (const id of remove) sets[id] = null;
-    for (const id of both) bodyChange(id);
+    // Of the sets it kept, only one whose body is new can name another body (as above): at L a
+    // broad change rewrites ~10³ nodes' lists of ~10³ sets each, and only a few bodies change.
+    for (const id of changedSets) if (includesSorted(both, id)) bodyChange(id);
   }
   const { add, remove } = before.node.tables === after.node.tables ? { add: [], remove: [] } : sortedDiff(before.node.tables, after.node.tables);
   return { base, addresses: [...after.node.addresses], pods, sets, tables: { add, remove } };
