@@ -180,9 +180,10 @@ describe('versions from changes', () => {
       },
     }));
     const counts = checkSequences(snapshotArb.map((s) => ({ items: [...s.items, ...portPolicies] })), RUNS, import.meta.url);
-    // About 45 to 70 of each per 300 sequences.
-    expect(counts.edited['ports over cidrs'] ?? 0, counts.replay).toBeGreaterThan(RUNS / 15);
-    expect(counts.edited['ports over any'] ?? 0, counts.replay).toBeGreaterThan(RUNS / 15);
+    // About 45 to 70 of each per 300 sequences; 5 to 21 per 75 over thirteen fresh seeds, so
+    // RUNS / 15 failed the low end. A path no longer taken counts 0.
+    expect(counts.edited['ports over cidrs'] ?? 0, counts.replay).toBeGreaterThan(RUNS / 40);
+    expect(counts.edited['ports over any'] ?? 0, counts.replay).toBeGreaterThan(RUNS / 40);
   });
 
   it(`resolve sets relative to a relabelled namespace again (${RUNS} random sequences)`, () => {
