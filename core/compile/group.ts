@@ -71,7 +71,6 @@ export function groupOf(cluster: Cluster, pod: PodInfo, dir: Direction): Group {
   // The engine's own reading of which policies select the pod (decide.ts), kept for partition.
   const sp = subjectPolicies(cluster, dir, pod);
   const policies = [...sp.admin, ...sp.nps, ...sp.baseline];
-  const rules = policies.flatMap((p) => rulesFor(p, dir)!);
   const [admin, np, baseline] = [factsOf(cluster, dir, sp.hits.admin, sp.admin), factsOf(cluster, dir, sp.hits.np, sp.nps), factsOf(cluster, dir, sp.hits.baseline, sp.baseline)];
   // decide reads each tier's rules in order (first match; Pass skips the rest of its tier) and,
   // for NetworkPolicies, only whether any isolates (the proposal's namespace annotation isolates
@@ -84,8 +83,34 @@ export function groupOf(cluster: Cluster, pod: PodInfo, dir: Direction): Group {
     const names = new Set([...admin.portNames, ...np.portNames, ...baseline.portNames]);
     if (names.size > 0) parts.push(pod.namedPorts.filter((np) => names.has(np.name)).map((np) => `${np.name}=${np.port}/${np.protocol}`).sort().join(','));
   }
-  const own = parts.slice(5).join('|');
-  return { signature: parts.join('|'), policySignature: `${dir}|${policies.map((p) => p.id).join(',')}|${parts[2]}|${own}`, dir, representative: pod, policies, sp, rules };
+  return new PodGroup(parts.join('|'), dir, pod, policies, sp, `${parts[2]}|${parts.slice(5).join('|')}`);
+}
+
+/**
+ * A Group whose rule list and policy signature are made when first read: the set compiler reads
+ * neither (8·10³ groups at M), answers and previews read them of the groups they cite.
+ */
+class PodGroup implements Group {
+  #rules: readonly Rule[] | undefined;
+  #policySignature: string | undefined;
+
+  constructor(
+    readonly signature: string,
+    readonly dir: Direction,
+    readonly representative: PodInfo,
+    readonly policies: readonly Policy[],
+    readonly sp: SubjectPolicies,
+    /** Whether the NetworkPolicy tier isolates, and what depends on the pod itself. */
+    private readonly tail: string,
+  ) {}
+
+  get rules(): readonly Rule[] {
+    return (this.#rules ??= this.policies.flatMap((p) => rulesFor(p, this.dir)!));
+  }
+
+  get policySignature(): string {
+    return (this.#policySignature ??= `${this.dir}|${this.policies.map((p) => p.id).join(',')}|${this.tail}`);
+  }
 }
 
 /** The label keys subject selectors read: of policies that pick pods in any namespace, and per namespace index. */

@@ -23,6 +23,14 @@ export interface Owned {
   readonly ip: IpAddr;
   readonly text: string;
   readonly host: string;
+  /** An IPv4 address as a number (exact below 2³²), to sort without comparing bigints; NaN for IPv6. */
+  readonly v4: number;
+}
+
+/** An address as sets hold it: printed once, with its host prefix. */
+export function ownedAddress(ip: IpAddr): Owned {
+  const text = formatIp(ip.family, ip.value);
+  return { ip, text, host: `${text}/${ip.family === 4 ? 32 : 128}`, v4: ip.family === 4 ? Number(ip.value) : NaN };
 }
 
 /**
@@ -30,9 +38,13 @@ export interface Owned {
  * them), looked up and printed once however many sets hold the pod.
  */
 export class OwnedAddresses {
-  private readonly byPod: (readonly Owned[] | undefined)[] = [];
+  // Filled with undefined up front: an array written at pod indexes in set order would be a
+  // sparse one, which V8 keeps as a dictionary (a hash lookup per read, 51k reads at M).
+  private readonly byPod: (readonly Owned[] | undefined)[];
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly cluster: Cluster) {
+    this.byPod = new Array<readonly Owned[] | undefined>(cluster.pods.length).fill(undefined);
+  }
 
   of(pod: PodInfo): readonly Owned[] {
     let list = this.byPod[pod.idx];
@@ -41,8 +53,7 @@ export class OwnedAddresses {
       for (const ip of pod.ips) {
         const o = this.cluster.ipOwners.get(ipKey(ip));
         if (o?.kind !== 'pod' || o.pod !== pod) continue;
-        const text = formatIp(ip.family, ip.value);
-        out.push({ ip, text, host: `${text}/${ip.family === 4 ? 32 : 128}` });
+        out.push(ownedAddress(ip));
       }
       this.byPod[pod.idx] = list = out;
     }
@@ -52,11 +63,15 @@ export class OwnedAddresses {
 
 /** Pod addresses as merged CIDR blocks: runs of consecutive addresses become ranges, single ones their host prefix. */
 export function podCidrs(family: Family, owned: Owned[]): string[] {
-  owned.sort((a, b) => (a.ip.value < b.ip.value ? -1 : a.ip.value > b.ip.value ? 1 : 0));
+  // IPv4 (nearly every pod address) compares as numbers: a bigint comparison per step of the
+  // sort and a new bigint per adjacency test showed in profiles.
+  if (family === 4) owned.sort((a, b) => a.v4 - b.v4);
+  else owned.sort((a, b) => (a.ip.value < b.ip.value ? -1 : a.ip.value > b.ip.value ? 1 : 0));
+  const next = family === 4 ? (j: number) => owned[j + 1]!.v4 <= owned[j]!.v4 + 1 : (j: number) => owned[j + 1]!.ip.value <= owned[j]!.ip.value + 1n;
   const out: string[] = [];
   for (let i = 0; i < owned.length; ) {
     let j = i;
-    while (j + 1 < owned.length && owned[j + 1]!.ip.value <= owned[j]!.ip.value + 1n) j++;
+    while (j + 1 < owned.length && next(j)) j++;
     if (j === i || owned[j]!.ip.value === owned[i]!.ip.value) out.push(owned[i]!.host);
     else for (const c of rangeToCidrs({ family, lo: owned[i]!.ip.value, hi: owned[j]!.ip.value })) out.push(c);
     i = j + 1;

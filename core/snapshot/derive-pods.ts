@@ -14,7 +14,7 @@ import { layerOver } from '../layered-map.js';
 import type { ClusterWarning } from '../warnings.js';
 import { byText, joinRuns } from '../sorted.js';
 import type { Owners } from './owners.js';
-import { ipKey, isEndpoint, onMissingNode, ownerPod, podEndpoint, type ClusterObjects, type EndpointFacts, type PodInfo } from './cluster.js';
+import { ipKey, isEndpoint, onMissingNode, ownerPod, podEndpoint, podInfo, type ClusterObjects, type EndpointFacts, type PodInfo } from './cluster.js';
 
 /** Pods a change took away and brought. */
 export interface PodChanges {
@@ -76,7 +76,7 @@ export function derivePods(base: ClusterObjects, warnings: readonly ClusterWarni
       const there = old[comeAt[j]!];
       if (there?.key === come[j]!.key && gone.get(there.key) !== there) return null; // not taken away: not what the caller says
       const f = come[j++]!;
-      const info: PodInfo = { ...f, idx: count++, nsIdx: base.nsByName.get(f.namespace)!.idx };
+      const info = podInfo(f, count++, base.nsByName.get(f.namespace)!.idx);
       parts.push([info]);
       added.push(info);
     } else {

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatIp, type Family, type IpAddr } from '../../core/net/ip.js';
 import { editAddresses, editCidrs, editElements, sortedElements, type KeyedElement } from '../../core/sets/member-edit.js';
-import { podCidrs, type Owned } from '../../core/sets/members.js';
+import { ownedAddress, podCidrs } from '../../core/sets/members.js';
 import type { Protocol } from '../../core/policy/model.js';
 import { assertProperty, propertyRuns } from '../support/property.js';
 
@@ -16,11 +16,7 @@ const MAX: Record<Family, bigint> = { 4: 2n ** 32n - 1n, 6: 2n ** 128n - 1n };
 
 /** Addresses as members.ts prints them from scratch. */
 function printed(family: Family, values: Iterable<bigint>): string[] {
-  const owned: Owned[] = [...values].map((value) => {
-    const text = formatIp(family, value);
-    return { ip: { family, value }, text, host: `${text}/${family === 4 ? 32 : 128}` };
-  });
-  return podCidrs(family, owned);
+  return podCidrs(family, [...values].map((value) => ownedAddress({ family, value })));
 }
 
 /**
