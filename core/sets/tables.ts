@@ -6,7 +6,7 @@
 // are one set.
 import type { RuleHit } from '../evaluate/decide.js';
 import type { Group } from '../compile/group.js';
-import type { PortMatch } from '../policy/model.js';
+import type { PortMatch, Rule } from '../policy/model.js';
 import { ruleSetPeers } from '../policy/rule-addresses.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import type { PortSpec, RuleTable, SetRule } from './ir.js';
@@ -19,6 +19,37 @@ function subjectPorts(subject: PodInfo, m: Extract<PortMatch, { type: 'named' }>
 
 const portsText = (ports: readonly PortSpec[] | null): string => (ports === null ? '*' : ports.map((p) => p.join(':')).join(','));
 
+interface RulePorts {
+  /** What the rule's address rules match of ports (null: every port). */
+  readonly ports: PortSpec[] | null;
+  readonly key: string;
+  /** Egress named ports, each a rule over a ports set. */
+  readonly named: readonly Extract<PortMatch, { type: 'named' }>[];
+}
+
+// A rule's ports as tables write them, once per rule when they do not depend on the subject
+// (no ingress named port): a policy's rule recurs in the table of every group it selects.
+const portsOfRule: Record<'ingress' | 'egress', WeakMap<Rule, RulePorts>> = { ingress: new WeakMap(), egress: new WeakMap() };
+
+function rulePorts(rule: Rule, group: Group): RulePorts {
+  const known = portsOfRule[group.dir].get(rule);
+  if (known) return known;
+  const ranges: PortSpec[] = [];
+  const named: Extract<PortMatch, { type: 'named' }>[] = [];
+  let bySubject = false;
+  for (const m of rule.ports ?? []) {
+    if (m.type === 'range') ranges.push([m.protocol, m.lo, m.hi]);
+    else if (group.dir === 'ingress') {
+      bySubject = true;
+      ranges.push(...subjectPorts(group.representative, m));
+    } else named.push(m);
+  }
+  const ports = rule.ports === null ? null : ranges;
+  const out = { ports, key: portsText(ports), named };
+  if (!bySubject) portsOfRule[group.dir].set(rule, out);
+  return out;
+}
+
 /** A tier's set rules, in order; a rule identical to an earlier one of its tier can never match first and is left out. */
 function tierRules(registry: SetRegistry, group: Group, hits: readonly RuleHit[]): SetRule[] {
   const subject = group.representative;
@@ -27,16 +58,7 @@ function tierRules(registry: SetRegistry, group: Group, hits: readonly RuleHit[]
   for (const { rule } of hits) {
     // Legacy proposal: "ports: [] … matches no traffic"; such a rule never matches.
     if (rule.ports !== null && rule.ports.length === 0) continue;
-    const ranges: PortSpec[] = [];
-    const named: Extract<PortMatch, { type: 'named' }>[] = [];
-    for (const m of rule.ports ?? []) {
-      if (m.type === 'range') ranges.push([m.protocol, m.lo, m.hi]);
-      else if (group.dir === 'ingress') ranges.push(...subjectPorts(subject, m));
-      else named.push(m);
-    }
-    // What the rule's address rules match of ports, written once for every peer.
-    const ports = rule.ports === null ? null : ranges;
-    const portsKey = portsText(ports);
+    const { ports, key: portsKey, named } = rulePorts(rule, group);
     // A rule's CIDR peers are one set (policy/rule-addresses.ts ruleSetPeers).
     for (const peer of ruleSetPeers(rule)) {
       // A `none` peer (fail-closed Allow, domainNames) matches no endpoint.
