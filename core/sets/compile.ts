@@ -12,7 +12,7 @@ import { IdRecord } from './id-record.js';
 import type { MemberChange } from './member-edit.js';
 import { SetRegistry } from './registry.js';
 import { ruleTable } from './tables.js';
-import { includesSorted } from '../sorted.js';
+import { byText, includesSorted, sortOnce } from '../sorted.js';
 import { clusterNodeNames } from '../snapshot/node-names.js';
 import { nameRecord, own } from '../names-record.js';
 
@@ -36,7 +36,8 @@ export interface SetCompileStats {
 }
 
 
-const byKey = <T>(entries: Iterable<[string, T]>): Record<string, T> => Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+// A node's pods come in key order (the cluster lists them so): sorted only when they do not.
+const byKey = <T>(entries: [string, T][]): Record<string, T> => Object.fromEntries(sortOnce(entries, (x, y) => byText(x[0], y[0])));
 
 /** How the ids some node uses differ from the earlier version's. */
 interface IdChange {
