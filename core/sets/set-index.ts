@@ -54,7 +54,8 @@ export class SetIndex {
     else push(this.byNamespace, ns, id);
     if (d.pods === null) return;
     const selector = compiledPodSelector(d.pods);
-    for (const key of new Set([...Object.keys(d.pods.matchLabels ?? {}), ...(d.pods.matchExpressions ?? []).map((e) => e.key)])) {
+    // The label keys it reads, once each (compileSelector lists them).
+    for (const key of selector.keys) {
       let bySelector = this.byLabel.get(key);
       if (!bySelector) this.byLabel.set(key, (bySelector = new Map()));
       let sets = bySelector.get(selector.key);

@@ -88,26 +88,28 @@ export const manifestText = (m: Manifest): string => JSON.stringify({ addresses:
 /**
  * manifestText(manifestOf(node, setContentIds)), written as text directly: a node names
  * thousands of sets, and building them as an object first (to stringify it) costs more than
- * the text. Held equal to it by test/infra/codec.test.ts.
+ * the text. `entries`: set entry texts (`"id":"content id"`) already written for this version's
+ * digests (manifest-hash.ts), shared by its nodes. Held equal to it by test/infra/codec.test.ts.
  */
-export function nodeManifestText(node: SetNode, setContentIds: Pick<ReadonlyMap<string, string>, 'get'>): string {
-  let out = `{"addresses":${JSON.stringify(node.addresses)},"pods":{`;
-  let first = true;
+export function nodeManifestText(node: SetNode, setContentIds: Pick<ReadonlyMap<string, string>, 'get'>, entries?: ReadonlyMap<string, string>): string {
+  const pods: string[] = [];
   for (const k of sortOnce(Object.keys(node.pods), byText)) {
     const p = node.pods[k]!;
-    out += `${first ? '' : ','}${jsonString(k)}:{"ips":${JSON.stringify(p.ips)},"ingress":${jsonString(p.ingress)},"egress":${jsonString(p.egress)}}`;
-    first = false;
+    pods.push(`${jsonString(k)}:{"ips":${JSON.stringify(p.ips)},"ingress":${jsonString(p.ingress)},"egress":${jsonString(p.egress)}}`);
   }
-  out += '},"sets":{';
-  first = true;
+  const sets: string[] = [];
   for (const id of sortOnce([...node.sets], byText)) {
+    // Its entry as the digest wrote it: no second lookup of its content id (10⁶ at L).
+    const entry = entries?.get(id);
+    if (entry !== undefined) {
+      sets.push(entry);
+      continue;
+    }
     const content = setContentIds.get(id);
     // An id without a content id is written as JSON.stringify writes the undefined member: left out.
-    if (content === undefined) continue;
-    out += `${first ? '' : ','}${jsonString(id)}:${jsonString(content)}`;
-    first = false;
+    if (content !== undefined) sets.push(`${jsonString(id)}:${jsonString(content)}`);
   }
-  return `${out}},"tables":${JSON.stringify(sortOnce([...node.tables], byText))}}`;
+  return `{"addresses":${JSON.stringify(node.addresses)},"pods":{${pods.join(',')}},"sets":{${sets.join(',')}},"tables":${JSON.stringify(sortOnce([...node.tables], byText))}}`;
 }
 export const encodeManifest = (m: Manifest): Uint8Array => utf8(manifestText(m));
 

@@ -115,7 +115,12 @@ export function nodeDigest(node: SetNode, contentIds: Pick<Lookup<string, string
     for (let i = from; i < to; i++) {
       const id = ids[layout.positions[i]!]!;
       let text = entries.get(id);
-      if (text === undefined) entries.set(id, (text = entryText(id, contentIds.get(id)!)));
+      if (text === undefined) {
+        const content = contentIds.get(id);
+        text = entryText(id, content!);
+        // Only an entry with a content id is one the manifest text writes (codec.ts nodeManifestText).
+        if (content !== undefined) entries.set(id, text);
+      }
       joined += i === from ? text : `,${text}`;
     }
     buckets[b] = to > from ? part(joined, sha256Hex) : '';

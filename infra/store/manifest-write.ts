@@ -151,5 +151,5 @@ function encodedManifest(ctx: StoreContext, name: string, node: SetNode, ids: Co
     digest = nodeDigest(node, ids.lookup, ctx.sha256Hex, from, entries);
     ctx.manifests.set(node, { node, digest, form: ids.form });
   }
-  return { hash: digest.hash, size: digest.size, bytes: () => utf8(nodeManifestText(node, ids.lookup)) };
+  return { hash: digest.hash, size: digest.size, bytes: () => utf8(nodeManifestText(node, ids.lookup, entries)) };
 }

@@ -5,7 +5,7 @@
 // the list of its groups' ids.
 import type { Sha256Hex } from '../../core/compile/index.js';
 import { contentId } from '../../core/sets/index.js';
-import { canonicalJson, objectDigest, objectRuns, type HashedObjects } from '../../core/snapshot/index.js';
+import { objectDigest, objectRuns, objectsJson, type HashedObjects } from '../../core/snapshot/index.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { fromUtf8, utf8 } from './codec.js';
 import { StoreCorruptionError } from './types.js';
@@ -55,7 +55,7 @@ export function decodeLegacyObjects(bytes: Uint8Array): SnapshotObject[] {
 // Canonical JSON (keys sorted): a group's id hashes its objects' canonical digests, so the same
 // id must always be the same bytes, whichever key order a client sent (another process may
 // write the item again without reading it first).
-export const encodeGroup = (g: ObjectGroup): Uint8Array => utf8(`{"format":${JSON.stringify(OBJECTS_FORMAT)},"items":[${g.objects.map(canonicalJson).join(',')}]}`);
+export const encodeGroup = (g: ObjectGroup): Uint8Array => utf8(`{"format":${JSON.stringify(OBJECTS_FORMAT)},"items":${objectsJson(g.objects)}}`);
 
 /** A stored group, checked against its id: what comes back is what was hashed. */
 export function decodeGroup(id: string, bytes: Uint8Array, sha256Hex: Sha256Hex): SnapshotObject[] {

@@ -20,6 +20,8 @@ describe('the set form equals the verdict engine', () => {
         const { ir } = compileSets(cluster);
         for (const [id, table] of [...ir.tables.entries()]) expect(contentId('r', JSON.stringify(table), portableSha256Hex)).toBe(id);
         for (const [id, set] of [...ir.sets.entries()]) expect(contentId('s', JSON.stringify(set.definition), portableSha256Hex)).toBe(id);
+        // A set's members hash is over its members alone (v4 and v6, or its port elements).
+        for (const [, set] of [...ir.sets.entries()]) expect(set.hash).toBe(contentId('m', JSON.stringify(set.kind === 'addresses' ? [set.v4, set.v6] : set.elements), portableSha256Hex));
         for (const node of Object.values(ir.nodes)) {
           const needed = new Set(Object.values(node.pods).flatMap((p) => [p.ingress, p.egress]));
           expect(node.tables).toEqual([...needed].sort());

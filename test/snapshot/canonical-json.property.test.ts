@@ -3,7 +3,8 @@
 // leaves out (undefined members, undefined in arrays) and keys JSON must escape.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonical, canonicalJson } from '../../core/snapshot/hash.js';
+import { canonical, canonicalJson, objectJson, objectsJson } from '../../core/snapshot/hash.js';
+import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { assertProperty, propertyRuns } from '../support/property.js';
 
 const RUNS = propertyRuns(500);
@@ -33,6 +34,22 @@ describe('canonical JSON', () => {
         // A toJSON or an inherited key is left to the builder, which writes neither (JSON.stringify would call toJSON).
         const odd = { b: sorted, c: { toJSON: () => 'x' }, d: Object.create({ e: 1 }) as object };
         expect(canonicalJson(odd)).toBe(`{"b":${JSON.stringify(sorted)},"c":{},"d":{}}`);
+      }),
+      { numRuns: RUNS, file: import.meta.url },
+    );
+  });
+
+  it(`per object, with key order checked once per object, is the same text, on lists of objects in and out of order, asked for twice (${RUNS} random lists)`, () => {
+    const object = fc.dictionary(fc.string({ unit: 'binary', maxLength: 6 }), value, { maxKeys: 5 });
+    assertProperty(
+      fc.property(fc.array(fc.tuple(object, fc.boolean()), { maxLength: 6 }), fc.boolean(), (drawn, objectsFirst) => {
+        const objects = drawn.map(([o, sorted]) => (sorted ? canonical(o) : o) as unknown as SnapshotObject);
+        const expected = `[${objects.map((o) => JSON.stringify(canonical(o))).join(',')}]`;
+        // Either order of first use: a list before its objects were checked one by one, or after.
+        if (objectsFirst) expect(objectsJson(objects)).toBe(expected);
+        for (const o of objects) expect(objectJson(o)).toBe(JSON.stringify(canonical(o)));
+        expect(objectsJson(objects)).toBe(expected);
+        for (const o of objects) expect(objectJson(o)).toBe(JSON.stringify(canonical(o)));
       }),
       { numRuns: RUNS, file: import.meta.url },
     );
