@@ -40,13 +40,15 @@ const cluster = buildCluster(snapshot);
 lap('build');
 const { ir, stats } = compileSets(cluster, { sha256Hex: nodeSha256Hex });
 lap('sets');
-const hashed = hashObjects(snapshot.objects, nodeSha256Hex);
+// As a PUT does: the object groups encoded from the text the hash writes (null on a store without a synchronous deflate).
+const groups = store.objectGroupEncoder?.() ?? null;
+const hashed = hashObjects(snapshot.objects, nodeSha256Hex, undefined, undefined, groups?.onTexts);
 lap('hash');
 SetIndex.of(ir.sets);
 lap('setIndex');
 const objects: Record<string, number> = {};
 for (const o of snapshot.objects) objects[o.kind] = (objects[o.kind] ?? 0) + 1;
-const compiled: CompiledSnapshot = { snapshotHash: hashed.hash, hashed, formerSnapshotHash: () => formerSnapshotHash(snapshot.objects, nodeSha256Hex), objects, compile: { ...stats, durationMs: 0 }, ir, items: snapshot.objects, ignored: snapshot.ignored };
+const compiled: CompiledSnapshot = { snapshotHash: hashed.hash, hashed, formerSnapshotHash: () => formerSnapshotHash(snapshot.objects, nodeSha256Hex), objects, compile: { ...stats, durationMs: 0 }, ir, items: snapshot.objects, ignored: snapshot.ignored, ...(groups ? { encodedRuns: groups.encoded } : {}) };
 const result = await store.publish('bench', '1', compiled, {});
 await store.settled();
 lap('publish');

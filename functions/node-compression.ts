@@ -11,6 +11,7 @@ import type { AnswerCompressor } from './answer-compression.js';
 
 export const nodeCompression: BlobCompression = {
   compress: async (bytes) => new Uint8Array(deflateRawSync(bytes, { level: 1 })),
+  compressSync: (bytes) => new Uint8Array(deflateRawSync(bytes, { level: 1 })),
   // maxOutputLength: a damaged body stops inflating at the size its head recorded.
   decompress: async (bytes, rawBytes) => exactly(new Uint8Array(inflateRawSync(bytes, { maxOutputLength: Math.max(1, rawBytes) })), rawBytes),
 };

@@ -15,7 +15,7 @@ import { changeReuse } from './incremental.js';
 import type { ChangedObject } from './policy-subjects.js';
 import { SetIndex } from './set-index.js';
 import type { SetIr } from './ir.js';
-import { hashObjects, objectDigest, snapshotObjectKey, type HashedObjects } from '../snapshot/hash.js';
+import { hashObjects, objectDigest, snapshotObjectKey, type HashedObjects, type RunTexts } from '../snapshot/hash.js';
 
 /** A compiled version, kept to compile the next one from. */
 export interface CompiledState {
@@ -62,11 +62,11 @@ function kept(snapshot: ParsedSnapshot): ParsedSnapshot {
  * so the first change after a whole snapshot costs what the next ones do (a few ms per 10⁴ sets,
  * next to the seconds of the compile).
  */
-export function compiledState(parsed: ParsedSnapshot, opts: SetCompileOptions = {}): { state: CompiledState; stats: SetCompileStats } {
+export function compiledState(parsed: ParsedSnapshot, opts: SetCompileOptions = {}, onTexts?: RunTexts): { state: CompiledState; stats: SetCompileStats } {
   const snapshot = kept(parsed);
   const cluster = buildCluster(snapshot);
   const { ir, stats } = compileSets(cluster, opts);
-  return { state: { snapshot, cluster, ir, stats, setIndex: SetIndex.of(ir.sets), hashed: hashObjects(snapshot.objects, opts.sha256Hex) }, stats };
+  return { state: { snapshot, cluster, ir, stats, setIndex: SetIndex.of(ir.sets), hashed: hashObjects(snapshot.objects, opts.sha256Hex, undefined, undefined, onTexts) }, stats };
 }
 
 /**

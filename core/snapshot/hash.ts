@@ -123,10 +123,15 @@ export function objectsJson(objects: readonly SnapshotObject[]): string {
   return JSON.stringify(objects);
 }
 
-/** SHA-256 (hex) of an object's canonical JSON, computed once per object and hash function. */
-export function objectDigest(o: SnapshotObject, sha256Hex: Sha256Hex = portableSha256Hex): string {
+function digestCache(sha256Hex: Sha256Hex): WeakMap<SnapshotObject, string> {
   let cache = digests.get(sha256Hex);
   if (!cache) digests.set(sha256Hex, (cache = new WeakMap()));
+  return cache;
+}
+
+/** SHA-256 (hex) of an object's canonical JSON, computed once per object and hash function. */
+export function objectDigest(o: SnapshotObject, sha256Hex: Sha256Hex = portableSha256Hex): string {
+  const cache = digestCache(sha256Hex);
   let d = cache.get(o);
   if (d === undefined) cache.set(o, (d = sha256Hex(objectJson(o))));
   return d;
@@ -183,15 +188,35 @@ const byKey = (a: SnapshotObject, b: SnapshotObject) => byText(snapshotObjectKey
 // objects, and so most runs, along.
 const endedRuns = new WeakMap<Sha256Hex, WeakMap<SnapshotObject, Run>>();
 
-function runOf(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex): Run {
+/**
+ * Told each run the hash writes every object's canonical JSON of (a run of objects none of which
+ * was hashed before), with those texts: the store keeps objects in these runs, and a whole
+ * publish can encode each group from the text the hash wrote instead of writing it again.
+ */
+export type RunTexts = (objects: readonly SnapshotObject[], texts: readonly string[]) => void;
+
+function runOf(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex, onTexts?: RunTexts): Run {
   let cache = endedRuns.get(sha256Hex);
   if (!cache) endedRuns.set(sha256Hex, (cache = new WeakMap()));
   const last = objects[objects.length - 1]!;
   const earlier = cache.get(last);
   if (earlier && earlier.objects.length === objects.length && earlier.objects.every((o, i) => o === objects[i])) return earlier;
+  const texts = onTexts ? freshTexts(objects, sha256Hex) : null;
   const run = { objects, digest: sha256Hex(objects.map(lines(sha256Hex)).join('\n')) };
+  if (texts) onTexts!(objects, texts);
   cache.set(last, run);
   return run;
+}
+
+/** The run's canonical texts, their digests recorded, when no object of it has a digest yet; else null. */
+function freshTexts(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex): string[] | null {
+  const cache = digestCache(sha256Hex);
+  if (objects.some((o) => cache.has(o))) return null;
+  return objects.map((o) => {
+    const text = objectJson(o);
+    cache.set(o, sha256Hex(text));
+    return text;
+  });
 }
 
 /** `sha256Hex`: the portable SHA-256 by default; Node entries pass node:crypto's (same digest). */
@@ -210,14 +235,14 @@ export function snapshotHash(objects: readonly SnapshotObject[], sha256Hex: Sha2
  * a scan of references; otherwise runs ending with the same object and holding the same objects
  * are the earlier ones.
  */
-export function hashObjects(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex = portableSha256Hex, earlier?: HashedObjects, edits?: readonly string[]): HashedObjects {
+export function hashObjects(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex = portableSha256Hex, earlier?: HashedObjects, edits?: readonly string[], onTexts?: RunTexts): HashedObjects {
   const reused = earlier && edits ? runsAfterEdits(objects, sha256Hex, earlier, edits) : earlier ? runsInPlace(objects, sha256Hex, earlier) : null;
   let sorted = objects;
   let runs: Run[];
   if (reused) runs = reused;
   else {
     sorted = inKeyOrder(objects) ? objects.slice() : objects.slice().sort(byKey);
-    runs = cutRuns(sorted).map((objs) => runOf(objs, sha256Hex));
+    runs = cutRuns(sorted).map((objs) => runOf(objs, sha256Hex, onTexts));
   }
   return { objects: sorted, runs, hash: sha256Hex(runs.map((r) => r.digest).join('\n')) };
 }

@@ -11,7 +11,7 @@ import { formerSnapshotHash, snapshotHash } from '../../core/snapshot/index.js';
 import { assembledSnapshots } from '../body.js';
 import { isChangesBody, VersionFromChangesSchema } from '../../schemas/api/versions.js';
 import { formatPath, parseSnapshot, type ParsedSnapshot } from '../../schemas/snapshot.js';
-import type { LatestConditions, SnapshotStore, VersionHeader } from '../../infra/store/types.js';
+import type { CompiledSnapshot, LatestConditions, SnapshotStore, VersionHeader } from '../../infra/store/types.js';
 import type { CompiledVersions } from '../compiled-versions.js';
 import { ApiError, invalid } from '../errors.js';
 import type { Metrics } from '../ops/metrics.js';
@@ -105,9 +105,11 @@ export class Publisher {
     }
     if (versionFromPath === null) await checkConditions(store, cluster, version, conditions);
     const started = performance.now();
-    const { state, stats } = compiledState(parsed.snapshot, this.deps.sha256Hex ? { sha256Hex: this.deps.sha256Hex } : {});
+    // The object groups are encoded as the snapshot hash writes each object's text, not again in the publish.
+    const groups = store.objectGroupEncoder?.() ?? null;
+    const { state, stats } = compiledState(parsed.snapshot, this.deps.sha256Hex ? { sha256Hex: this.deps.sha256Hex } : {}, groups?.onTexts);
     this.deps.metrics.compile.observe((performance.now() - started) / 1000, { form: 'ir' });
-    return this.storeVersion(store, req, version, state, stats, started, derived);
+    return this.storeVersion(store, req, version, state, stats, started, derived, undefined, false, undefined, groups?.encoded);
   }
 
   private async publishChanges(store: SnapshotStore, req: PublishRequest, body: unknown, version: string): Promise<Published> {
@@ -136,13 +138,13 @@ export class Publisher {
     return this.storeVersion(store, req, version, next.state, next.stats, started, { base: baseVersion, changed: next.changed.length, incremental: next.incremental, warm: warm !== null }, next.change, existing === null, baseVersion);
   }
 
-  private async storeVersion(store: SnapshotStore, req: PublishRequest, version: string, state: CompiledState, stats: SetCompileStats, started: number, extra: Record<string, unknown>, change?: SetFormChange, headerAbsent = false, base?: string): Promise<Published> {
+  private async storeVersion(store: SnapshotStore, req: PublishRequest, version: string, state: CompiledState, stats: SetCompileStats, started: number, extra: Record<string, unknown>, change?: SetFormChange, headerAbsent = false, base?: string, encodedRuns?: CompiledSnapshot['encodedRuns']): Promise<Published> {
     const { cluster, conditions } = req;
     const { deps } = this;
     const objects: Record<string, number> = {};
     for (const o of state.snapshot.objects) objects[o.kind] = (objects[o.kind] ?? 0) + 1;
     const hash = state.hashed.hash;
-    const compiled = { snapshotHash: hash, hashed: state.hashed, formerSnapshotHash: () => formerSnapshotHash(state.snapshot.objects, deps.sha256Hex), objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir: state.ir, items: state.snapshot.objects, ignored: state.snapshot.ignored, ...(change ? { change } : {}) };
+    const compiled = { snapshotHash: hash, hashed: state.hashed, formerSnapshotHash: () => formerSnapshotHash(state.snapshot.objects, deps.sha256Hex), objects, compile: { ...stats, durationMs: Math.round(performance.now() - started) }, ir: state.ir, items: state.snapshot.objects, ignored: state.snapshot.ignored, ...(change ? { change } : {}), ...(encodedRuns ? { encodedRuns } : {}) };
     // Whether this publish may answer before its pointer move is settled, and what keeps that
     // work alive: the process itself when it outlives its answers, a Worker's waitUntil. Lambda
     // freezes the process after answering, so it settles first (null).

@@ -6,7 +6,7 @@
 import type { AttrValue, Item, ItemBackend } from './backend.js';
 import { joinChunks, splitChunks } from './codec.js';
 import { DEFLATE_RAW, inflated, MIN_COMPRESSED_BYTES, type BlobCompression } from './compression.js';
-import { StoreCorruptionError } from './types.js';
+import { StoreCorruptionError, type StoredBody } from './types.js';
 
 /** What blob reads and writes need of the store's context. */
 export interface BlobIo {
@@ -20,8 +20,8 @@ export const HEAD_SK = '0';
 
 export interface BlobWrite {
   readonly pk: string;
-  /** The body, or how to encode it when its batch is written (writeBlobs). */
-  readonly bytes: Uint8Array | (() => Uint8Array);
+  /** The body, or how to encode it when its batch is written (writeBlobs), or the body already in its stored form. */
+  readonly bytes: Uint8Array | (() => Uint8Array) | StoredBody;
   /** Extra attributes on the head item. */
   readonly head?: Readonly<Record<string, AttrValue>>;
   /** Extra attributes on every item of the blob, head and tails. */
@@ -45,22 +45,22 @@ export const WRITE_BATCH_BYTES = 8 * 1024 * 1024;
  */
 export async function writeBlobs(io: BlobIo, blobs: readonly BlobWrite[], chunkBytes: number, keep: (pk: string) => boolean = () => true, batchBytes = WRITE_BATCH_BYTES): Promise<Item[]> {
   const kept: Item[] = [];
-  let batch: { readonly blob: BlobWrite; readonly bytes: Uint8Array }[] = [];
+  let batch: { readonly blob: BlobWrite; readonly body: Uint8Array | StoredBody }[] = [];
   let held = 0;
   let writing: Promise<void> = Promise.resolve();
   const flush = async () => {
     const ready = batch;
     [batch, held] = [[], 0];
-    const stored = await Promise.all(ready.map((r) => storedForm(io.compression, r.bytes)));
+    const stored = await Promise.all(ready.map((r) => (r.body instanceof Uint8Array ? storedForm(io.compression, r.body) : r.body)));
     await writing;
-    writing = writeBatch(io.backend, ready.map((r, i) => ({ blob: r.blob, ...stored[i]! })), chunkBytes, keep, kept);
+    writing = writeBatch(io.backend, ready.map((r, i) => ({ blob: r.blob, bytes: stored[i]!.stored, encoding: stored[i]!.encoding })), chunkBytes, keep, kept);
     // Awaited with the next batch or at the end; handled now, so a failure meanwhile is no unhandled rejection.
     writing.catch(() => undefined);
   };
   for (const blob of blobs) {
-    const bytes = typeof blob.bytes === 'function' ? blob.bytes() : blob.bytes;
-    batch.push({ blob, bytes });
-    held += bytes.length;
+    const body = typeof blob.bytes === 'function' ? blob.bytes() : blob.bytes;
+    batch.push({ blob, body });
+    held += body instanceof Uint8Array ? body.length : body.stored.length;
     if (held >= batchBytes) await flush();
   }
   if (batch.length > 0) await flush();
@@ -68,7 +68,7 @@ export async function writeBlobs(io: BlobIo, blobs: readonly BlobWrite[], chunkB
   return kept;
 }
 
-async function writeBatch(backend: ItemBackend, batch: readonly { blob: BlobWrite; bytes: Uint8Array; encoding: Record<string, AttrValue> }[], chunkBytes: number, keep: (pk: string) => boolean, kept: Item[]): Promise<void> {
+async function writeBatch(backend: ItemBackend, batch: readonly { blob: BlobWrite; bytes: Uint8Array; encoding: Readonly<Record<string, AttrValue>> }[], chunkBytes: number, keep: (pk: string) => boolean, kept: Item[]): Promise<void> {
   const tails: Item[] = [];
   const heads: Item[] = [];
   for (const { blob: b, bytes, encoding } of batch) {
@@ -94,11 +94,16 @@ export interface BlobReads {
 }
 
 /** A body as stored: deflated when that makes it smaller, with what the head must say of it. */
-export async function storedForm(c: BlobCompression, bytes: Uint8Array): Promise<{ bytes: Uint8Array; encoding: Record<string, AttrValue> }> {
-  if (bytes.length < MIN_COMPRESSED_BYTES) return { bytes, encoding: {} };
-  const deflated = await c.compress(bytes);
-  return deflated.length < bytes.length ? { bytes: deflated, encoding: { encoding: DEFLATE_RAW, rawBytes: bytes.length } } : { bytes, encoding: {} };
+export async function storedForm(c: BlobCompression, bytes: Uint8Array): Promise<StoredBody> {
+  return bytes.length < MIN_COMPRESSED_BYTES ? { stored: bytes, encoding: {} } : smaller(bytes, await c.compress(bytes));
 }
+
+/** The same with the platform's synchronous deflate. */
+export function storedFormSync(compressSync: (bytes: Uint8Array) => Uint8Array, bytes: Uint8Array): StoredBody {
+  return bytes.length < MIN_COMPRESSED_BYTES ? { stored: bytes, encoding: {} } : smaller(bytes, compressSync(bytes));
+}
+
+const smaller = (bytes: Uint8Array, deflated: Uint8Array): StoredBody => (deflated.length < bytes.length ? { stored: deflated, encoding: { encoding: DEFLATE_RAW, rawBytes: bytes.length } } : { stored: bytes, encoding: {} });
 
 export async function readBlobs(io: BlobIo, pks: readonly string[]): Promise<BlobReads> {
   const { backend } = io;

@@ -6,6 +6,11 @@ import { StoreCorruptionError } from './types.js';
 
 export interface BlobCompression {
   compress(bytes: Uint8Array): Promise<Uint8Array>;
+  /**
+   * The same deflate, synchronous, where the platform has one (Node's zlib): a whole publish
+   * deflates the object groups as the snapshot hash writes their text (objects.ts).
+   */
+  readonly compressSync?: (bytes: Uint8Array) => Uint8Array;
   /** Throws when `bytes` do not inflate to exactly `rawBytes`. */
   decompress(bytes: Uint8Array, rawBytes: number): Promise<Uint8Array>;
 }

@@ -118,8 +118,8 @@ export async function writePatches(ctx: StoreContext, patches: ReadonlyMap<strin
 export const CONDITIONAL_PATCHES = 16;
 
 async function writePatchIfAbsent(ctx: StoreContext, hash: string, raw: Uint8Array, now: number): Promise<void> {
-  const { bytes, encoding } = await storedForm(ctx.compression, raw);
-  const item = { pk: manifestBodyPk(hash), sk: HEAD_SK, chunks: 1, body: bytes, ...encoding, [WRITTEN_AT]: now };
+  const { stored, encoding } = await storedForm(ctx.compression, raw);
+  const item = { pk: manifestBodyPk(hash), sk: HEAD_SK, chunks: 1, body: stored, ...encoding, [WRITTEN_AT]: now };
   // A stored one may be collected between the two calls: then it is written after all.
   for (let attempt = 0; attempt < 3; attempt++) {
     const existing = await ctx.backend.putIfAbsent(item, now);

@@ -21,7 +21,7 @@ import { reconcile, retentionEnd, unretireItems } from './lifecycle.js';
 import { mapLimit } from './concurrency.js';
 import { isFresh, needsRefresh, WRITTEN_AT } from './content-age.js';
 import { moveLatest, placeOf, settle as settlePointer } from './pointer.js';
-import { LatestConditionError, VersionConflictError, type CompiledSnapshot, type PublishOptions, type PublishResult } from './types.js';
+import { LatestConditionError, VersionConflictError, type CompiledSnapshot, type PublishOptions, type PublishResult, type StoredBody } from './types.js';
 import type { Item } from './backend.js';
 
 export async function publish(ctx: StoreContext, cluster: string, version: string, snap: CompiledSnapshot, opts: PublishOptions = {}): Promise<PublishResult> {
@@ -50,7 +50,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
       { blobs: content.packs?.packs ?? new Map(), pkOf: packPk },
       { blobs: content.packs ? new Map([[content.packs.index.id, content.packs.index.text]]) : new Map(), pkOf: packIndexPk },
       { blobs: manifests.wholes, pkOf: manifestBodyPk },
-      { blobs: new Map(groups.map((g) => [g.id, () => encodeGroup(g)])), pkOf: objectGroupPk },
+      { blobs: new Map(groups.map((g, i) => [g.id, encodedGroup(snap, i) ?? (() => encodeGroup(g))])), pkOf: objectGroupPk },
     ], own),
     writePatches(ctx, manifests.patches),
   ]);
@@ -120,9 +120,12 @@ async function makeLatest(ctx: StoreContext, cluster: string, version: string, h
 // writing an immutable item twice.
 const BLIND_WRITES = 25;
 
-/** Content-addressed blobs of one kind, by id, encoded only when written. */
+/** A group as the snapshot hash encoded it (CompiledSnapshot.encodedRuns): the groups are cut from its runs, one for one. */
+const encodedGroup = (snap: CompiledSnapshot, i: number): StoredBody | undefined => (snap.encodedRuns && snap.hashed ? snap.encodedRuns.get(snap.hashed.runs[i]!.objects) : undefined);
+
+/** Content-addressed blobs of one kind, by id, encoded only when written (or already in their stored form). */
 interface SharedBlobs {
-  readonly blobs: ReadonlyMap<string, string | (() => Uint8Array)>;
+  readonly blobs: ReadonlyMap<string, string | (() => Uint8Array) | StoredBody>;
   readonly pkOf: (id: string) => string;
 }
 

@@ -5,6 +5,7 @@ import { collect } from './collect.js';
 import { storeContext, type SnapshotStoreOptions } from './context.js';
 import { listVersions } from './list.js';
 import { publish } from './publish.js';
+import { objectGroupEncoder } from './objects.js';
 import { getHeader, getNodeTables, getSets, getSnapshotObjects, getSummary, getTables, latest, latestVersion } from './read.js';
 import type { SnapshotStore } from './types.js';
 
@@ -12,6 +13,7 @@ export function createSnapshotStore(backend: ItemBackend, opts: SnapshotStoreOpt
   const ctx = storeContext(backend, opts);
   return {
     publish: (cluster, version, snapshot, o) => publish(ctx, cluster, version, snapshot, o),
+    objectGroupEncoder: () => (ctx.compression.compressSync ? objectGroupEncoder(ctx.compression.compressSync) : null),
     setLatest: (cluster, version) => setLatest(ctx, cluster, version),
     deleteVersion: (cluster, version) => deleteVersion(ctx, cluster, version),
     getHeader: (cluster, version) => getHeader(ctx, cluster, version),

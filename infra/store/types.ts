@@ -1,8 +1,9 @@
 // The store port: what routes need to keep compiled snapshots per (cluster, resourceVersion)
 // and serve node agents. Plain TypeScript, no AWS types: DynamoDB and memory both implement it.
 import type { IrSet, RuleTable, SetFormChange, SetIr, SetPod } from '../../core/sets/index.js';
-import type { HashedObjects } from '../../core/snapshot/index.js';
+import type { HashedObjects, RunTexts } from '../../core/snapshot/index.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
+import type { AttrValue } from './backend.js';
 
 /** Figures of the compile run kept in the header (the compiler's stats, plus timing when the route has it). */
 export interface CompileFigures {
@@ -13,6 +14,19 @@ export interface CompileFigures {
   readonly sets?: number;
   readonly members?: number;
   readonly durationMs?: number;
+}
+
+/** A blob's body in the form it is stored in (blob.ts storedForm): deflated or not, and what its head says of that. */
+export interface StoredBody {
+  readonly stored: Uint8Array;
+  readonly encoding: Readonly<Record<string, AttrValue>>;
+}
+
+/** Object groups in their stored form by the run of objects they hold, as the snapshot hash wrote them (objects.ts). */
+export interface ObjectGroupEncoder {
+  /** For the snapshot hash (hashObjects): each run whose objects' text it wrote, encoded and deflated then. */
+  readonly onTexts: RunTexts;
+  readonly encoded: ReadonlyMap<readonly SnapshotObject[], StoredBody>;
 }
 
 /** What a route hands to publish: the set form (core/sets) and the header figures. */
@@ -30,6 +44,8 @@ export interface CompiledSnapshot {
   readonly formerSnapshotHash?: () => string;
   /** The runs `snapshotHash` hashed (core/snapshot/hash.ts): the store keeps objects in the same runs. Cut here when absent. */
   readonly hashed?: HashedObjects;
+  /** Object groups already in their stored form, by run (`hashed.runs`): from the store's objectGroupEncoder. */
+  readonly encodedRuns?: ReadonlyMap<readonly SnapshotObject[], StoredBody>;
   /** Object counts by kind (Pod, Namespace, NetworkPolicy, ...). */
   readonly objects: Readonly<Record<string, number>>;
   readonly compile: CompileFigures;
@@ -176,6 +192,12 @@ export interface SnapshotStore {
    * LatestConditionError when `opts.conditions` do not hold at the move.
    */
   publish(cluster: string, version: string, snapshot: CompiledSnapshot, opts?: PublishOptions): Promise<PublishResult>;
+  /**
+   * For a whole snapshot about to be published: its object groups encoded as the snapshot hash
+   * writes their text (hashObjects' onTexts), then handed to publish as `encodedRuns`. Null where
+   * the store's deflate is not synchronous (the web streams'): publish encodes them itself.
+   */
+  objectGroupEncoder?(): ObjectGroupEncoder | null;
   /**
    * Makes a stored version latest on purpose (a rollback): its items must all read back
    * (VersionIncompleteError otherwise), their expiry is removed, the version it replaces expires.

@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { TTL_ATTRIBUTE, type ItemBackend } from '../../infra/store/backend.js';
 import { decodePackIndex } from '../../infra/store/packs.js';
 import { headerKey, packIndexPk, packPk, manifestBodyPk, manifestPk, manifestShardPk, nodesPk, objectGroupPk, objectsPk, tablePk } from '../../infra/store/keys.js';
-import { decodeGroupIndex } from '../../infra/store/objects.js';
+import { decodeGroupIndex, encodeGroup, objectGroupEncoder, objectGroups } from '../../infra/store/objects.js';
+import { hashObjects } from '../../core/snapshot/hash.js';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { readBlobs } from '../../infra/store/blob.js';
 import { streamCompression } from '../../infra/store/compression.js';
 import { contentHash, encodeManifest, manifestOf, setContentId } from '../../infra/store/codec.js';
@@ -193,6 +195,36 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     const { objectsHash: _, ...older } = header;
     await backend.putItems([older as typeof header]);
     expect(await store.getSnapshotObjects(cluster, '1')).toBeNull();
+  });
+
+  it('stores the object groups the snapshot hash encoded as the bytes publish would encode, and encodes only runs it hashed anew', async () => {
+    const { backend, store, cluster } = kit();
+    const snap = exampleSnapshot();
+    // Keys out of canonical order (metadata: name, labels, annotations) and in it (the parsed example).
+    const pad = (i: number) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `pad-${i}`, labels: { filler: `x${i}` }, annotations: { a: i === 3 ? 'y'.repeat(300_000) : '' } } });
+    const items = [...snap.items, ...Array.from({ length: 1000 }, (_, i) => pad(i))] as unknown as typeof snap.items;
+    const encoder = objectGroupEncoder((b) => new Uint8Array(deflateRawSync(b, { level: 1 })));
+    const text = (b: Uint8Array) => new TextDecoder().decode(b);
+    const hashed = hashObjects(items, nodeSha256Hex, undefined, undefined, encoder.onTexts);
+    expect(hashed.hash).toBe(hashObjects(structuredClone(items), nodeSha256Hex).hash);
+    expect(encoder.encoded.size).toBe(hashed.runs.length);
+    const groups = objectGroups(items, nodeSha256Hex, hashed);
+    groups.forEach((g, i) => {
+      const body = encoder.encoded.get(hashed.runs[i]!.objects)!;
+      const raw = body.encoding.encoding === undefined ? body.stored : new Uint8Array(inflateRawSync(body.stored));
+      expect(text(raw)).toBe(text(encodeGroup(g)));
+    });
+    await store.publish(cluster, '1', { ...snap, items, hashed, encodedRuns: encoder.encoded });
+    expect(await store.getSnapshotObjects(cluster, '1')).toEqual(hashed.objects);
+    const stored = (await readBlobs({ backend, compression: streamCompression }, groups.map((g) => objectGroupPk(g.id)))).complete;
+    for (const g of groups) expect(text(stored.get(objectGroupPk(g.id))!.bytes)).toBe(text(encodeGroup(g)));
+    // Objects hashed before (their digests known): no text written, nothing encoded; publish encodes.
+    const again = objectGroupEncoder((b) => new Uint8Array(deflateRawSync(b, { level: 1 })));
+    const moved = [...items.slice(0, -1), pad(9999)] as unknown as typeof snap.items;
+    const rehashed = hashObjects(moved, nodeSha256Hex, undefined, undefined, again.onTexts);
+    const fresh = rehashed.runs.filter((r) => !hashed.runs.includes(r));
+    expect(fresh.length).toBeGreaterThan(0);
+    expect(again.encoded.size).toBe(0);
   });
 
   it('gives equal node hashes when nothing changed for a node, and another when only members of its sets did', async () => {
