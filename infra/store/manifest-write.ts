@@ -21,7 +21,7 @@ export interface VersionManifests {
   /** Node → content hash of its manifest in this version. */
   readonly hashes: Map<string, string>;
   /** New manifests stored whole, by hash, encoded when written. */
-  readonly wholes: Map<string, () => Uint8Array>;
+  readonly wholes: Map<string, () => string>;
   /** New manifests stored as patches, by hash (each fits one item). */
   readonly patches: Map<string, Uint8Array>;
 }
@@ -142,7 +142,7 @@ async function adoptLinks(ctx: StoreContext, hash: string, head: Item): Promise<
  * the buckets of those sets. Its bytes are encoded only to be stored whole: a manifest stored as
  * a patch is only hashed, and nothing keeps the text once written.
  */
-function encodedManifest(ctx: StoreContext, name: string, node: SetNode, ids: ContentIds, earlier: { form: PublishedForm; change: SetFormChange } | null, changed: readonly string[], entries: Map<string, string>): { hash: string; size: number; bytes: () => Uint8Array } {
+function encodedManifest(ctx: StoreContext, name: string, node: SetNode, ids: ContentIds, earlier: { form: PublishedForm; change: SetFormChange } | null, changed: readonly string[], entries: Map<string, string>): { hash: string; size: number; bytes: () => string } {
   const cached = ctx.manifests.get(node);
   let digest = cached?.form === ids.form ? cached.digest : undefined;
   if (!digest) {
@@ -151,5 +151,5 @@ function encodedManifest(ctx: StoreContext, name: string, node: SetNode, ids: Co
     digest = nodeDigest(node, ids.lookup, ctx.sha256Hex, from, entries);
     ctx.manifests.set(node, { node, digest, form: ids.form });
   }
-  return { hash: digest.hash, size: digest.size, bytes: () => utf8(nodeManifestText(node, ids.lookup, entries)) };
+  return { hash: digest.hash, size: digest.size, bytes: () => nodeManifestText(node, ids.lookup, entries) };
 }

@@ -7,7 +7,7 @@ import type { Sha256Hex } from '../../core/compile/index.js';
 import { contentId } from '../../core/sets/index.js';
 import { objectDigest, objectRuns, objectsJson, type HashedObjects } from '../../core/snapshot/index.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
-import { storedFormSync } from './blob.js';
+import { storedTextSync } from './blob.js';
 import { fromUtf8, utf8 } from './codec.js';
 import { StoreCorruptionError, type ObjectGroupEncoder, type StoredBody } from './types.js';
 
@@ -56,7 +56,10 @@ export function decodeLegacyObjects(bytes: Uint8Array): SnapshotObject[] {
 // Canonical JSON (keys sorted): a group's id hashes its objects' canonical digests, so the same
 // id must always be the same bytes, whichever key order a client sent (another process may
 // write the item again without reading it first).
-export const encodeGroup = (g: ObjectGroup): Uint8Array => utf8(groupText(objectsJson(g.objects)));
+export const encodeGroup = (g: ObjectGroup): Uint8Array => utf8(groupBody(g));
+
+/** A group's stored text (encodeGroup's bytes, as text). */
+export const groupBody = (g: ObjectGroup): string => groupText(objectsJson(g.objects));
 
 const groupText = (itemsJson: string) => `{"format":${JSON.stringify(OBJECTS_FORMAT)},"items":${itemsJson}}`;
 
@@ -70,7 +73,7 @@ export function objectGroupEncoder(compressSync: (bytes: Uint8Array) => Uint8Arr
   const encoded = new Map<readonly SnapshotObject[], StoredBody>();
   return {
     encoded,
-    onTexts: (objects, texts) => void encoded.set(objects, storedFormSync(compressSync, utf8(groupText(`[${texts.join(',')}]`)))),
+    onTexts: (objects, texts) => void encoded.set(objects, storedTextSync(compressSync, groupText(`[${texts.join(',')}]`))),
   };
 }
 

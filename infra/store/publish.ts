@@ -8,13 +8,13 @@
 import { portableSha256Hex, type Sha256Hex } from '../../core/compile/index.js';
 import type { SetFormChange } from '../../core/sets/index.js';
 import { writeBlobs, HEAD_SK, type BlobWrite } from './blob.js';
-import { contentHash, encodeManifestShard, encodeNodes, utf8, type HeaderBody } from './codec.js';
+import { contentHash, encodeManifestShard, encodeNodes, type HeaderBody } from './codec.js';
 import { versionManifests, writePatches, type ContentIds, type VersionManifests } from './manifest-write.js';
 import type { PublishedForm, StoreContext } from './context.js';
 import { TTL_ATTRIBUTE } from './backend.js';
 import { headerItem, isExpired, summaryFromItem } from './header.js';
 import { checkName, headerKey, pointerKey, manifestBodyPk, manifestShardCount, manifestShardPk, nodesPk, objectGroupPk, objectsPk, packIndexPk, packPk, setPk, shardOf, tablePk } from './keys.js';
-import { encodeGroup, encodeGroupIndex, objectGroups, type ObjectGroup } from './objects.js';
+import { encodeGroupIndex, groupBody, objectGroups, type ObjectGroup } from './objects.js';
 import { carriedContent, changedContent, collectContent } from './content.js';
 import { packedIfBroad } from './change-packs.js';
 import { reconcile, retentionEnd, unretireItems } from './lifecycle.js';
@@ -50,7 +50,7 @@ export async function publish(ctx: StoreContext, cluster: string, version: strin
       { blobs: content.packs?.packs ?? new Map(), pkOf: packPk },
       { blobs: content.packs ? new Map([[content.packs.index.id, content.packs.index.text]]) : new Map(), pkOf: packIndexPk },
       { blobs: manifests.wholes, pkOf: manifestBodyPk },
-      { blobs: new Map(groups.map((g, i) => [g.id, encodedGroup(snap, i) ?? (() => encodeGroup(g))])), pkOf: objectGroupPk },
+      { blobs: new Map(groups.map((g, i) => [g.id, encodedGroup(snap, i) ?? (() => groupBody(g))])), pkOf: objectGroupPk },
     ], own),
     writePatches(ctx, manifests.patches),
   ]);
@@ -125,7 +125,7 @@ const encodedGroup = (snap: CompiledSnapshot, i: number): StoredBody | undefined
 
 /** Content-addressed blobs of one kind, by id, encoded only when written (or already in their stored form). */
 interface SharedBlobs {
-  readonly blobs: ReadonlyMap<string, string | (() => Uint8Array) | StoredBody>;
+  readonly blobs: ReadonlyMap<string, string | (() => Uint8Array | string) | StoredBody>;
   readonly pkOf: (id: string) => string;
 }
 
@@ -153,7 +153,7 @@ async function writeMissing(ctx: StoreContext, shared: readonly SharedBlobs[], o
       if (present.has(pk)) continue;
       const blob = blobs.get(id)!;
       // Encoded when its batch is written (writeBlobs), not all at once.
-      writes.push({ pk, bytes: typeof blob === 'string' ? () => utf8(blob) : blob, every: { [WRITTEN_AT]: now } });
+      writes.push({ pk, bytes: blob, every: { [WRITTEN_AT]: now } });
     }
   });
   const ownPks = new Set(own.map((b) => b.pk));

@@ -44,6 +44,24 @@ describe.each([
     expect(deflated).toBeGreaterThan(RUNS / 4);
   });
 
+  it(`bodies given as text read back as their UTF-8, one batch after another (${RUNS} random sets of texts)`, async () => {
+    // Any UTF-16 (lone surrogates too), repetitive or not, and one body past the reused encode buffer.
+    const textArb = fc.oneof(fc.string({ unit: 'binary', maxLength: 3000 }), fc.string({ unit: 'binary-ascii', maxLength: 40 }).map((t) => t.repeat(200)));
+    const huge = `${'é'.repeat(800_000)}${'x'.repeat(800_000)}`;
+    await assertProperty(
+      fc.asyncProperty(fc.array(textArb, { minLength: 1, maxLength: 5 }), fc.boolean(), fc.constantFrom(1, 2 ** 30), async (texts, withHuge, batchBytes) => {
+        const bodies = withHuge ? [...texts, huge] : texts;
+        const backend = new MemoryBackend();
+        const io = { backend, compression };
+        // Batches of one body (each encoded after the one before was handed on), or one batch of all.
+        await writeBlobs(io, bodies.map((t, i) => ({ pk: `t#${i}`, bytes: i % 2 === 0 ? t : () => t })), 4096, undefined, batchBytes);
+        const { complete } = await readBlobs(io, bodies.map((_, i) => `t#${i}`));
+        bodies.forEach((t, i) => expect(new TextDecoder().decode(complete.get(`t#${i}`)!.bytes)).toBe(new TextDecoder().decode(text(t))));
+      }),
+      { numRuns: Math.min(RUNS, 50), file: import.meta.url },
+    );
+  });
+
   it('a damaged, mislabelled or unknown encoding is the store corruption error', async () => {
     const backend = new MemoryBackend();
     const io = { backend, compression };
