@@ -2,6 +2,8 @@
 // answers, request bodies, query values, and the hook that words a query or path parameter the
 // route's schema rejects as the API's 422.
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context, TypedResponse } from 'hono';
+import type { JSONParsed } from 'hono/utils/types';
 import { ErrorSchema } from '../schemas/api/verdicts.js';
 import { formatPath } from '../schemas/snapshot.js';
 import type { AppEnv } from './context.js';
@@ -107,3 +109,11 @@ export type JsonBody<T> = T extends (...args: never[]) => unknown
 
 /** `value` typed as its JSON body: the response schema checks its shape, not its readonly-ness. No copy: the value is what is sent. */
 export const jsonBody = <T>(value: T): JsonBody<T> => value as JsonBody<T>;
+
+/**
+ * A 200 JSON answer whose text is already written (the set form, from the texts its ids hashed:
+ * core/sets/texts.ts), typed as `value`'s JSON for the route's schema. `text` is
+ * JSON.stringify(value)'s, as c.json would send (test/core/set-texts.test.ts holds it).
+ */
+export const jsonText = <T extends object>(c: Context, value: T, text: string): Response & TypedResponse<JSONParsed<T>, 200, 'json'> =>
+  c.body(text, 200, { 'content-type': 'application/json' }) as unknown as Response & TypedResponse<JSONParsed<T>, 200, 'json'>;

@@ -12,6 +12,7 @@ import { IdRecord } from './id-record.js';
 import type { MemberChange } from './member-edit.js';
 import { SetRegistry } from './registry.js';
 import { ruleTable } from './tables.js';
+import { tableText } from './texts.js';
 import { byText, includesSorted, sortOnce } from '../sorted.js';
 import { clusterNodeNames } from '../snapshot/node-names.js';
 import { nameRecord, own } from '../names-record.js';
@@ -194,7 +195,7 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     let id = tableIdOf.get(group.signature);
     if (id === undefined) {
       const table = ruleTable(registry, group);
-      id = contentId('r', JSON.stringify(table), sha256Hex);
+      id = contentId('r', tableText(table), sha256Hex);
       tableIdOf.set(group.signature, id);
       if (!tables.has(id)) tables.set(id, table);
     }

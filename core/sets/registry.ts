@@ -10,6 +10,7 @@ import { namedPortDefinition, peerDefinition } from './definitions.js';
 import { addressMembers, candidatePods, OwnedAddresses, portElements, type AddressMembers } from './members.js';
 import { editAddresses, editElements, type MemberEdit } from './member-edit.js';
 import { resolveDefinition, subjectIn } from './resolve.js';
+import { addressSet, definitionText, portSet } from './texts.js';
 
 export class SetRegistry {
   private readonly sets = new Map<SetId, IrSet>();
@@ -38,7 +39,7 @@ export class SetRegistry {
   }
 
   private idOf(definition: SetDefinition): { id: SetId; known: boolean } {
-    const id = contentId('s', JSON.stringify(definition), this.sha256Hex);
+    const id = contentId('s', definitionText(definition), this.sha256Hex);
     return { id, known: this.has(id) };
   }
 
@@ -138,11 +139,11 @@ export class SetRegistry {
 
   // A set with the members' own hash, however its members were found.
   private addressSet(definition: SetDefinition, { v4, v6 }: AddressMembers): IrSet {
-    return { kind: 'addresses', definition, v4, v6, hash: contentId('m', JSON.stringify([v4, v6]), this.sha256Hex) };
+    return addressSet(definition, v4, v6, this.sha256Hex);
   }
 
   private portSet(definition: SetDefinition, elements: readonly PortElement[]): IrSet {
-    return { kind: 'ports', definition, elements, hash: contentId('m', JSON.stringify(elements), this.sha256Hex) };
+    return portSet(definition, elements, this.sha256Hex);
   }
 
   get(id: SetId): IrSet {

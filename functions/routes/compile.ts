@@ -2,13 +2,13 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { compile } from '../../core/compile/index.js';
 import { DATAPLANES } from '../../core/render/index.js';
-import { compileSets } from '../../core/sets/index.js';
+import { compileSets, setIrMembersText } from '../../core/sets/index.js';
 import { unknownNodes } from '../../core/snapshot/index.js';
 import { warningMessages } from '../../core/warnings.js';
 import { CompileRequestSchema, CompileResponseSchema } from '../../schemas/api/compile.js';
 import type { AppEnv } from '../context.js';
 import { ApiError, invalid } from '../errors.js';
-import { bodyErrorResponses, json, jsonBody, LenientQuery, requestBody } from '../openapi.js';
+import { bodyErrorResponses, json, jsonBody, jsonText, LenientQuery, requestBody } from '../openapi.js';
 import { readClusterRequest } from '../request.js';
 import { askedWithin, renderAsked } from '../render-asked.js';
 
@@ -37,7 +37,10 @@ export function compileRoutes(app: OpenAPIHono<AppEnv>): void {
     };
     if (req.format === 'ir') {
       const { ir, stats } = timedCompile('ir', () => compileSets(cluster, opts));
-      return c.json(jsonBody({ format: req.format, ...ir, stats, warnings: warningMessages(cluster.warnings) }), 200);
+      const warnings = warningMessages(cluster.warnings);
+      // Sets and tables written from the texts their ids hashed (core/sets/texts.ts), not stringified again.
+      const text = `{"format":${JSON.stringify(req.format)},${setIrMembersText(ir)},"stats":${JSON.stringify(stats)},"warnings":${JSON.stringify(warnings)}}`;
+      return jsonText(c, jsonBody({ format: req.format, ...ir, stats, warnings }), text);
     }
     // Flat tables are derived only when asked for (or for a format that reads them).
     let stats: Record<string, number> = {};

@@ -1,7 +1,7 @@
 // Bytes of what the store keeps: tables in their canonical (hashed) form, node manifests and
 // headers as JSON. TextEncoder and @noble/hashes only, so the store runs on Node, Lambda and workerd.
 import { portableSha256Hex, type Sha256Hex } from '../../core/compile/index.js';
-import { contentId, type IrSet, type RuleTable, type SetNode, type SetPod } from '../../core/sets/index.js';
+import { contentId, readFrom, type IrSet, type RuleTable, type SetNode, type SetPod } from '../../core/sets/index.js';
 import { byText, sortOnce } from '../../core/sorted.js';
 import { jsonString } from '../../core/json-string.js';
 
@@ -39,7 +39,7 @@ function isRule(r: unknown): boolean {
 
 export function decodeTable(id: string, bytes: Uint8Array, sha256Hex?: Sha256Hex): RuleTable {
   const text = checkedText('table', id, bytes, (t) => contentId('r', t, sha256Hex ?? portableSha256Hex));
-  return asTable(id, JSON.parse(text));
+  return readFrom(asTable(id, JSON.parse(text)), text);
 }
 
 /** A rule table read back (its bytes already checked against their hash), or corruption. */
@@ -53,7 +53,7 @@ export function asTable(id: string, t: unknown): RuleTable {
 
 export function decodeSet(contentIdOf: string, bytes: Uint8Array, sha256Hex?: Sha256Hex): IrSet {
   const text = checkedText('set', contentIdOf, bytes, (t) => setContentId(t, sha256Hex));
-  return asSet(contentIdOf, JSON.parse(text));
+  return readFrom(asSet(contentIdOf, JSON.parse(text)), text);
 }
 
 /** A set body read back (its bytes already checked against their hash), or corruption. */

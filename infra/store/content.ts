@@ -6,7 +6,7 @@
 // packed after all when it is much (change-packs.ts).
 import type { Sha256Hex } from '../../core/compile/index.js';
 import { LayeredMap, type Lookup } from '../../core/layered-map.js';
-import { contentId, type IrSet, type RuleTable, type SetFormChange, type SetNode } from '../../core/sets/index.js';
+import { contentId, definitionText, setText, tableText, type IrSet, type RuleTable, type SetFormChange, type SetNode } from '../../core/sets/index.js';
 import { HEAD_SK } from './blob.js';
 import { setContentId } from './codec.js';
 import { mapLimit } from './concurrency.js';
@@ -98,7 +98,7 @@ function checkedTable(ctx: StoreContext, id: string, table: RuleTable, sha256Hex
   // per table object (a version from changes carries the earlier version's objects along).
   let text = ctx.checked.get(table)?.[id];
   if (text === undefined) {
-    text = JSON.stringify(table);
+    text = tableText(table);
     const actual = contentId('r', text, sha256Hex);
     if (actual !== id) throw new StoreInputError('table', `table ${id} does not hash to its id (${actual})`);
     ctx.checked.set(table, { [id]: text });
@@ -110,9 +110,9 @@ function checkedTable(ctx: StoreContext, id: string, table: RuleTable, sha256Hex
 function checkedSet(ctx: StoreContext, id: string, set: IrSet, sha256Hex: Sha256Hex): { text: string; content: string } {
   let known = ctx.checked.get(set);
   if (!known || known[id] === undefined) {
-    const actual = contentId('s', JSON.stringify(set.definition), sha256Hex);
+    const actual = contentId('s', definitionText(set.definition), sha256Hex);
     if (actual !== id) throw new StoreInputError('set', `set ${id} does not hash to its id (${actual})`);
-    const text = JSON.stringify(set);
+    const text = setText(set);
     ctx.checked.set(set, (known = { [id]: text, content: setContentId(text, sha256Hex) }));
   }
   return { text: known[id]!, content: known.content! };

@@ -19,6 +19,7 @@ import { compiledState, type CompiledState } from '../../core/sets/next-version.
 import { changeReuse } from '../../core/sets/incremental.js';
 import { SetRegistry } from '../../core/sets/registry.js';
 import { SetIndex } from '../../core/sets/set-index.js';
+import { setIrMembersText } from '../../core/sets/texts.js';
 import type { ParsedSnapshot } from '../../schemas/snapshot.js';
 import { assertProperty, freshSeed, propertyRuns, replayCommand } from '../support/property.js';
 import { snapshotArb } from '../support/random-snapshot.js';
@@ -100,6 +101,8 @@ function checkSequences(bases: fc.Arbitrary<{ items: unknown[] }>, runs: number,
         const whole = compileSets(buildCluster(reordered));
         const expected = whole.ir;
         expect(JSON.stringify(next.state.ir)).toBe(JSON.stringify(expected));
+        // The texts the store and /v1/compile read (core/sets/texts.ts) are JSON.stringify's, for sets edited from earlier members too.
+        expect(`{${setIrMembersText(next.state.ir)}}`).toBe(JSON.stringify(next.state.ir));
         // Its counts too (moved by what changed), all but how many groups this run compiled.
         expect({ ...next.stats, groups: 0 }).toEqual({ ...whole.stats, groups: 0 });
         // Its snapshot hash (from the earlier one's lines) as hashed from scratch, in another order.

@@ -7,6 +7,7 @@ import { portableSha256Hex } from '../../core/compile/table-id.js';
 import { contentId } from '../../core/sets/ids.js';
 import { compileSets } from '../../core/sets/compile.js';
 import { SetIrSimulator } from '../../core/sets/simulate.js';
+import { definitionText, setIrMembersText, setText, tableText } from '../../core/sets/texts.js';
 import { checkedFlows, flowArb, snapshotArb, generatedCluster } from '../support/random-snapshot.js';
 import { assertProperty, propertyRuns } from '../support/property.js';
 
@@ -22,6 +23,10 @@ describe('the set form equals the verdict engine', () => {
         for (const [id, set] of [...ir.sets.entries()]) expect(contentId('s', JSON.stringify(set.definition), portableSha256Hex)).toBe(id);
         // A set's members hash is over its members alone (v4 and v6, or its port elements).
         for (const [, set] of [...ir.sets.entries()]) expect(set.hash).toBe(contentId('m', JSON.stringify(set.kind === 'addresses' ? [set.v4, set.v6] : set.elements), portableSha256Hex));
+        // The texts the store stores and /v1/compile answers (core/sets/texts.ts) are JSON.stringify's.
+        for (const [, table] of [...ir.tables.entries()]) expect(tableText(table)).toBe(JSON.stringify(table));
+        for (const [, set] of [...ir.sets.entries()]) expect([setText(set), definitionText(set.definition)]).toEqual([JSON.stringify(set), JSON.stringify(set.definition)]);
+        expect(`{${setIrMembersText(ir)}}`).toBe(JSON.stringify(ir));
         for (const node of Object.values(ir.nodes)) {
           const needed = new Set(Object.values(node.pods).flatMap((p) => [p.ingress, p.egress]));
           expect(node.tables).toEqual([...needed].sort());
