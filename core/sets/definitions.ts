@@ -8,8 +8,21 @@ import type { SelectorId } from '../select/cache.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import type { NamespacesDefinition, SelectorDefinition, SetDefinition } from './ir.js';
 
+// Per selector cache, by selector id: one object per selector, shared by every set that names
+// it (10⁵ sets at L over a few thousand selectors), so its key is parsed once and what is
+// derived from the object (resolve.ts compiledPodSelector, for the set index) is made once.
+const selectorDefinitions = new WeakMap<Cluster['selectors'], Map<SelectorId, SelectorDefinition>>();
+
 /** A selector's definition from its canonical key (schemas/k8s/label-selector.ts canonicalSelectorKey). */
 function selectorDefinition(cluster: Cluster, id: SelectorId): SelectorDefinition {
+  let byId = selectorDefinitions.get(cluster.selectors);
+  if (!byId) selectorDefinitions.set(cluster.selectors, (byId = new Map()));
+  let definition = byId.get(id);
+  if (!definition) byId.set(id, (definition = parsedSelectorDefinition(cluster, id)));
+  return definition;
+}
+
+function parsedSelectorDefinition(cluster: Cluster, id: SelectorId): SelectorDefinition {
   const [labels, exprs] = JSON.parse(cluster.selectors.selector(id).key) as [[string, string][], string[]];
   const out: { matchLabels?: Record<string, string>; matchExpressions?: SelectorDefinition['matchExpressions'] } = {};
   if (labels.length > 0) out.matchLabels = Object.fromEntries(labels);
