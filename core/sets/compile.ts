@@ -7,12 +7,11 @@ import { portableSha256Hex, type Sha256Hex } from '../compile/table-id.js';
 import { formatIp } from '../net/ip.js';
 import type { Direction } from '../policy/model.js';
 import { SET_IR_VERSION, type IrSet, type RuleTable, type RuleTableId, type SetId, type SetIr, type SetNode, type SetPod } from './ir.js';
-import { contentId } from './ids.js';
 import { IdRecord } from './id-record.js';
 import type { MemberChange } from './member-edit.js';
 import { SetRegistry } from './registry.js';
 import { ruleTable } from './tables.js';
-import { tableText } from './texts.js';
+import { tableId } from './texts.js';
 import { byText, includesSorted, sortOnce } from '../sorted.js';
 import { clusterNodeNames } from '../snapshot/node-names.js';
 import { nameRecord, own } from '../names-record.js';
@@ -195,7 +194,7 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     let id = tableIdOf.get(group.signature);
     if (id === undefined) {
       const table = ruleTable(registry, group);
-      id = contentId('r', tableText(table), sha256Hex);
+      id = tableId(table, sha256Hex);
       tableIdOf.set(group.signature, id);
       if (!tables.has(id)) tables.set(id, table);
     }

@@ -5,4 +5,4 @@ export { IdRecord } from './id-record.js';
 export { contentId } from './ids.js';
 export { SET_IR_VERSION, type IrSet, type RuleTable, type SetIr, type SetNode, type SetPod } from './ir.js';
 export { compiledState, nextVersion, type CompiledState } from './next-version.js';
-export { definitionText, readFrom, setIrMembersText, setText, tableText } from './texts.js';
+export { definitionId, definitionText, readFrom, setIrMembersText, setText, tableId, tableText } from './texts.js';

@@ -4,13 +4,12 @@ import type { Cluster } from '../cluster.js';
 import { portableSha256Hex, type Sha256Hex } from '../compile/table-id.js';
 import { isRelativePeer, peerKey, type Peer, type PortMatch } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
-import { contentId } from './ids.js';
 import type { IrSet, PortElement, SetDefinition, SetId } from './ir.js';
 import { namedPortDefinition, peerDefinition } from './definitions.js';
 import { addressMembers, candidatePods, OwnedAddresses, portElements, type AddressMembers } from './members.js';
 import { editAddresses, editElements, type MemberEdit } from './member-edit.js';
 import { resolveDefinition, subjectIn } from './resolve.js';
-import { addressSet, definitionText, portSet } from './texts.js';
+import { addressSet, definitionId, portSet } from './texts.js';
 
 export class SetRegistry {
   private readonly sets = new Map<SetId, IrSet>();
@@ -39,7 +38,7 @@ export class SetRegistry {
   }
 
   private idOf(definition: SetDefinition): { id: SetId; known: boolean } {
-    const id = contentId('s', definitionText(definition), this.sha256Hex);
+    const id = definitionId(definition, this.sha256Hex);
     return { id, known: this.has(id) };
   }
 

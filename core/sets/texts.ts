@@ -26,6 +26,26 @@ export const tableText = (table: RuleTable): string => textOf(table);
 /** A definition's JSON: what its set's id hashes. */
 export const definitionText = (definition: SetDefinition): string => textOf(definition);
 
+// The id an object's text hashed to, with the function that hashed it: the compile names each
+// table and set by hashing its text, and the store, which refuses an object filed under an id
+// its text does not hash to, reads that hash here rather than hashing the same text again (at
+// L, 1.4·10⁵ texts). Another function (a store given its own SHA-256) hashes again.
+const ids = new WeakMap<object, { readonly sha256Hex: Sha256Hex; readonly id: string }>();
+
+function idOf(prefix: string, o: object, sha256Hex: Sha256Hex): string {
+  const known = ids.get(o);
+  if (known?.sha256Hex === sha256Hex) return known.id;
+  const id = contentId(prefix, textOf(o), sha256Hex);
+  ids.set(o, { sha256Hex, id });
+  return id;
+}
+
+/** A table's id: `r` and the hash of its text. */
+export const tableId = (table: RuleTable, sha256Hex: Sha256Hex): string => idOf('r', table, sha256Hex);
+
+/** A set's id: `s` and the hash of its definition's text. */
+export const definitionId = (definition: SetDefinition, sha256Hex: Sha256Hex): string => idOf('s', definition, sha256Hex);
+
 /** A set body's JSON (what the store's content id of it hashes). */
 export const setText = (set: IrSet): string => textOf(set);
 

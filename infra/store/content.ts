@@ -6,7 +6,7 @@
 // packed after all when it is much (change-packs.ts).
 import type { Sha256Hex } from '../../core/compile/index.js';
 import { LayeredMap, type Lookup } from '../../core/layered-map.js';
-import { contentId, definitionText, setText, tableText, type IrSet, type RuleTable, type SetFormChange, type SetNode } from '../../core/sets/index.js';
+import { definitionId, setText, tableId, tableText, type IrSet, type RuleTable, type SetFormChange, type SetNode } from '../../core/sets/index.js';
 import { HEAD_SK } from './blob.js';
 import { setContentId } from './codec.js';
 import { mapLimit } from './concurrency.js';
@@ -99,7 +99,7 @@ function checkedTable(ctx: StoreContext, id: string, table: RuleTable, sha256Hex
   let text = ctx.checked.get(table)?.[id];
   if (text === undefined) {
     text = tableText(table);
-    const actual = contentId('r', text, sha256Hex);
+    const actual = tableId(table, sha256Hex);
     if (actual !== id) throw new StoreInputError('table', `table ${id} does not hash to its id (${actual})`);
     ctx.checked.set(table, { [id]: text });
   }
@@ -110,7 +110,7 @@ function checkedTable(ctx: StoreContext, id: string, table: RuleTable, sha256Hex
 function checkedSet(ctx: StoreContext, id: string, set: IrSet, sha256Hex: Sha256Hex): { text: string; content: string } {
   let known = ctx.checked.get(set);
   if (!known || known[id] === undefined) {
-    const actual = contentId('s', definitionText(set.definition), sha256Hex);
+    const actual = definitionId(set.definition, sha256Hex);
     if (actual !== id) throw new StoreInputError('set', `set ${id} does not hash to its id (${actual})`);
     const text = setText(set);
     ctx.checked.set(set, (known = { [id]: text, content: setContentId(text, sha256Hex) }));

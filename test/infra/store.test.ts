@@ -19,6 +19,7 @@ import { portableSha256Hex } from '../../core/compile/table-id.js';
 import { StoreCorruptionError, StoreInputError, VersionConflictError, type SnapshotStore } from '../../infra/store/types.js';
 import { addressSet, exampleSnapshot, realAndMemoryBackends, syntheticSnapshot } from './support.js';
 import type { Sha256Hex } from '../../core/compile/table-id.js';
+import type { IrSet, RuleTable } from '../../core/sets/index.js';
 import { nodeSha256Hex } from '../../functions/node-sha256.js';
 
 const RETENTION = 3600;
@@ -289,6 +290,20 @@ describe.each(Object.keys(backends))('%s store', (kind) => {
     const forgedSet = { ...snap, ir: { ...snap.ir, sets: snap.ir.sets.after({ set: new Map([[setId, { ...set, definition: { type: 'cidrs' as const, cidrs: ['0.0.0.0/0'], except: [] } }]]), dropped: new Set() }) } };
     await expect(store.publish(cluster, '1', forgedSet)).rejects.toThrow(/does not hash to its id/);
     expect(await store.getHeader(cluster, '1')).toBeNull();
+  });
+
+  it("refuses a compiled table or set filed under another one's id, though the compile hashed its text with the same SHA-256", async () => {
+    const { store, cluster } = kit();
+    // Compiled with the portable SHA-256, the store's own: the ids the compile hashed are the ones read back.
+    const snap = exampleSnapshot();
+    const [[idA, tableA], [idB, tableB]] = [...snap.ir.tables.entries()] as [[string, RuleTable], [string, RuleTable]];
+    const swapped = { ...snap, ir: { ...snap.ir, tables: snap.ir.tables.after({ set: new Map([[idA, tableB], [idB, tableA]]), dropped: new Set() }) } };
+    await expect(store.publish(cluster, '1', swapped)).rejects.toThrow(new RegExp(`table ${idA} does not hash to its id \\(${idB}\\)`));
+    const [[setA, bodyA], [setB, bodyB]] = [...snap.ir.sets.entries()] as [[string, IrSet], [string, IrSet]];
+    const swappedSets = { ...snap, ir: { ...snap.ir, sets: snap.ir.sets.after({ set: new Map([[setA, bodyB], [setB, bodyA]]), dropped: new Set() }) } };
+    await expect(store.publish(cluster, '1', swappedSets)).rejects.toThrow(new RegExp(`set ${setA} does not hash to its id \\(${setB}\\)`));
+    expect(await store.getHeader(cluster, '1')).toBeNull();
+    expect((await store.publish(cluster, '1', snap)).status).toBe('created');
   });
 
   it('checks table ids with the SHA-256 it is given, on write and on read', async () => {
