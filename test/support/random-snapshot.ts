@@ -82,17 +82,27 @@ const clusterPorts = fc.array(
   { minLength: 1, maxLength: 2 },
 );
 const inClusterPeer = fc.oneof(fc.record({ namespaces: nsSelector }), fc.record({ pods: fc.record({ namespaceSelector: nsSelector, podSelector: selector }) }));
+// The KEP-2091 draft's namespace forms relative to the subject's namespace (v1alpha1 spellings
+// read as such: schemas/k8s/cluster-selection.ts): a table over them depends on where its subject is.
+const relativeNamespaces = fc.oneof(
+  fc.record({ related: fc.constantFrom('Self', 'NotSelf') }),
+  fc.record({ sameLabels: fc.uniqueArray(fc.constantFrom(...KEYS), { minLength: 1 }) }),
+  fc.record({ notSameLabels: fc.uniqueArray(fc.constantFrom(...KEYS), { minLength: 1 }) }),
+);
+const relativePeer = fc.oneof(fc.record({ namespaces: relativeNamespaces }), fc.record({ pods: fc.record({ namespaces: relativeNamespaces, podSelector: selector }) }));
+const v1alpha1InClusterPeer = fc.oneof({ weight: 3, arbitrary: inClusterPeer }, { weight: 1, arbitrary: relativePeer });
 const outsidePeer = fc.oneof(fc.record({ nodes: fc.oneof(fc.constant({}), fc.record({ matchLabels: fc.record({ 'kubernetes.io/hostname': fc.constantFrom('n1', 'n2') }) })) }), fc.record({ networks: fc.uniqueArray(fc.constantFrom(...CIDRS), { minLength: 1, maxLength: 2 }) }));
 
 /**
  * ANP/BANP rule; named ports only with in-cluster peers (upstream CEL), except that a v1alpha2
  * rule (`networksNamed`) may have them with networks peers: the standard-channel CRD admits it.
  */
-const anpRule = (actions: string[], egress: boolean, networksNamed = false) =>
-  fc
+const anpRule = (actions: string[], egress: boolean, networksNamed = false, relative = false) => {
+  const inCluster = relative ? v1alpha1InClusterPeer : inClusterPeer;
+  return fc
     .record({
       action: fc.constantFrom(...actions),
-      peers: fc.array(egress ? fc.oneof(inClusterPeer, outsidePeer) : inClusterPeer, { minLength: 1, maxLength: 2 }),
+      peers: fc.array(egress ? fc.oneof(inCluster, outsidePeer) : inCluster, { minLength: 1, maxLength: 2 }),
       ports: fc.option(clusterPorts, { nil: undefined }),
     })
     .map((r) => {
@@ -100,18 +110,19 @@ const anpRule = (actions: string[], egress: boolean, networksNamed = false) =>
       const ports = r.ports && outside ? r.ports.filter((p) => !('namedPort' in p)) : r.ports;
       return { action: r.action, [egress ? 'to' : 'from']: r.peers, ...(ports && ports.length > 0 ? { ports } : {}) };
     });
+};
 
 const subject = fc.oneof(fc.record({ namespaces: nsSelector }), fc.record({ pods: fc.record({ namespaceSelector: nsSelector, podSelector: selector }) }));
 
 const anp = (i: number) =>
-  fc.record({ priority: fc.integer({ min: 0, max: 3 }), subject, ingress: fc.array(anpRule(['Allow', 'Deny', 'Pass'], false), { maxLength: 2 }), egress: fc.array(anpRule(['Allow', 'Deny', 'Pass'], true), { maxLength: 2 }) }).map((spec) => ({
+  fc.record({ priority: fc.integer({ min: 0, max: 3 }), subject, ingress: fc.array(anpRule(['Allow', 'Deny', 'Pass'], false, false, true), { maxLength: 2 }), egress: fc.array(anpRule(['Allow', 'Deny', 'Pass'], true, false, true), { maxLength: 2 }) }).map((spec) => ({
     apiVersion: 'policy.networking.k8s.io/v1alpha1',
     kind: 'AdminNetworkPolicy',
     metadata: { name: `anp${i}` },
     spec,
   }));
 
-const banp = fc.record({ subject, ingress: fc.array(anpRule(['Allow', 'Deny'], false), { maxLength: 2 }), egress: fc.array(anpRule(['Allow', 'Deny'], true), { maxLength: 2 }) }).map((spec) => ({
+const banp = fc.record({ subject, ingress: fc.array(anpRule(['Allow', 'Deny'], false, false, true), { maxLength: 2 }), egress: fc.array(anpRule(['Allow', 'Deny'], true, false, true), { maxLength: 2 }) }).map((spec) => ({
   apiVersion: 'policy.networking.k8s.io/v1alpha1',
   kind: 'BaselineAdminNetworkPolicy',
   metadata: { name: 'default' },
