@@ -10,7 +10,7 @@ import { SET_IR_VERSION, type IrSet, type RuleTable, type RuleTableId, type SetI
 import { IdRecord } from './id-record.js';
 import type { MemberChange } from './member-edit.js';
 import { SetRegistry } from './registry.js';
-import { ruleTable } from './tables.js';
+import { RuleTables } from './tables.js';
 import { tableId } from './texts.js';
 import { byText, includesSorted, sortOnce } from '../sorted.js';
 import { clusterNodeNames } from '../snapshot/node-names.js';
@@ -187,13 +187,14 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
   const sha256Hex = opts.sha256Hex ?? portableSha256Hex;
   const registry = new SetRegistry(cluster, sha256Hex);
   const groupOf = groupsByIdentity(cluster);
+  const ruleTables = new RuleTables(registry);
   const tableIdOf = new Map<string, RuleTableId>();
   const tables = new Map<RuleTableId, RuleTable>();
   const tableFor = (pod: Cluster['pods'][number], dir: Direction): RuleTableId => {
     const group = groupOf(pod, dir);
     let id = tableIdOf.get(group.signature);
     if (id === undefined) {
-      const table = ruleTable(registry, group);
+      const table = ruleTables.of(group);
       id = tableId(table, sha256Hex);
       tableIdOf.set(group.signature, id);
       if (!tables.has(id)) tables.set(id, table);

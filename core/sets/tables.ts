@@ -5,12 +5,13 @@
 // rules over ports sets (they resolve on each destination pod). A rule's ipBlock/networks peers
 // are one set.
 import type { RuleHit } from '../evaluate/decide.js';
-import type { Group } from '../compile/group.js';
+import type { Group, Tier } from '../compile/group.js';
 import type { PortMatch, Rule } from '../policy/model.js';
 import { ruleSetPeers } from '../policy/rule-addresses.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import type { PortSpec, RuleTable, SetRule } from './ir.js';
 import type { SetRegistry } from './registry.js';
+import { tieredTable, tierRules as tierRulesOf, type TierRules } from './texts.js';
 
 /** Ingress named ports resolve on the subject: "a named port on the destination pod". */
 function subjectPorts(subject: PodInfo, m: Extract<PortMatch, { type: 'named' }>): PortSpec[] {
@@ -84,15 +85,30 @@ function tierRules(registry: SetRegistry, group: Group, hits: readonly RuleHit[]
   return out;
 }
 
-export function ruleTable(registry: SetRegistry, group: Group): RuleTable {
-  const { sp } = group;
-  // "if any NetworkPolicy selects the pod for that direction, the flow is allowed iff one of
-  // their rules matches"; the proposal's namespace annotation isolates ingress by itself.
-  const isolated = sp.isolating.length > 0 || sp.legacyIsolated;
-  return {
-    direction: group.dir,
-    admin: tierRules(registry, group, sp.hits.admin),
-    networkPolicy: { isolated, rules: isolated ? tierRules(registry, group, sp.hits.np) : [] },
-    baseline: tierRules(registry, group, sp.hits.baseline),
-  };
+const NO_RULES = tierRulesOf([]);
+
+/**
+ * The tables of one compile. A tier's set rules depend only on what its rules say and, where
+ * they read it, the subject's namespace and ports (Group.tiers), so tiers equal by that key are
+ * compiled and written once and shared by every table that has them.
+ */
+export class RuleTables {
+  private readonly tiers = new Map<string, TierRules>();
+
+  constructor(private readonly registry: SetRegistry) {}
+
+  of(group: Group): RuleTable {
+    const { sp } = group;
+    // "if any NetworkPolicy selects the pod for that direction, the flow is allowed iff one of
+    // their rules matches"; the proposal's namespace annotation isolates ingress by itself.
+    const isolated = sp.isolating.length > 0 || sp.legacyIsolated;
+    return tieredTable(group.dir, this.tier(group, 'admin'), isolated, isolated ? this.tier(group, 'np') : NO_RULES, this.tier(group, 'baseline'));
+  }
+
+  private tier(group: Group, tier: Tier): TierRules {
+    const key = `${tier}|${group.tiers[tier]}`;
+    let rules = this.tiers.get(key);
+    if (!rules) this.tiers.set(key, (rules = tierRulesOf(tierRules(this.registry, group, group.sp.hits[tier]))));
+    return rules;
+  }
 }

@@ -7,7 +7,8 @@
 // read back from the store keeps the very text it was read from.
 import type { Sha256Hex } from '../compile/table-id.js';
 import { jsonString } from '../json-string.js';
-import type { AddressSet, IrSet, PortElement, PortSet, RuleTable, SetDefinition, SetIr } from './ir.js';
+import type { Direction } from '../policy/model.js';
+import type { AddressSet, IrSet, PortElement, PortSet, RuleTable, SetDefinition, SetIr, SetRule } from './ir.js';
 import { contentId } from './ids.js';
 
 // By object: set-form objects are not changed once made (readonly throughout), and one object
@@ -71,6 +72,21 @@ export function portSet(definition: SetDefinition, elements: readonly PortElemen
   const set: PortSet = { kind: 'ports', definition, elements, hash };
   texts.set(set, `{"kind":"ports","definition":${definitionText(definition)},"elements":${elementsText},"hash":${jsonString(hash)}}`);
   return set;
+}
+
+/** A tier's set rules with their JSON, shared by the tables of one compile that have the tier. */
+export interface TierRules {
+  readonly rules: readonly SetRule[];
+  readonly text: string;
+}
+
+export const tierRules = (rules: readonly SetRule[]): TierRules => ({ rules, text: JSON.stringify(rules) });
+
+/** A table of tiers, its text put together from theirs (field order as the object is made, as JSON.stringify writes it). */
+export function tieredTable(direction: Direction, admin: TierRules, isolated: boolean, np: TierRules, baseline: TierRules): RuleTable {
+  const table: RuleTable = { direction, admin: admin.rules, networkPolicy: { isolated, rules: np.rules }, baseline: baseline.rules };
+  texts.set(table, `{"direction":${jsonString(direction)},"admin":${admin.text},"networkPolicy":{"isolated":${isolated},"rules":${np.text}},"baseline":${baseline.text}}`);
+  return table;
 }
 
 function recordText<T extends object>(entries: Iterable<[string, T]>): string {
