@@ -45,7 +45,7 @@ export interface Content {
  */
 function checkedContent(ctx: StoreContext, snap: CompiledSnapshot, sha256Hex: Sha256Hex): { tables: Map<string, string>; sets: Map<string, string>; setContentIds: Map<string, string> } {
   const tables = new Map<string, string>();
-  for (const [id, table] of snap.ir.tables.entries()) tables.set(id, checkedTable(ctx, id, table, sha256Hex));
+  for (const [id, table] of snap.ir.tables.entries()) tables.set(id, checkedTable(id, table, sha256Hex));
   const sets = new Map<string, string>();
   const setContentIds = new Map<string, string>();
   for (const [id, set] of snap.ir.sets.entries()) {
@@ -72,7 +72,7 @@ export function changedContent(ctx: StoreContext, snap: CompiledSnapshot, change
   const tables = new Map<string, string>();
   for (const id of change.tables) {
     const table = snap.ir.tables.get(id);
-    if (table) tables.set(id, checkedTable(ctx, id, table, sha256Hex));
+    if (table) tables.set(id, checkedTable(id, table, sha256Hex));
   }
   const sets = new Map<string, string>();
   const setContentIds = from.setContentIds.layer();
@@ -92,30 +92,26 @@ export function changedContent(ctx: StoreContext, snap: CompiledSnapshot, change
   return { tables, sets, ...(from.packIndex !== undefined ? { packIndex: from.packIndex } : {}), setContentIds, tableCount: snap.compile.tables, setCount: snap.compile.sets ?? snap.ir.sets.size };
 }
 
-/** A table's stored text, checked against its id once per table object. */
-function checkedTable(ctx: StoreContext, id: string, table: RuleTable, sha256Hex: Sha256Hex): string {
-  // A wrong id would poison every version sharing it: refuse rather than store. Checked once
-  // per table object (a version from changes carries the earlier version's objects along).
-  let text = ctx.checked.get(table)?.[id];
-  if (text === undefined) {
-    text = tableText(table);
-    const actual = tableId(table, sha256Hex);
-    if (actual !== id) throw new StoreInputError('table', `table ${id} does not hash to its id (${actual})`);
-    ctx.checked.set(table, { [id]: text });
-  }
-  return text;
+/** A table's stored text, checked against its id. */
+function checkedTable(id: string, table: RuleTable, sha256Hex: Sha256Hex): string {
+  // A wrong id would poison every version sharing it: refuse rather than store. The id of a
+  // table's text is hashed once per table object and function (core/sets/texts.ts), so a version
+  // from changes, carrying the earlier version's objects along, checks them without hashing.
+  const actual = tableId(table, sha256Hex);
+  if (actual !== id) throw new StoreInputError('table', `table ${id} does not hash to its id (${actual})`);
+  return tableText(table);
 }
 
-/** A set body's stored text and content id, its id checked against its definition once per set object. */
+/** A set body's stored text and content id, its id checked against its definition. */
 function checkedSet(ctx: StoreContext, id: string, set: IrSet, sha256Hex: Sha256Hex): { text: string; content: string } {
-  let known = ctx.checked.get(set);
-  if (!known || known[id] === undefined) {
-    const actual = definitionId(set.definition, sha256Hex);
-    if (actual !== id) throw new StoreInputError('set', `set ${id} does not hash to its id (${actual})`);
-    const text = setText(set);
-    ctx.checked.set(set, (known = { [id]: text, content: setContentId(text, sha256Hex) }));
-  }
-  return { text: known[id]!, content: known.content! };
+  const actual = definitionId(set.definition, sha256Hex);
+  if (actual !== id) throw new StoreInputError('set', `set ${id} does not hash to its id (${actual})`);
+  const text = setText(set);
+  // Its content id, once per set object. A record of one shape: an object keyed by the id
+  // itself would make a hidden class per set (10⁵ at L), each lookup a megamorphic one.
+  let known = ctx.contentIds.get(set);
+  if (known?.sha256Hex !== sha256Hex) ctx.contentIds.set(set, (known = { sha256Hex, content: setContentId(text, sha256Hex) }));
+  return { text, content: known.content };
 }
 
 function checkNode(node: string, n: SetNode, hasTable: (id: string) => boolean, hasSet: (id: string) => boolean): void {

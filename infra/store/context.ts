@@ -2,7 +2,7 @@
 import type { ItemBackend } from './backend.js';
 import { portableSha256Hex, type Sha256Hex } from '../../core/compile/index.js';
 import { DEFAULT_CHUNK_BYTES } from './blob.js';
-import type { SetIr, SetNode } from '../../core/sets/index.js';
+import type { IrSet, SetIr, SetNode } from '../../core/sets/index.js';
 import type { NodeDigest } from './manifest-hash.js';
 import type { LayeredMap } from '../../core/layered-map.js';
 import { ContentCache } from './content-cache.js';
@@ -53,8 +53,8 @@ export interface StoreContext {
    * Bounded: cleared when it grows past KNOWN_KEYS.
    */
   readonly known: KnownKeys;
-  /** Tables and sets already checked against their ids, with their stored text (per object). */
-  readonly checked: WeakMap<object, Record<string, string>>;
+  /** Set bodies' content ids (codec.ts setContentId of their text), per set object, with the function that hashed them. */
+  readonly contentIds: WeakMap<IrSet, { readonly sha256Hex: Sha256Hex; readonly content: string }>;
   /**
    * Node manifests' digests (manifest-hash.ts), per node object, with the set content ids (the
    * published form's map) they were made with: the next version's digest starts from them.
@@ -147,7 +147,7 @@ export function storeContext(backend: ItemBackend, o: SnapshotStoreOptions = {})
     compression: o.compression ?? streamCompression,
     changePackMinBodies: o.changePackMinBodies ?? DEFAULT_CHANGE_PACK_MIN_BODIES,
     known: new KnownKeys(),
-    checked: new WeakMap(),
+    contentIds: new WeakMap(),
     manifests: new WeakMap(),
     chains: new BoundedMap(MANIFEST_CHAINS),
     published: new WeakMap(),
