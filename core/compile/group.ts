@@ -35,11 +35,19 @@ export interface Group {
 
 export type Tier = 'admin' | 'np' | 'baseline';
 
-/** What a rule says (action, peers, ports) as a small number, equal for equal content; per cluster, as selector ids are. */
-const contentIds = new WeakMap<Cluster, { byRule: WeakMap<Rule, number>; byText: Map<string, number> }>();
+/** Per cluster, as selector ids are: rule contents and tier contents as small numbers, equal for equal content. */
+interface ContentIds {
+  readonly byRule: WeakMap<Rule, number>;
+  readonly byText: Map<string, number>;
+  readonly byTier: Map<string, number>;
+}
 
-function contentId(cluster: Cluster, rule: Rule): number {
-  const ids = contentIds.get(cluster) ?? contentIds.set(cluster, { byRule: new WeakMap(), byText: new Map() }).get(cluster)!;
+const contentIds = new WeakMap<Cluster, ContentIds>();
+
+const idsOf = (cluster: Cluster): ContentIds => contentIds.get(cluster) ?? contentIds.set(cluster, { byRule: new WeakMap(), byText: new Map(), byTier: new Map() }).get(cluster)!;
+
+/** What a rule says (action, peers, ports). */
+function contentId(ids: ContentIds, rule: Rule): number {
   let id = ids.byRule.get(rule);
   if (id === undefined) {
     const text = `${rule.action}|${rule.peers.map(peerKey).join(';')}|${rule.ports === null ? '*' : rule.ports.map(portKey).join(';')}`;
@@ -50,28 +58,30 @@ function contentId(cluster: Cluster, rule: Rule): number {
   return id;
 }
 
-/** What groupOf reads of one tier's policies for a direction: their rules' contents in order, whether a peer is namespace-relative, the port names they use. */
+/** What groupOf reads of one tier's policies for a direction: their rules' contents in order (as one number), whether a peer is namespace-relative, the port names they use. */
 interface TierFacts {
-  readonly content: string;
+  readonly content: number;
   readonly relative: boolean;
   readonly portNames: readonly string[];
 }
 
-// Per cluster and direction, by the tier's policy ids: pods in many namespaces are selected by
-// the same AdminNetworkPolicies (and replicas' identities by the same NetworkPolicies), and
-// their rules were read again for every pod identity (L: 75k identities × dozens of rules).
-const tierFacts = new WeakMap<Cluster, Record<Direction, Map<string, TierFacts>>>();
+// By the tier's interned policy list (evaluate/policy-lists.ts: one array per list, cluster and
+// direction): pods in many namespaces are selected by the same AdminNetworkPolicies (and
+// replicas' identities by the same NetworkPolicies), and their rules were read again for every
+// pod identity (L: 75k identities × dozens of rules).
+const tierFacts = new WeakMap<readonly Policy[], TierFacts>();
 
-function factsOf(cluster: Cluster, dir: Direction, hits: readonly RuleHit[], policies: readonly Policy[]): TierFacts {
-  const byDir = tierFacts.get(cluster) ?? tierFacts.set(cluster, { ingress: new Map(), egress: new Map() }).get(cluster)!;
-  let key = '';
-  for (const p of policies) key += `${p.id},`;
-  let facts = byDir[dir].get(key);
+function factsOf(cluster: Cluster, hits: readonly RuleHit[], policies: readonly Policy[]): TierFacts {
+  let facts = tierFacts.get(policies);
   if (!facts) {
+    const ids = idsOf(cluster);
     const names = new Set<string>();
     for (const h of hits) for (const m of h.rule.ports ?? []) if (m.type === 'named') names.add(m.name);
-    facts = { content: hits.map((h) => contentId(cluster, h.rule)).join(','), relative: hits.some((h) => h.rule.peers.some(isRelativePeer)), portNames: [...names] };
-    byDir[dir].set(key, facts);
+    const text = hits.map((h) => contentId(ids, h.rule)).join(',');
+    let content = ids.byTier.get(text);
+    if (content === undefined) ids.byTier.set(text, (content = ids.byTier.size));
+    facts = { content, relative: hits.some((h) => h.rule.peers.some(isRelativePeer)), portNames: [...names] };
+    tierFacts.set(policies, facts);
   }
   return facts;
 }
@@ -80,26 +90,27 @@ export function groupOf(cluster: Cluster, pod: PodInfo, dir: Direction): Group {
   // The engine's own reading of which policies select the pod (decide.ts), kept for partition.
   const sp = subjectPolicies(cluster, dir, pod);
   const policies = [...sp.admin, ...sp.nps, ...sp.baseline];
-  const [admin, np, baseline] = [factsOf(cluster, dir, sp.hits.admin, sp.admin), factsOf(cluster, dir, sp.hits.np, sp.nps), factsOf(cluster, dir, sp.hits.baseline, sp.baseline)];
+  const [admin, np, baseline] = [factsOf(cluster, sp.hits.admin, sp.admin), factsOf(cluster, sp.hits.np, sp.nps), factsOf(cluster, sp.hits.baseline, sp.baseline)];
   // decide reads each tier's rules in order (first match; Pass skips the rest of its tier) and,
   // for NetworkPolicies, only whether any isolates (the proposal's namespace annotation isolates
   // ingress by itself).
-  const parts: string[] = [dir, admin.content, sp.isolating.length > 0 || sp.legacyIsolated ? 'isolated' : 'open', np.content, baseline.content];
-  // Namespace-relative peers (Self, sameLabels, …) depend on the subject's namespace.
-  if (admin.relative || np.relative || baseline.relative) parts.push(`ns=${pod.namespace}`);
-  // Ingress named ports resolve on the subject itself.
-  if (dir === 'ingress') {
-    const names = new Set([...admin.portNames, ...np.portNames, ...baseline.portNames]);
-    if (names.size > 0) parts.push(subjectPortsText(pod, names));
-  }
-  const tier = (f: TierFacts): string => {
-    let key = `${dir}|${f.content}`;
-    if (f.relative) key += `|ns=${pod.namespace}`;
-    if (dir === 'ingress' && f.portNames.length > 0) key += `|${subjectPortsText(pod, new Set(f.portNames))}`;
-    return key;
-  };
-  const tiers = { admin: tier(admin), np: tier(np), baseline: tier(baseline) };
-  return new PodGroup(parts.join('|'), dir, pod, policies, sp, `${parts[2]}|${parts.slice(5).join('|')}`, tiers);
+  const isolation = sp.isolating.length > 0 || sp.legacyIsolated ? 'isolated' : 'open';
+  // What depends on the pod itself. Namespace-relative peers (Self, sameLabels, …) depend on the
+  // subject's namespace; ingress named ports resolve on the subject.
+  let own = '';
+  if (admin.relative || np.relative || baseline.relative) own += `|ns=${pod.namespace}`;
+  const names = dir === 'ingress' ? new Set([...admin.portNames, ...np.portNames, ...baseline.portNames]) : null;
+  if (names && names.size > 0) own += `|${subjectPortsText(pod, names)}`;
+  const tiers = { admin: tierKey(dir, admin, pod), np: tierKey(dir, np, pod), baseline: tierKey(dir, baseline, pod) };
+  return new PodGroup(`${dir}|${admin.content}|${isolation}|${np.content}|${baseline.content}${own}`, dir, pod, policies, sp, `${isolation}${own}`, tiers);
+}
+
+/** A tier's key (Group.tiers): its content, and what of the pod its rules read. */
+function tierKey(dir: Direction, facts: TierFacts, pod: PodInfo): string {
+  let key = `${dir}|${facts.content}`;
+  if (facts.relative) key += `|ns=${pod.namespace}`;
+  if (dir === 'ingress' && facts.portNames.length > 0) key += `|${subjectPortsText(pod, new Set(facts.portNames))}`;
+  return key;
 }
 
 /** The subject's ports of these names, as text: what ingress rules naming them resolve to. */
@@ -181,11 +192,23 @@ export function subjectLabelKeys(cluster: Cluster, nsIdx: number): readonly stri
   return keys.byNamespace[nsIdx] ?? keys.all;
 }
 
-/** The pod's labels that some subject selector reads (subjectLabelKeys), as text. */
-function readLabels(keys: readonly string[], pod: PodInfo): string {
-  const picked: string[] = [];
-  for (const k of keys) if (Object.hasOwn(pod.labels, k)) picked.push(k, pod.labels[k]!);
-  return JSON.stringify(picked);
+/**
+ * One pod identity: a namespace and the values of the label keys its subject selectors read
+ * (subjectLabelKeys), reached key by key from the namespace's root. Label values are strings the
+ * pods already hold, so each step is a lookup of a string whose hash V8 keeps, not a new key
+ * string to build and hash for every pod (10⁵ pods × 2 directions at L).
+ */
+class Identity {
+  private next: Map<string | number | undefined, Identity> | undefined;
+  readonly groups: { ingress?: Group; egress?: Group } = {};
+
+  /** The identity with one more value: a label key's (undefined: the pod has no such label), then for ingress each named port's name, number and protocol. */
+  step(value: string | number | undefined): Identity {
+    const next = (this.next ??= new Map());
+    let child = next.get(value);
+    if (!child) next.set(value, (child = new Identity()));
+    return child;
+  }
 }
 
 /**
@@ -194,26 +217,25 @@ function readLabels(keys: readonly string[], pod: PodInfo): string {
  * and of a StatefulSet share all three.
  */
 export function groupsByIdentity(cluster: Cluster): (pod: PodInfo, dir: Direction) => Group {
-  // One map per direction, keyed by the identity string itself: a concatenated key would be a
-  // new string to flatten and hash on every lookup (~10⁵ pods × 2 directions at L).
-  const seen: Record<Direction, Map<string, Group>> = { ingress: new Map(), egress: new Map() };
-  // Encoded once per pod, for both directions.
-  const identities = new Map<PodInfo, { egress: string; ingress: string }>();
+  const roots: Identity[] = [];
   const keys = subjectKeysOf(cluster);
   // groupOf reads only the subject's ports of names some ingress rule names: in most clusters
-  // none, and then the ingress identity is the egress one, not a second string per pod.
+  // none, and then the ingress identity is the egress one.
   const ingressNames = ingressPortNames(cluster);
+  // The compiler asks for both directions of a pod in turn: its identity is found once.
+  let lastPod: PodInfo | null = null;
+  let lastIdentity: Identity | null = null;
   return (pod, dir) => {
-    let id = identities.get(pod);
-    if (!id) {
-      const egress = `${pod.nsIdx}|${readLabels(keys.byNamespace[pod.nsIdx] ?? keys.all, pod)}`;
-      const named = ingressNames.size === 0 ? [] : pod.namedPorts.filter((np) => ingressNames.has(np.name));
-      identities.set(pod, (id = { egress, ingress: named.length === 0 ? egress : `${egress}|${JSON.stringify(named)}` }));
+    let identity: Identity;
+    if (pod === lastPod) identity = lastIdentity!;
+    else {
+      identity = roots[pod.nsIdx] ??= new Identity();
+      for (const k of keys.byNamespace[pod.nsIdx] ?? keys.all) identity = identity.step(Object.hasOwn(pod.labels, k) ? pod.labels[k] : undefined);
+      [lastPod, lastIdentity] = [pod, identity];
     }
-    const identity = id[dir];
-    let group = seen[dir].get(identity);
-    if (!group) seen[dir].set(identity, (group = groupOf(cluster, pod, dir)));
-    return group;
+    // Every path of a namespace has one step per key, so what follows them is the ports.
+    if (dir === 'ingress' && ingressNames.size > 0) for (const np of pod.namedPorts) if (ingressNames.has(np.name)) identity = identity.step(np.name).step(np.port).step(np.protocol);
+    return (identity.groups[dir] ??= groupOf(cluster, pod, dir));
   };
 }
 

@@ -6,10 +6,11 @@
 // evaluateSide (engine.ts) is these three plus a trace; the compiler calls them directly, so
 // compiled tables and verdicts come from one implementation of the tier semantics.
 import type { Cluster } from '../cluster.js';
-import { rulesFor, type Direction, type Policy, type Protocol, type Rule } from '../policy/model.js';
+import { rulesFor, type Direction, type Policy, type Protocol } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 import type { Endpoint } from './endpoint.js';
 import { portMatches, rulePeersMatch, subjectSelects } from './match.js';
+import { emptyPolicyList, type PolicyList, type RuleHit } from './policy-lists.js';
 
 export type TraceTier = 'admin' | 'networkpolicy' | 'baseline' | 'default';
 
@@ -34,42 +35,36 @@ export interface SubjectPolicies {
   readonly hits: { readonly admin: readonly RuleHit[]; readonly np: readonly RuleHit[]; readonly baseline: readonly RuleHit[] };
 }
 
-function hitsOf(policies: readonly Policy[], dir: Direction, from: number): RuleHit[] {
-  const out: RuleHit[] = [];
-  for (const policy of policies) for (const rule of rulesFor(policy, dir) ?? []) out.push({ policy, rule, index: from + out.length });
-  return out;
-}
-
-/** Cluster-scoped policies that select the subject and have rules for dir. */
-function selecting(cluster: Cluster, list: readonly Policy[], dir: Direction, subject: PodInfo): Policy[] {
-  return list.filter((p) => (rulesFor(p, dir)?.length ?? 0) > 0 && subjectSelects(cluster, p, subject));
+/** Of cluster-scoped policies, those that select the subject and have rules for dir, as the interned list (policy-lists.ts). */
+function selecting(cluster: Cluster, empty: PolicyList, from: readonly Policy[], dir: Direction, subject: PodInfo): PolicyList {
+  let list = empty;
+  for (const p of from) if ((rulesFor(p, dir)?.length ?? 0) > 0 && subjectSelects(cluster, p, subject)) list = list.with(p);
+  return list;
 }
 
 export function subjectPolicies(cluster: Cluster, dir: Direction, subject: PodInfo): SubjectPolicies {
-  const nps = (cluster.policies.byNamespace.get(subject.namespace) ?? []).filter((p) => rulesFor(p, dir) !== null && subjectSelects(cluster, p, subject));
-  const admin = selecting(cluster, cluster.policies.admin, dir, subject);
-  const baseline = selecting(cluster, cluster.policies.baseline, dir, subject);
-  const adminHits = hitsOf(admin, dir, 0);
-  const npHits = hitsOf(nps, dir, adminHits.length);
+  const empty = emptyPolicyList(cluster, dir);
+  // NetworkPolicy: "Selects the pods to which this NetworkPolicy object applies" in its own namespace.
+  let nps = empty;
+  for (const p of cluster.policies.byNamespace.get(subject.namespace) ?? []) if (rulesFor(p, dir) !== null && subjectSelects(cluster, p, subject)) nps = nps.with(p);
+  const admin = selecting(cluster, empty, cluster.policies.admin, dir, subject);
+  const baseline = selecting(cluster, empty, cluster.policies.baseline, dir, subject);
+  const adminHits = admin.hits(0);
+  const npHits = nps.hits(adminHits.length);
   return {
     dir,
     subject,
-    admin,
-    nps,
-    isolating: nps.filter((p) => !p.legacy),
+    admin: admin.policies,
+    nps: nps.policies,
+    isolating: nps.isolating,
     // Proposal: "Traffic is allowed to a pod if namespace.networkPolicy.ingress.isolation is undefined …"
     legacyIsolated: dir === 'ingress' && cluster.namespaces[subject.nsIdx]!.legacyIngressIsolation,
-    baseline,
-    hits: { admin: adminHits, np: npHits, baseline: hitsOf(baseline, dir, adminHits.length + npHits.length) },
+    baseline: baseline.policies,
+    hits: { admin: adminHits, np: npHits, baseline: baseline.hits(adminHits.length + npHits.length) },
   };
 }
 
-export interface RuleHit {
-  readonly policy: Policy;
-  readonly rule: Rule;
-  /** Position among the subject's rules for the direction (SubjectPolicies.hits). */
-  readonly index: number;
-}
+export type { RuleHit };
 
 /** Rules whose peers match the other endpoint, per tier, in evaluation order; ports not yet checked. */
 export interface PeerCandidates {
