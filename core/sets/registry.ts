@@ -25,6 +25,8 @@ export class SetRegistry {
   // peer recurs in the table of every group the policy selects (4·10⁴ lookups at M), and its
   // key need not be written and hashed again each time.
   private readonly addressIdOf = new WeakMap<Peer, SetId>();
+  // And of its named-port sets, by the port match (a rule's peers and ports recur together).
+  private readonly portsIdOf = new WeakMap<Peer, WeakMap<PortMatch, SetId>>();
   private readonly owned: OwnedAddresses;
   // Candidate pods by peer (with the subject's namespace for relative peers): a peer's address
   // set and its named-port sets draw from the same pods (M: 7,264 sets over 4,660 peers).
@@ -79,13 +81,20 @@ export class SetRegistry {
 
   /** The id of an egress named port's ports set over a peer. */
   ports(peer: Peer, m: Extract<PortMatch, { type: 'named' }>, subject: PodInfo): SetId {
+    const relative = isRelativePeer(peer);
+    const byPeer = relative ? undefined : (this.portsIdOf.get(peer) ?? this.portsIdOf.set(peer, new WeakMap()).get(peer)!);
+    const known = byPeer?.get(m);
+    if (known !== undefined) return known;
     const key = this.keyOf(peer, subject, `${JSON.stringify(m.name)}/${m.protocol ?? ''}`);
-    const cached = this.idOfPeer.get(key);
-    if (cached !== undefined) return cached;
-    const definition = namedPortDefinition(peerDefinition(this.cluster, peer, subject), m);
-    const { id, known } = this.idOf(definition);
-    if (!known) this.pending.set(id, () => this.members(definition, peer, m, subject));
-    this.idOfPeer.set(key, id);
+    let id = this.idOfPeer.get(key);
+    if (id === undefined) {
+      const definition = namedPortDefinition(peerDefinition(this.cluster, peer, subject), m);
+      const found = this.idOf(definition);
+      id = found.id;
+      if (!found.known) this.pending.set(id, () => this.members(definition, peer, m, subject));
+      this.idOfPeer.set(key, id);
+    }
+    byPeer?.set(m, id);
     return id;
   }
 
