@@ -316,6 +316,26 @@ export function checkedFlows(cluster: Cluster, ir: Parameters<typeof flowAddress
   return out;
 }
 
+/**
+ * Every ordered pair of two different addresses of one family, each on the given ports, with the
+ * engine's verdicts: random flows seldom pick the few pairs where a table is wrong (two subjects
+ * told apart only by their namespace, for a peer relative to it).
+ */
+export function allPairFlows(cluster: Cluster, ir: Parameters<typeof flowAddresses>[0], ports: readonly { port: number; protocol: 'TCP' | 'UDP' | 'SCTP' }[]): CheckedFlow[] {
+  const addresses = flowAddresses(ir);
+  const out: CheckedFlow[] = [];
+  for (const src of addresses) {
+    for (const dst of addresses) {
+      if (src === dst || src.includes(':') !== dst.includes(':')) continue;
+      for (const f of ports) {
+        const verdict = engineVerdict(cluster, src, dst, f);
+        if (verdict) out.push({ src, dst, port: f.port, protocol: f.protocol, verdict });
+      }
+    }
+  }
+  return out;
+}
+
 /** The cluster of a generated snapshot: it must parse (a generator bug otherwise, said with its first issues). */
 export function generatedCluster(snapshot: unknown): Cluster {
   const parsed = parseSnapshot(snapshot);
