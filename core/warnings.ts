@@ -20,7 +20,7 @@ export const WARNING_CODES = {
   'kinds-ignored': 'objects of kinds policy evaluation does not read',
   'object-left-out': 'an invalid object or document a lenient reading left out',
   'no-pods': 'the input has no pods and no workloads',
-  'rollout-template-missing': "an Argo Rollout takes its pod template (workloadRef) from an object the input does not hold, or a PodTemplate: its pods are unknown and left out",
+  'rollout-template-missing': "an Argo Rollout takes its pod template (workloadRef) from a Deployment, ReplicaSet or PodTemplate the input does not hold: its pods are unknown and left out",
 } as const satisfies Record<string, string>;
 
 export type WarningCode = keyof typeof WARNING_CODES;

@@ -7,7 +7,7 @@ import { NamespaceSchema, NodeSchema, PodSchema, ServiceSchema } from './k8s/cor
 import { LegacyNetworkPolicySchema, NetworkPolicySchema } from './k8s/network-policy.js';
 import { AdminNetworkPolicySchema, BaselineAdminNetworkPolicySchema } from './k8s/admin-network-policy.js';
 import { ClusterNetworkPolicySchema } from './k8s/cluster-network-policy.js';
-import { WORKLOAD_KIND_NAMES, WORKLOAD_SCHEMAS } from './k8s/workload.js';
+import { PodTemplateObjectSchema, WORKLOAD_KIND_NAMES, WORKLOAD_SCHEMAS } from './k8s/workload.js';
 import { formatPath, type ValidationIssue } from './issues.js';
 import { semanticIssues } from './object-checks.js';
 import { currentWorkload, legacyVersionsOf } from './k8s/workload-versions.js';
@@ -32,6 +32,7 @@ export const KIND_SCHEMAS = {
   'policy.networking.k8s.io/v1alpha1/BaselineAdminNetworkPolicy': BaselineAdminNetworkPolicySchema,
   'policy.networking.k8s.io/v1alpha2/ClusterNetworkPolicy': ClusterNetworkPolicySchema,
   ...WORKLOAD_SCHEMAS,
+  'v1/PodTemplate': PodTemplateObjectSchema,
 } as const;
 
 // The same schemas compiled ahead of time (zod's z.compile): a valid object takes generated code
@@ -62,7 +63,7 @@ export function miscasedKind(kind: string): string | undefined {
 export const miscasedKindMessage = (kind: string): string => `unknown kind "${kind}" (kinds are case-sensitive); did you mean ${miscasedKind(kind)}?`;
 
 /** Kinds whose objects live in a namespace (`default` when metadata.namespace is absent). */
-export const NAMESPACED_KINDS: ReadonlySet<string> = new Set(['Pod', 'Service', 'NetworkPolicy', ...WORKLOAD_KIND_NAMES]);
+export const NAMESPACED_KINDS: ReadonlySet<string> = new Set(['Pod', 'Service', 'NetworkPolicy', ...WORKLOAD_KIND_NAMES, 'PodTemplate']);
 
 export interface ParsedSnapshot {
   readonly objects: SnapshotObject[];

@@ -225,7 +225,7 @@ export function buildClusterObjects(objects: readonly SnapshotObject[], owners: 
   for (const n of nsObjs) addNamespace(namespaceInfo(namespaces.length, n));
 
   const facts = endpointFacts(owners, podObjs);
-  // A Rollout whose template is a Deployment's the input lacks, and without pods of its own in it: unknown.
+  // A Rollout whose template is that of a Deployment, ReplicaSet or PodTemplate the input lacks, and without pods of its own in it: unknown.
   // (The workloads with pods are listed only when some Rollout is unresolved: rarely, and 10⁵ pods at L.)
   const unresolved = owners.unresolvedRollouts();
   const withPods = unresolved.length === 0 ? new Set<string>() : new Set(facts.flatMap((f) => (f.workload ? [`${f.namespace}/${f.workload}`] : [])));
@@ -233,7 +233,7 @@ export function buildClusterObjects(objects: readonly SnapshotObject[], owners: 
   if (unknownRollouts.length > 0) {
     const list = unknownRollouts.map((r) => `${r.namespace}/${r.name} (workloadRef: ${r.ref})`).sort();
     const one = list.length === 1;
-    warnings.push({ code: 'rollout-template-missing', message: `${list.length} Rollout${one ? ' takes its' : 's take their'} pod template from an object the input does not hold (a Deployment or ReplicaSet of ${one ? 'its' : 'their'} namespace; PodTemplates are not read), so ${one ? 'its' : 'their'} pods are unknown and left out: ${sample(list)}` });
+    warnings.push({ code: 'rollout-template-missing', message: `${list.length} Rollout${one ? ' takes its' : 's take their'} pod template from an object the input does not hold (a Deployment, ReplicaSet or PodTemplate of ${one ? 'its' : 'their'} namespace), so ${one ? 'its' : 'their'} pods are unknown and left out: ${sample(list)}` });
   }
   const implicitNs = new Set<string>();
   for (const f of facts) if (!nsByName.has(f.namespace)) implicitNs.add(f.namespace);

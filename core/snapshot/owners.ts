@@ -4,7 +4,7 @@
 // represented by them, one without pods becomes one endpoint with no address, built from its
 // pod template.
 import type { Pod } from '../../schemas/k8s/core.js';
-import { isWorkload, podTemplateOf, type PodTemplate, type Workload, type WorkloadKind } from '../../schemas/k8s/workload.js';
+import { isWorkload, podTemplateOf, type PodTemplate, type PodTemplateObject, type Workload, type WorkloadKind } from '../../schemas/k8s/workload.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import type { Labels } from '../../schemas/k8s/label-selector.js';
 import { workloadName } from './workload-names.js';
@@ -25,9 +25,12 @@ export class Owners {
   private readonly byKey = new Map<string, Workload>();
   /** By `ns/deployment/web`. */
   private readonly byName = new Map<string, Workload>();
+  /** PodTemplates, by `ns/name`: what a Rollout's workloadRef may name. */
+  private readonly podTemplates = new Map<string, PodTemplateObject>();
 
   constructor(objects: readonly SnapshotObject[]) {
     for (const o of objects) {
+      if (o.kind === 'PodTemplate') this.podTemplates.set(`${o.metadata.namespace ?? 'default'}/${o.metadata.name}`, o);
       if (!isWorkload(o)) continue;
       const ns = o.metadata.namespace ?? 'default';
       this.byKey.set(`${ns}/${o.kind}/${o.metadata.name}`, o);
@@ -93,14 +96,17 @@ export class Owners {
 
   /**
    * A workload's pod template: its own, or for a Rollout with `workloadRef` the one of the
-   * Deployment or ReplicaSet it names in its namespace (schemas/k8s/workload.ts); null when the
-   * input does not hold it (or it is a PodTemplate, a kind netpolc does not read).
+   * Deployment, ReplicaSet or PodTemplate it names in its namespace (schemas/k8s/workload.ts);
+   * null when the input does not hold it.
    */
   templateOf(w: Workload): PodTemplate | null {
     const own = podTemplateOf(w);
     if (own !== null || w.kind !== 'Rollout' || w.spec.workloadRef === null) return own;
     const { kind, name } = w.spec.workloadRef;
-    const ref = kind === 'Deployment' || kind === 'ReplicaSet' ? this.get(w.metadata.namespace ?? 'default', kind, name) : undefined;
+    const ns = w.metadata.namespace ?? 'default';
+    // Argo's templateref.go: a Deployment's or ReplicaSet's spec.template, a PodTemplate's template.
+    if (kind === 'PodTemplate') return this.podTemplates.get(`${ns}/${name}`)?.template ?? null;
+    const ref = kind === 'Deployment' || kind === 'ReplicaSet' ? this.get(ns, kind, name) : undefined;
     return ref ? podTemplateOf(ref) : null;
   }
 

@@ -98,6 +98,17 @@ export const RolloutSchema = sortedObject({
   if (template !== null && selector === null) ctx.addIssue({ code: 'custom', path: ['spec', 'selector'], message: 'Required value' });
 });
 
+// A v1 PodTemplate "describes a template for creating copies of a predefined pod": the third
+// kind Argo resolves a Rollout's workloadRef to (its `template`). Not a workload: no pods of its
+// own. ValidatePodTemplate names it as a pod is named (NameIsDNSSubdomain).
+export const PodTemplateObjectSchema = sortedObject({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('PodTemplate'),
+  metadata: ObjectMetaSchema,
+  template: PodTemplateSchema.nullish().transform((v) => v ?? null),
+});
+export type PodTemplateObject = z.infer<typeof PodTemplateObjectSchema>;
+
 export const WORKLOAD_SCHEMAS = {
   'apps/v1/Deployment': DeploymentSchema,
   'apps/v1/StatefulSet': StatefulSetSchema,

@@ -46,6 +46,9 @@ function corpus(): Json[] {
     { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j', namespace: 'x' }, spec: { template } },
     { apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', metadata: { name: 'ro', namespace: 'x' }, spec: { replicas: 3, selector: { matchLabels: { app: 'w' } }, template, strategy: { canary: { steps: [{ setWeight: 20 }] } } } },
     { apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', metadata: { name: 'ro-ref', namespace: 'x' }, spec: { selector: { matchLabels: { app: 'w' } }, workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'd', scaleDown: 'never' } } },
+    { apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', metadata: { name: 'ro-tpl', namespace: 'x' }, spec: { selector: { matchLabels: { app: 'w' } }, workloadRef: { apiVersion: 'v1', kind: 'PodTemplate', name: 'pt' } } },
+    { apiVersion: 'v1', kind: 'PodTemplate', metadata: { name: 'pt', namespace: 'x', labels: { team: 'a' } }, template },
+    { apiVersion: 'v1', kind: 'PodTemplate', metadata: { name: 'empty' } },
     { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', metadata: { name: 'cs', namespace: 'x' }, spec: { replicas: 2, selector: { matchLabels: { app: 'w' } }, template, updateStrategy: { type: 'InPlaceIfPossible' } } },
   ]);
   return out;

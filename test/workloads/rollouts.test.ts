@@ -63,12 +63,23 @@ describe('Argo Rollouts as workloads', () => {
     expect(allowed(c, 'shop/deploy/web', 'shop/rollout/api', 'grpc')).toBe(true);
   });
 
-  it('workloadRef to what the input lacks, or to a PodTemplate (not read): no endpoint, and a warning says why', () => {
+  it('workloadRef to a v1 PodTemplate: its template (a PodTemplate is no endpoint itself)', () => {
+    const pt = { apiVersion: 'v1', kind: 'PodTemplate', metadata: { name: 'api-template', namespace: 'shop' }, template: { metadata: { labels: { app: 'api' } }, spec: { containers: [{ name: 'c', image: 'i', ports: [{ name: 'grpc', containerPort: 9000 }] }] } } };
+    const c = cluster([namespace('shop'), front, policy, pt, rollout('shop', 'api', { selector: { matchLabels: { app: 'api' } }, workloadRef: { apiVersion: 'v1', kind: 'PodTemplate', name: 'api-template' } })]);
+    expect(c.podByKey.get('shop/rollout/api')?.labels).toEqual({ app: 'api' });
+    expect(allowed(c, 'shop/deploy/web', 'shop/rollout/api', 'grpc')).toBe(true);
+    expect(c.pods.map((p) => p.key)).toEqual(['shop/deployment/web', 'shop/rollout/api']);
+    expect(c.warnings).toEqual([]);
+  });
+
+  it('workloadRef to what the input lacks (a PodTemplate of another namespace, one without a template): no endpoint, and a warning says why', () => {
     const ref = (kind: string, name: string) => ({ selector: { matchLabels: { app: 'api' } }, workloadRef: { apiVersion: kind === 'PodTemplate' ? 'v1' : 'apps/v1', kind, name } });
-    const c = cluster([namespace('shop'), front, rollout('shop', 'api', ref('Deployment', 'gone')), rollout('shop', 'tpl', ref('PodTemplate', 'api-template'))]);
-    expect(c.podByKey.has('shop/rollout/api') || c.podByKey.has('shop/rollout/tpl')).toBe(false);
+    const elsewhere = { apiVersion: 'v1', kind: 'PodTemplate', metadata: { name: 'api-template', namespace: 'other' }, template: { metadata: { labels: { app: 'api' } } } };
+    const empty = { apiVersion: 'v1', kind: 'PodTemplate', metadata: { name: 'bare', namespace: 'shop' } };
+    const c = cluster([namespace('shop'), namespace('other'), front, elsewhere, empty, rollout('shop', 'api', ref('Deployment', 'gone')), rollout('shop', 'tpl', ref('PodTemplate', 'api-template')), rollout('shop', 'bare', ref('PodTemplate', 'bare'))]);
+    expect(['api', 'tpl', 'bare'].some((n) => c.podByKey.has(`shop/rollout/${n}`))).toBe(false);
     expect(c.warnings.map((w) => [w.code, w.message])).toEqual([
-      ['rollout-template-missing', '2 Rollouts take their pod template from an object the input does not hold (a Deployment or ReplicaSet of their namespace; PodTemplates are not read), so their pods are unknown and left out: shop/api (workloadRef: Deployment gone), shop/tpl (workloadRef: PodTemplate api-template)'],
+      ['rollout-template-missing', '3 Rollouts take their pod template from an object the input does not hold (a Deployment, ReplicaSet or PodTemplate of their namespace), so their pods are unknown and left out: shop/api (workloadRef: Deployment gone), shop/bare (workloadRef: PodTemplate bare), shop/tpl (workloadRef: PodTemplate api-template)'],
     ]);
   });
 
@@ -118,6 +129,16 @@ describe("a Rollout's pods in a live snapshot", () => {
     const base = parsed([namespace('shop'), node, front, policy, rollout('shop', 'api', withTemplate({ app: 'api' })), stable, canary, { ...rolloutPod('web', '1a2b3c4d5', 'ccccc', { app: 'web', tier: 'front' }, '10.0.0.3'), metadata: { name: 'web-1', namespace: 'shop', labels: { app: 'web', tier: 'front' } } }]);
     // The head: the repository, where the Rollout's pods lose the label the policy selects.
     const head = parsed([namespace('shop'), front, policy, rollout('shop', 'api', withTemplate({ app: 'api-v2' }))]);
+    const p = preview({ base, head }, { tables: false, lint: false });
+    expect(p.workloads.retemplated).toEqual(['shop/rollout/api']);
+    expect(p.workloads.deleted).toEqual([]);
+  });
+
+  it('a head that changes the PodTemplate a Rollout refers to relabels its pods too', () => {
+    const template = (app: string) => ({ apiVersion: 'v1', kind: 'PodTemplate', metadata: { name: 'api-template', namespace: 'shop' }, template: withTemplate({ app }).template });
+    const byRef = { selector: { matchLabels: { app: 'api' } }, workloadRef: { apiVersion: 'v1', kind: 'PodTemplate', name: 'api-template' } };
+    const base = parsed([namespace('shop'), node, front, policy, template('api'), rollout('shop', 'api', byRef), stable, canary]);
+    const head = parsed([namespace('shop'), front, policy, template('api-v2'), rollout('shop', 'api', byRef)]);
     const p = preview({ base, head }, { tables: false, lint: false });
     expect(p.workloads.retemplated).toEqual(['shop/rollout/api']);
     expect(p.workloads.deleted).toEqual([]);
