@@ -187,4 +187,32 @@ describe('versions from changes with Rollouts equal the same objects sent whole'
       expect(Object.keys(pods).sort()).toEqual(['shop/api-6d4f5b7c9-aaaaa', 'shop/web-1']);
     }
   });
+
+  it('the PodTemplate a Rollout refers to added, changed and deleted', async () => {
+    const template = (app: string) => ({ apiVersion: 'v1', kind: 'PodTemplate', metadata: { name: 'tpl', namespace: 'shop' }, template: withTemplate({ app }).template });
+    const byRef = rollout('shop', 'by-ref', { selector: { matchLabels: { app: 'api' } }, workloadRef: { apiVersion: 'v1', kind: 'PodTemplate', name: 'tpl' } });
+    const first = [namespace('shop'), node, policy, web, byRef];
+    await put('templates', '1', { items: first });
+    const steps: { changes: { apply?: unknown[]; delete?: unknown[] }; items: unknown[] }[] = [
+      { changes: { apply: [template('api')] }, items: [...first, template('api')] },
+      { changes: { apply: [template('other')] }, items: [...first, template('other')] },
+      { changes: { delete: [{ kind: 'PodTemplate', namespace: 'shop', name: 'tpl' }] }, items: first },
+    ];
+    const answers: string[] = [];
+    for (const [i, step] of steps.entries()) {
+      const version = String(i + 2);
+      await put('templates', version, { base: String(i + 1), changes: step.changes });
+      await put(`templates-whole-${version}`, version, { items: step.items });
+      expect(await slice('templates', version), `version ${version}`).toEqual(await slice(`templates-whole-${version}`, version));
+      const [fromChanges, whole] = [await said('templates', version), await said(`templates-whole-${version}`, version)];
+      expect(fromChanges).toEqual(whole);
+      answers.push(whole.text);
+    }
+    // The policy isolates app=api, admitting grpc (9000) alone; an app=other template is not isolated; no template, no endpoint.
+    expect(answers).toEqual([
+      'shop/web-1 can reach 1 of 1 other pod: shop/rollout/by-ref (TCP 9000).',
+      'shop/web-1 can reach 1 of 1 other pod: shop/rollout/by-ref (all ports).',
+      'shop/web-1 can reach no pod (0 of 0 other pods).',
+    ]);
+  });
 });
