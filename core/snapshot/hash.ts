@@ -91,70 +91,86 @@ function sortedKeys(record: Record<string, unknown>): string[] {
   return [...indices, ...keys.filter((k) => !isIndex(k))];
 }
 
-/** `kind/namespace/name`: one object per key in a snapshot. */
-// Keys of the same parsed objects are asked for by every version that carries them.
-const keys = new WeakMap<SnapshotObject, string>();
-export function snapshotObjectKey(o: SnapshotObject): string {
-  let k = keys.get(o);
-  if (k === undefined) keys.set(o, (k = objectKey({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name })));
-  return k;
+// What the hash reads of a parsed object, found once per object in one record (parsed objects
+// are never mutated: every stage copies): its key, whether a run ends after it, whether its
+// keys are in canonical order, and its digest and line under the hash function first asked
+// (a process uses one). A WeakMap per fact was a lookup in each of five tables per object, and
+// their ephemeron tables to grow and collect (181k objects at L).
+interface ObjectFacts {
+  key: string | undefined;
+  /** Whether a run ends after the object (endsRun). */
+  cut: boolean | undefined;
+  /** Whether JSON.stringify writes it in canonical key order. */
+  ordered: boolean | undefined;
+  sha256Hex: Sha256Hex | undefined;
+  digest: string | undefined;
+  line: string | undefined;
 }
 
+const factsByObject = new WeakMap<SnapshotObject, ObjectFacts>();
 
-// Parsed objects are never mutated (every stage copies), so a digest stays true for the object.
-const digests = new WeakMap<Sha256Hex, WeakMap<SnapshotObject, string>>();
+/** The object's record, each fact undefined until first asked. */
+function factsOf(o: SnapshotObject): ObjectFacts {
+  let f = factsByObject.get(o);
+  if (f === undefined) factsByObject.set(o, (f = { key: undefined, cut: undefined, ordered: undefined, sha256Hex: undefined, digest: undefined, line: undefined }));
+  return f;
+}
 
-// Parsed objects whose keys were found in canonical order, on the same premise: their canonical
-// JSON is JSON.stringify's without checking them again (the snapshot hash checks each once, the
-// stored object groups write it again: ~0.6 s of walking 181k objects at L).
-const ordered = new WeakSet<SnapshotObject>();
+/** `kind/namespace/name`: one object per key in a snapshot. */
+export function snapshotObjectKey(o: SnapshotObject): string {
+  const f = factsOf(o);
+  return (f.key ??= objectKey({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name }));
+}
 
 /** An object's canonical JSON (canonicalJson), its key order checked once per object. */
 export function objectJson(o: SnapshotObject): string {
-  if (ordered.has(o)) return JSON.stringify(o);
-  if (!inCanonicalOrder(o)) return canonicalJson(o);
-  ordered.add(o);
-  return JSON.stringify(o);
+  const f = factsOf(o);
+  f.ordered ??= inCanonicalOrder(o);
+  return f.ordered ? JSON.stringify(o) : canonicalJson(o);
+}
+
+// Digests and lines under any other hash function than an object's first.
+const otherDigests = new WeakMap<Sha256Hex, WeakMap<SnapshotObject, { digest: string; line?: string }>>();
+
+/** The object's digest record under `sha256Hex`, or undefined when none was made yet. */
+function digestOf(o: SnapshotObject, sha256Hex: Sha256Hex): { digest: string; line?: string | undefined } | undefined {
+  const f = factsOf(o);
+  if (f.sha256Hex === sha256Hex) return f as { digest: string; line: string | undefined };
+  return f.sha256Hex === undefined ? undefined : otherDigests.get(sha256Hex)?.get(o);
+}
+
+function setDigest(o: SnapshotObject, sha256Hex: Sha256Hex, digest: string): { digest: string; line?: string | undefined } {
+  const f = factsOf(o);
+  if (f.sha256Hex === undefined) {
+    [f.sha256Hex, f.digest] = [sha256Hex, digest];
+    return f as { digest: string; line: string | undefined };
+  }
+  let cache = otherDigests.get(sha256Hex);
+  if (!cache) otherDigests.set(sha256Hex, (cache = new WeakMap()));
+  const record = { digest };
+  cache.set(o, record);
+  return record;
 }
 
 /** The canonical JSON of a list of objects: one JSON.stringify when each was found in order already. */
 export function objectsJson(objects: readonly SnapshotObject[]): string {
-  for (const o of objects) if (!ordered.has(o)) return `[${objects.map(objectJson).join(',')}]`;
+  for (const o of objects) if (factsOf(o).ordered !== true) return `[${objects.map(objectJson).join(',')}]`;
   return JSON.stringify(objects);
-}
-
-function digestCache(sha256Hex: Sha256Hex): WeakMap<SnapshotObject, string> {
-  let cache = digests.get(sha256Hex);
-  if (!cache) digests.set(sha256Hex, (cache = new WeakMap()));
-  return cache;
 }
 
 /** SHA-256 (hex) of an object's canonical JSON, computed once per object and hash function. */
 export function objectDigest(o: SnapshotObject, sha256Hex: Sha256Hex = portableSha256Hex): string {
-  const cache = digestCache(sha256Hex);
-  let d = cache.get(o);
-  if (d === undefined) cache.set(o, (d = sha256Hex(objectJson(o))));
-  return d;
+  return (digestOf(o, sha256Hex) ?? setDigest(o, sha256Hex, sha256Hex(objectJson(o)))).digest;
 }
 
-// Each object's line, made once: a version from changes carries most objects of the one before.
-const lineCache = new WeakMap<Sha256Hex, WeakMap<SnapshotObject, string>>();
-
-function lines(sha256Hex: Sha256Hex): (o: SnapshotObject) => string {
-  let cache = lineCache.get(sha256Hex);
-  if (!cache) lineCache.set(sha256Hex, (cache = new WeakMap()));
-  return (o) => {
-    let line = cache.get(o);
-    if (line === undefined) cache.set(o, (line = `${snapshotObjectKey(o)} ${objectDigest(o, sha256Hex)}`));
-    return line;
-  };
+/** An object's line in its run (its key and digest), made once per object and hash function: a version from changes carries most objects of the one before. */
+function lineOf(o: SnapshotObject, sha256Hex: Sha256Hex): string {
+  const record = digestOf(o, sha256Hex) ?? setDigest(o, sha256Hex, sha256Hex(objectJson(o)));
+  return (record.line ??= `${snapshotObjectKey(o)} ${record.digest}`);
 }
 
 /** Objects per run on average. */
 export const RUN_SPAN = 64;
-
-// Per parsed object: whether a run ends after it.
-const cuts = new WeakMap<SnapshotObject, boolean>();
 
 /**
  * Whether a run of objects (in key order) ends after this one: when its key hashes to 0 mod
@@ -163,9 +179,8 @@ const cuts = new WeakMap<SnapshotObject, boolean>();
  * objects in these runs (its object groups).
  */
 function endsRun(o: SnapshotObject): boolean {
-  let cut = cuts.get(o);
-  if (cut === undefined) cuts.set(o, (cut = fnv1a(snapshotObjectKey(o)) % RUN_SPAN === 0));
-  return cut;
+  const f = factsOf(o);
+  return (f.cut ??= fnv1a(snapshotObjectKey(o)) % RUN_SPAN === 0);
 }
 
 /** A run of objects and the SHA-256 of its lines. */
@@ -202,7 +217,7 @@ function runOf(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex, onTexts
   const earlier = cache.get(last);
   if (earlier && earlier.objects.length === objects.length && earlier.objects.every((o, i) => o === objects[i])) return earlier;
   const texts = onTexts ? freshTexts(objects, sha256Hex) : null;
-  const run = { objects, digest: sha256Hex(objects.map(lines(sha256Hex)).join('\n')) };
+  const run = { objects, digest: sha256Hex(objects.map((o) => lineOf(o, sha256Hex)).join('\n')) };
   if (texts) onTexts!(objects, texts);
   cache.set(last, run);
   return run;
@@ -210,11 +225,10 @@ function runOf(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex, onTexts
 
 /** The run's canonical texts, their digests recorded, when no object of it has a digest yet; else null. */
 function freshTexts(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex): string[] | null {
-  const cache = digestCache(sha256Hex);
-  if (objects.some((o) => cache.has(o))) return null;
+  if (objects.some((o) => digestOf(o, sha256Hex) !== undefined)) return null;
   return objects.map((o) => {
     const text = objectJson(o);
-    cache.set(o, sha256Hex(text));
+    setDigest(o, sha256Hex, sha256Hex(text));
     return text;
   });
 }
@@ -367,7 +381,7 @@ function countUpTo(objects: readonly SnapshotObject[], key: string): number {
  * order): versions stored then carry it, and the same content sent again must still match them.
  */
 export function formerSnapshotHash(objects: readonly SnapshotObject[], sha256Hex: Sha256Hex = portableSha256Hex): string {
-  const all = objects.map(lines(sha256Hex));
+  const all = objects.map((o) => lineOf(o, sha256Hex));
   sortOnce(all, byText);
   return sha256Hex(all.join('\n'));
 }
