@@ -158,6 +158,25 @@ describe('versions from changes with Rollouts equal the same objects sent whole'
     return { text, warnings };
   };
   const slice = async (cluster: string, version: string) => ((await (await app.request(`/v1/clusters/${cluster}/nodes/node-1/tables?version=${version}`)).json()) as { ir: unknown }).ir;
+  type Step = { changes: { apply?: unknown[]; delete?: unknown[] }; items: unknown[] };
+  /**
+   * Each step stored as a version from changes of `cluster` and as the same objects sent whole
+   * (to a cluster of its own): their node tables and answers are equal. The answers, in order.
+   */
+  const stepsEqualWhole = async (cluster: string, first: unknown[], steps: readonly Step[]): Promise<string[]> => {
+    await put(cluster, '1', { items: first });
+    const answers: string[] = [];
+    for (const [i, step] of steps.entries()) {
+      const version = String(i + 2);
+      await put(cluster, version, { base: String(i + 1), changes: step.changes });
+      await put(`${cluster}-whole-${version}`, version, { items: step.items });
+      expect(await slice(cluster, version), `version ${version}`).toEqual(await slice(`${cluster}-whole-${version}`, version));
+      const [fromChanges, whole] = [await said(cluster, version), await said(`${cluster}-whole-${version}`, version)];
+      expect(fromChanges).toEqual(whole);
+      answers.push(whole.text);
+    }
+    return answers;
+  };
   const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, status: { addresses: [{ type: 'InternalIP', address: '172.18.0.2' }] } };
   const ref = deployment('shop', 'api-ref', { app: 'api' }, ports);
   ref.spec.replicas = 0;
@@ -167,22 +186,15 @@ describe('versions from changes with Rollouts equal the same objects sent whole'
   const base = [namespace('shop'), node, policy, ref, api, web, stable];
 
   it('a Rollout pod relabelled, its Deployment deleted, a Rollout added without pods', async () => {
-    await put('rollouts', '1', { items: base });
     const relabelled = { ...stable, metadata: { ...stable.metadata, labels: { ...stable.metadata.labels, tier: 'front' } } };
     const added = rollout('shop', 'new', withTemplate({ app: 'new' }));
-    const steps: { changes: { apply?: unknown[]; delete?: unknown[] }; items: unknown[] }[] = [
+    const answers = await stepsEqualWhole('rollouts', base, [
       { changes: { apply: [relabelled] }, items: [namespace('shop'), node, policy, ref, api, web, relabelled] },
       { changes: { delete: [{ kind: 'Deployment', namespace: 'shop', name: 'api-ref' }] }, items: [namespace('shop'), node, policy, api, web, relabelled] },
       { changes: { apply: [added] }, items: [namespace('shop'), node, policy, api, web, relabelled, added] },
-    ];
-    for (const [i, step] of steps.entries()) {
-      const version = String(i + 2);
-      await put('rollouts', version, { base: String(i + 1), changes: step.changes });
-      await put(`rollouts-whole-${version}`, version, { items: step.items });
-      expect(await slice('rollouts', version), `version ${version}`).toEqual(await slice(`rollouts-whole-${version}`, version));
-      const [fromChanges, whole] = [await said('rollouts', version), await said(`rollouts-whole-${version}`, version)];
-      expect(fromChanges).toEqual(whole);
-      expect(whole.text).toMatch(/^shop\/web-1 can reach/);
+    ]);
+    for (const text of answers) expect(text).toMatch(/^shop\/web-1 can reach/);
+    for (const version of ['2', '3', '4']) {
       const pods = ((await slice('rollouts', version)) as { nodes: Record<string, { pods: Record<string, unknown> }> }).nodes['node-1']!.pods;
       expect(Object.keys(pods).sort()).toEqual(['shop/api-6d4f5b7c9-aaaaa', 'shop/web-1']);
     }
@@ -192,22 +204,11 @@ describe('versions from changes with Rollouts equal the same objects sent whole'
     const template = (app: string) => ({ apiVersion: 'v1', kind: 'PodTemplate', metadata: { name: 'tpl', namespace: 'shop' }, template: withTemplate({ app }).template });
     const byRef = rollout('shop', 'by-ref', { selector: { matchLabels: { app: 'api' } }, workloadRef: { apiVersion: 'v1', kind: 'PodTemplate', name: 'tpl' } });
     const first = [namespace('shop'), node, policy, web, byRef];
-    await put('templates', '1', { items: first });
-    const steps: { changes: { apply?: unknown[]; delete?: unknown[] }; items: unknown[] }[] = [
+    const answers = await stepsEqualWhole('templates', first, [
       { changes: { apply: [template('api')] }, items: [...first, template('api')] },
       { changes: { apply: [template('other')] }, items: [...first, template('other')] },
       { changes: { delete: [{ kind: 'PodTemplate', namespace: 'shop', name: 'tpl' }] }, items: first },
-    ];
-    const answers: string[] = [];
-    for (const [i, step] of steps.entries()) {
-      const version = String(i + 2);
-      await put('templates', version, { base: String(i + 1), changes: step.changes });
-      await put(`templates-whole-${version}`, version, { items: step.items });
-      expect(await slice('templates', version), `version ${version}`).toEqual(await slice(`templates-whole-${version}`, version));
-      const [fromChanges, whole] = [await said('templates', version), await said(`templates-whole-${version}`, version)];
-      expect(fromChanges).toEqual(whole);
-      answers.push(whole.text);
-    }
+    ]);
     // The policy isolates app=api, admitting grpc (9000) alone; an app=other template is not isolated; no template, no endpoint.
     expect(answers).toEqual([
       'shop/web-1 can reach 1 of 1 other pod: shop/rollout/by-ref (TCP 9000).',
