@@ -31,7 +31,7 @@ describe('cluster warnings', () => {
   it('rollout-template-missing: Rollouts whose workloadRef the input does not give a template for, one warning for all', () => {
     const ro = (name: string, deployment: string) => ({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', metadata: { name, namespace: 'x' }, spec: { selector: { matchLabels: { app: name } }, workloadRef: { kind: 'Deployment', name: deployment } } });
     expect(ofCode(clusterOf([...smallCluster(), ro('b', 'gone-b'), ro('a', 'gone-a')]), 'rollout-template-missing')).toEqual([
-      { code: 'rollout-template-missing', message: '2 Rollouts take their pod template from an object the input does not hold (a Deployment or ReplicaSet of their namespace; PodTemplates are not read), so their pods are unknown and left out: x/a (workloadRef: Deployment gone-a), x/b (workloadRef: Deployment gone-b)' },
+      { code: 'rollout-template-missing', message: '2 Rollouts take their pod template from an object the input does not hold (a Deployment, ReplicaSet or PodTemplate of their namespace), so their pods are unknown and left out: x/a (workloadRef: Deployment gone-a), x/b (workloadRef: Deployment gone-b)' },
     ]);
   });
 
