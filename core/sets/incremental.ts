@@ -26,10 +26,11 @@
 //    (its addresses: node-local allowances) and by address ownership (node addresses are owned
 //    before any pod's): a pod owning one of a changed node's addresses, on either side, counts
 //    as changed; pods' tables never read nodes (no policy selects host-network pods);
-//  - workloads and Services are read by no table and no set: a workload without pods is an
-//    endpoint without an address (no tables, in no set: snapshot/cluster.ts endpointFacts), a
-//    pod's workload names its controller for answers, and Services are read by answers alone;
-//    their changes touch nothing here.
+//  - workloads, PodTemplates and Services are read by no table and no set: a workload without
+//    pods is an endpoint without an address (no tables, in no set: snapshot/cluster.ts
+//    endpointFacts), a PodTemplate only gives a Rollout's such endpoint its labels and ports
+//    (snapshot/owners.ts templateOf), a pod's workload names its controller for answers, and
+//    Services are read by answers alone; their changes touch nothing here.
 // Any other change (a compile for some nodes, a base without its set form) gets a full compile.
 import { POLICY_KINDS, type Cluster } from '../cluster.js';
 import { WORKLOAD_KIND_NAMES } from '../../schemas/k8s/workload.js';
@@ -51,7 +52,7 @@ export interface CompiledVersion {
 }
 
 /** Every kind a snapshot holds; one added to the snapshot schema is compiled whole until this file says what its changes touch. */
-const REUSING_KINDS: ReadonlySet<string> = new Set(['Pod', 'Namespace', 'Node', 'Service', ...WORKLOAD_KIND_NAMES, ...POLICY_KINDS]);
+const REUSING_KINDS: ReadonlySet<string> = new Set(['Pod', 'Namespace', 'Node', 'Service', ...WORKLOAD_KIND_NAMES, 'PodTemplate', ...POLICY_KINDS]);
 
 /** Reuse for a compile of `next` from `base`, or null when objects of other kinds changed. */
 export function changeReuse(base: CompiledVersion, next: Cluster, changed: readonly ChangedObject[], index: () => SetIndex): SetReuse | null {

@@ -43,6 +43,8 @@ interface MemberCounts {
   namespaceIncremental: number;
   nodeIncremental: number;
   workloadIncremental: number;
+  /** Of those, versions whose change held a PodTemplate. */
+  templateIncremental: number;
   full: number;
   /** Sets whose members were edited from the earlier version's, by kind. */
   edited: Record<string, number>;
@@ -62,7 +64,7 @@ interface MemberCounts {
  */
 function checkSequences(bases: fc.Arbitrary<{ items: unknown[] }>, runs: number, file: string): MemberCounts & { replay: string } {
   const seed = fc.readConfigureGlobal().seed ?? freshSeed();
-  const counts: MemberCounts = { incremental: 0, policyIncremental: 0, namespaceIncremental: 0, nodeIncremental: 0, workloadIncremental: 0, full: 0, edited: {}, resolvedAgain: {}, clusterFrom: { replaced: 0, derived: 0, policies: 0, namespaces: 0, nodes: 0, built: 0 }, unchangedDropped: 0, nothingChanged: 0 };
+  const counts: MemberCounts = { incremental: 0, policyIncremental: 0, namespaceIncremental: 0, nodeIncremental: 0, workloadIncremental: 0, templateIncremental: 0, full: 0, edited: {}, resolvedAgain: {}, clusterFrom: { replaced: 0, derived: 0, policies: 0, namespaces: 0, nodes: 0, built: 0 }, unchangedDropped: 0, nothingChanged: 0 };
   assertProperty(
     fc.property(bases, fc.array(versionStepArb, { minLength: 1, maxLength: 8 }), (base, steps) => {
       const first = parsed(base.items);
@@ -76,6 +78,7 @@ function checkSequences(bases: fc.Arbitrary<{ items: unknown[] }>, runs: number,
         else counts.full++;
         if (next.incremental && next.changed.some((o) => POLICY_KINDS.has(o.kind))) counts.policyIncremental++;
         if (next.incremental && next.changed.some((o) => isWorkload(o))) counts.workloadIncremental++;
+        if (next.incremental && next.changed.some((o) => o.kind === 'PodTemplate')) counts.templateIncremental++;
         if (next.incremental && next.changed.some((o) => o.kind === 'Node')) counts.nodeIncremental++;
         if (next.incremental && next.changed.some((o) => o.kind === 'Namespace')) counts.namespaceIncremental++;
         counts.clusterFrom[next.clusterFrom]++;
@@ -150,6 +153,8 @@ describe('versions from changes', () => {
     expect(counts.namespaceIncremental, counts.replay).toBeGreaterThan(RUNS / 3);
     expect(counts.nodeIncremental, counts.replay).toBeGreaterThan(RUNS / 3);
     expect(counts.workloadIncremental, counts.replay).toBeGreaterThan(RUNS / 8);
+    // PodTemplates a Rollout names (half the workload edits) too: 3–9 per 75 over four fresh seeds.
+    expect(counts.templateIncremental, counts.replay).toBeGreaterThan(RUNS / 100);
     // And each way of making the cluster: 7–49 of each over those runs (namespaces, the rarest,
     // 7–21; 25–44 in eight runs of 300). A threshold near the lowest count fails fresh seeds;
     // RUNS / 16 still fails when a path stops being taken.

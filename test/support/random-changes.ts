@@ -77,8 +77,12 @@ const nodeEdit = fc.record({
 /** Node edits (as an autoscaler or a relabelling admin makes them), with pod edits sometimes. */
 const nodeStepArb = fc.record({ nodes: fc.array(nodeEdit, { minLength: 1, maxLength: 2 }), pods: fc.oneof(fc.constant([]), fc.array(podEdit, { minLength: 1, maxLength: 2 })) });
 
-/** A Deployment `web` applied (its template's labels and ports edited, or new) or deleted: a workload change. */
-const workloadStepArb = fc.record({ workload: fc.constantFrom('a', 'b', 'c'), app: fc.constantFrom('x', 'y'), port: fc.constantFrom(80, 8080), delete: fc.boolean() });
+/**
+ * A Deployment `web` applied (its template's labels and ports edited, or new) or deleted: a
+ * workload change; or (`viaTemplate`) the v1 PodTemplate `web-tpl` that the Rollout `web` takes
+ * its template from (workloadRef), applied with the Rollout or deleted alone.
+ */
+const workloadStepArb = fc.record({ workload: fc.constantFrom('a', 'b', 'c'), app: fc.constantFrom('x', 'y'), port: fc.constantFrom(80, 8080), delete: fc.boolean(), viaTemplate: fc.boolean() });
 
 /**
  * Objects sent again as the base has them, but for fields parsing drops (a watcher's status
@@ -230,13 +234,22 @@ function policyChange(objects: readonly unknown[], step: { policies: Parameters<
   return { apply: [...policies.apply, ...pods.apply], delete: [...policies.delete, ...pods.delete] };
 }
 
-/** The Deployment `web` of a namespace applied with the step's template, or deleted when it is there. */
-function workloadChange(objects: readonly unknown[], step: { workload: string; app: string; port: number; delete: boolean }) {
-  const there = (objects as { kind: string; metadata: { name: string; namespace?: string } }[]).some((o) => o.kind === 'Deployment' && o.metadata.name === 'web' && o.metadata.namespace === step.workload);
-  if (step.delete && there) return { apply: [], delete: [{ kind: 'Deployment', namespace: step.workload, name: 'web' }] };
-  const labels = { app: step.app };
+/**
+ * The Deployment `web` of a namespace applied with the step's template, or deleted when it is
+ * there; or the PodTemplate `web-tpl` applied with the Rollout `web` that names it, or deleted
+ * alone (the Rollout then has no known template).
+ */
+function workloadChange(objects: readonly unknown[], step: { workload: string; app: string; port: number; delete: boolean; viaTemplate: boolean }) {
+  const [kind, name] = step.viaTemplate ? ['PodTemplate', 'web-tpl'] : ['Deployment', 'web'];
+  const there = (objects as { kind: string; metadata: { name: string; namespace?: string } }[]).some((o) => o.kind === kind && o.metadata.name === name && o.metadata.namespace === step.workload);
+  if (step.delete && there) return { apply: [], delete: [{ kind, namespace: step.workload, name }] };
+  // A Rollout's selector matches what stays of its template's labels as the template changes.
+  const labels = step.viaTemplate ? { app: step.app, rollout: 'web' } : { app: step.app };
   const template = { metadata: { labels }, spec: { containers: [{ name: 'c', ports: [{ name: 'web', containerPort: step.port }] }] } };
-  return { apply: [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: step.workload }, spec: { selector: { matchLabels: labels }, template } }], delete: [] };
+  const metadata = { name, namespace: step.workload };
+  if (!step.viaTemplate) return { apply: [{ apiVersion: 'apps/v1', kind, metadata, spec: { selector: { matchLabels: labels }, template } }], delete: [] };
+  const rollout = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', metadata: { name: 'web', namespace: step.workload }, spec: { selector: { matchLabels: { rollout: 'web' } }, workloadRef: { apiVersion: 'v1', kind, name } } };
+  return { apply: [{ apiVersion: 'v1', kind, metadata, template }, rollout], delete: [] };
 }
 
 /** Current objects sent again with status fields parsing drops, and the step's pod edits (which win for a pod both name). */
