@@ -1,7 +1,7 @@
 // First-match evaluation of one IR table and its decision regions: which (protocol, port
 // range, peer addresses) it permits. Renderers that cannot express DENY or ranges derive
 // their rules from these regions; CombineRules uses the point lookups.
-import { mergeAdjacent, portSegments, type Interval } from '../net/intervals.js';
+import { portSegments, type Interval } from '../net/intervals.js';
 import type { Family, IpAddr, IpRange } from '../net/ip.js';
 import { PROTOCOLS, type Protocol } from '../policy/model.js';
 import type { ParsedRule } from './parsed-table.js';
@@ -58,7 +58,7 @@ export interface Region {
   readonly peers: readonly (Interval & { family: Family })[];
 }
 
-/** The address space cut into intervals per family (address order), each with a class: every address of a class is decided alike. */
+/** The address space cut into intervals per family (address order, together the whole space), each with a class: every address of a class is decided alike. */
 export interface ClassedIntervals {
   readonly intervals: Readonly<Record<Family, readonly Interval[]>>;
   readonly classOf: Readonly<Record<Family, Int32Array>>;
@@ -76,16 +76,23 @@ export function regionsOf(
   space: ClassedIntervals,
   allowedAt: (family: Family, address: bigint, protocol: Protocol) => (port: number) => boolean,
 ): Region[] {
-  // Column g: one class of one family (class numbers may be shared by the two families).
-  const columnOf: Record<Family, Map<number, number>> = { 4: new Map(), 6: new Map() };
+  // Column g: one class of one family (class numbers may be shared by the two families), numbered
+  // by first interval; a class's first address stands for it.
   const reps: { family: Family; address: bigint }[] = [];
+  const columns = {} as Record<Family, Int32Array>;
   for (const family of [4, 6] as Family[]) {
-    space.intervals[family].forEach((iv, i) => {
-      const c = space.classOf[family][i]!;
-      if (!columnOf[family].has(c)) columnOf[family].set(c, reps.push({ family, address: iv.lo }) - 1);
-    });
+    const [list, classes] = [space.intervals[family], space.classOf[family]];
+    let top = 0;
+    for (const c of classes) if (c > top) top = c;
+    const columnOfClass = new Int32Array(top + 1).fill(-1);
+    const column = new Int32Array(classes.length);
+    for (let i = 0; i < classes.length; i++) {
+      let g = columnOfClass[classes[i]!]!;
+      if (g < 0) columnOfClass[classes[i]!] = g = reps.push({ family, address: list[i]!.lo }) - 1;
+      column[i] = g;
+    }
+    columns[family] = column;
   }
-  const columns: Record<Family, Int32Array> = { 4: Int32Array.from(space.classOf[4], (c) => columnOf[4].get(c)!), 6: Int32Array.from(space.classOf[6], (c) => columnOf[6].get(c)!) };
   const k = reps.length;
   const out: Region[] = [];
   for (const protocol of PROTOCOLS) {
@@ -103,12 +110,20 @@ export function regionsOf(
       let peers = peersByRow.get(key);
       if (!peers) {
         peers = [];
+        // The intervals cut the whole space, so neighbours in the list touch: a run of allowed
+        // intervals is one peer range (what mergeAdjacent would make of them).
         for (const family of [4, 6] as Family[]) {
           const list = space.intervals[family];
           const col = columns[family];
-          const kept: Interval[] = [];
-          for (let i = 0; i < list.length; i++) if (r[col[i]!]) kept.push(list[i]!);
-          for (const m of mergeAdjacent(kept)) peers.push({ family, ...m });
+          let start = -1;
+          for (let i = 0; i <= list.length; i++) {
+            const allowed = i < list.length && r[col[i]!] === 1;
+            if (allowed && start < 0) start = i;
+            else if (!allowed && start >= 0) {
+              peers.push({ family, lo: list[start]!.lo, hi: list[i - 1]!.hi });
+              start = -1;
+            }
+          }
         }
         peersByRow.set(key, peers);
       }

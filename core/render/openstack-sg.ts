@@ -11,7 +11,7 @@ import type { Region } from '../compile/table-eval.js';
 import { parseAddressOrCidr, parseCidr, rangeToCidrs, type Family } from '../net/ip.js';
 import { portableSha256Hex } from '../compile/table-id.js';
 import type { RuleTable, SetIr, SetRule } from '../sets/ir.js';
-import { permittedRegionsOfTable } from '../sets/regions.js';
+import { permittedRegionsOfTable, RegionClasses } from '../sets/regions.js';
 import { SetIrSimulator } from '../sets/simulate.js';
 import type { DataplaneSimulator, FlowQuery, SetDataplane } from './types.js';
 import { LimitError, spend, type WorkBudget } from '../limits.js';
@@ -166,6 +166,8 @@ function render(ir: SetIr): Record<string, SecurityGroupsNode> {
   // A table's rules are the same on every node that uses it: made once, with the sets they name.
   const tableRules = new Map<string, { readonly rules: SecurityGroupRule[]; readonly sets: ReadonlySet<string>; readonly regionGroups: ReadonlyMap<string, AddressGroup> }>();
   const remotes: RemoteCache = new Map();
+  // Tables share the large sets of broad AdminNetworkPolicy peers: their address classes are made once.
+  const classes = new RegionClasses();
   const rulesOf = (id: string) => {
     let made = tableRules.get(id);
     if (!made) {
@@ -175,7 +177,7 @@ function render(ir: SetIr): Record<string, SecurityGroupsNode> {
       const regionGroups = new Map<string, AddressGroup>();
       // Refused as it is written, not once all of it is.
       const budget: WorkBudget = { rules: OPENSTACK_SG_MAX_RULES_PER_GROUP, lookups: Infinity, exceeded: () => tooManyRules(id) };
-      made = { rules: allows ? setRules(ir, allows, table.direction, sets) : regionRules(permittedRegionsOfTable(ir, table, sim), table.direction, budget, remotes, regionGroups), sets, regionGroups };
+      made = { rules: allows ? setRules(ir, allows, table.direction, sets) : regionRules(permittedRegionsOfTable(ir, table, sim, classes), table.direction, budget, remotes, regionGroups), sets, regionGroups };
       tableRules.set(id, made);
     }
     return made;

@@ -7,7 +7,7 @@
 // class (classes/addresses.ts, by partition refinement), however many pod addresses cut the
 // space. The table is read once per class and protocol by the reference reading (simulate.ts),
 // at each port segment cut by every port the rules and ports sets name.
-import { addressSlots } from '../classes/addresses.js';
+import { addressSlots, refinedClasses, type AddressClasses } from '../classes/addresses.js';
 import { regionsOf, type Region } from '../compile/table-eval.js';
 import { portSegments } from '../net/intervals.js';
 import type { IpRange } from '../net/ip.js';
@@ -55,7 +55,47 @@ function groupsOf(set: PortSet): readonly (readonly IpRange[])[] {
   return groups;
 }
 
-export function permittedRegionsOfTable(ir: SetIr, table: RuleTable, sim: SetIrSimulator = new SetIrSimulator(ir)): Region[] {
+/** Range lists with at least this many ranges are classed once for every table that names the same ones. */
+export const SHARED_RANGES = 1024;
+/** Classes of large lists kept at once: each holds every interval they cut (10⁵ for sets of 10⁴ pods). */
+const SHARED_KEPT = 16;
+
+/**
+ * The address classes of tables' sets, for the tables of one set form: the classes of the large
+ * lists a table names (the sets of broad AdminNetworkPolicy peers, which most tables share) are
+ * made once and refined by each table's small lists (classes/addresses.ts refinedClasses), rather
+ * than every boundary of every list sorted again per table: 10⁵ boundaries for each of 10⁴ tables
+ * at L. The same classes either way, so the same regions.
+ */
+export class RegionClasses {
+  private readonly listIds = new WeakMap<readonly IpRange[], number>();
+  private listCount = 0;
+  private readonly shared = new Map<string, AddressClasses>();
+
+  /** `sharedRanges`: from how many ranges a list is large (tests take others, to reach both paths with small inputs). */
+  constructor(private readonly sharedRanges = SHARED_RANGES) {}
+
+  of(lists: readonly (readonly IpRange[])[]): AddressClasses {
+    const large = lists.filter((l) => l.length >= this.sharedRanges);
+    const small = lists.filter((l) => l.length < this.sharedRanges);
+    const key = large.map((l) => this.idOf(l)).sort((a, b) => a - b).join(',');
+    let base = this.shared.get(key);
+    if (!base) {
+      base = addressSlots(large);
+      this.shared.set(key, base);
+      if (this.shared.size > SHARED_KEPT) this.shared.delete(this.shared.keys().next().value!);
+    }
+    return small.length === 0 ? base : refinedClasses(base, small);
+  }
+
+  private idOf(list: readonly IpRange[]): number {
+    let id = this.listIds.get(list);
+    if (id === undefined) this.listIds.set(list, (id = this.listCount++));
+    return id;
+  }
+}
+
+export function permittedRegionsOfTable(ir: SetIr, table: RuleTable, sim: SetIrSimulator = new SetIrSimulator(ir), classes: RegionClasses = new RegionClasses()): Region[] {
   const sets: (readonly IpRange[])[] = [];
   const named = new Set<string>();
   const cuts: Record<Protocol, [number, number][]> = { TCP: [], UDP: [], SCTP: [] };
@@ -70,7 +110,7 @@ export function permittedRegionsOfTable(ir: SetIr, table: RuleTable, sim: SetIrS
     else sets.push(...groupsOf(set));
   }
   // Within a class every rule answers alike, so its first address stands for it.
-  return regionsOf((protocol) => portSegments(cuts[protocol]), addressSlots(sets), (family, address, protocol) => {
+  return regionsOf((protocol) => portSegments(cuts[protocol]), classes.of(sets), (family, address, protocol) => {
     const at = sim.tableAt(table, { family, value: address }, protocol);
     return (port) => at(port).allowed;
   });

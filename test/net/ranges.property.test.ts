@@ -2,10 +2,13 @@
 // a small space: `subtract` (ipBlock less except); a rule's CIDR peers as one set
 // (policy/rule-addresses.ts), match.ts rulePeersMatch reading it and ruleSetPeers (the set
 // form's one CIDR peer per rule), against peerMatches peer by peer; and the address classes of core/classes/addresses.ts, which merge every interval the
-// same rules contain, however far apart.
+// same rules contain, however far apart; those classes refined by more sets (refinedClasses)
+// equal the classes of all the sets at once; elementary intervals (IPv4's sorted as doubles)
+// against their definition.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { addressSets, addressSlots, externalRepresentatives } from '../../core/classes/addresses.js';
+import { addressSets, addressSlots, externalRepresentatives, refinedClasses } from '../../core/classes/addresses.js';
+import { elementaryIntervals } from '../../core/net/intervals.js';
 import { peerMatches, rulePeersMatch } from '../../core/evaluate/match.js';
 import type { Cluster } from '../../core/cluster.js';
 import type { Family, IpRange } from '../../core/net/ip.js';
@@ -131,6 +134,53 @@ describe('address classes (core/classes/addresses.ts)', () => {
         }
         // Nothing owns IPv6 here, so every IPv6 class has its representative.
         for (const value of POINTS) expect(seen.has(slots.slot({ family: 6, value })), `IPv6 ${value}`).toBe(true);
+      }),
+      { numRuns: RUNS, file: import.meta.url },
+    );
+  });
+  it(`classes refined by more sets equal the classes of all of them at once, on ${RUNS} random pairs of set lists`, () => {
+    const setsArb = fc.array(rangesArb.map((r) => normalise(r)), { maxLength: 4 });
+    assertProperty(
+      fc.property(setsArb, setsArb, setsArb, (a, b, c) => {
+        const whole = addressSlots([...a, ...b, ...c]);
+        // Refined once and twice (a base refined again, as a table's small sets refine the shared ones).
+        for (const refined of [refinedClasses(addressSlots(a), [...b, ...c]), refinedClasses(refinedClasses(addressSlots(a), b), c)]) {
+          for (const family of [4, 6] as const) {
+            expect(refined.intervals[family]).toEqual(whole.intervals[family]);
+            // The same partition: class numbers related one to one.
+            const there = new Map<number, number>();
+            const back = new Map<number, number>();
+            whole.classOf[family].forEach((w, i) => {
+              const r = refined.classOf[family][i]!;
+              expect(there.get(r) ?? w, `IPv${family} interval ${i}`).toBe(w);
+              expect(back.get(w) ?? r, `IPv${family} interval ${i}`).toBe(r);
+              there.set(r, w);
+              back.set(w, r);
+            });
+          }
+        }
+      }),
+      { numRuns: RUNS, file: import.meta.url },
+    );
+  });
+
+  it(`elementary intervals cut the space at every range boundary and nowhere else, on ${RUNS} random range lists`, () => {
+    const edge = fc.constantFrom(0n, 1n, 2n ** 32n - 2n, 2n ** 32n - 1n, 2n ** 128n - 1n);
+    const valueArb = fc.oneof(fc.nat(SPACE).map(BigInt), edge, fc.bigInt({ min: 0n, max: 2n ** 32n - 1n }));
+    const anyRangeArb = fc.record({ family: fc.constantFrom<Family>(4, 6), a: valueArb, b: valueArb }).map(({ family, a, b }): IpRange => {
+      const max = family === 4 ? 2n ** 32n - 1n : 2n ** 128n - 1n;
+      const [lo, hi] = [a < b ? a : b, a < b ? b : a].map((v) => (v > max ? max : v)) as [bigint, bigint];
+      return { family, lo, hi };
+    });
+    assertProperty(
+      fc.property(fc.array(anyRangeArb, { maxLength: 12 }), (ranges) => {
+        for (const family of [4, 6] as const) {
+          const max = family === 4 ? 2n ** 32n - 1n : 2n ** 128n - 1n;
+          const cuts = new Set<bigint>([0n]);
+          for (const r of ranges) if (r.family === family) for (const c of [r.lo, r.hi + 1n]) if (c <= max) cuts.add(c);
+          const starts = [...cuts].sort((x, y) => (x < y ? -1 : 1));
+          expect(elementaryIntervals(family, ranges)).toEqual(starts.map((lo, i) => ({ lo, hi: i + 1 < starts.length ? starts[i + 1]! - 1n : max })));
+        }
       }),
       { numRuns: RUNS, file: import.meta.url },
     );
