@@ -111,7 +111,7 @@ export function refinedClasses(base: AddressClasses, sets: readonly (readonly Ip
     // The new cuts in order (an elementary interval starts at each; the first at 0, no cut),
     // each splitting the base interval it falls inside; the intervals between are copied.
     const cuts = elementaryIntervals(family, ranges);
-    const out: Interval[] = new Array(list.length + cuts.length);
+    const out: Interval[] = [];
     const outClasses = new Int32Array(list.length + cuts.length);
     let w = 0;
     let copied = 0;
@@ -119,7 +119,8 @@ export function refinedClasses(base: AddressClasses, sets: readonly (readonly Ip
     let restAt = -1;
     const copyUpTo = (end: number) => {
       outClasses.set(classes.subarray(copied, end), w);
-      for (let i = copied; i < end; i++) out[w++] = list[i]!;
+      for (let i = copied; i < end; i++) out.push(list[i]!);
+      w += end - copied;
       copied = end;
     };
     for (let j = 1; j < cuts.length; j++) {
@@ -129,23 +130,25 @@ export function refinedClasses(base: AddressClasses, sets: readonly (readonly Ip
       if (at !== restAt) {
         if (rest) {
           outClasses[w] = classes[restAt]!;
-          out[w++] = rest;
+          out.push(rest);
+          w++;
           copied = restAt + 1;
         }
         copyUpTo(at);
         [rest, restAt] = [list[at]!, at];
       }
       outClasses[w] = classes[at]!;
-      out[w++] = { lo: rest!.lo, hi: cut - 1n };
+      out.push({ lo: rest!.lo, hi: cut - 1n });
+      w++;
       rest = { lo: cut, hi: rest!.hi };
     }
     if (rest) {
       outClasses[w] = classes[restAt]!;
-      out[w++] = rest;
+      out.push(rest);
+      w++;
       copied = restAt + 1;
     }
     copyUpTo(list.length);
-    out.length = w;
     intervals[family] = out;
     classOf[family] = outClasses.slice(0, w);
   }
