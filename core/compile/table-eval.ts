@@ -80,7 +80,9 @@ export function regionsOf(
   // by first interval; a class's first address stands for it.
   const reps: { family: Family; address: bigint }[] = [];
   const columns = {} as Record<Family, Int32Array>;
+  const familyColumns = {} as Record<Family, [number, number]>;
   for (const family of [4, 6] as Family[]) {
+    const first = reps.length;
     const [list, classes] = [space.intervals[family], space.classOf[family]];
     let top = 0;
     for (const c of classes) if (c > top) top = c;
@@ -92,9 +94,12 @@ export function regionsOf(
       column[i] = g;
     }
     columns[family] = column;
+    familyColumns[family] = [first, reps.length];
   }
   const k = reps.length;
   const out: Region[] = [];
+  // A row's peers depend on the row alone: found once for every protocol whose segments have it.
+  const peersByRow = new Map<string, (Interval & { family: Family })[]>();
   for (const protocol of PROTOCOLS) {
     const segs = segments(protocol);
     // Row s: which classes segment s allows. Equal rows are equal peers.
@@ -104,7 +109,6 @@ export function regionsOf(
       for (let s = 0; s < segs.length; s++) if (at(segs[s]![0])) allowed[s * k + g] = 1;
     });
     const row = (s: number) => allowed.subarray(s * k, (s + 1) * k);
-    const peersByRow = new Map<string, (Interval & { family: Family })[]>();
     const peersOf = (r: Uint8Array) => {
       const key = r.join('');
       let peers = peersByRow.get(key);
@@ -115,6 +119,15 @@ export function regionsOf(
         for (const family of [4, 6] as Family[]) {
           const list = space.intervals[family];
           const col = columns[family];
+          // A family's columns are consecutive: all allowed is its whole space, none is nothing.
+          const [first, end] = familyColumns[family];
+          let ones = 0;
+          for (let g = first; g < end; g++) ones += r[g]!;
+          if (ones === 0) continue;
+          if (ones === end - first) {
+            peers.push({ family, lo: list[0]!.lo, hi: list[list.length - 1]!.hi });
+            continue;
+          }
           let start = -1;
           for (let i = 0; i <= list.length; i++) {
             const allowed = i < list.length && r[col[i]!] === 1;
