@@ -9,11 +9,16 @@ import { createDeflate, createGzip, deflateRawSync, inflateRawSync } from 'node:
 import { exactly, type BlobCompression } from '../infra/store/compression.js';
 import type { AnswerCompressor } from './answer-compression.js';
 
+const INFLATE_CHUNK_MAX = 8 * 2 ** 20;
+
 export const nodeCompression: BlobCompression = {
   compress: async (bytes) => new Uint8Array(deflateRawSync(bytes, { level: 1 })),
   compressSync: (bytes) => new Uint8Array(deflateRawSync(bytes, { level: 1 })),
-  // maxOutputLength: a damaged body stops inflating at the size its head recorded.
-  decompress: async (bytes, rawBytes) => exactly(new Uint8Array(inflateRawSync(bytes, { maxOutputLength: Math.max(1, rawBytes) })), rawBytes),
+  // maxOutputLength: a damaged body stops inflating at the size its head recorded. chunkSize:
+  // one output buffer of that size (and a byte, so zlib ends the stream inside it), where the
+  // default 16 KiB chunks made a body of n KiB n/16 buffers and a copy joining them; at most
+  // 8 MiB at once, whatever a damaged head says.
+  decompress: async (bytes, rawBytes) => exactly(new Uint8Array(inflateRawSync(bytes, { maxOutputLength: Math.max(1, rawBytes), chunkSize: Math.min(INFLATE_CHUNK_MAX, Math.max(64, rawBytes + 1)) })), rawBytes),
 };
 
 /**
