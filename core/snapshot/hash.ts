@@ -158,6 +158,16 @@ export function objectsJson(objects: readonly SnapshotObject[]): string {
   return JSON.stringify(objects);
 }
 
+/**
+ * An object parsed from its canonical JSON, with the SHA-256 of that very text (the store's
+ * object groups, checked against their ids as read): its digest, not hashed again. Canonical JSON
+ * is JSON.stringify's text of key-sorted values, and such a text parses back to a value that
+ * JSON.stringify writes alike (held in test/infra/object-groups.property.test.ts).
+ */
+export function parsedWithDigest(o: SnapshotObject, sha256Hex: Sha256Hex, digest: string): void {
+  if (digestOf(o, sha256Hex) === undefined) setDigest(o, sha256Hex, digest);
+}
+
 /** SHA-256 (hex) of an object's canonical JSON, computed once per object and hash function. */
 export function objectDigest(o: SnapshotObject, sha256Hex: Sha256Hex = portableSha256Hex): string {
   return (digestOf(o, sha256Hex) ?? setDigest(o, sha256Hex, sha256Hex(objectJson(o)))).digest;

@@ -5,10 +5,11 @@
 // the list of its groups' ids.
 import type { Sha256Hex } from '../../core/compile/index.js';
 import { contentId } from '../../core/sets/index.js';
-import { objectDigest, objectRuns, objectsJson, type HashedObjects } from '../../core/snapshot/index.js';
+import { objectDigest, objectRuns, objectsJson, parsedWithDigest, type HashedObjects } from '../../core/snapshot/index.js';
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import { storedTextSync } from './blob.js';
 import { fromUtf8, utf8 } from './codec.js';
+import { arrayElementSpans } from './json-elements.js';
 import { StoreCorruptionError, type ObjectGroupEncoder, type StoredBody } from './types.js';
 
 // The parsed form of objects belongs to this release's schemas: a tag lets a later release that
@@ -47,8 +48,10 @@ export function objectGroups(objects: readonly SnapshotObject[], sha256Hex: Sha2
 }
 
 /** The whole-snapshot blob of versions written before groups: the same format, no id to check. */
-export function decodeLegacyObjects(bytes: Uint8Array): SnapshotObject[] {
-  const o = JSON.parse(fromUtf8(bytes)) as { format?: unknown; items?: unknown } | null;
+export const decodeLegacyObjects = (bytes: Uint8Array): SnapshotObject[] => objectsOfText(fromUtf8(bytes));
+
+function objectsOfText(text: string): SnapshotObject[] {
+  const o = JSON.parse(text) as { format?: unknown; items?: unknown } | null;
   if (!o || o.format !== OBJECTS_FORMAT || !Array.isArray(o.items)) throw new StoreCorruptionError(`snapshot objects not in the ${OBJECTS_FORMAT} format`);
   return o.items as SnapshotObject[];
 }
@@ -61,7 +64,8 @@ export const encodeGroup = (g: ObjectGroup): Uint8Array => utf8(groupBody(g));
 /** A group's stored text (encodeGroup's bytes, as text). */
 export const groupBody = (g: ObjectGroup): string => groupText(objectsJson(g.objects));
 
-const groupText = (itemsJson: string) => `{"format":${JSON.stringify(OBJECTS_FORMAT)},"items":${itemsJson}}`;
+const GROUP_HEAD = `{"format":${JSON.stringify(OBJECTS_FORMAT)},"items":`;
+const groupText = (itemsJson: string) => `${GROUP_HEAD}${itemsJson}}`;
 
 /**
  * A whole publish's object groups encoded from the canonical text the snapshot hash writes for
@@ -77,10 +81,25 @@ export function objectGroupEncoder(compressSync: (bytes: Uint8Array) => Uint8Arr
   };
 }
 
-/** A stored group, checked against its id: what comes back is what was hashed. */
+/**
+ * A stored group, checked against its id: what comes back is what was hashed. The group was
+ * written as its objects' canonical texts (groupBody, objectGroupEncoder), so each object's digest
+ * is that of its text where it lies in the bytes, and is kept with the parsed object (a version
+ * from changes on this base hashes it again otherwise). Bytes that are not laid out so (none that
+ * netpolc writes) are checked as before, by writing each parsed object's canonical text again.
+ */
 export function decodeGroup(id: string, bytes: Uint8Array, sha256Hex: Sha256Hex): SnapshotObject[] {
+  const text = fromUtf8(bytes);
   // Validated by parseSnapshot before they were stored.
-  const items = decodeLegacyObjects(bytes);
+  const items = objectsOfText(text);
+  const spans = text.startsWith(GROUP_HEAD) ? arrayElementSpans(text, GROUP_HEAD.length) : null;
+  if (spans && spans.length === 2 * items.length) {
+    const digests = items.map((_, i) => sha256Hex(text.slice(spans[2 * i]!, spans[2 * i + 1]!)));
+    if (contentId('o', digests.join('\n'), sha256Hex) === id) {
+      items.forEach((o, i) => parsedWithDigest(o, sha256Hex, digests[i]!));
+      return items;
+    }
+  }
   const actual = groupId(items, sha256Hex);
   if (actual !== id) throw new StoreCorruptionError(`object group ${id}: stored objects hash to ${actual}`);
   return items;
