@@ -5,7 +5,10 @@
 //   node --import tsx bench/request-path.ts [S] [M] [L] [--store embedded|memory] [--heap-mb N]
 //
 // Per size: once /readyz answers 200 (its compute threads started), POST /v1/compile (format
-// ir, the set form) three times, median wall time (and each) and response bytes; then PUT /v1/clusters/bench/snapshots/1 (request → stored version, 201) on the
+// ir, the set form) three times, median wall time (and each) and response bytes, then --warm N
+// more times (2 by default) for the steady state: the median of the last three, none of them the
+// first on its thread (a thread's first requests run code not yet optimized, its heap still
+// growing); then PUT /v1/clusters/bench/snapshots/1 (request → stored version, 201) on the
 // chosen store. The server runs with --max-old-space-size=N (default 1536) and the same cap on
 // its compute threads, where compiles and publishes run (REQUEST_MEMORY_MB; 4096 by default, so
 // before session 17 the cap held only for the serving thread): a size that needs more heap fails
@@ -27,6 +30,7 @@ const opt = (name: string, dflt: string) => {
 const sizes = argv.filter((a): a is Size => a === 'S' || a === 'M' || a === 'L');
 const store = opt('--store', 'embedded');
 const heapMb = Number(opt('--heap-mb', '1536'));
+const warmRequests = Number(opt('--warm', '2'));
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
@@ -110,6 +114,7 @@ for (const [i, size] of sizes.entries()) {
     const readyMs = performance.now() - ready;
     const compiles: { ms: number; status: number; bytes: number }[] = [];
     for (let r = 0; r < 3; r++) compiles.push(await timed(`${base}/v1/compile`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: compileBody }));
+    for (let r = 0; r < warmRequests; r++) compiles.push(await timed(`${base}/v1/compile`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: compileBody }));
     if (compiles.some((c) => c.status !== 200)) throw new Error(`${size}: /v1/compile answered ${compiles.map((c) => c.status).join(', ')}`);
     heaps.since();
     const put = await timed(`${base}/v1/clusters/bench/snapshots/1`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: snapshotText });
@@ -117,7 +122,8 @@ for (const [i, size] of sizes.entries()) {
     // Lines written just before the answer may still be in the pipe.
     await new Promise((r) => setTimeout(r, 200));
     const putHeap = heaps.peaks();
-    const compileMs = median(compiles.map((c) => c.ms));
+    const compileMs = median(compiles.slice(0, 3).map((c) => c.ms));
+    const steadyMs = warmRequests > 0 ? median(compiles.slice(-3).map((c) => c.ms)) : null;
     const parseMs = median(parse);
     rows.push({
       size,
@@ -127,6 +133,7 @@ for (const [i, size] of sizes.entries()) {
       compileEachMs: compiles.map((c) => Math.round(c.ms)).join(' '),
       readyAfterListenMs: Math.round(readyMs),
       compileOverParse: +(compileMs / parseMs).toFixed(1),
+      ...(steadyMs !== null ? { steadyMs: Math.round(steadyMs), steadyOverParse: +(steadyMs / parseMs).toFixed(1) } : {}),
       responseMiB: +(compiles[0]!.bytes / 2 ** 20).toFixed(2),
       putStoredMs: Math.round(put.ms),
       serverPeakRssMb: Math.round(peakRssMb(server.pid!)),
