@@ -5,7 +5,7 @@
 // it is compiled once (M: 6,046 policy sets, 4,459 contents).
 import type { Cluster } from '../cluster.js';
 import { subjectPolicies, type RuleHit, type SubjectPolicies } from '../evaluate/decide.js';
-import { isRelativePeer, peerKey, portKey, rulesFor, type Direction, type Policy, type Rule } from '../policy/model.js';
+import { isRelativePeer, rulesFor, ruleKey, type Direction, type Policy, type Rule } from '../policy/model.js';
 import type { PodInfo } from '../snapshot/cluster.js';
 
 export interface Group {
@@ -50,7 +50,7 @@ const idsOf = (cluster: Cluster): ContentIds => contentIds.get(cluster) ?? conte
 function contentId(ids: ContentIds, rule: Rule): number {
   let id = ids.byRule.get(rule);
   if (id === undefined) {
-    const text = `${rule.action}|${rule.peers.map(peerKey).join(';')}|${rule.ports === null ? '*' : rule.ports.map(portKey).join(';')}`;
+    const text = ruleKey(rule);
     id = ids.byText.get(text);
     if (id === undefined) ids.byText.set(text, (id = ids.byText.size));
     ids.byRule.set(rule, id);

@@ -48,10 +48,14 @@ export type PortMatch =
   /** Resolved on the destination pod; `protocol` null means the container port's own protocol. */
   | { readonly type: 'named'; readonly name: string; readonly protocol: Protocol | null };
 
-function namespacesKey(m: NamespaceMatch): string {
+/** How a key names a selector: by its id within one cluster (the default), or as another reading needs. */
+export type SelectorText = (id: SelectorId) => string | number;
+const byId: SelectorText = (id) => id;
+
+function namespacesKey(m: NamespaceMatch, selector: SelectorText): string {
   switch (m.type) {
     case 'selector':
-      return `s${m.selector}`;
+      return `s${selector(m.selector)}`;
     case 'name':
       return `n${JSON.stringify(m.name)}`;
     case 'self':
@@ -64,21 +68,26 @@ function namespacesKey(m: NamespaceMatch): string {
 }
 
 /** What a peer says, as a string: equal for peers that match the same endpoints (within one cluster: selector ids are its). */
-export function peerKey(p: Peer): string {
+export function peerKey(p: Peer, selector: SelectorText = byId): string {
   switch (p.type) {
     case 'any':
     case 'none':
       return p.type;
     case 'pods':
-      return `pods(${namespacesKey(p.namespaces)},${p.pods ?? '*'})`;
+      return `pods(${namespacesKey(p.namespaces, selector)},${p.pods === null ? '*' : selector(p.pods)})`;
     case 'nodes':
-      return `nodes(${p.selector})`;
+      return `nodes(${selector(p.selector)})`;
     case 'cidrs':
       return `cidrs(${p.ranges.map((r) => `${r.family}:${r.lo}-${r.hi}`).join(' ')}/${p.except.map((r) => `${r.family}:${r.lo}-${r.hi}`).join(' ')})`;
   }
 }
 
 export const portKey = (m: PortMatch): string => (m.type === 'range' ? `${m.protocol}:${m.lo}-${m.hi}` : `named(${JSON.stringify(m.name)},${m.protocol ?? ''})`);
+
+/** What a rule says (action, peers, ports), as a string: equal for rules that match the same flows alike. */
+export function ruleKey(r: Rule, selector: SelectorText = byId): string {
+  return `${r.action}|${r.peers.map((p) => peerKey(p, selector)).join(';')}|${r.ports === null ? '*' : r.ports.map(portKey).join(';')}`;
+}
 
 export interface Rule {
   readonly index: number;

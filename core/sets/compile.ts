@@ -104,6 +104,8 @@ function setsOf(table: RuleTable): SetId[] {
 export interface SetReuse {
   /** A pod's binding (addresses and table ids), when it cannot differ from the earlier version's. */
   bindings(pod: Cluster['pods'][number]): SetPod | undefined;
+  /** A pod's table for one direction, when that cannot differ from the earlier version's though its binding may. */
+  keptTable?(pod: Cluster['pods'][number], dir: Direction): RuleTableId | undefined;
   /** A table of the earlier version, by id. */
   table(id: RuleTableId): RuleTable | undefined;
   /**
@@ -245,8 +247,8 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
         continue;
       }
       allKept = false;
-      const ingress = tableFor(pod, 'ingress');
-      const egress = tableFor(pod, 'egress');
+      const ingress = reuse?.keptTable?.(pod, 'ingress') ?? tableFor(pod, 'ingress');
+      const egress = reuse?.keptTable?.(pod, 'egress') ?? tableFor(pod, 'egress');
       nodeTables.add(ingress).add(egress);
       pods.push([pod.key, { ips: pod.ips.map((ip) => formatIp(ip.family, ip.value)), ingress, egress }]);
     }

@@ -81,7 +81,7 @@ export function changeReuse(base: CompiledVersion, next: Cluster, changed: reado
   // Nodes a changed pod or a changed policy's subject was or is on, and changed nodes: every other node keeps its pods, bindings and addresses.
   const touchedNodes = new Set<string>(nodes);
   for (const c of [base.cluster, next]) {
-    for (const keys of [changedKeys, subjects]) {
+    for (const keys of [changedKeys, subjects.ingress, subjects.egress]) {
       for (const key of keys) {
         const node = c.podByKey.get(key)?.nodeName;
         if (node) touchedNodes.add(node);
@@ -90,7 +90,9 @@ export function changeReuse(base: CompiledVersion, next: Cluster, changed: reado
   }
   return {
     // An unchanged pod is on the node it was on.
-    bindings: (pod) => (changedKeys.has(pod.key) || subjects.has(pod.key) || pod.nodeName === null ? undefined : own(base.ir.nodes, pod.nodeName)?.pods[pod.key]),
+    bindings: (pod) => (changedKeys.has(pod.key) || subjects.ingress.has(pod.key) || subjects.egress.has(pod.key) || pod.nodeName === null ? undefined : own(base.ir.nodes, pod.nodeName)?.pods[pod.key]),
+    // A changed policy's subject keeps its table for a direction the policy reads the same in (policy-subjects.ts).
+    keptTable: (pod, dir) => (changedKeys.has(pod.key) || subjects[dir].has(pod.key) || pod.nodeName === null ? undefined : own(base.ir.nodes, pod.nodeName)?.pods[pod.key]?.[dir]),
     table: (id) => base.ir.tables.get(id),
     memberChanges: () => {
       const out: MemberChange[] = [];

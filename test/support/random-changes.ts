@@ -3,7 +3,8 @@
 // updates: pods deleted and as many added under new names, addresses and pod-template-hash)
 // namespace edits (relabel, the DefaultDeny annotation toggled, added, deleted), node edits
 // (relabel, readdress onto a pod's address, add, delete; both with pod edits or without),
-// objects sent again unchanged but for what parsing drops (status updates) and, less often, any
+// objects sent again unchanged but for what parsing drops (status updates), one policy edited in
+// one direction (a rule list only, or its subject) and, less often, any
 // change of objects (policies, namespaces, nodes) drawn from another random snapshot.
 import fc from 'fast-check';
 import { nextVersion, type CompiledState, type NextVersion } from '../../core/sets/next-version.js';
@@ -55,6 +56,17 @@ export const workloadSnapshotArb = fc.tuple(snapshotArb, fc.subarray(['a', 'b', 
  */
 const policyStepArb = fc.record({ policies: changeArb, pods: fc.array(podEdit, { maxLength: 2 }) });
 
+/**
+ * One policy edited in one direction only, as a reviewer edits one rule list: its last rule of
+ * that direction dropped, a rule of another policy of its kind (that direction) added, its rules
+ * reversed or cleared; or its subject widened (every pod of its scope), which changes what it
+ * reads in each direction it has rules for. The other direction's tables of its subjects stay.
+ */
+const policyDirectionStepArb = fc.record({
+  direction: fc.record({ policy: fc.nat(), dir: fc.constantFrom('ingress' as const, 'egress' as const), op: fc.constantFrom('drop' as const, 'copy' as const, 'reverse' as const, 'clear' as const, 'subject' as const), other: fc.nat() }),
+  pods: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(podEdit, { minLength: 1, maxLength: 2 }) }),
+});
+
 const namespaceEdit = fc.record({
   ns: fc.constantFrom('a', 'b', 'c', 'new'),
   op: fc.oneof({ weight: 2, arbitrary: fc.constant('relabel' as const) }, { weight: 2, arbitrary: fc.constant('deny' as const) }, { weight: 1, arbitrary: fc.constant('delete' as const) }),
@@ -99,6 +111,7 @@ const resendStepArb = fc.record({ resend: fc.array(fc.nat(), { minLength: 1, max
 export const versionStepArb = fc.oneof(
   { weight: 4, arbitrary: fc.array(podEdit, { minLength: 1, maxLength: 3 }) },
   { weight: 2, arbitrary: policyStepArb },
+  { weight: 1, arbitrary: policyDirectionStepArb },
   { weight: 3, arbitrary: namespaceStepArb },
   { weight: 2, arbitrary: nodeStepArb },
   { weight: 1, arbitrary: workloadStepArb },
@@ -194,6 +207,7 @@ function podChange(objects: readonly unknown[], edits: readonly { op: string; po
 export function stepChange(objects: readonly unknown[], step: StepValue, serial: number) {
   if (Array.isArray(step)) return podChange(objects, step, serial);
   if ('policies' in step) return policyChange(objects, step, serial);
+  if ('direction' in step) return policyDirectionChange(objects, step, serial);
   if ('namespaces' in step) return namespaceChange(objects, step, serial);
   if ('nodes' in step) return nodeChange(objects, step, serial);
   if ('workload' in step) return workloadChange(objects, step);
@@ -232,6 +246,28 @@ function policyChange(objects: readonly unknown[], step: { policies: Parameters<
   const policies = changeOf({ items: objects.filter(isPolicy) }, { ...step.policies, other: { items: step.policies.other.items.filter(isPolicy) } });
   const pods = step.pods.length > 0 ? podChange(objects, step.pods, serial) : { apply: [], delete: [] };
   return { apply: [...policies.apply, ...pods.apply], delete: [...policies.delete, ...pods.delete] };
+}
+
+type PolicyItem = { kind: string; metadata: { name: string; namespace?: string }; spec: Record<string, unknown> & { ingress?: unknown[]; egress?: unknown[] } };
+
+function policyDirectionChange(objects: readonly unknown[], step: { direction: { policy: number; dir: 'ingress' | 'egress'; op: 'drop' | 'copy' | 'reverse' | 'clear' | 'subject'; other: number }; pods: readonly { op: string; pod: number }[] }, serial: number) {
+  const pods = step.pods.length > 0 ? podChange(objects, step.pods, serial) : { apply: [], delete: [] };
+  const policies = (objects as PolicyItem[]).filter((o) => POLICY_KINDS.has(o.kind));
+  const { policy: at, dir, op, other } = step.direction;
+  const was = policies[at % Math.max(1, policies.length)];
+  if (!was) return pods;
+  const edited: PolicyItem = structuredClone(was);
+  const rules = edited.spec[dir] ?? [];
+  if (op === 'drop') edited.spec[dir] = rules.slice(0, -1);
+  else if (op === 'reverse') edited.spec[dir] = [...rules].reverse();
+  else if (op === 'clear') edited.spec[dir] = [];
+  else if (op === 'copy') {
+    const donors = policies.filter((o) => o.kind === was.kind && (o.spec[dir]?.length ?? 0) > 0);
+    const donor = donors[other % Math.max(1, donors.length)];
+    if (donor) edited.spec[dir] = [...rules, structuredClone(donor.spec[dir]![other % donor.spec[dir]!.length])];
+  } else if (was.kind === 'NetworkPolicy') edited.spec.podSelector = {};
+  else edited.spec.subject = { namespaces: {} };
+  return { apply: [edited, ...pods.apply], delete: pods.delete };
 }
 
 /**
