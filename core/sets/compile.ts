@@ -106,6 +106,11 @@ export interface SetReuse {
   bindings(pod: Cluster['pods'][number]): SetPod | undefined;
   /** A pod's table for one direction, when that cannot differ from the earlier version's though its binding may. */
   keptTable?(pod: Cluster['pods'][number], dir: Direction): RuleTableId | undefined;
+  /**
+   * A pod's earlier table for one direction, when its NetworkPolicy and Baseline tiers cannot
+   * differ from that table's though its Admin tier may (only Admin-tier policies changed for it).
+   */
+  keptTiers?(pod: Cluster['pods'][number], dir: Direction): RuleTable | undefined;
   /** A table of the earlier version, by id. */
   table(id: RuleTableId): RuleTable | undefined;
   /**
@@ -196,7 +201,8 @@ export function compileSets(cluster: Cluster, opts: SetCompileOptions = {}, reus
     const group = groupOf(pod, dir);
     let id = tableIdOf.get(group.signature);
     if (id === undefined) {
-      const table = ruleTables.of(group);
+      // Pods of a group have the same tiers: the first pod's earlier table serves them all.
+      const table = ruleTables.of(group, reuse?.keptTiers?.(pod, dir));
       id = tableId(table, sha256Hex);
       tableIdOf.set(group.signature, id);
       if (!tables.has(id)) tables.set(id, table);

@@ -93,6 +93,12 @@ export function changeReuse(base: CompiledVersion, next: Cluster, changed: reado
     bindings: (pod) => (changedKeys.has(pod.key) || subjects.ingress.has(pod.key) || subjects.egress.has(pod.key) || pod.nodeName === null ? undefined : own(base.ir.nodes, pod.nodeName)?.pods[pod.key]),
     // A changed policy's subject keeps its table for a direction the policy reads the same in (policy-subjects.ts).
     keptTable: (pod, dir) => (changedKeys.has(pod.key) || subjects[dir].has(pod.key) || pod.nodeName === null ? undefined : own(base.ir.nodes, pod.nodeName)?.pods[pod.key]?.[dir]),
+    // A subject only Admin-tier policy changes reach: its other tiers are its earlier table's (policy-subjects.ts).
+    keptTiers: (pod, dir) => {
+      if (changedKeys.has(pod.key) || subjects.belowAdmin[dir].has(pod.key) || pod.nodeName === null) return undefined;
+      const id = own(base.ir.nodes, pod.nodeName)?.pods[pod.key]?.[dir];
+      return id === undefined ? undefined : base.ir.tables.get(id);
+    },
     table: (id) => base.ir.tables.get(id),
     memberChanges: () => {
       const out: MemberChange[] = [];

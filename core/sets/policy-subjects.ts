@@ -7,7 +7,9 @@
 // not among them, and tables name sets by definition, never by policy. So every other pod keeps
 // its tables (and a subject keeps its table for a direction the policy reads the same in), and
 // every set its members: members are what a definition selects of pods, namespaces and nodes,
-// none of which a policy change touches.
+// none of which a policy change touches. Each tier of a table is made of that tier's policies
+// alone (sets/tables.ts), so a subject whose changed policies are all of the Admin tier keeps
+// its NetworkPolicy and Baseline tiers (belowAdmin says which are not).
 import { POLICY_KINDS, type Cluster } from '../cluster.js';
 import { subjectSelects } from '../evaluate/match.js';
 import { rulesFor, ruleKey, type Direction, type Policy } from '../policy/model.js';
@@ -24,6 +26,11 @@ export interface ChangedObject {
 export interface PolicySubjects {
   readonly ingress: ReadonlySet<string>;
   readonly egress: ReadonlySet<string>;
+  /**
+   * Those of them a changed policy of the NetworkPolicy or Baseline tier (on either side of the
+   * change) selects: the others' tables differ from the earlier ones in their Admin tier alone.
+   */
+  readonly belowAdmin: { readonly ingress: ReadonlySet<string>; readonly egress: ReadonlySet<string> };
 }
 
 const DIRECTIONS: readonly Direction[] = ['ingress', 'egress'];
@@ -36,8 +43,9 @@ const DIRECTIONS: readonly Direction[] = ['ingress', 'egress'];
  */
 export function policySubjectKeys(before: Cluster, after: Cluster, changed: readonly ChangedObject[]): PolicySubjects {
   const keys = { ingress: new Set<string>(), egress: new Set<string>() };
+  const belowAdmin = { ingress: new Set<string>(), egress: new Set<string>() };
   const policies = changed.filter((o) => POLICY_KINDS.has(o.kind));
-  if (policies.length === 0) return keys;
+  if (policies.length === 0) return { ...keys, belowAdmin };
   const refs = new Set(policies.map(refKey));
   // Names first: a key is a new string, and L has 75,000 policies to look through.
   const names = new Set(policies.map((o) => o.name));
@@ -51,16 +59,18 @@ export function policySubjectKeys(before: Cluster, after: Cluster, changed: read
     const [p, q] = [was.get(ref), is.get(ref)];
     const dirs = DIRECTIONS.filter((d) => directionView(before, p, d) !== directionView(after, q, d));
     if (dirs.length === 0) continue;
-    if (p) addSubjects(before, p, dirs, keys);
-    if (q) addSubjects(after, q, dirs, keys);
+    // A ClusterNetworkPolicy may move between tiers: a side of either tier counts for it.
+    const into = (p && p.tier !== 'admin') || (q && q.tier !== 'admin') ? [keys, belowAdmin] : [keys];
+    if (p) addSubjects(before, p, dirs, into);
+    if (q) addSubjects(after, q, dirs, into);
   }
-  return keys;
+  return { ...keys, belowAdmin };
 }
 
-function addSubjects(cluster: Cluster, policy: Policy, dirs: readonly Direction[], into: Record<Direction, Set<string>>): void {
+function addSubjects(cluster: Cluster, policy: Policy, dirs: readonly Direction[], into: readonly Record<Direction, Set<string>>[]): void {
   const s = policy.subject;
   const pods = s.type === 'namespace' ? (cluster.podsByNamespace.get(s.namespace) ?? []) : cluster.pods;
-  for (const pod of pods) if (subjectSelects(cluster, policy, pod)) for (const d of dirs) into[d].add(pod.key);
+  for (const pod of pods) if (subjectSelects(cluster, policy, pod)) for (const d of dirs) for (const keys of into) keys[d].add(pod.key);
 }
 
 /**

@@ -97,12 +97,18 @@ export class RuleTables {
 
   constructor(private readonly registry: SetRegistry) {}
 
-  of(group: Group): RuleTable {
+  /**
+   * The group's table; `below`, when given, is a table whose NetworkPolicy and Baseline tiers are
+   * the group's (the earlier version's, when only Admin-tier policies changed for the group's
+   * pod): those are taken from it rather than compiled again.
+   */
+  of(group: Group, below?: RuleTable): RuleTable {
     const { sp } = group;
     // "if any NetworkPolicy selects the pod for that direction, the flow is allowed iff one of
     // their rules matches"; the proposal's namespace annotation isolates ingress by itself.
     const isolated = sp.isolating.length > 0 || sp.legacyIsolated;
-    return tieredTable(group.dir, this.tier(group, 'admin'), isolated, isolated ? this.tier(group, 'np') : NO_RULES, this.tier(group, 'baseline'));
+    const np = !isolated ? NO_RULES : below ? tierRulesOf(below.networkPolicy.rules) : this.tier(group, 'np');
+    return tieredTable(group.dir, this.tier(group, 'admin'), isolated, np, below ? tierRulesOf(below.baseline) : this.tier(group, 'baseline'));
   }
 
   private tier(group: Group, tier: Tier): TierRules {

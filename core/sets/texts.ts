@@ -80,7 +80,15 @@ export interface TierRules {
   readonly text: string;
 }
 
-export const tierRules = (rules: readonly SetRule[]): TierRules => ({ rules, text: JSON.stringify(rules) });
+// By rule list: a table's tier is the very list its TierRules holds, so a tier taken from an
+// earlier version's table (incremental.ts) finds its text here instead of writing it again.
+const tiersByRules = new WeakMap<readonly SetRule[], TierRules>();
+
+export function tierRules(rules: readonly SetRule[]): TierRules {
+  let tier = tiersByRules.get(rules);
+  if (!tier) tiersByRules.set(rules, (tier = { rules, text: JSON.stringify(rules) }));
+  return tier;
+}
 
 /** A table of tiers, its text put together from theirs (field order as the object is made, as JSON.stringify writes it). */
 export function tieredTable(direction: Direction, admin: TierRules, isolated: boolean, np: TierRules, baseline: TierRules): RuleTable {
