@@ -10,6 +10,12 @@ export function sortOnce<T>(list: T[], compare: (a: T, b: T) => number): T[] {
   return list;
 }
 
+/** Whether a list of strings is in code-unit order. */
+export function isSorted(list: readonly string[]): boolean {
+  for (let i = 1; i < list.length; i++) if (list[i - 1]! > list[i]!) return false;
+  return true;
+}
+
 /** Binary search. */
 export function includesSorted(list: readonly string[], id: string): boolean {
   let [lo, hi] = [0, list.length - 1];
@@ -45,4 +51,17 @@ export function joinRuns<T>(runs: readonly (readonly T[])[]): T[] {
   const out: T[] = [];
   for (const run of runs) for (const item of run) out.push(item);
   return out;
+}
+
+/** Of two sorted id lists: what only the second has, what only the first has, what both have. */
+export function sortedDiff(before: readonly string[], after: readonly string[]): { add: string[]; remove: string[]; both: string[] } {
+  const [add, remove, both]: [string[], string[], string[]] = [[], [], []];
+  let [i, j] = [0, 0];
+  while (i < before.length || j < after.length) {
+    const [b, a] = [before[i], after[j]];
+    if (a === undefined || (b !== undefined && b < a)) [remove.push(b!), i++];
+    else if (b === undefined || a < b) [add.push(a), j++];
+    else [both.push(a), i++, j++];
+  }
+  return { add, remove, both };
 }

@@ -18,6 +18,7 @@ import { packBodies } from './packs.js';
 import { getPackIndex } from './read.js';
 import { StoreCorruptionError, StoreInputError, type CompiledSnapshot } from './types.js';
 import { own } from '../../core/names-record.js';
+import { isSorted, sortedDiff } from '../../core/sorted.js';
 
 /**
  * A set form's content to store: tables and set bodies packed (a whole publish), or the new ones
@@ -85,9 +86,14 @@ export function changedContent(ctx: StoreContext, snap: CompiledSnapshot, change
   }
   for (const node of change.nodes) {
     const n = own(snap.ir.nodes, node);
-    // Lists the node had in `from` (the same arrays) were checked then.
+    if (!n) continue;
+    // Lists the node had in `from` (the same arrays) were checked then, and so were the ids of a
+    // new list that the node's list in `from` holds: a broad change (a set added to every node's
+    // list) checks the ids it added, not 10³ nodes × 10³ sets again at L.
     const before = own(change.from.nodes, node);
-    if (n) checkNode(node, n, (id) => n.tables === before?.tables || snap.ir.tables.has(id), (id) => n.sets === before?.sets || (snap.ir.sets.has(id) && setContentIds.has(id)));
+    checkName('node', node);
+    checkIds(node, 'table', newIds(before?.tables, n.tables), (id) => snap.ir.tables.has(id));
+    checkIds(node, 'set', newIds(before?.sets, n.sets), (id) => snap.ir.sets.has(id) && setContentIds.has(id));
   }
   return { tables, sets, ...(from.packIndex !== undefined ? { packIndex: from.packIndex } : {}), setContentIds, tableCount: snap.compile.tables, setCount: snap.compile.sets ?? snap.ir.sets.size };
 }
@@ -116,8 +122,18 @@ function checkedSet(ctx: StoreContext, id: string, set: IrSet, sha256Hex: Sha256
 
 function checkNode(node: string, n: SetNode, hasTable: (id: string) => boolean, hasSet: (id: string) => boolean): void {
   checkName('node', node);
-  for (const id of n.tables) if (!hasTable(id)) throw new StoreInputError('table', `node ${node} refers to table ${id} that the snapshot does not carry`);
-  for (const id of n.sets) if (!hasSet(id)) throw new StoreInputError('set', `node ${node} refers to set ${id} that the snapshot does not carry`);
+  checkIds(node, 'table', n.tables, hasTable);
+  checkIds(node, 'set', n.sets, hasSet);
+}
+
+function checkIds(node: string, kind: 'table' | 'set', ids: readonly string[], has: (id: string) => boolean): void {
+  for (const id of ids) if (!has(id)) throw new StoreInputError(kind, `node ${node} refers to ${kind} ${id} that the snapshot does not carry`);
+}
+
+/** The ids of a node's list its list in the earlier version did not hold (both sorted, as compiled; all of them otherwise). */
+function newIds(before: readonly string[] | undefined, after: readonly string[]): readonly string[] {
+  if (before === after) return [];
+  return before && isSorted(before) && isSorted(after) ? sortedDiff(before, after).add : after;
 }
 
 /**

@@ -13,7 +13,7 @@
 // manifests stored before it and no chain can lead back to itself (manifest-write.ts
 // writePatches says why).
 import type { SetNode, SetPod } from '../../core/sets/index.js';
-import { byText, includesSorted, sortOnce } from '../../core/sorted.js';
+import { byText, includesSorted, sortedDiff, sortOnce } from '../../core/sorted.js';
 import { fromUtf8, isObject, isStrings, manifestFromJson, type Manifest } from './codec.js';
 import { StoreCorruptionError } from './types.js';
 
@@ -48,7 +48,7 @@ export function manifestPatch(base: readonly string[], before: NodeForm, after: 
   if (before.node.pods !== after.node.pods) {
     for (const [key, pod] of Object.entries(after.node.pods)) {
       const was = before.node.pods[key];
-      if (was !== pod && (was === undefined || JSON.stringify(was) !== JSON.stringify(pod))) pods[key] = pod;
+      if (was !== pod && (was === undefined || !samePod(was, pod))) pods[key] = pod;
     }
     for (const key of Object.keys(before.node.pods)) if (!(key in after.node.pods)) pods[key] = null;
   }
@@ -70,6 +70,12 @@ export function manifestPatch(base: readonly string[], before: NodeForm, after: 
   const { add, remove } = before.node.tables === after.node.tables ? { add: [], remove: [] } : sortedDiff(before.node.tables, after.node.tables);
   return { base, addresses: [...after.node.addresses], pods, sets, tables: { add, remove } };
 }
+
+/**
+ * Whether two bindings write the same text (a SetPod is its addresses and two table ids): a
+ * broad change binds every pod of ~10³ nodes again (10⁵ pods at L), mostly to the same tables.
+ */
+const samePod = (a: SetPod, b: SetPod): boolean => a.ingress === b.ingress && a.egress === b.egress && a.ips.length === b.ips.length && a.ips.every((ip, i) => ip === b.ips[i]);
 
 export const patchText = (p: ManifestPatch): string => JSON.stringify({ base: p.base, addresses: p.addresses, pods: p.pods, sets: p.sets, tables: p.tables });
 
@@ -127,17 +133,4 @@ function sortedRecord<T>(m: ReadonlyMap<string, T>): Record<string, T> {
   const out: Record<string, T> = {};
   for (const k of sortOnce([...m.keys()], byText)) out[k] = m.get(k)!;
   return out;
-}
-
-/** Of two sorted id lists: what only the second has, what only the first has, what both have. */
-function sortedDiff(before: readonly string[], after: readonly string[]): { add: string[]; remove: string[]; both: string[] } {
-  const [add, remove, both]: [string[], string[], string[]] = [[], [], []];
-  let [i, j] = [0, 0];
-  while (i < before.length || j < after.length) {
-    const [b, a] = [before[i], after[j]];
-    if (a === undefined || (b !== undefined && b < a)) [remove.push(b!), i++];
-    else if (b === undefined || a < b) [add.push(a), j++];
-    else [both.push(a), i++, j++];
-  }
-  return { add, remove, both };
 }
