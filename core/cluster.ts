@@ -9,6 +9,7 @@ import { replacePods, type PodReplacement } from './snapshot/replace-pods.js';
 import { derivePods, type PodChanges } from './snapshot/derive-pods.js';
 import { replaceNamespaces, type NamespaceReplacement } from './snapshot/replace-namespaces.js';
 import { replaceNodes } from './snapshot/replace-nodes.js';
+import { withWorkloads, type WorkloadChanges } from './snapshot/workload-change.js';
 import { Owners } from './snapshot/owners.js';
 import { fromAdminNetworkPolicy, fromClusterNetworkPolicy } from './policy/from-cluster-policy.js';
 import { fromLegacyNetworkPolicy, fromNetworkPolicy } from './policy/from-network-policy.js';
@@ -132,6 +133,21 @@ export function withPodsDerived(previous: Cluster, snapshot: ParsedSnapshot, pod
   const objects = parts ? derivePods(previous, parts.objectWarnings, parts.owners, pods) : null;
   if (!parts || !objects) return null;
   return assemble(snapshot, objects, previous.selectors.forSets(objects), previous.policies, { ...parts, objects });
+}
+
+/**
+ * `previous` with workload objects (and PodTemplates) changed, pods too or not, none deleted with
+ * its pods (snapshot/workload-change.ts says when the cluster objects can be kept or derived),
+ * its policies and selector ids kept: equal to buildCluster over `snapshot`, the previous
+ * version's objects so changed. Null otherwise.
+ */
+export function withWorkloadsChanged(previous: Cluster, snapshot: ParsedSnapshot, change: WorkloadChanges): Cluster | null {
+  const parts = partsOf.get(previous);
+  if (!parts) return null;
+  const owners = parts.owners.changed(snapshot.objects, change.removed, change.added);
+  const objects = withWorkloads(parts.objects, parts.objectWarnings, parts.owners, owners, snapshot.objects, change);
+  if (!objects) return null;
+  return assemble(snapshot, objects, previous.selectors.forSets(objects), previous.policies, { ...parts, objects, owners });
 }
 
 /**

@@ -2,7 +2,7 @@
 // deleted by kind/namespace/name, then objects applied (upserted: an object with the same
 // kind/namespace/name replaces the old one, as `kubectl apply` does). Works on parsed objects,
 // so every object keeps the JSON path it came from (`$.base.items[3]`, `$.changes.apply[0]`).
-import { addedKindCounts, miscasedKind, miscasedKindMessage, NAMESPACED_KINDS, SUPPORTED_KINDS, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
+import { addedKindCounts, miscasedKind, miscasedKindMessage, NAMESPACED_KINDS, SUPPORTED_KINDS, type ParsedSnapshot, type SnapshotObject, type ValidationIssue } from '../../schemas/snapshot.js';
 import { objectKey } from '../lint/types.js';
 import type { ObjectRef } from '../../schemas/object-key.js';
 import { WORKLOAD_KIND_NAMES, type WorkloadKind } from '../../schemas/k8s/workload.js';
@@ -33,7 +33,7 @@ export function applyChanges(base: ParsedSnapshot, changes: SnapshotChanges, del
   const byKey = new Map(base.objects.map((o) => [objectKey({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name }), o]));
   const paths = new Map(base.paths);
   const issues: ValidationIssue[] = [];
-  const workloads = new Set<string>();
+  const workloads = deletedWorkloads(changes.delete);
   changes.delete.forEach((ref, i) => {
     // A kind netpolc reads, spelt in another case, would otherwise delete nothing unnoticed.
     if (miscasedKind(ref.kind)) {
@@ -41,18 +41,14 @@ export function applyChanges(base: ParsedSnapshot, changes: SnapshotChanges, del
       return;
     }
     const key = refKey(ref);
-    const workload = (WORKLOAD_KIND_NAMES as readonly string[]).includes(ref.kind);
-    if (workload) workloads.add(`${ref.namespace ?? 'default'}/${workloadName(ref.kind as WorkloadKind, ref.name)}`);
+    const workload = isWorkloadKind(ref.kind);
     if (byKey.delete(key)) paths.delete(key);
     else if (KINDS.has(ref.kind) && !workload) issues.push({ path: `${deletePath}[${i}]`, message: `the base has no ${ref.kind} ${[ref.namespace ?? (NAMESPACED_KINDS.has(ref.kind) ? 'default' : ''), ref.name].filter(Boolean).join('/')} to delete` });
   });
   if (issues.length > 0) return { ok: false, issues };
-  // Only a deleted workload takes pods with it; most changes delete none.
-  const owners = workloads.size > 0 ? new Owners(base.objects) : null;
   // The pods so deleted, that a version from changes knows what changed.
   const cascaded: ObjectRef[] = [];
-  for (const o of owners ? base.objects : []) {
-    if (o.kind !== 'Pod' || !workloads.has(`${o.metadata.namespace ?? 'default'}/${owners!.ownerOfPod(o)}`)) continue;
+  for (const o of podsOfWorkloads(base.objects, workloads)) {
     const key = objectKey({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name });
     if (byKey.delete(key)) cascaded.push({ kind: 'Pod', namespace: o.metadata.namespace ?? 'default', name: o.metadata.name });
     paths.delete(key);
@@ -67,4 +63,24 @@ export function applyChanges(base: ParsedSnapshot, changes: SnapshotChanges, del
   }
   const ignored = addedKindCounts(base.ignored, changes.apply.ignored);
   return { ok: true, snapshot: { objects: [...byKey.values()], ignored, resourceVersion: undefined, paths }, cascaded };
+}
+
+const isWorkloadKind = (kind: string): kind is WorkloadKind => (WORKLOAD_KIND_NAMES as readonly string[]).includes(kind);
+
+/** The workloads a change deletes, as `namespace/kind/name` ("shop/deployment/web"). */
+export function deletedWorkloads(refs: readonly ObjectRef[]): Set<string> {
+  const out = new Set<string>();
+  for (const ref of refs) if (isWorkloadKind(ref.kind)) out.add(`${ref.namespace ?? 'default'}/${workloadName(ref.kind, ref.name)}`);
+  return out;
+}
+
+/**
+ * The pods among `objects` that deleting `workloads` (deletedWorkloads) takes with them: those
+ * whose controller leads up to one of them (owners.ts), running or finished. Only a deleted
+ * workload takes pods with it; most changes delete none, and then nothing is read.
+ */
+export function podsOfWorkloads(objects: readonly SnapshotObject[], workloads: ReadonlySet<string>): SnapshotObject[] {
+  if (workloads.size === 0) return [];
+  const owners = new Owners(objects);
+  return objects.filter((o) => o.kind === 'Pod' && workloads.has(`${o.metadata.namespace ?? 'default'}/${owners.ownerOfPod(o)}`));
 }

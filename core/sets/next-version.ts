@@ -2,13 +2,14 @@
 // the objects after the change, their cluster and set form. The set form equals a full compile
 // of the same objects; from a base with its set form (a warm server) it is computed
 // incrementally (incremental.ts).
-import { buildCluster, POLICY_KINDS, withNamespacesReplaced, withNodesChanged, withPoliciesChanged, withPodsDerived, withPodsReplaced, type Cluster } from '../cluster.js';
+import { buildCluster, POLICY_KINDS, withNamespacesReplaced, withNodesChanged, withPoliciesChanged, withPodsDerived, withPodsReplaced, withWorkloadsChanged, type Cluster } from '../cluster.js';
 import type { PodChanges } from '../snapshot/derive-pods.js';
+import type { WorkloadChanges } from '../snapshot/workload-change.js';
 import { podKey } from '../snapshot/cluster.js';
 import type { Namespace, Node, Pod } from '../../schemas/k8s/core.js';
 import { isWorkload } from '../../schemas/k8s/workload.js';
 import { byText, joinRuns } from '../sorted.js';
-import { applyChanges, refKey, type SnapshotChanges } from '../preview/changes.js';
+import { applyChanges, deletedWorkloads, podsOfWorkloads, refKey, type SnapshotChanges } from '../preview/changes.js';
 import { addedKindCounts, type ParsedSnapshot, type ValidationIssue } from '../../schemas/snapshot.js';
 import { compileSets, type SetCompileOptions, type SetCompileStats, type SetFormChange } from './compile.js';
 import { changeReuse } from './incremental.js';
@@ -38,9 +39,9 @@ interface NextVersionOk {
   /**
    * How its cluster was made: from the previous one's with pods replaced in place, or added and
    * deleted too, or with only its policies converted again, or namespaces replaced in place, or
-   * nodes changed; or built afresh.
+   * nodes changed, or workloads changed (pods too); or built afresh.
    */
-  readonly clusterFrom: 'replaced' | 'derived' | 'policies' | 'namespaces' | 'nodes' | 'built';
+  readonly clusterFrom: 'replaced' | 'derived' | 'policies' | 'namespaces' | 'nodes' | 'workloads' | 'built';
   readonly changed: readonly ChangedObject[];
   readonly change?: SetFormChange | undefined;
 }
@@ -87,8 +88,10 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   const namespaces = 'cluster' in base && !pods && !policies ? keyedEdits(base, changes, isNamespace) : null;
   // Nodes alone: pods, namespaces and policies are the same objects.
   const nodes = 'cluster' in base && !pods && !policies && !namespaces ? keyedEdits(base, changes, isNode) : null;
+  // Workloads and PodTemplates, pods too or not (a rollout, as a live cluster's watcher sends it), deleting none that takes pods with it.
+  const workloads = 'cluster' in base && !pods && !policies && !namespaces && !nodes ? workloadsOnly(base, changes) : null;
   // Anything else but workloads (a deleted one takes its pods: applyChanges): merged in the same way, the cluster built afresh.
-  const others = 'cluster' in base && !pods && !policies && !namespaces && !nodes ? keyedEdits(base, changes, isNotWorkload) : null;
+  const others = 'cluster' in base && !pods && !policies && !namespaces && !nodes && !workloads ? keyedEdits(base, changes, isNotWorkload) : null;
   let snapshot: ParsedSnapshot;
   let cluster: Cluster | null = null;
   if (pods && 'cluster' in base) {
@@ -106,6 +109,9 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   } else if (nodes && 'cluster' in base) {
     snapshot = nodes.snapshot;
     if ((cluster = withNodesChanged(base.cluster, snapshot))) clusterFrom = 'nodes';
+  } else if (workloads && 'cluster' in base) {
+    snapshot = workloads.snapshot;
+    if ((cluster = withWorkloadsChanged(base.cluster, snapshot, workloads.changes))) clusterFrom = 'workloads';
   } else if (others) {
     snapshot = others.snapshot;
   } else {
@@ -127,7 +133,7 @@ export function nextVersion(base: CompiledState | { readonly snapshot: ParsedSna
   if (carried && change) for (const id of change.sets) carried.add(id, ir.sets.get(id)!.definition);
   else if (carried) for (const [id, set] of ir.sets.entries()) carried.add(id, set.definition);
   // Changes merged by key name the keys they edit: only the runs holding them are hashed again.
-  const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined, (pods ?? policies ?? namespaces ?? nodes ?? others)?.edits);
+  const hashed = hashObjects(snapshot.objects, opts.sha256Hex, 'hashed' in base ? base.hashed : undefined, (pods ?? policies ?? namespaces ?? nodes ?? workloads ?? others)?.edits);
   return { ok: true, state: { snapshot, cluster, ir, stats, setIndex: carried, hashed }, stats, incremental: reuse !== null, clusterFrom, changed, change };
 }
 
@@ -230,6 +236,18 @@ const isNotWorkload = (o: Keyed): o is Keyed => !isWorkload(o);
 function podsOnly(base: CompiledState, changes: SnapshotChanges): (KeyedEdits<Pod> & { changes: PodChanges }) | null {
   const e = keyedEdits(base, changes, isPod);
   return e && { ...e, changes: { removed: e.removed.map(podKey), added: [...e.added] } };
+}
+
+const isPodOrWorkload = (o: Keyed): o is Keyed => o.kind === 'Pod' || o.kind === 'PodTemplate' || isWorkload(o);
+
+/**
+ * A change of pods, workloads and PodTemplates, with what withWorkloadsChanged reads of it; null
+ * for any other kind, and when a workload it deletes takes pods with it (applyChanges' cascade).
+ */
+function workloadsOnly(base: CompiledState, changes: SnapshotChanges): (KeyedEdits<Keyed> & { changes: WorkloadChanges }) | null {
+  const e = keyedEdits(base, changes, isPodOrWorkload);
+  if (!e || podsOfWorkloads(base.snapshot.objects, deletedWorkloads(changes.delete)).length > 0) return null;
+  return { ...e, changes: { removed: e.removed, added: e.added, pods: { removed: e.removed.filter(isPod).map(podKey), added: e.added.filter(isPod) } } };
 }
 
 /** Binary search over objects in key order (kept()); when absent, -1 - the index it would have. */

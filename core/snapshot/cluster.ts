@@ -9,7 +9,7 @@ import { sortOnce } from '../sorted.js';
 import { snapshotObjectKey } from './hash.js';
 import type { Labels } from '../../schemas/k8s/label-selector.js';
 import type { Protocol } from '../policy/model.js';
-import type { PodTemplate } from '../../schemas/k8s/workload.js';
+import type { PodTemplate, Workload } from '../../schemas/k8s/workload.js';
 import { Owners, templateLabels } from './owners.js';
 import { workloadName } from './workload-names.js';
 import type { ClusterWarning } from '../warnings.js';
@@ -185,15 +185,19 @@ function endpointFacts(owners: Owners, podObjs: readonly Pod[]): EndpointFacts[]
     if (f.workload) represented.add(`${f.namespace}/${f.workload}`);
     out.push(f);
   }
-  for (const w of owners.endpointWorkloads()) {
-    const namespace = w.metadata.namespace ?? 'default';
-    const name = workloadName(w.kind, w.metadata.name);
-    if (represented.has(`${namespace}/${name}`)) continue;
-    // endpointWorkloads holds only workloads whose template is known.
-    const template = owners.templateOf(w)!;
-    out.push({ key: `${namespace}/${name}`, namespace, name, labels: templateLabels(w, template), nodeName: null, hostNetwork: template.spec.hostNetwork, ips: [], namedPorts: namedPortsOf(template.spec), workload: name });
-  }
+  for (const w of owners.endpointWorkloads()) if (!represented.has(workloadEndpointKey(w))) out.push(workloadEndpoint(w, owners));
   return sortOnce(out, (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** A workload's own endpoint's key, `namespace/kind/name` ("shop/deployment/web"), never a pod's (a pod's name has no slash). */
+export const workloadEndpointKey = (w: Workload): string => `${w.metadata.namespace ?? 'default'}/${workloadName(w.kind, w.metadata.name)}`;
+
+/** A workload of `owners.endpointWorkloads()` (its template known) as an endpoint of its own: no address, its template's labels and named ports. */
+export function workloadEndpoint(w: Workload, owners: Owners): EndpointFacts {
+  const namespace = w.metadata.namespace ?? 'default';
+  const name = workloadName(w.kind, w.metadata.name);
+  const template = owners.templateOf(w)!;
+  return { key: `${namespace}/${name}`, namespace, name, labels: templateLabels(w, template), nodeName: null, hostNetwork: template.spec.hostNetwork, ips: [], namedPorts: namedPortsOf(template.spec), workload: name };
 }
 
 /** A Namespace object's facts, at index `idx` of the cluster's namespaces. */

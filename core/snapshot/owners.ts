@@ -8,6 +8,7 @@ import { isWorkload, podTemplateOf, type PodTemplate, type PodTemplateObject, ty
 import type { SnapshotObject } from '../../schemas/snapshot.js';
 import type { Labels } from '../../schemas/k8s/label-selector.js';
 import { workloadName } from './workload-names.js';
+import { layerOver, type Lookup } from '../layered-map.js';
 
 type OwnerRef = Pod['metadata']['ownerReferences'][number];
 
@@ -21,21 +22,80 @@ const TOP: ReadonlySet<string> = new Set<WorkloadKind>(['Deployment', 'StatefulS
 /** The label Argo Rollouts puts on a Rollout's pods (and its ReplicaSets' names end with). */
 const ROLLOUT_HASH = 'rollouts-pod-template-hash';
 
-export class Owners {
-  private readonly byKey = new Map<string, Workload>();
+/** An Owners' lookups: over the earlier version's when made from changes (Owners.changed). */
+interface OwnerMaps {
+  readonly byKey: Lookup<string, Workload>;
   /** By `ns/deployment/web`. */
-  private readonly byName = new Map<string, Workload>();
+  readonly byName: Lookup<string, Workload>;
   /** PodTemplates, by `ns/name`: what a Rollout's workloadRef may name. */
-  private readonly podTemplates = new Map<string, PodTemplateObject>();
+  readonly podTemplates: Lookup<string, PodTemplateObject>;
+  /** Rollouts that take their template by workloadRef: while there are none, no template is unresolved. */
+  readonly rolloutRefs: number;
+}
 
-  constructor(objects: readonly SnapshotObject[]) {
-    for (const o of objects) {
-      if (o.kind === 'PodTemplate') this.podTemplates.set(`${o.metadata.namespace ?? 'default'}/${o.metadata.name}`, o);
-      if (!isWorkload(o)) continue;
-      const ns = o.metadata.namespace ?? 'default';
-      this.byKey.set(`${ns}/${o.kind}/${o.metadata.name}`, o);
-      this.byName.set(`${ns}/${workloadName(o.kind, o.metadata.name)}`, o);
+const namespaceOf = (o: SnapshotObject): string => o.metadata.namespace ?? 'default';
+const takesTemplateByRef = (w: Workload): boolean => w.kind === 'Rollout' && w.spec.workloadRef !== null;
+
+export class Owners {
+  private readonly byKey: Lookup<string, Workload>;
+  private readonly byName: Lookup<string, Workload>;
+  private readonly podTemplates: Lookup<string, PodTemplateObject>;
+  readonly rolloutRefs: number;
+  /** The workloads in the objects' order, listed when first asked. */
+  private listed: readonly Workload[] | null = null;
+
+  constructor(
+    private readonly objects: readonly SnapshotObject[],
+    maps?: OwnerMaps,
+  ) {
+    if (maps) {
+      ({ byKey: this.byKey, byName: this.byName, podTemplates: this.podTemplates, rolloutRefs: this.rolloutRefs } = maps);
+      return;
     }
+    const [byKey, byName, podTemplates] = [new Map<string, Workload>(), new Map<string, Workload>(), new Map<string, PodTemplateObject>()];
+    let rolloutRefs = 0;
+    for (const o of objects) {
+      if (o.kind === 'PodTemplate') podTemplates.set(`${namespaceOf(o)}/${o.metadata.name}`, o);
+      if (!isWorkload(o)) continue;
+      byKey.set(`${namespaceOf(o)}/${o.kind}/${o.metadata.name}`, o);
+      byName.set(`${namespaceOf(o)}/${workloadName(o.kind, o.metadata.name)}`, o);
+      if (takesTemplateByRef(o)) rolloutRefs++;
+    }
+    [this.byKey, this.byName, this.podTemplates, this.rolloutRefs] = [byKey, byName, podTemplates, rolloutRefs];
+  }
+
+  /**
+   * The workloads of `objects`: these owners' objects with `removed` taken out and then `added`
+   * put in (objects of other kinds are passed over). A layer over these owners' lookups rather
+   * than all of them again (10⁵ workloads in a live cluster of L's size).
+   */
+  changed(objects: readonly SnapshotObject[], removed: readonly SnapshotObject[], added: readonly SnapshotObject[]): Owners {
+    const [byKey, byName, podTemplates] = [layerOver(this.byKey), layerOver(this.byName), layerOver(this.podTemplates)];
+    let rolloutRefs = this.rolloutRefs;
+    for (const [list, present] of [[removed, false], [added, true]] as const) {
+      for (const o of list) {
+        if (o.kind === 'PodTemplate') {
+          const key = `${namespaceOf(o)}/${o.metadata.name}`;
+          if (present) podTemplates.set(key, o);
+          else podTemplates.delete(key);
+        }
+        if (!isWorkload(o)) continue;
+        const [key, name] = [`${namespaceOf(o)}/${o.kind}/${o.metadata.name}`, `${namespaceOf(o)}/${workloadName(o.kind, o.metadata.name)}`];
+        if (present) {
+          byKey.set(key, o);
+          byName.set(name, o);
+        } else {
+          byKey.delete(key);
+          byName.delete(name);
+        }
+        if (takesTemplateByRef(o)) rolloutRefs += present ? 1 : -1;
+      }
+    }
+    return new Owners(objects, { byKey, byName, podTemplates, rolloutRefs });
+  }
+
+  private workloads(): readonly Workload[] {
+    return (this.listed ??= this.objects.filter(isWorkload));
   }
 
   private get(ns: string, kind: string, name: string): Workload | undefined {
@@ -82,16 +142,19 @@ export class Owners {
    * not a finished Job.
    */
   endpointWorkloads(): Workload[] {
-    return [...this.byKey.values()].filter((w) => {
-      // Its template is a Deployment's the input does not hold: nothing says what its pods are
-      // (cluster.ts warns).
-      if (this.templateOf(w) === null) return false;
-      const parent = controllerOf(w.metadata.ownerReferences);
-      if ((w.kind === 'ReplicaSet' || w.kind === 'Job') && parent && TOP.has(parent.kind)) return false;
-      if ('replicas' in w.spec && w.spec.replicas === 0) return false;
-      if (w.kind === 'Job' && w.status.conditions.some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')) return false;
-      return true;
-    });
+    return this.workloads().filter((w) => this.standsAlone(w));
+  }
+
+  /** Whether a workload is one of endpointWorkloads' (an endpoint of its own while none of its pods runs). */
+  standsAlone(w: Workload): boolean {
+    // Its template is a Deployment's the input does not hold: nothing says what its pods are
+    // (cluster.ts warns).
+    if (this.templateOf(w) === null) return false;
+    const parent = controllerOf(w.metadata.ownerReferences);
+    if ((w.kind === 'ReplicaSet' || w.kind === 'Job') && parent && TOP.has(parent.kind)) return false;
+    if ('replicas' in w.spec && w.spec.replicas === 0) return false;
+    if (w.kind === 'Job' && w.status.conditions.some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')) return false;
+    return true;
   }
 
   /**
@@ -113,7 +176,8 @@ export class Owners {
   /** Rollouts whose `workloadRef` names an object whose template the input does not give. */
   unresolvedRollouts(): { namespace: string; name: string; ref: string }[] {
     const out: { namespace: string; name: string; ref: string }[] = [];
-    for (const w of this.byKey.values()) if (w.kind === 'Rollout' && w.spec.workloadRef && this.templateOf(w) === null) out.push({ namespace: w.metadata.namespace ?? 'default', name: w.metadata.name, ref: `${w.spec.workloadRef.kind} ${w.spec.workloadRef.name}` });
+    if (this.rolloutRefs === 0) return out;
+    for (const w of this.workloads()) if (w.kind === 'Rollout' && w.spec.workloadRef && this.templateOf(w) === null) out.push({ namespace: w.metadata.namespace ?? 'default', name: w.metadata.name, ref: `${w.spec.workloadRef.kind} ${w.spec.workloadRef.name}` });
     return out;
   }
 }
@@ -125,4 +189,41 @@ export function templateLabels(w: Workload, template: PodTemplate): Labels {
   // backward compatibility, job-name … also" (unless manualSelector is set).
   if (w.kind === 'Job' && !w.spec.manualSelector) return { ...labels, 'batch.kubernetes.io/job-name': w.metadata.name, 'job-name': w.metadata.name };
   return labels;
+}
+
+/**
+ * The pods whose workload (Owners.ownerOfPod) changed workload objects may name otherwise. A
+ * pod's workload is read from its controller reference: by name alone for a Deployment,
+ * StatefulSet and the other top kinds; through the ReplicaSet's or Job's object it names (its
+ * own controller), and a Job's CronJob by the Job's name. So only changed ReplicaSets and Jobs
+ * reach the pods they control, and changed CronJobs the pods of Jobs in their namespace.
+ */
+export class WorkloadReaders {
+  /** Changed ReplicaSets and Jobs, `kind/name` by namespace. */
+  private readonly controllers = new Map<string, Set<string>>();
+  private readonly cronJobNamespaces = new Set<string>();
+
+  constructor(changed: readonly SnapshotObject[]) {
+    for (const o of changed) {
+      if (o.kind === 'CronJob') this.cronJobNamespaces.add(namespaceOf(o));
+      if (o.kind !== 'ReplicaSet' && o.kind !== 'Job') continue;
+      const ns = namespaceOf(o);
+      (this.controllers.get(ns) ?? this.controllers.set(ns, new Set()).get(ns)!).add(`${o.kind}/${o.metadata.name}`);
+    }
+  }
+
+  /** No pod's workload can read otherwise. */
+  get none(): boolean {
+    return this.controllers.size === 0 && this.cronJobNamespaces.size === 0;
+  }
+
+  reaches(pod: Pod): boolean {
+    // Most pods are in namespaces the change does not touch: one lookup.
+    const ns = namespaceOf(pod);
+    const controllers = this.controllers.get(ns);
+    if (!controllers && !this.cronJobNamespaces.has(ns)) return false;
+    const ref = controllerOf(pod.metadata.ownerReferences);
+    if (!ref || (ref.kind !== 'ReplicaSet' && ref.kind !== 'Job')) return false;
+    return (ref.kind === 'Job' && this.cronJobNamespaces.has(ns)) || (controllers?.has(`${ref.kind}/${ref.name}`) ?? false);
+  }
 }

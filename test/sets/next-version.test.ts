@@ -153,6 +153,68 @@ describe('a rolling update (pods deleted and as many added under new names, in o
     expect(next(false, [podOf('web-bbb-0', 'bbb', 0, { phase: 'Succeeded' })], del(['web-aaa-0'])).next.clusterFrom).toBe('built');
   });
 
+  // A live cluster's rollout: the Deployment's ReplicaSets are objects of the snapshot, and each
+  // step of the rollout changes them with the pods.
+  const replicaSet = (hash: string, replicas: number, owner: string | null = 'web') => ({
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: { name: `web-${hash}`, namespace: 'shop', ownerReferences: owner ? [{ apiVersion: 'apps/v1', kind: 'Deployment', name: owner, controller: true }] : [] },
+    spec: { replicas, selector: { matchLabels: { app: 'web', 'pod-template-hash': hash } }, template: { metadata: { labels: { app: 'web', 'pod-template-hash': hash } }, spec: { containers: [{ name: 'c' }] } } },
+  });
+  /** next() from a base that holds the ReplicaSet web-aaa too. */
+  function nextLive(apply: readonly unknown[], deleted: { kind: string; namespace: string; name: string }[]) {
+    const base = compiledState(parsed([...items(true), replicaSet('aaa', 12)])!).state;
+    const changes = { apply: parsed(apply)!, delete: deleted };
+    const n = nextVersion(base, changes);
+    if (!n.ok) throw new Error('no next version');
+    const fresh = buildCluster(n.state.snapshot);
+    expect(clusterFacts(n.state.cluster)).toEqual(clusterFacts(fresh));
+    expect(JSON.stringify(n.state.ir)).toBe(JSON.stringify(compileSets(fresh).ir));
+    expect(n.state.hashed.hash).toBe(snapshotHash(n.state.snapshot.objects));
+    return n;
+  }
+
+  it('a rollout step with its ReplicaSets (new one up, old one down, a pod replaced) keeps the cluster, derived', () => {
+    const step = nextLive([replicaSet('bbb', 1), replicaSet('aaa', 11), podOf('web-bbb-0', 'bbb', 0)], del(['web-aaa-0']));
+    expect(step.clusterFrom).toBe('workloads');
+    expect(step.incremental).toBe(true);
+    expect(step.state.cluster.podByKey.get('shop/web-bbb-0')?.workload).toBe('deployment/web');
+    // The Deployment's replicas alone, and an old ReplicaSet scaled to 0 deleted: nothing a table or endpoint reads.
+    const scaled = nextLive([{ ...items(true).at(-1)!, spec: { ...(items(true).at(-1) as { spec: object }).spec, replicas: 3 } }], []);
+    expect(scaled.clusterFrom).toBe('workloads');
+    expect(nextLive([], [{ kind: 'ReplicaSet', namespace: 'shop', name: 'web-aaa' }]).clusterFrom).toBe('workloads');
+  });
+
+  it('a rollout step that names pods\' workload otherwise, or gives a workload its own endpoint, is built afresh', () => {
+    // The ReplicaSet without its Deployment: its pods are its own (replicaset/web-aaa), not the Deployment's.
+    const orphaned = nextLive([replicaSet('aaa', 12, null)], []);
+    expect(orphaned.clusterFrom).toBe('built');
+    expect(orphaned.state.cluster.podByKey.get('shop/web-aaa-0')?.workload).toBe('replicaset/web-aaa');
+    // A ReplicaSet of no Deployment and without pods: an endpoint of its own appears.
+    expect(nextLive([{ ...replicaSet('ccc', 1, null), metadata: { ...replicaSet('ccc', 1, null).metadata, name: 'other-ccc' } }], []).clusterFrom).toBe('built');
+    // A Deployment with no pods changes its template: its own endpoint's labels change.
+    const lonely = { ...items(true).at(-1)!, metadata: { name: 'lonely', namespace: 'shop' } };
+    const base = compiledState(parsed([...items(true), lonely])!).state;
+    const relabelled = { ...lonely, spec: { selector: { matchLabels: { app: 'lonely' } }, template: { metadata: { labels: { app: 'lonely', v: '2' } }, spec: { containers: [{ name: 'c' }] } } } };
+    const n = nextVersion(base, { apply: parsed([relabelled])!, delete: [] });
+    expect(n.ok && n.clusterFrom).toBe('built');
+    // The ReplicaSet moved to another Deployment: its pods are that one's (no endpoint comes or goes with it).
+    const moved = nextLive([replicaSet('aaa', 12, 'web2')], []);
+    expect(moved.clusterFrom).toBe('built');
+    expect(moved.state.cluster.podByKey.get('shop/web-aaa-0')?.workload).toBe('deployment/web2');
+    // A Rollout taking its template from a PodTemplate (workloadRef), the PodTemplate edited alone.
+    const template = (v: string) => ({ apiVersion: 'v1', kind: 'PodTemplate', metadata: { name: 'canary-tpl', namespace: 'shop' }, template: { metadata: { labels: { app: 'canary', v } }, spec: { containers: [{ name: 'c' }] } } });
+    const rollout = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', metadata: { name: 'canary', namespace: 'shop' }, spec: { selector: { matchLabels: { app: 'canary' } }, workloadRef: { apiVersion: 'v1', kind: 'PodTemplate', name: 'canary-tpl' } } };
+    const withRollout = compiledState(parsed([...items(true), template('1'), rollout])!).state;
+    const retemplated = nextVersion(withRollout, { apply: parsed([template('2')])!, delete: [] });
+    expect(retemplated.ok && retemplated.clusterFrom).toBe('built');
+    if (retemplated.ok) expect(retemplated.state.cluster.podByKey.get('shop/rollout/canary')?.labels).toEqual({ app: 'canary', v: '2' });
+    // Deleting a workload that takes its pods with it (applyChanges' cascade).
+    const cascade = nextVersion(compiledState(parsed(items(true))!).state, { apply: parsed([])!, delete: [{ kind: 'Deployment', namespace: 'shop', name: 'web' }] });
+    expect(cascade.ok && cascade.clusterFrom).toBe('built');
+    expect(cascade.ok && cascade.state.cluster.podByKey.has('shop/web-aaa-0')).toBe(false);
+  });
+
   it('a change touching a pod finished before and after, with another pod, compiles as a full compile does', () => {
     const base = compiledState(parsed(items(false))!).state;
     const finished = nextVersion(base, { apply: parsed([podOf('web-aaa-0', 'aaa', 0, { phase: 'Succeeded' })])!, delete: [] });

@@ -29,10 +29,10 @@ const podEdit = fc.oneof(
 );
 /**
  * snapshotArb with Deployment `web` objects in some namespaces and some pods of it (owned by its
- * ReplicaSet `web-h0`, with that pod-template-hash): a workload whose pods all go is an endpoint
- * itself, one that gets its first pod is no longer.
+ * ReplicaSet `web-h0`, with that pod-template-hash; the ReplicaSet object too, half the time): a
+ * workload whose pods all go is an endpoint itself, one that gets its first pod is no longer.
  */
-export const workloadSnapshotArb = fc.tuple(snapshotArb, fc.subarray(['a', 'b', 'c']), fc.nat(63)).map(([s, namespaces, owned]) => ({
+export const workloadSnapshotArb = fc.tuple(snapshotArb, fc.subarray(['a', 'b', 'c']), fc.nat(63), fc.boolean()).map(([s, namespaces, owned, replicaSets]) => ({
   ...s,
   items: [
     ...s.items.map((item, i) => {
@@ -45,6 +45,13 @@ export const workloadSnapshotArb = fc.tuple(snapshotArb, fc.subarray(['a', 'b', 
       kind: 'Deployment',
       metadata: { name: 'web', namespace },
       spec: { selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', ports: [{ name: 'web', containerPort: 80 }] }] } } },
+    })),
+    // The ReplicaSet between them, as a live cluster holds it.
+    ...(replicaSets ? namespaces : []).map((namespace) => ({
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'web-h0', namespace, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', controller: true }] },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'x', 'pod-template-hash': 'h0' } }, template: { metadata: { labels: { app: 'x', 'pod-template-hash': 'h0' } }, spec: { containers: [{ name: 'c', ports: [{ name: 'web', containerPort: 80 }] }] } } },
     })),
   ],
 }));
@@ -92,9 +99,23 @@ const nodeStepArb = fc.record({ nodes: fc.array(nodeEdit, { minLength: 1, maxLen
 /**
  * A Deployment `web` applied (its template's labels and ports edited, or new) or deleted: a
  * workload change; or (`viaTemplate`) the v1 PodTemplate `web-tpl` that the Rollout `web` takes
- * its template from (workloadRef), applied with the Rollout or deleted alone.
+ * its template from (workloadRef), applied with the Rollout or deleted alone. Or, half the time,
+ * a step of a rollout as a live cluster's watcher sends it: a ReplicaSet `web-<hash>` (the
+ * controller of pods rolled with that hash) applied with some replicas or deleted, owned by the
+ * Deployment or by nothing (then its pods are its own, and without pods it is an endpoint
+ * itself), with the Deployment's change or without, and pod edits.
  */
-const workloadStepArb = fc.record({ workload: fc.constantFrom('a', 'b', 'c'), app: fc.constantFrom('x', 'y'), port: fc.constantFrom(80, 8080), delete: fc.boolean(), viaTemplate: fc.boolean() });
+const mostly = (value: boolean) => fc.oneof({ weight: 3, arbitrary: fc.constant(value) }, { weight: 1, arbitrary: fc.constant(!value) });
+const replicaSetArb = fc.record({ hash: fc.constantFrom('h0', 'h1', 'h2'), replicas: fc.constantFrom(0, 1, 2), delete: fc.boolean(), owned: mostly(true), withWorkload: mostly(false) });
+const workloadStepArb = fc.record({
+  workload: fc.constantFrom('a', 'b', 'c'),
+  app: fc.constantFrom('x', 'y'),
+  port: fc.constantFrom(80, 8080),
+  delete: fc.boolean(),
+  viaTemplate: fc.boolean(),
+  replicaSet: fc.option(replicaSetArb, { nil: undefined }),
+  pods: fc.array(podEdit, { maxLength: 2 }),
+});
 
 /**
  * Objects sent again as the base has them, but for fields parsing drops (a watcher's status
@@ -103,10 +124,11 @@ const workloadStepArb = fc.record({ workload: fc.constantFrom('a', 'b', 'c'), ap
 const resendStepArb = fc.record({ resend: fc.array(fc.nat(), { minLength: 1, maxLength: 3 }), pods: fc.oneof(fc.constant([]), fc.array(podEdit, { minLength: 1, maxLength: 2 })) });
 
 /**
- * One version's change: pod edits (4 in 14), policy edits with or without pod edits (2 in 14),
- * namespace edits with or without pod edits (3 in 14: the fewest of them keep the cluster, only
- * those of namespaces alone, none added or deleted), node edits with or without pod edits (2 in
- * 14), a workload edit (1 in 14), objects sent again unchanged (1 in 14) or any change of objects.
+ * One version's change: pod edits (4 in 16), policy edits with or without pod edits (2 in 16) or
+ * in one direction (1 in 16), namespace edits with or without pod edits (3 in 16: the fewest of
+ * them keep the cluster, only those of namespaces alone, none added or deleted), node edits with
+ * or without pod edits (2 in 16), a workload edit or rollout step (2 in 16), objects sent again
+ * unchanged (1 in 16) or any change of objects (1 in 16).
  */
 export const versionStepArb = fc.oneof(
   { weight: 4, arbitrary: fc.array(podEdit, { minLength: 1, maxLength: 3 }) },
@@ -114,7 +136,7 @@ export const versionStepArb = fc.oneof(
   { weight: 1, arbitrary: policyDirectionStepArb },
   { weight: 3, arbitrary: namespaceStepArb },
   { weight: 2, arbitrary: nodeStepArb },
-  { weight: 1, arbitrary: workloadStepArb },
+  { weight: 2, arbitrary: workloadStepArb },
   { weight: 1, arbitrary: resendStepArb },
   { weight: 1, arbitrary: changeArb },
 );
@@ -210,7 +232,7 @@ export function stepChange(objects: readonly unknown[], step: StepValue, serial:
   if ('direction' in step) return policyDirectionChange(objects, step, serial);
   if ('namespaces' in step) return namespaceChange(objects, step, serial);
   if ('nodes' in step) return nodeChange(objects, step, serial);
-  if ('workload' in step) return workloadChange(objects, step);
+  if ('workload' in step) return rolloutChange(objects, step, serial);
   if ('resend' in step) return resendChange(objects, step, serial);
   return changeOf({ items: objects }, step);
 }
@@ -270,6 +292,27 @@ function policyDirectionChange(objects: readonly unknown[], step: { direction: {
   return { apply: [edited, ...pods.apply], delete: pods.delete };
 }
 
+type ObjectItem = { kind: string; metadata: { name: string; namespace?: string } };
+
+/** A workload step: the workload's change, and with a ReplicaSet drawn, that ReplicaSet's and the pod edits (as one change). */
+function rolloutChange(objects: readonly unknown[], step: typeof workloadStepArb extends fc.Arbitrary<infer T> ? T : never, serial: number) {
+  const rs = step.replicaSet;
+  if (!rs) return workloadChange(objects, step);
+  const parts = [rs.withWorkload ? workloadChange(objects, step) : { apply: [], delete: [] }, replicaSetChange(objects, step.workload, step.app, rs), podChange(objects, step.pods, serial)];
+  return { apply: parts.flatMap((p) => p.apply as unknown[]), delete: parts.flatMap((p) => p.delete) };
+}
+
+/** The ReplicaSet `web-<hash>` of a namespace applied (its pods' template: the app label and the hash), or deleted when it is there. */
+function replicaSetChange(objects: readonly unknown[], namespace: string, app: string, rs: { hash: string; replicas: number; delete: boolean; owned: boolean }) {
+  const name = `web-${rs.hash}`;
+  const there = (objects as ObjectItem[]).some((o) => o.kind === 'ReplicaSet' && o.metadata.name === name && o.metadata.namespace === namespace);
+  if (rs.delete && there) return { apply: [], delete: [{ kind: 'ReplicaSet', namespace, name }] };
+  const labels = { app, 'pod-template-hash': rs.hash };
+  const ownerReferences = rs.owned ? [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', controller: true }] : [];
+  const template = { metadata: { labels }, spec: { containers: [{ name: 'c', ports: [{ name: 'web', containerPort: 80 }] }] } };
+  return { apply: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name, namespace, ownerReferences }, spec: { replicas: rs.replicas, selector: { matchLabels: labels }, template } }], delete: [] };
+}
+
 /**
  * The Deployment `web` of a namespace applied with the step's template, or deleted when it is
  * there; or the PodTemplate `web-tpl` applied with the Rollout `web` that names it, or deleted
@@ -277,7 +320,7 @@ function policyDirectionChange(objects: readonly unknown[], step: { direction: {
  */
 function workloadChange(objects: readonly unknown[], step: { workload: string; app: string; port: number; delete: boolean; viaTemplate: boolean }) {
   const [kind, name] = step.viaTemplate ? ['PodTemplate', 'web-tpl'] : ['Deployment', 'web'];
-  const there = (objects as { kind: string; metadata: { name: string; namespace?: string } }[]).some((o) => o.kind === kind && o.metadata.name === name && o.metadata.namespace === step.workload);
+  const there = (objects as ObjectItem[]).some((o) => o.kind === kind && o.metadata.name === name && o.metadata.namespace === step.workload);
   if (step.delete && there) return { apply: [], delete: [{ kind, namespace: step.workload, name }] };
   // A Rollout's selector matches what stays of its template's labels as the template changes.
   const labels = step.viaTemplate ? { app: step.app, rollout: 'web' } : { app: step.app };
