@@ -17,7 +17,7 @@ import { nodeSha256Hex } from '../functions/node-sha256.js';
 
 const argv = process.argv.slice(2);
 const size = (argv.find((a) => a === 'S' || a === 'M' || a === 'L') ?? 'M') as SizeName;
-const steps = Number(argv.find((a) => /^\d+$/.test(a)) ?? 5);
+const asked = Number(argv.find((a) => /^\d+$/.test(a)) ?? 5);
 const withDeployments = !argv.includes('--no-deployments');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
@@ -30,7 +30,9 @@ const replicaSets = new Map<string, Obj>();
 for (const p of pods) {
   const ref = (p.metadata as any).ownerReferences?.[0];
   if (!ref || ref.kind !== 'ReplicaSet') continue;
-  const name = `${p.metadata.labels!.app}-rs0`;
+  // System pods (coredns, …) carry `k8s-app` instead of `app`.
+  const app = p.metadata.labels?.app ?? p.metadata.labels?.['k8s-app'] ?? ref.name.slice(0, ref.name.lastIndexOf('-'));
+  const name = `${app}-rs0`;
   ref.name = name;
   const key = `${p.metadata.namespace}/${name}`;
   const have = replicaSets.get(key);
@@ -40,7 +42,7 @@ for (const p of pods) {
   }
   const labels: Record<string, string> = { ...p.metadata.labels };
   delete labels['pod-template-hash'];
-  const owner = [{ apiVersion: 'apps/v1', kind: 'Deployment', name: p.metadata.labels!.app, uid: `u-${key}`, controller: true }];
+  const owner = [{ apiVersion: 'apps/v1', kind: 'Deployment', name: app, uid: `u-${key}`, controller: true }];
   replicaSets.set(key, { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name, namespace: p.metadata.namespace, labels, ownerReferences: owner }, spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: p.spec.containers } } } } as Obj);
 }
 const deployments = [...replicaSets.values()].map((rs) => ({ ...rs, kind: 'Deployment', metadata: { name: (rs.metadata as any).ownerReferences[0].name, namespace: rs.metadata.namespace, labels: rs.metadata.labels } }) as Obj);
@@ -49,7 +51,9 @@ const live = [...items, ...replicaSets.values(), ...(withDeployments ? deploymen
 // The largest ReplicaSet rolls: step i brings ReplicaSet `<app>-rolled` with i + 1 pods, the old one i + 1 fewer.
 const old = [...replicaSets.values()].sort((a, b) => b.spec.replicas - a.spec.replicas)[0]!;
 const oldPods = pods.filter((p) => (p.metadata as any).ownerReferences?.[0]?.name === old.metadata.name && p.metadata.namespace === old.metadata.namespace);
-const app = (old.metadata.labels as Record<string, string>).app!;
+const app = ((old.metadata as any).ownerReferences[0] as { name: string }).name;
+// One old pod replaced per step: at most as many steps as the ReplicaSet has pods.
+const steps = Math.min(asked, oldPods.length);
 function step(i: number, withWorkloads: boolean): { apply: unknown[]; delete: { kind: string; namespace: string; name: string }[] } {
   const name = `${app}-rolled`;
   const labels = { ...old.metadata.labels, 'pod-template-hash': 'rolled' };

@@ -16,7 +16,7 @@ import { changeReuse } from './incremental.js';
 import type { ChangedObject } from './policy-subjects.js';
 import { SetIndex } from './set-index.js';
 import type { SetIr } from './ir.js';
-import { hashObjects, objectDigest, snapshotObjectKey, type HashedObjects, type RunTexts } from '../snapshot/hash.js';
+import { hashObjects, indexOfKey, objectDigest, snapshotObjectKey, type HashedObjects, type RunTexts } from '../snapshot/hash.js';
 
 /** A compiled version, kept to compile the next one from. */
 export interface CompiledState {
@@ -248,17 +248,4 @@ function workloadsOnly(base: CompiledState, changes: SnapshotChanges): (KeyedEdi
   const e = keyedEdits(base, changes, isPodOrWorkload);
   if (!e || podsOfWorkloads(base.snapshot.objects, deletedWorkloads(changes.delete)).length > 0) return null;
   return { ...e, changes: { removed: e.removed, added: e.added, pods: { removed: e.removed.filter(isPod).map(podKey), added: e.added.filter(isPod) } } };
-}
-
-/** Binary search over objects in key order (kept()); when absent, -1 - the index it would have. */
-function indexOfKey(objects: readonly Keyed[], key: string): number {
-  let [lo, hi] = [0, objects.length - 1];
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const k = snapshotObjectKey(objects[mid]!);
-    if (k === key) return mid;
-    if (k < key) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1 - lo;
 }

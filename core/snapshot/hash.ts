@@ -122,6 +122,19 @@ export function snapshotObjectKey(o: SnapshotObject): string {
   return (f.key ??= objectKey({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name }));
 }
 
+/** Binary search over objects in key order (a compiled state keeps them so); when absent, -1 - the index it would have. */
+export function indexOfKey(objects: readonly SnapshotObject[], key: string): number {
+  let [lo, hi] = [0, objects.length - 1];
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const k = snapshotObjectKey(objects[mid]!);
+    if (k === key) return mid;
+    if (k < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1 - lo;
+}
+
 /** An object's canonical JSON (canonicalJson), its key order checked once per object. */
 export function objectJson(o: SnapshotObject): string {
   const f = factsOf(o);

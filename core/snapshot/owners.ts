@@ -212,9 +212,9 @@ export class WorkloadReaders {
     }
   }
 
-  /** No pod's workload can read otherwise. */
-  get none(): boolean {
-    return this.controllers.size === 0 && this.cronJobNamespaces.size === 0;
+  /** The namespaces of the pods it may reach (none: no pod's workload can read otherwise). */
+  namespaces(): Set<string> {
+    return new Set([...this.controllers.keys(), ...this.cronJobNamespaces]);
   }
 
   reaches(pod: Pod): boolean {

@@ -13,6 +13,8 @@ import { isWorkload } from '../../schemas/k8s/workload.js';
 import type { ClusterWarning } from '../warnings.js';
 import { isEndpoint, podKey, workloadEndpoint, workloadEndpointKey, type ClusterObjects, type EndpointFacts } from './cluster.js';
 import { derivePods, type PodChanges } from './derive-pods.js';
+import { indexOfKey } from './hash.js';
+import { objectKey } from '../../schemas/object-key.js';
 import { WorkloadReaders, type Owners } from './owners.js';
 
 /** A change of workloads (and PodTemplates) and pods: the objects it takes out and puts in (a replaced one in both), and the pods among them. */
@@ -22,8 +24,14 @@ export interface WorkloadChanges {
   readonly pods: PodChanges;
 }
 
+/** Where `key` is in, or would go into, objects in key order. */
+function insertionPoint(objects: readonly SnapshotObject[], key: string): number {
+  const at = indexOfKey(objects, key);
+  return at >= 0 ? at : -1 - at;
+}
+
 /**
- * `base` as the objects `objects` give, `before` its objects' workloads and `after` those of
+ * `base` as the objects `objects` give (in key order, as a compiled state keeps them), `before` its objects' workloads and `after` those of
  * `objects`; null where that takes more than reading some pods' workloads and some workloads'
  * own endpoints again. `warnings`: what buildClusterObjects said of the base.
  */
@@ -33,9 +41,13 @@ export function withWorkloads(base: ClusterObjects, warnings: readonly ClusterWa
   const changedWorkloads = [...change.removed, ...change.added].filter(isWorkload);
   // Pods that stay keep their workload (those the change brings are read by derivePods, under `after`).
   const readers = new WorkloadReaders(changedWorkloads);
-  if (!readers.none) {
-    const gone = new Set(change.pods.removed);
-    for (const o of objects) {
+  const gone = new Set(change.pods.removed);
+  for (const ns of readers.namespaces()) {
+    // A namespace's pods are one run of the objects in key order: from `Pod/ns/` up to `Pod/ns0` ('0' follows '/').
+    const first = objectKey({ kind: 'Pod', namespace: ns, name: '' });
+    const [from, to] = [insertionPoint(objects, first), insertionPoint(objects, `${first.slice(0, -1)}0`)];
+    for (let i = from; i < to; i++) {
+      const o = objects[i]!;
       if (o.kind !== 'Pod' || !readers.reaches(o) || !isEndpoint(o)) continue;
       const key = podKey(o);
       const info = gone.has(key) ? undefined : base.podByKey.get(key);
