@@ -16,7 +16,7 @@
 //                        runs without the full compile: parse figures, a compile sample, the naive baseline)
 //   --heap-mb N          --max-old-space-size of the children (default 12288)
 //   --no-http            skip the request path over HTTP (bench/request-path.ts)
-//   --no-changes         skip versions from changes (bench/changes.ts)
+//   --no-changes         skip versions from changes (bench/changes.ts, bench/rollout-live.ts)
 //   --no-bounded         skip polls during the worst case, crowded-node reads, the largest bodies and a publish (bench/bounded-work.ts)
 //   --report             re-print the report of bench/results/latest.json without running anything
 import type { SetCompileStats } from '../core/sets/compile.js';
@@ -793,6 +793,11 @@ async function parent(argv: string[]): Promise<void> {
       const limits = size === 'L' ? ['--sample', '1', '--no-rolling-fetch'] : [];
       const r = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--import', 'tsx', join(ROOT, 'bench', 'changes.ts'), size, ...limits], { cwd: ROOT, stdio: 'inherit' });
       if (r.status !== 0) process.exitCode = 1;
+      // A live snapshot's rollout step (its ReplicaSets change with the pods), against the same pods alone.
+      // At L the Deployments would take the snapshot past the 250,000-object limit: ReplicaSets only.
+      console.log(`\n[changes] a rollout step on a live snapshot, its workloads held (bench/rollout-live.ts ${size})…`);
+      const rollout = spawnSync(process.execPath, ['--expose-gc', `--max-old-space-size=${heapMb}`, '--import', 'tsx', join(ROOT, 'bench', 'rollout-live.ts'), size, ...(size === 'L' ? ['--no-deployments'] : [])], { cwd: ROOT, stdio: 'inherit' });
+      if (rollout.status !== 0) process.exitCode = 1;
     }
   }
 
